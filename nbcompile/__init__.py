@@ -1,0 +1,31 @@
+"""nbcompile: see what torch.compile did, from a Jupyter notebook.
+
+``%load_ext nbcompile`` registers ``%%compile`` and starts capturing compile events;
+``nbcompile.report(obj)`` returns everything captured for a compiled target.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .api import CompileReport, report
+from .core.records import MIME_TYPE, SCHEMA_VERSION
+
+__version__ = "0.1.0"
+__all__ = ["MIME_TYPE", "SCHEMA_VERSION", "CompileReport", "report"]
+
+
+def load_ipython_extension(shell: Any) -> None:
+    from .magics import load_ipython_extension as load
+
+    load(shell)
+
+
+def unload_ipython_extension(shell: Any) -> None:
+    from .magics import unload_ipython_extension as unload
+
+    unload(shell)
+
+
+def _jupyter_labextension_paths() -> list[dict[str, str]]:
+    return [{"src": "labextension", "dest": "nbcompile-labextension"}]

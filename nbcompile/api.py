@@ -1,0 +1,57 @@
+"""The public Python API: ``report(obj)`` and ``CompileReport``."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from .core.records import TargetRecord
+from .core.session import get_session
+
+
+@dataclasses.dataclass
+class CompileReport(TargetRecord):
+    """Everything nbcompile captured for one compiled target (a snapshot).
+
+    Like IPython's ``TimeitResult``: plain attributes (``name``, ``kind``, ``options``,
+    ``compiles``, ``graph_count``, ``graph_breaks``, ``recompiles``, ``output_code``,
+    ``kernels``, ``compile_time_s``), ``to_dict()`` for JSON, and rich reprs.
+    """
+
+    @classmethod
+    def from_record(cls, record: TargetRecord) -> CompileReport:
+        return cls(**{f.name: getattr(record, f.name) for f in dataclasses.fields(record)})
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from .display import report_bundle
+
+        return report_bundle(self)
+
+    def _repr_html_(self) -> str:
+        from .display.report_html import report_html
+
+        return report_html(self)
+
+    def __repr__(self) -> str:
+        return (
+            f"<CompileReport {self.name} ({self.kind}): {self.status}, "
+            f"{self.graph_count} graph(s), {self.graph_break_count} break(s), "
+            f"{self.recompile_count} recompile(s), {len(self.kernels)} code piece(s), "
+            f"{self.compile_time_s:.2f}s>"
+        )
+
+
+def report(obj: Any) -> CompileReport:
+    """The ``CompileReport`` of a function or module compiled by ``%%compile``.
+
+    ``obj`` is what the name holds (the compiled function, or the module, or its
+    DDP/FSDP wrapper) or the original function.
+    """
+    target = get_session().find(obj)
+    if target is None:
+        name = getattr(obj, "__name__", type(obj).__name__)
+        raise LookupError(
+            f"nbcompile has no record of {name}: compile it in a %%compile cell first "
+            "(after %load_ext nbcompile)."
+        )
+    return CompileReport.from_record(target.record())

@@ -1,0 +1,86 @@
+"""Running a cell's code and finding what it defined: no IPython here, only Python."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import torch
+
+from .targets import is_candidate, submodule_ids
+
+
+def bound_names(source: str) -> set[str]:
+    """Names a cell's top level binds (def, class, assignment, import, for, with ...)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names: set[str] = set()
+
+    class Binder(ast.NodeVisitor):
+        def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+            names.add(node.name)
+
+        visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+        def visit_ClassDef(self, node: ast.ClassDef) -> None:
+            names.add(node.name)
+
+        def visit_Lambda(self, node: ast.Lambda) -> None:
+            pass
+
+        def visit_Name(self, node: ast.Name) -> None:
+            if isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+
+        def visit_alias(self, node: ast.alias) -> None:
+            names.add((node.asname or node.name).split(".")[0])
+
+    Binder().visit(tree)
+    return names
+
+
+def snapshot(namespace: Mapping[str, Any]) -> dict[str, int]:
+    """Identity of every value in a namespace, to diff after the cell ran."""
+    return {name: id(value) for name, value in namespace.items()}
+
+
+def changed_names(before: Mapping[str, int], namespace: Mapping[str, Any]) -> list[str]:
+    """Names that are new or now hold a different object, in namespace order."""
+    return [n for n, v in namespace.items() if before.get(n) != id(v)]
+
+
+def find_targets(
+    names: Iterable[str], namespace: Mapping[str, Any], module_name: str
+) -> tuple[list[str], list[str]]:
+    """Split changed names into targets and notes about what was skipped.
+
+    Modules that are submodules of another target are skipped: PyTorch advises
+    compiling the highest-level module, and the parent's compile covers them.
+    """
+    candidates = [n for n in names if is_candidate(n, namespace[n], module_name)]
+    modules = [namespace[n] for n in candidates if isinstance(namespace[n], torch.nn.Module)]
+    inner = submodule_ids(modules)
+    targets: list[str] = []
+    notes: list[str] = []
+    for name in candidates:
+        if id(namespace[name]) in inner:
+            notes.append(f"{name} is part of another compiled module; compiled through its parent.")
+        elif any(namespace[name] is namespace[t] for t in targets):
+            notes.append(f"{name} is the same object as an earlier target; compiled once.")
+        else:
+            targets.append(name)
+    return targets, notes
+
+
+def split_last_expression(source: str, filename: str, flags: int = 0) -> tuple[Any, Any]:
+    """Compile a cell to (exec code, eval code of its last expression or None)."""
+    tree = ast.parse(source, filename=filename)
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    body = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
+    tail = compile(last, filename, "eval", flags=flags, dont_inherit=True) if last else None
+    return body, tail

@@ -1,0 +1,237 @@
+"""The capture session: registered targets, and trace events turned into their records.
+
+Compiles happen lazily, at a target's first call, often cells later. Each Dynamo frame
+compile is keyed by ``(frame_id, frame_compile_id)``; its ``dynamo_start`` event carries
+the user stack, which names the target (by code span or entry-function filename). The
+events that follow are collected into a ``CompileRecord`` and closed by
+``compilation_metrics``, which arrives last.
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import codegen
+from .capture import TraceEvent, TraceListener
+from .records import CompileRecord, TargetError
+from .targets import Target
+from .tracefmt import explain_guard, parse_graph_break, source_line, split_recompile_reasons
+
+Listener = Callable[[Target], None]
+
+
+@dataclass
+class _Pending:
+    """Events of one frame compile, collected until ``compilation_metrics``."""
+
+    target: Target | None
+    record: CompileRecord
+    recompile_reasons: list[str] = field(default_factory=list)
+
+
+class CaptureSession:
+    """Targets of one kernel and the capture that fills their records."""
+
+    def __init__(self) -> None:
+        self.targets: list[Target] = []
+        self._listeners: list[Listener] = []
+        self._pending: dict[tuple[int, int], _Pending] = {}
+        self._done: dict[tuple[int, int], _Pending] = {}
+        self._early: dict[tuple[int, int], list[TraceEvent]] = {}
+        self._lock = threading.RLock()
+        self.listener = TraceListener(self._on_event)
+
+    # --- lifecycle ---
+    def start(self) -> None:
+        self.listener.install()
+
+    def stop(self) -> None:
+        self.listener.uninstall()
+
+    # --- targets ---
+    def register(self, target: Target) -> None:
+        with self._lock:
+            self.targets = [t for t in self.targets if t.name != target.name or t is target]
+            self.targets.append(target)
+
+    def find(self, obj: Any) -> Target | None:
+        with self._lock:
+            for target in reversed(self.targets):
+                if target.matches(obj):
+                    return target
+        return None
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _notify(self, target: Target) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(target)
+            except Exception:  # a broken display must not break compiles
+                pass
+
+    # --- attribution ---
+    def target_for_stack(self, stack: list[dict[str, Any]]) -> Target | None:
+        """The target owning the innermost frame of ``stack`` that any target owns."""
+        candidates: list[Target] | None = None
+        for entry in reversed(stack):
+            filename = self.listener.filename(entry.get("filename"))
+            owners = [t for t in self.targets if t.owns_frame(filename, entry.get("line", 0))]
+            if candidates is not None:
+                narrowed = [t for t in owners if t in candidates]
+                if narrowed:
+                    return narrowed[-1]
+                continue
+            if len(owners) == 1:
+                return owners[0]
+            if owners:
+                candidates = owners  # e.g. one class forward shared by two module targets
+        return candidates[-1] if candidates else None
+
+    # --- events ---
+    def _on_event(self, event: TraceEvent) -> None:
+        with self._lock:
+            self._handle(event)
+
+    def _handle(self, event: TraceEvent) -> None:
+        key = event.frame
+        if key is None:
+            return
+        if event.kind == "dynamo_start":
+            self._begin(key, event)
+            return
+        pending = self._pending.get(key)
+        if pending is None:
+            late = self._done.get(key)
+            if late is not None and late.target is not None:
+                self._late_event(late, event)  # e.g. the backward graph, compiled later
+            elif key not in self._done:
+                self._early.setdefault(key, []).append(event)  # before dynamo_start
+            return
+        self._collect(pending, event)
+
+    def _begin(self, key: tuple[int, int], event: TraceEvent) -> None:
+        stack = event.data.get("stack", []) if isinstance(event.data, dict) else []
+        target = self.target_for_stack(stack)
+        innermost = stack[-1] if stack else {}
+        record = CompileRecord(
+            compile_id=f"{key[0]}/{key[1]}",
+            frame=innermost.get("name", ""),
+            filename=self.listener.filename(innermost.get("filename")),
+            firstlineno=innermost.get("line", 0),
+            started_at=time.time(),
+        )
+        pending = _Pending(target, record)
+        self._pending[key] = pending
+        self._done.pop(key, None)
+        for early in self._early.pop(key, []):
+            self._collect(pending, early)
+        if target is not None:
+            target.start_compile()
+            self._notify(target)
+
+    def _collect(self, pending: _Pending, event: TraceEvent) -> None:
+        record = pending.record
+        if event.kind == "artifact":
+            name = event.artifact_name
+            if name == "dynamo_graph_break_reason":
+                record.graph_breaks.append(parse_graph_break(event.payload, record.compile_id))
+            elif name == "recompile_reasons":
+                pending.recompile_reasons.extend(split_recompile_reasons(event.payload))
+            elif name.endswith("_cache_hit") or name.endswith("_cache_miss"):
+                record.cache[name] = record.cache.get(name, 0) + 1
+        elif event.kind == "dynamo_output_graph":
+            record.graphs.append(event.payload)
+        elif event.kind == "dynamo_cpp_guards_str":
+            record.guards = event.payload
+        elif event.kind == "inductor_output_code":
+            self._add_output_code(record, event)
+        elif event.kind == "compilation_metrics":
+            self._finish(pending, event.data if isinstance(event.data, dict) else {})
+
+    def _add_output_code(self, record: CompileRecord, event: TraceEvent) -> None:
+        sep = "\n\n" if record.output_code else ""
+        record.output_code += sep + event.payload
+        if isinstance(event.data, dict):
+            record.output_code_path = event.data.get("file_path") or event.data.get("filename", "")
+        record.kernels.extend(codegen.split_kernels(event.payload, record.graphs,
+                                                    compile_id=record.compile_id))
+
+    def _late_event(self, done: _Pending, event: TraceEvent) -> None:
+        if event.kind == "inductor_output_code":
+            self._add_output_code(done.record, event)
+            assert done.target is not None
+            self._notify(done.target)
+
+    def _finish(self, pending: _Pending, metrics: dict[str, Any]) -> None:
+        key = next(k for k, v in self._pending.items() if v is pending)
+        del self._pending[key]
+        self._done[key] = pending
+        record = pending.record
+        record.frame = metrics.get("co_name") or record.frame
+        record.filename = metrics.get("co_filename") or record.filename
+        record.firstlineno = metrics.get("co_firstlineno") or record.firstlineno
+        record.graph_op_count = metrics.get("graph_op_count") or 0
+        reasons = pending.recompile_reasons or _as_list(metrics.get("recompile_reason"))
+        record.recompile_reason = "; ".join(explain_guard(r) for r in reasons)
+        record.times = {
+            k.removesuffix("_time_s") + "_s" if k != "entire_frame_compile_time_s" else "total_s":
+            float(v)
+            for k, v in metrics.items()
+            if k.endswith("_time_s") and isinstance(v, (int, float))
+        }
+        record.times.setdefault("total_s", round(time.time() - record.started_at, 4))
+        target = pending.target
+        fail_type = metrics.get("fail_type")
+        if fail_type:
+            record.status = "failed"
+            record.error = f"{fail_type}: {metrics.get('fail_reason') or ''}".strip()
+            if target is not None:
+                filename = metrics.get("fail_user_frame_filename")
+                lineno = metrics.get("fail_user_frame_lineno")
+                target.error = TargetError(
+                    type=str(fail_type).rsplit(".", 1)[-1].strip("'>"),
+                    message=_first_paragraph(str(metrics.get("fail_reason") or fail_type)),
+                    filename=filename,
+                    lineno=lineno,
+                    line=source_line(filename, lineno),
+                )
+        if target is not None:
+            target.finish_compile(record)
+            self._notify(target)
+
+
+def _as_list(value: Any) -> list[str]:
+    if not value:
+        return []
+    if isinstance(value, str):
+        try:
+            parsed = ast.literal_eval(value)
+            if isinstance(parsed, list):
+                return [str(v) for v in parsed]
+        except (ValueError, SyntaxError):
+            pass
+        return [value]
+    return [str(v) for v in value]
+
+
+def _first_paragraph(text: str) -> str:
+    return text.strip().split("\n\n", 1)[0]
+
+
+_session: CaptureSession | None = None
+
+
+def get_session() -> CaptureSession:
+    """The process-wide capture session (created on first use, not started)."""
+    global _session
+    if _session is None:
+        _session = CaptureSession()
+    return _session

@@ -1,0 +1,330 @@
+"""Targets: the functions and modules a cell defined, and compiling them the way PyTorch advises.
+
+* functions are rebound to ``torch.compile(fn, ...)`` (the original stays reachable as
+  ``compiled._torchdynamo_orig_callable``);
+* modules are compiled in place with ``module.compile(...)``: same object, same
+  ``state_dict`` keys;
+* a DDP/FSDP/DataParallel wrapper has its inner module compiled.
+
+``module.compile()`` compiles ``module._call_impl``, a torch-internal frame that Dynamo
+skips; for torch.nn's own modules (``nn.Sequential`` ...) nothing then compiles at all.
+nbcompile therefore hands ``torch.compile`` a per-target *entry function* that calls
+``_call_impl`` (the same idea as ``torch._dynamo.external_utils.wrap_inline``). Its
+unique filename also lets the capture engine attribute compile events to the target.
+"""
+
+from __future__ import annotations
+
+import dis
+import itertools
+import linecache
+import re
+import time
+import types
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from .options import CompileOptions
+from .records import (
+    CellRef,
+    CompileRecord,
+    GraphBreak,
+    Kernel,
+    Recompile,
+    TargetError,
+    TargetRecord,
+)
+
+ENTRY_PREFIX = "<nbcompile-entry-"
+_entry_ids = itertools.count()
+_target_ids = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class CodeSpan:
+    """Lines ``first..last`` of ``filename``: frames there belong to a target."""
+
+    filename: str
+    first: int
+    last: int
+
+    def contains(self, filename: str, lineno: int) -> bool:
+        return filename == self.filename and self.first <= lineno <= self.last
+
+    @classmethod
+    def of(cls, code: types.CodeType) -> CodeSpan:
+        return cls(code.co_filename, code.co_firstlineno, _last_line(code))
+
+
+def _last_line(code: types.CodeType) -> int:
+    last = code.co_firstlineno
+    for _, line in dis.findlinestarts(code):
+        if line is not None:
+            last = max(last, line)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            last = max(last, _last_line(const))
+    return last
+
+
+# --- wrappers (DDP, FSDP, ...) -------------------------------------------------------
+
+Unwrapper = Callable[[Any], "torch.nn.Module | None"]
+
+
+def _unwrap_parallel(obj: Any) -> torch.nn.Module | None:
+    parallel: tuple[type, ...] = (torch.nn.DataParallel, torch.nn.parallel.DistributedDataParallel)
+    if isinstance(obj, parallel):
+        return obj.module
+    try:
+        from torch.distributed.fsdp import FullyShardedDataParallel
+    except ImportError:  # torch built without distributed
+        return None
+    if isinstance(obj, FullyShardedDataParallel):
+        return obj.module
+    return None
+
+
+#: Functions that return the module to compile inside a wrapper, or None.
+UNWRAPPERS: list[Unwrapper] = [_unwrap_parallel]
+
+
+def unwrap(module: torch.nn.Module) -> tuple[torch.nn.Module, str | None]:
+    """Return ``(module to compile, wrapper class name or None)``."""
+    wrapper = None
+    for _ in range(8):  # wrappers can nest (e.g. DDP inside a framework wrapper)
+        for unwrapper in UNWRAPPERS:
+            inner = unwrapper(module)
+            if inner is not None:
+                wrapper = wrapper or type(module).__name__
+                module = inner
+                break
+        else:
+            break
+    return module, wrapper
+
+
+# --- entry functions -----------------------------------------------------------------
+
+
+def make_entry(call: Callable[..., Any], label: str) -> types.FunctionType:
+    """A fresh function (own code object, unique filename) that forwards to ``call``."""
+    ident = re.sub(r"\W", "_", label) or "target"
+    if ident[0].isdigit():
+        ident = f"_{ident}"
+    filename = f"{ENTRY_PREFIX}{next(_entry_ids)}:{label}>"
+    source = f"def {ident}(*args, **kwargs):\n    return __nbcompile_call__(*args, **kwargs)\n"
+    namespace: dict[str, Any] = {"__nbcompile_call__": call, "__name__": "nbcompile.entry"}
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - fixed source
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return namespace[ident]
+
+
+def eager_callable(obj: Any) -> Callable[..., Any]:
+    """The uncompiled behaviour of a target object (function or module)."""
+    if isinstance(obj, torch.nn.Module):
+        inner, _ = unwrap(obj)
+        if inner is obj:
+            return obj._call_impl
+        return lambda *a, **k: _eager_wrapper_call(obj, a, k)
+    return getattr(obj, "_torchdynamo_orig_callable", obj)
+
+
+def _eager_wrapper_call(wrapper: torch.nn.Module, args: tuple, kwargs: dict) -> Any:
+    inner, _ = unwrap(wrapper)
+    saved = inner._compiled_call_impl
+    inner._compiled_call_impl = None
+    try:
+        return wrapper(*args, **kwargs)
+    finally:
+        inner._compiled_call_impl = saved
+
+
+def fresh_copy(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A callable with the same behaviour but its own code object (own Dynamo cache).
+
+    Used to compile a target again (e.g. to time other modes) without touching the
+    compiled state of the user's own target.
+    """
+    if isinstance(fn, torch.nn.Module):
+        return make_entry(eager_callable(fn), f"copy-of-{type(fn).__name__}")
+    fn = eager_callable(fn)
+    if isinstance(fn, types.FunctionType):
+        code = fn.__code__.replace(co_name=fn.__code__.co_name)
+        copy = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+        copy.__kwdefaults__ = fn.__kwdefaults__
+        if copy.__code__ is not fn.__code__:
+            return copy
+    return make_entry(fn, f"copy-of-{getattr(fn, '__name__', 'callable')}")
+
+
+# --- targets -------------------------------------------------------------------------
+
+
+@dataclass
+class Target:
+    """One compiled function or module and everything captured for it so far."""
+
+    name: str
+    kind: str
+    original: Any
+    bound: Any  # what the user's name holds after compiling
+    options: CompileOptions
+    cell: CellRef = field(default_factory=CellRef)
+    compiled_module: torch.nn.Module | None = None
+    wrapper: str | None = None
+    spans: list[CodeSpan] = field(default_factory=list)
+    entry_filename: str | None = None
+    notes: list[str] = field(default_factory=list)
+    compiles: list[CompileRecord] = field(default_factory=list)
+    status: str = "pending"
+    error: TargetError | None = None
+    compiling_since: float | None = None
+    id: str = field(default_factory=lambda: f"t{next(_target_ids)}")
+
+    # --- attribution ---
+    def owns_frame(self, filename: str, lineno: int) -> bool:
+        if self.entry_filename is not None and filename == self.entry_filename:
+            return True
+        return any(span.contains(filename, lineno) for span in self.spans)
+
+    def matches(self, obj: Any) -> bool:
+        candidates = (self.bound, self.original, self.compiled_module)
+        return any(obj is c for c in candidates if c is not None)
+
+    # --- lifecycle ---
+    def start_compile(self) -> None:
+        self.status = "compiling"
+        if self.compiling_since is None:
+            self.compiling_since = time.time()
+
+    def finish_compile(self, record: CompileRecord) -> None:
+        self.compiles.append(record)
+        self.compiling_since = None
+        if record.status == "failed":
+            self.status = "failed"
+        else:
+            self.status = "compiled"
+            self.error = None
+
+    def record(self) -> TargetRecord:
+        """A JSON-ready snapshot of this target."""
+        breaks: list[GraphBreak] = []
+        seen: set[tuple[Any, ...]] = set()
+        for c in self.compiles:
+            for gb in c.graph_breaks:
+                key = (gb.filename, gb.lineno, gb.reason)
+                if key not in seen:
+                    seen.add(key)
+                    breaks.append(gb)
+        recompiles = [
+            Recompile(reason=c.recompile_reason, compile_id=c.compile_id,
+                      guard=_guard_of(c.recompile_reason))
+            for c in self.compiles
+            if c.recompile_reason
+        ]
+        kernels: list[Kernel] = [k for c in self.compiles for k in c.kernels]
+        output_code = "\n\n".join(
+            f"# ===== compile {c.compile_id} ({c.frame}) =====\n{c.output_code}"
+            for c in self.compiles
+            if c.output_code
+        )
+        return TargetRecord(
+            id=self.id,
+            name=self.name,
+            kind=self.kind,
+            options=self.options.to_dict(),
+            status=self.status,
+            wrapper=self.wrapper,
+            compiled_object=_describe_compiled(self),
+            cell=self.cell,
+            notes=list(self.notes),
+            error=self.error,
+            compiling_since=self.compiling_since,
+            compiles=list(self.compiles),
+            graph_count=sum(len(c.graphs) for c in self.compiles),
+            graph_breaks=breaks,
+            recompiles=recompiles,
+            kernels=kernels,
+            output_code=output_code,
+            compile_time_s=round(sum(c.times.get("total_s", 0.0) for c in self.compiles), 4),
+        )
+
+
+def _guard_of(reason: str) -> str:
+    """The guard expression part of a recompile reason, if it names one."""
+    m = re.search(r"(?:^|\n)\s*(?:\d+/\d+:\s*)?(.+)$", reason.strip())
+    return m.group(1).strip() if m else reason
+
+
+def _describe_compiled(target: Target) -> str:
+    if target.kind == "function":
+        return f"torch.compile({target.name})"
+    if target.wrapper:
+        return f"{target.name}.module.compile()  (inside {target.wrapper})"
+    return f"{target.name}.compile()"
+
+
+def is_candidate(name: str, value: Any, module_name: str) -> bool:
+    """Whether a name bound by a cell is a compile target (see the design card)."""
+    if name.startswith("_"):
+        return False
+    if isinstance(value, torch.nn.Module):
+        return True
+    if isinstance(value, types.FunctionType):
+        if hasattr(value, "_torchdynamo_orig_callable"):
+            return False  # already compiled by the user
+        return value.__module__ == module_name
+    return False
+
+
+def compile_function(name: str, fn: types.FunctionType, options: CompileOptions,
+                     cell: CellRef) -> Target:
+    compiled = torch.compile(fn, **options.torch_kwargs())
+    target = Target(name=name, kind="function", original=fn, bound=compiled,
+                    options=options, cell=cell, spans=[CodeSpan.of(fn.__code__)])
+    if options.disable:
+        target.status = "disabled"
+    return target
+
+
+def compile_module(name: str, obj: torch.nn.Module, options: CompileOptions,
+                   cell: CellRef) -> Target:
+    inner, wrapper = unwrap(obj)
+    kwargs = options.torch_kwargs()
+    inner.compile(**kwargs)  # PyTorch's in-place API; then give it a traceable entry
+    entry = make_entry(inner._call_impl, f"{name}")
+    if not options.disable:
+        inner._compiled_call_impl = torch.compile(entry, **kwargs)
+    spans = []
+    forward = getattr(type(inner).forward, "__code__", None)
+    if forward is not None and "/torch/" not in forward.co_filename.replace("\\", "/"):
+        spans.append(CodeSpan.of(forward))
+    target = Target(name=name, kind="module", original=obj, bound=obj, options=options,
+                    cell=cell, compiled_module=inner, wrapper=wrapper, spans=spans,
+                    entry_filename=entry.__code__.co_filename)
+    if wrapper:
+        target.notes.append(
+            f"{name} is wrapped in {wrapper}: compiled its inner module "
+            f"({type(inner).__name__}) in place, as PyTorch recommends."
+        )
+    if options.disable:
+        target.status = "disabled"
+    return target
+
+
+def compile_target(name: str, value: Any, options: CompileOptions, cell: CellRef) -> Target:
+    if isinstance(value, torch.nn.Module):
+        return compile_module(name, value, options, cell)
+    return compile_function(name, value, options, cell)
+
+
+def submodule_ids(modules: Iterable[torch.nn.Module]) -> set[int]:
+    """ids of every strict submodule of the given modules."""
+    ids: set[int] = set()
+    for m in modules:
+        ids.update(id(sub) for sub in m.modules() if sub is not m)
+    return ids

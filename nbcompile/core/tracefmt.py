@@ -1,0 +1,116 @@
+"""Reading the text payloads of the structured trace: graph breaks and recompile reasons."""
+
+from __future__ import annotations
+
+import linecache
+import re
+
+from .records import GraphBreak
+
+_BREAK_AT = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$", re.M)
+_COMPILE_PREFIX = re.compile(r"^\s*\d+/\d+:\s*")
+
+
+def source_line(filename: str | None, lineno: int | None) -> str:
+    """The stripped text of ``filename:lineno`` (cells live in ``linecache``)."""
+    if not filename or not lineno:
+        return ""
+    return linecache.getline(filename, lineno).strip()
+
+
+def parse_graph_break(payload: str, compile_id: str = "") -> GraphBreak:
+    """Parse a ``dynamo_graph_break_reason`` artifact into a ``GraphBreak``."""
+    head = payload.split("User code traceback:", 1)[0]
+    filename = lineno = None
+    m = _BREAK_AT.search(head)
+    if m:
+        filename, lineno = m.group("file"), int(m.group("line"))
+    raw_reason = ""
+    gb_type = ""
+    explanation = ""
+    hints: list[str] = []
+    after_reason = False
+    for line in head.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("Graph Break Reason:"):
+            raw_reason = stripped.removeprefix("Graph Break Reason:").strip()
+            after_reason = True
+        elif stripped.startswith("Explanation:"):
+            explanation = stripped.removeprefix("Explanation:").strip()
+            after_reason = False
+        elif stripped.startswith("Hint:"):
+            hint = stripped.removeprefix("Hint:").strip()
+            if "report an issue to PyTorch" not in hint:
+                hints.append(hint)
+        elif after_reason and stripped and not gb_type:
+            gb_type = stripped
+    if gb_type and explanation:
+        reason = f"{gb_type}: {explanation}"
+    else:
+        reason = explanation or raw_reason or head.strip().splitlines()[0] if head.strip() else ""
+    return GraphBreak(
+        reason=reason,
+        filename=filename,
+        lineno=lineno,
+        line=source_line(filename, lineno),
+        hint="\n".join(hints),
+        explanation=explanation,
+        gb_type=gb_type,
+        compile_id=compile_id,
+    )
+
+
+def split_recompile_reasons(payload: str) -> list[str]:
+    """Guard failures of a ``recompile_reasons`` artifact, without ``0/0:`` prefixes."""
+    text = payload.strip()
+    if text.startswith("["):  # json-encoded list
+        import json
+
+        try:
+            items = json.loads(text)
+            text = "\n".join(str(i) for i in items)
+        except ValueError:
+            pass
+    reasons: list[str] = []
+    for line in text.splitlines():
+        line = _COMPILE_PREFIX.sub("", line).strip()
+        if line and line not in reasons:
+            reasons.append(line)
+    return reasons
+
+
+_SOURCE = r"(?P<src>[LG]\[['\"](?P<name>[^'\"]+)['\"]\](?:\.\w+|\[[^\]]+\])*)"
+
+
+def _readable_source(src: str, name: str) -> str:
+    scope = "global" if src.startswith("G[") else "argument"
+    rest = src[src.index("]") + 1 :]
+    return f"{scope} {name}{rest}"
+
+
+def explain_guard(guard: str) -> str:
+    """Say in words what a failed guard means. Tensor reasons already read well."""
+    g = guard.strip()
+    if g.startswith("tensor ") or "mismatch" in g:
+        return g
+    m = re.fullmatch(r"len\(" + _SOURCE + r"\)\s*==\s*(?P<val>.+)", g)
+    if m:
+        what = _readable_source(m.group("src"), m.group("name"))
+        return f"the length of {what} changed (the compiled code assumed {m.group('val')})"
+    m = re.fullmatch(_SOURCE + r"\s*==\s*(?P<val>.+)", g)
+    if m:
+        what = _readable_source(m.group("src"), m.group("name"))
+        return f"{what} changed (the compiled code assumed {m.group('src')} == {m.group('val')})"
+    m = re.fullmatch(r"___stack\d+\s*==\s*(?P<val>.+)", g)
+    if m:
+        return (
+            f"a Python number computed at run time changed (the compiled code assumed "
+            f"{m.group('val')}); typically an .item() value that Dynamo specialised on"
+        )
+    m = re.search(r"___check_(?:type|obj)_id\(" + _SOURCE, g)
+    if m:
+        what = _readable_source(m.group("src"), m.group("name"))
+        return f"{what} is a different object or type than when compiled ({g})"
+    if "grad_mode" in g or "GLOBAL_STATE" in g:
+        return f"global torch state changed, e.g. grad mode or thread count ({g})"
+    return g

@@ -1,0 +1,29 @@
+"""IPython glue: argument parsing and orchestration of ``nbcompile.core``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.session import get_session
+from .compile import CompileMagics
+from .errors import install_error_display, uninstall_error_display
+
+#: Magics classes registered by ``%load_ext nbcompile``.
+MAGICS: list[type] = [CompileMagics]
+
+
+def load_ipython_extension(shell: Any) -> None:
+    for magics in MAGICS:
+        shell.register_magics(magics)
+    get_session().start()
+    install_error_display(shell)
+
+
+def unload_ipython_extension(shell: Any) -> None:
+    get_session().stop()
+    uninstall_error_display(shell)
+    for magics in MAGICS:
+        for kind, table in magics.magics.items():
+            for name in table:
+                shell.magics_manager.magics[kind].pop(name, None)
+        shell.magics_manager.registry.pop(magics.__name__, None)

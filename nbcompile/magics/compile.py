@@ -1,0 +1,134 @@
+"""``%%compile``: run a cell, then compile the functions and modules it defined."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from ..core import cells
+from ..core.options import MODES, CompileOptions, OptionError, parse_option_pairs
+from ..core.records import CellRef
+from ..core.session import get_session
+from ..core.targets import Target, compile_target
+from ..display.live import LiveSummary
+
+
+@magics_class
+class CompileMagics(Magics):
+    """The ``%%compile`` cell magic."""
+
+    @magic_arguments()
+    @argument("--mode", choices=MODES, default=None,
+              help="torch.compile mode (default: torch's default).")
+    @argument("--fullgraph", action="store_true",
+              help="Fail on the first graph break instead of splitting the graph.")
+    @argument("--dynamic", action=argparse.BooleanOptionalAction, default=None,
+              help="--dynamic: dynamic shapes from the start; --no-dynamic: always "
+                   "specialise. Omitted: torch's automatic detection.")
+    @argument("--backend", default="inductor",
+              help="Dynamo backend, one of torch._dynamo.list_backends() (default: inductor).")
+    @argument("--options", "-o", action="append", default=[], metavar="KEY=VALUE",
+              help="An Inductor option, repeatable; values are Python literals "
+                   "(e.g. -o max_autotune=True). Not together with --mode.")
+    @argument("--disable", action="store_true",
+              help="Register the targets but run them eagerly (torch.compile(disable=True)).")
+    @argument("--only", default=None, metavar="NAME[,NAME...]",
+              help="Compile only these names the cell defines.")
+    @cell_magic("compile")
+    def compile(self, line: str, cell: str) -> Any:
+        """Run the cell, then compile the functions and nn.Modules it defined.
+
+        Functions are rebound to ``torch.compile(fn, ...)``; modules are compiled in
+        place (``module.compile(...)``: same object, same ``state_dict`` keys); a
+        DDP/FSDP wrapper has its inner module compiled. Compilation happens at each
+        target's first call; the summary below the cell updates when it does.
+        Use ``nbcompile.report(obj)`` for everything captured about a target.
+        """
+        __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
+        args = parse_argstring(self.compile, line)
+        options = self._options(args)
+        only = [n.strip() for n in args.only.split(",") if n.strip()] if args.only else None
+        source = self.shell.transform_cell(cell)
+        if only:
+            missing = [n for n in only if n not in cells.bound_names(source)]
+            if missing:
+                raise UsageError(
+                    f"--only {','.join(missing)}: the cell does not define "
+                    f"{' or '.join(missing)}; nothing was run."
+                )
+
+        ns = self.shell.user_ns
+        before = cells.snapshot(ns)
+        text = f"# %%compile {line}\n{source}"  # magic line kept: line numbers match the cell
+        filename = self.shell.compile.cache(text, self.shell.execution_count, raw_code=text)
+        result = self._run(text, filename)
+        names = cells.changed_names(before, ns)
+        module_name = ns.get("__name__", "__main__")
+        if only:
+            not_targets = [n for n in only if not cells.find_targets([n], ns, module_name)[0]]
+            if not_targets:
+                kinds = ", ".join(f"{n} is {type(ns.get(n)).__name__}" for n in not_targets)
+                raise UsageError(
+                    f"--only {','.join(not_targets)}: not a function or nn.Module defined "
+                    f"by this cell ({kinds}); the cell ran, nothing was compiled."
+                )
+            names = only
+        target_names, notes = cells.find_targets(names, ns, module_name)
+        cell_ref = self._cell_ref(filename)
+        targets = self._compile_all(target_names, options, cell_ref)
+        if targets and notes:
+            targets[0].notes.extend(notes)
+        session = get_session()
+        for name, target in zip(target_names, targets):
+            session.register(target)
+            ns[name] = target.bound
+        LiveSummary(session, targets, cell_ref.to_dict())
+        return result
+
+    # --- steps ---
+    def _options(self, args: argparse.Namespace) -> CompileOptions:
+        try:
+            return CompileOptions(
+                mode=args.mode,
+                fullgraph=args.fullgraph,
+                dynamic=args.dynamic,
+                backend=args.backend,
+                options=parse_option_pairs(args.options),
+                disable=args.disable,
+            )
+        except OptionError as e:
+            raise UsageError(str(e)) from None
+
+    def _run(self, text: str, filename: str) -> Any:
+        """Execute the cell; its last expression's value is returned (and displayed)."""
+        __tracebackhide__ = True  # noqa: F841
+        shell = self.shell
+        body, tail = cells.split_last_expression(text, filename, shell.compile.flags)
+        exec(body, shell.user_global_ns, shell.user_ns)  # noqa: S102 - the user's cell
+        if tail is not None:
+            return eval(tail, shell.user_global_ns, shell.user_ns)  # noqa: S307
+        return None
+
+    def _cell_ref(self, filename: str) -> CellRef:
+        parent: dict[str, Any] = getattr(self.shell, "parent_header", None) or {}
+        cell_id = (parent.get("metadata") or {}).get("cellId")
+        return CellRef(filename=filename, execution_count=self.shell.execution_count,
+                       cell_id=cell_id)
+
+    def _compile_all(self, names: list[str], options: CompileOptions, cell: CellRef) -> list[Target]:
+        """Compile every target, or none: a failure undoes the in-place module compiles."""
+        ns = self.shell.user_ns
+        done: list[Target] = []
+        try:
+            for name in names:
+                done.append(compile_target(name, ns[name], options, cell))
+        except Exception as e:
+            for target in done:
+                if target.compiled_module is not None:
+                    target.compiled_module._compiled_call_impl = None
+            raise UsageError(f"could not compile {names[len(done)]}: {e}") from e
+        return done

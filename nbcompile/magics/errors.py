@@ -1,0 +1,78 @@
+"""A clear message for ``fullgraph=True`` failures of nbcompile targets.
+
+Installed with IPython's ``set_custom_exc`` while the extension is loaded; the
+previous handler is restored on unload. The message names the target, the cell line
+and the reason; the exception itself follows in one line (``%xmode`` still applies
+to other errors).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.session import get_session
+from ..core.tracefmt import source_line
+
+_saved: dict[int, tuple[tuple[type, ...], Any]] = {}
+
+
+def _unsupported_types() -> tuple[type, ...]:
+    import torch._dynamo.exc as exc
+
+    return tuple(t for t in (getattr(exc, "Unsupported", None),) if t is not None)
+
+
+def cell_label(shell: Any, filename: str | None) -> str:
+    """``In [3]`` for a cell's filename, else the filename."""
+    number = getattr(shell.compile, "_filename_map", {}).get(filename or "")
+    return f"In [{number}]" if number is not None else str(filename)
+
+
+def describe_unsupported(shell: Any, value: BaseException) -> str:
+    frame = getattr(value, "innermost_user_frame_summary", None)
+    filename = getattr(frame, "filename", None)
+    lineno = getattr(frame, "lineno", None)
+    target = get_session().target_for_stack(
+        [{"filename": filename, "line": lineno or 0}]
+    ) if filename else None
+    who = f"`{target.name}`" if target else "this function"
+    msg = (getattr(value, "msg", None) or str(value)).strip()
+    first, _, rest = msg.partition("\n")
+    hints = [ln.strip()[5:].strip() for ln in rest.splitlines() if ln.strip().startswith("Hint:")]
+    lines = [f"nbcompile: {who} cannot be compiled as one graph (fullgraph=True)."]
+    if filename:
+        text = source_line(filename, lineno)
+        lines.append(f"Graph break at {cell_label(shell, filename)}, line {lineno}: {text}")
+    explanation = next(
+        (ln.strip()[12:].strip() for ln in rest.splitlines() if ln.strip().startswith("Explanation:")),
+        "",
+    )
+    lines.append(f"Reason: {first}" + (f": {explanation}" if explanation else ""))
+    for hint in hints:
+        if "report an issue" not in hint:
+            lines.append(f"Hint: {hint}")
+    lines.append("Fix that line, or drop --fullgraph to let torch.compile split the graph there.")
+    return "\n".join(lines)
+
+
+def _handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: Any = None) -> Any:
+    if getattr(value, "innermost_user_frame_summary", None) is None:
+        return shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
+    header = describe_unsupported(shell, value)
+    exception_only = shell.InteractiveTB.get_exception_only(etype, value)
+    return [header, "", exception_only.splitlines()[0] if exception_only else str(etype)]
+
+
+def install_error_display(shell: Any) -> None:
+    types = _unsupported_types()
+    if not types or id(shell) in _saved:
+        return
+    _saved[id(shell)] = (tuple(shell.custom_exceptions), shell.CustomTB)
+    shell.set_custom_exc(types, _handler)
+
+
+def uninstall_error_display(shell: Any) -> None:
+    saved = _saved.pop(id(shell), None)
+    if saved is None:
+        return
+    shell.custom_exceptions, shell.CustomTB = saved
