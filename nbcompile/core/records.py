@@ -130,6 +130,7 @@ class TargetError(Record):
     filename: str | None = None
     lineno: int | None = None
     line: str = ""
+    hint: str = ""
 
 
 @dataclass

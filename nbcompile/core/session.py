@@ -196,9 +196,11 @@ class CaptureSession:
             if target is not None:
                 filename = metrics.get("fail_user_frame_filename")
                 lineno = metrics.get("fail_user_frame_lineno")
+                reason = str(metrics.get("fail_reason") or fail_type)
                 target.error = TargetError(
                     type=str(fail_type).rsplit(".", 1)[-1].strip("'>"),
-                    message=_first_paragraph(str(metrics.get("fail_reason") or fail_type)),
+                    message=_error_message(reason),
+                    hint=_hints(reason),
                     filename=filename,
                     lineno=lineno,
                     line=source_line(filename, lineno),
@@ -222,8 +224,17 @@ def _as_list(value: Any) -> list[str]:
     return [str(v) for v in value]
 
 
-def _first_paragraph(text: str) -> str:
-    return text.strip().split("\n\n", 1)[0]
+def _error_message(text: str) -> str:
+    """First line of a Dynamo error, with its ``Explanation:`` if it has one."""
+    lines = [ln.strip() for ln in text.strip().splitlines()]
+    explanation = next((ln[12:].strip() for ln in lines if ln.startswith("Explanation:")), "")
+    first = lines[0] if lines else text
+    return f"{first}: {explanation}" if explanation else first
+
+
+def _hints(text: str) -> str:
+    hints = [ln.strip()[5:].strip() for ln in text.splitlines() if ln.strip().startswith("Hint:")]
+    return "\n".join(h for h in hints if "report an issue" not in h)
 
 
 _session: CaptureSession | None = None

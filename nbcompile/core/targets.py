@@ -154,7 +154,9 @@ def fresh_copy(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = eager_callable(fn)
     if isinstance(fn, types.FunctionType):
         code = fn.__code__.replace(co_name=fn.__code__.co_name)
-        copy = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+        copy = types.FunctionType(
+            code, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__
+        )
         copy.__kwdefaults__ = fn.__kwdefaults__
         if copy.__code__ is not fn.__code__:
             return copy

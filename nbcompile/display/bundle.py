@@ -19,7 +19,10 @@ KERNEL_CAP = 60_000
 GRAPH_CAP = 40_000
 GUARDS_CAP = 20_000
 
-TRUNCATION_NOTE = "\n... [truncated by nbcompile: {omitted} more characters; nbcompile.report({name}) has the full text]\n"
+TRUNCATION_NOTE = (
+    "\n... [truncated by nbcompile: {omitted} more characters; "
+    "nbcompile.report({name}) has the full text]\n"
+)
 
 
 def _cap(text: str, limit: int, name: str) -> tuple[str, bool]:
@@ -48,7 +51,9 @@ def published_record(record: TargetRecord | dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def summary_payload(records: list[TargetRecord], cell: dict[str, Any] | None = None) -> dict[str, Any]:
+def summary_payload(
+    records: list[TargetRecord], cell: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The JSON payload of a ``%%compile`` cell's live summary."""
     return {
         "schema_version": SCHEMA_VERSION,
@@ -125,10 +130,13 @@ def summary_html(records: list[TargetRecord]) -> str:
                 f" &mdash; {e(r.error.message)}</li>"
             )
         if details:
-            rows.append(f"<tr><td colspan='8'><ul style='margin:0'>{''.join(details)}</ul></td></tr>")
+            items = "".join(details)
+            rows.append(f"<tr><td colspan='8'><ul style='margin:0'>{items}</ul></td></tr>")
     head = "".join(
         f"<th>{h}</th>"
-        for h in ("target", "kind", "status", "graphs", "breaks", "recompiles", "kernels", "compile")
+        for h in (
+            "target", "kind", "status", "graphs", "breaks", "recompiles", "kernels", "compile"
+        )
     )
     return (
         "<div class='nbcompile-summary'><b>nbcompile</b>"
@@ -136,7 +144,9 @@ def summary_html(records: list[TargetRecord]) -> str:
     )
 
 
-def summary_bundle(records: list[TargetRecord], cell: dict[str, Any] | None = None) -> dict[str, Any]:
+def summary_bundle(
+    records: list[TargetRecord], cell: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The MIME bundle of a ``%%compile`` cell's summary."""
     return {
         MIME_TYPE: summary_payload(records, cell),

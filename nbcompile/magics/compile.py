@@ -83,7 +83,7 @@ class CompileMagics(Magics):
         if targets and notes:
             targets[0].notes.extend(notes)
         session = get_session()
-        for name, target in zip(target_names, targets):
+        for name, target in zip(target_names, targets, strict=True):
             session.register(target)
             ns[name] = target.bound
         LiveSummary(session, targets, cell_ref.to_dict())
@@ -119,7 +119,9 @@ class CompileMagics(Magics):
         return CellRef(filename=filename, execution_count=self.shell.execution_count,
                        cell_id=cell_id)
 
-    def _compile_all(self, names: list[str], options: CompileOptions, cell: CellRef) -> list[Target]:
+    def _compile_all(
+        self, names: list[str], options: CompileOptions, cell: CellRef
+    ) -> list[Target]:
         """Compile every target, or none: a failure undoes the in-place module compiles."""
         ns = self.shell.user_ns
         done: list[Target] = []

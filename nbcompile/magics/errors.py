@@ -43,10 +43,8 @@ def describe_unsupported(shell: Any, value: BaseException) -> str:
     if filename:
         text = source_line(filename, lineno)
         lines.append(f"Graph break at {cell_label(shell, filename)}, line {lineno}: {text}")
-    explanation = next(
-        (ln.strip()[12:].strip() for ln in rest.splitlines() if ln.strip().startswith("Explanation:")),
-        "",
-    )
+    stripped = [ln.strip() for ln in rest.splitlines()]
+    explanation = next((ln[12:].strip() for ln in stripped if ln.startswith("Explanation:")), "")
     lines.append(f"Reason: {first}" + (f": {explanation}" if explanation else ""))
     for hint in hints:
         if "report an issue" not in hint:
@@ -56,11 +54,15 @@ def describe_unsupported(shell: Any, value: BaseException) -> str:
 
 
 def _handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: Any = None) -> Any:
+    """IPython discards what a custom handler returns: it must display the error itself."""
     if getattr(value, "innermost_user_frame_summary", None) is None:
-        return shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
-    header = describe_unsupported(shell, value)
-    exception_only = shell.InteractiveTB.get_exception_only(etype, value)
-    return [header, "", exception_only.splitlines()[0] if exception_only else str(etype)]
+        shell.showtraceback((etype, value, tb), tb_offset=tb_offset, running_compiled_code=True)
+        return None
+    text = str(value).strip()
+    first_line = text.splitlines()[0] if text else ""
+    stb = [describe_unsupported(shell, value), "", f"{etype.__name__}: {first_line}"]
+    shell._showtraceback(etype, value, stb)
+    return stb
 
 
 def install_error_display(shell: Any) -> None:
