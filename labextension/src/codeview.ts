@@ -1,0 +1,93 @@
+/**
+ * A read-only, searchable code view built on JupyterLab's own CodeMirror 6 editor
+ * (`IEditorServices`): the same themes and language support as the notebook, C++
+ * and Python highlighting by MIME type. CodeMirror only renders the visible lines,
+ * so 10k-line outputs stay cheap.
+ */
+
+import { CodeEditor, IEditorServices } from '@jupyterlab/codeeditor';
+import { openSearchPanel, search, searchKeymap } from '@codemirror/search';
+import { EditorView, keymap } from '@codemirror/view';
+
+import { button, h } from './dom';
+
+export class CodeView {
+  constructor(editorServices: IEditorServices, label: string) {
+    this.node = h('div', { class: 'nbc-codeview', data: { view: label } });
+    const toolbar = h('div', { class: 'nbc-codeview-toolbar' });
+    this._info = h('span', { class: 'nbc-codeview-info' });
+    toolbar.appendChild(this._info);
+    toolbar.appendChild(
+      button('Find', () => this.openSearch(), 'nbc-button nbc-small', 'Search this code (Ctrl+F in the code)')
+    );
+    this.node.appendChild(toolbar);
+    this._host = h('div', { class: 'nbc-codeview-editor' });
+    this.node.appendChild(this._host);
+    this._model = new CodeEditor.Model({ mimeType: 'text/plain' });
+    this._editor = editorServices.factoryService.newInlineEditor({
+      host: this._host,
+      model: this._model,
+      config: {
+        readOnly: true,
+        lineNumbers: true,
+        lineWrap: false,
+        codeFolding: false,
+        highlightActiveLine: false
+      },
+      extensions: [search({ top: true }), keymap.of(searchKeymap)]
+    });
+  }
+
+  readonly node: HTMLDivElement;
+
+  /** Show `text` highlighted as `mimeType`; a no-op when nothing changed. */
+  setText(text: string, mimeType: string, info = ''): void {
+    if (this._model.mimeType !== mimeType) {
+      this._model.mimeType = mimeType;
+    }
+    if (text !== this._text) {
+      this._text = text;
+      this._model.sharedModel.setSource(text);
+      // A new text starts at its top.
+      this._editor.setCursorPosition({ line: 0, column: 0 });
+      this._view()?.scrollDOM.scrollTo({ top: 0 });
+    }
+    const lines = text ? text.split('\n').length : 0;
+    this._info.textContent = info
+      ? `${info} · ${lines} line${lines === 1 ? '' : 's'}`
+      : `${lines} line${lines === 1 ? '' : 's'}`;
+  }
+
+  get text(): string {
+    return this._text;
+  }
+
+  /** Open CodeMirror's own search panel on this view. */
+  openSearch(): void {
+    const view = this._view();
+    if (view) {
+      openSearchPanel(view);
+    }
+  }
+
+  /** Call after the node was (re)attached to the document. */
+  refresh(): void {
+    this._view()?.requestMeasure();
+  }
+
+  dispose(): void {
+    this._editor.dispose();
+    this._model.dispose();
+  }
+
+  private _view(): EditorView | null {
+    const ed = this._editor as unknown as { editor?: EditorView };
+    return ed.editor ?? null;
+  }
+
+  private _host: HTMLDivElement;
+  private _info: HTMLSpanElement;
+  private _model: CodeEditor.Model;
+  private _editor: CodeEditor.IEditor;
+  private _text = '';
+}

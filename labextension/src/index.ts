@@ -1,0 +1,128 @@
+/**
+ * nbcompile's JupyterLab plugin: the "Compile inspector" right sidebar.
+ *
+ * It follows the active notebook, reads nbcompile records from its saved outputs and
+ * from live kernel messages, and renders them. The inline renderer (./mime) opens it
+ * on a target through ./bridge.
+ */
+
+import {
+  ILayoutRestorer,
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import { ICommandPalette } from '@jupyterlab/apputils';
+import { IEditorServices } from '@jupyterlab/codeeditor';
+import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import { LabIcon } from '@jupyterlab/ui-components';
+
+import { setInspectorOpener } from './bridge';
+import { NotebookWatcher } from './notebook';
+import { InspectorPanel } from './sidebar';
+
+export const PLUGIN_ID = 'nbcompile-labextension:inspector';
+
+export namespace CommandIDs {
+  export const open = 'nbcompile:open-inspector';
+}
+
+const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 24 24">
+  <g class="jp-icon3" fill="#616161">
+    <path d="M3 4h18v2H3zM3 9h11v2H3zM3 14h8v2H3zM3 19h6v2H3z"/>
+    <path d="M17.5 10 13 17h3.5l-1 5 4.5-7h-3.5z"/>
+  </g>
+</svg>`;
+
+export const inspectorIcon = new LabIcon({
+  name: 'nbcompile:inspector',
+  svgstr: ICON_SVG
+});
+
+function activate(
+  app: JupyterFrontEnd,
+  tracker: INotebookTracker,
+  editorServices: IEditorServices,
+  restorer: ILayoutRestorer | null,
+  palette: ICommandPalette | null
+): void {
+  const sidebar = new InspectorPanel(editorServices);
+  sidebar.title.icon = inspectorIcon;
+  sidebar.title.caption = 'Compile inspector';
+  app.shell.add(sidebar, 'right', { rank: 650, type: 'Compile inspector' });
+  if (restorer) {
+    restorer.add(sidebar, sidebar.id);
+  }
+
+  const watchers = new Map<NotebookPanel, NotebookWatcher>();
+  const watch = (panel: NotebookPanel): NotebookWatcher => {
+    let w = watchers.get(panel);
+    if (!w) {
+      const watcher = new NotebookWatcher(panel, app.shell);
+      watchers.set(panel, watcher);
+      panel.disposed.connect(() => {
+        watchers.delete(panel);
+        if (sidebar.source === watcher) {
+          sidebar.setSource(null);
+        }
+        watcher.dispose();
+      });
+      w = watcher;
+    }
+    return w;
+  };
+  tracker.forEach(panel => void watch(panel));
+  tracker.widgetAdded.connect((_, panel) => void watch(panel));
+
+  const follow = () => {
+    const current = tracker.currentWidget;
+    sidebar.setSource(current ? watch(current) : null);
+  };
+  tracker.currentChanged.connect(follow);
+  follow();
+
+  const show = (panel: NotebookPanel | null, targetId: string | null) => {
+    if (panel) {
+      sidebar.setSource(watch(panel));
+    }
+    app.shell.activateById(sidebar.id);
+    if (targetId) {
+      sidebar.select(targetId);
+    }
+  };
+
+  app.commands.addCommand(CommandIDs.open, {
+    label: 'Show Compile Inspector',
+    caption: 'What torch.compile did in this notebook: targets, graph breaks, recompiles, code',
+    icon: inspectorIcon,
+    execute: args => {
+      const targetId = typeof args.targetId === 'string' ? args.targetId : null;
+      show(tracker.currentWidget, targetId);
+    }
+  });
+  if (palette) {
+    palette.addItem({ command: CommandIDs.open, category: 'nbcompile' });
+  }
+
+  setInspectorOpener((targetId, origin, payload) => {
+    const panel = tracker.find(p => p.node.contains(origin)) ?? tracker.currentWidget;
+    if (panel && payload) {
+      const w = watch(panel);
+      // A record the store has not seen (e.g. an output added without a kernel message).
+      if (targetId && !w.store.get(targetId)) {
+        w.store.apply(payload, 'saved');
+      }
+    }
+    show(panel, targetId);
+  });
+}
+
+const plugin: JupyterFrontEndPlugin<void> = {
+  id: PLUGIN_ID,
+  description: 'The Compile inspector: what torch.compile did in the active notebook.',
+  autoStart: true,
+  requires: [INotebookTracker, IEditorServices],
+  optional: [ILayoutRestorer, ICommandPalette],
+  activate
+};
+
+export default plugin;

@@ -1,0 +1,183 @@
+/**
+ * One open notebook, watched for nbcompile records: saved outputs on open and after a
+ * kernel restart, live IOPub messages in between.
+ */
+
+import { JupyterFrontEnd } from '@jupyterlab/application';
+import { ISessionContext, Notification } from '@jupyterlab/apputils';
+import { ICodeCellModel } from '@jupyterlab/cells';
+import { NotebookPanel } from '@jupyterlab/notebook';
+import { Kernel, KernelMessage } from '@jupyterlab/services';
+
+import { ICellRef } from './records';
+import { IInspectorSource } from './sidebar';
+import { payloadFromMessage, payloadsFromOutputs, RecordStore } from './store';
+
+export class NotebookWatcher implements IInspectorSource {
+  constructor(panel: NotebookPanel, shell: JupyterFrontEnd.IShell) {
+    this.panel = panel;
+    this._shell = shell;
+    const sc = panel.sessionContext;
+    sc.iopubMessage.connect(this._onIopub, this);
+    sc.statusChanged.connect(this._onStatus, this);
+    sc.kernelChanged.connect(this._onKernelChanged, this);
+    sc.connectionStatusChanged.connect(this._emitState, this);
+    panel.title.changed.connect(this._emitState, this);
+    void panel.context.ready.then(() => {
+      if (!this._disposed) {
+        this.rebuild();
+      }
+    });
+  }
+
+  readonly panel: NotebookPanel;
+  readonly store = new RecordStore();
+
+  get title(): string {
+    return this.panel.title.label || this.panel.context.path;
+  }
+
+  get state(): string {
+    const sc = this.panel.sessionContext;
+    const kernel = sc.session?.kernel;
+    if (!kernel) {
+      return 'no kernel · from saved outputs';
+    }
+    const status = sc.kernelDisplayStatus;
+    return this._sawLive ? `kernel ${status} · live` : `kernel ${status} · from saved outputs`;
+  }
+
+  onStateChanged(fn: () => void): () => void {
+    this._stateListeners.add(fn);
+    return () => this._stateListeners.delete(fn);
+  }
+
+  /** Forget everything and re-read the records saved in the notebook's outputs. */
+  rebuild(): void {
+    const model = this.panel.content.model;
+    if (!model) {
+      return;
+    }
+    const payloads = [];
+    for (let i = 0; i < model.cells.length; i++) {
+      const cell = model.cells.get(i);
+      if (cell.type !== 'code') {
+        continue;
+      }
+      payloads.push(...payloadsFromOutputs((cell as ICodeCellModel).outputs.toJSON()));
+    }
+    this._sawLive = false;
+    this.store.rebuild(payloads);
+    this._emitState();
+  }
+
+  async reveal(ref: ICellRef, lineno: number | null): Promise<boolean> {
+    const nb = this.panel.content;
+    const cells = nb.widgets;
+    let index = ref.cell_id ? cells.findIndex(c => c.model.id === ref.cell_id) : -1;
+    if (index < 0 && ref.execution_count !== null) {
+      // Older records or a kernel without cell ids: the prompt number.
+      index = cells.findIndex(
+        c =>
+          c.model.type === 'code' &&
+          (c.model as ICodeCellModel).executionCount === ref.execution_count
+      );
+    }
+    if (index < 0) {
+      Notification.warning(
+        'nbcompile: the cell that defined this target is no longer in the notebook.',
+        { autoClose: 4000 }
+      );
+      return false;
+    }
+    this._shell.activateById(this.panel.id);
+    nb.deselectAll();
+    nb.activeCellIndex = index;
+    nb.mode = 'command';
+    const cell = nb.widgets[index];
+    if (cell.inputHidden) {
+      cell.inputHidden = false;
+    }
+    await nb.scrollToItem(index, 'smart');
+    await cell.ready;
+    const editor = cell.editor;
+    if (lineno !== null && editor) {
+      const lines = cell.model.sharedModel.getSource().split('\n');
+      const line = Math.min(Math.max(0, lineno - 1), lines.length - 1);
+      editor.setSelection({
+        start: { line, column: 0 },
+        end: { line, column: lines[line].length }
+      });
+      editor.revealPosition({ line, column: 0 });
+    }
+    cell.node.classList.remove('nbc-flash');
+    // Restart the animation.
+    void cell.node.offsetWidth;
+    cell.node.classList.add('nbc-flash');
+    window.setTimeout(() => cell.node.classList.remove('nbc-flash'), 1600);
+    return true;
+  }
+
+  dispose(): void {
+    if (this._disposed) {
+      return;
+    }
+    this._disposed = true;
+    const sc = this.panel.sessionContext;
+    sc.iopubMessage.disconnect(this._onIopub, this);
+    sc.statusChanged.disconnect(this._onStatus, this);
+    sc.kernelChanged.disconnect(this._onKernelChanged, this);
+    sc.connectionStatusChanged.disconnect(this._emitState, this);
+    this.panel.title.changed.disconnect(this._emitState, this);
+    this._stateListeners.clear();
+  }
+
+  private _onIopub(_: ISessionContext, msg: KernelMessage.IMessage): void {
+    const payload = payloadFromMessage(msg);
+    if (payload) {
+      const first = !this._sawLive;
+      this._sawLive = true;
+      this.store.apply(payload, 'live');
+      if (first) {
+        this._emitState();
+      }
+    }
+  }
+
+  private _onStatus(_: ISessionContext, status: Kernel.Status): void {
+    if (status === 'restarting' || status === 'autorestarting') {
+      // The old kernel's targets are gone: clear now, refill from the outputs
+      // (which may have been cleared too) once the new kernel is up.
+      this.store.clear();
+      this._sawLive = false;
+      this._refillPending = true;
+    } else if (status === 'idle' && this._refillPending) {
+      this._refillPending = false;
+      this.rebuild();
+    }
+    this._emitState();
+  }
+
+  private _onKernelChanged(
+    _: ISessionContext,
+    change: { oldValue: Kernel.IKernelConnection | null; newValue: Kernel.IKernelConnection | null }
+  ): void {
+    if (change.oldValue && change.newValue && change.oldValue.id !== change.newValue.id) {
+      // Another kernel: its records start from what the outputs hold.
+      this.rebuild();
+    }
+    this._emitState();
+  }
+
+  private _emitState(): void {
+    for (const fn of [...this._stateListeners]) {
+      fn();
+    }
+  }
+
+  private _shell: JupyterFrontEnd.IShell;
+  private _stateListeners = new Set<() => void>();
+  private _refillPending = false;
+  private _sawLive = false;
+  private _disposed = false;
+}

@@ -1,0 +1,251 @@
+/**
+ * The TypeScript side of the record contract: parse the fixture the Python side
+ * generated from a real compile (tests/fixtures/records/summary.json), and check the
+ * store's rules (latest wins, saved vs live, unknown kinds, restart).
+ *
+ * Run: npm test (compiles with tsconfig.test.json, then node --test).
+ */
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import {
+  editorMimeType,
+  generatedKernels,
+  ISummaryPayload,
+  MIME_TYPE,
+  optionsText,
+  parsePayload,
+  SCHEMA_VERSION,
+  statusText
+} from '../src/records';
+import { payloadFromMessage, payloadsFromOutputs, RecordStore } from '../src/store';
+
+// test-lib/test/records.test.js -> repository root
+const ROOT = join(__dirname, '..', '..', '..');
+const FIXTURE = join(ROOT, 'tests', 'fixtures', 'records', 'summary.json');
+
+function fixture(): unknown {
+  return JSON.parse(readFileSync(FIXTURE, 'utf8'));
+}
+
+function summary(raw: unknown = fixture()): ISummaryPayload {
+  const p = parsePayload(raw);
+  assert.ok(p, 'fixture parses');
+  assert.equal(p.record, 'summary');
+  return p as ISummaryPayload;
+}
+
+test('the fixture is a v1 summary with both targets', () => {
+  const raw = fixture() as Record<string, unknown>;
+  assert.equal(raw.schema_version, SCHEMA_VERSION);
+  const p = summary(raw);
+  assert.equal(p.schema_version, 1);
+  assert.deepEqual(
+    p.targets.map(t => [t.name, t.kind]),
+    [
+      ['gelu_chain', 'function'],
+      ['model', 'module']
+    ]
+  );
+  for (const t of p.targets) {
+    assert.ok(t.id, 'targets have ids');
+    assert.equal(t.cell.cell_id, 'fixture-cell');
+    assert.equal(t.cell.execution_count, 1);
+    assert.ok(['pending', 'compiling', 'compiled', 'failed', 'disabled'].includes(t.status));
+  }
+});
+
+test('every field the sidebar shows is read with its type', () => {
+  const raw = fixture() as { targets: Record<string, unknown>[] };
+  const p = summary(raw);
+  p.targets.forEach((t, i) => {
+    const r = raw.targets[i];
+    assert.equal(t.graph_count, r.graph_count);
+    assert.equal(t.graph_breaks.length, r.graph_break_count);
+    assert.equal(t.recompiles.length, r.recompile_count);
+    assert.equal(t.kernels.length, r.kernel_count);
+    assert.equal(t.compile_time_s, r.compile_time_s);
+    assert.equal(t.output_code, r.output_code);
+    assert.equal(t.compiles.length, (r.compiles as unknown[]).length);
+    assert.equal(typeof t.truncated, 'boolean');
+  });
+});
+
+test('the graph break carries reason, hint and the cell line (the %%compile line is line 1)', () => {
+  const gelu = summary().targets[0];
+  assert.equal(gelu.graph_breaks.length, 1);
+  const gb = gelu.graph_breaks[0];
+  assert.match(gb.reason, /print/);
+  assert.match(gb.hint, /print/);
+  assert.equal(gb.lineno, 5);
+  // Untrusted text is kept verbatim (rendered with textContent, never as HTML).
+  assert.equal(gb.line, 'print("debug")          # a graph break <script>alert(1)</script>');
+  assert.equal(gb.compile_id, '0/0');
+});
+
+test('recompiles come in order with their reasons and guards', () => {
+  const gelu = summary().targets[0];
+  assert.deepEqual(
+    gelu.recompiles.map(r => r.compile_id),
+    ['0/1', '1/1']
+  );
+  assert.match(gelu.recompiles[0].reason, /dtype mismatch/);
+  assert.match(gelu.recompiles[0].guard, /expected Float, actual Double/);
+});
+
+test('kernels: names, languages, kinds and sizes', () => {
+  const [gelu, model] = summary().targets;
+  for (const t of [gelu, model]) {
+    for (const k of t.kernels) {
+      assert.ok(['cpp', 'triton', 'python'].includes(k.language), k.language);
+      assert.ok(['kernel', 'extern', 'wrapper'].includes(k.kind), k.kind);
+      assert.ok(k.size > 0);
+      assert.ok(k.source.length > 0);
+    }
+  }
+  const cpp = generatedKernels(gelu);
+  assert.ok(cpp.length >= 2);
+  assert.ok(cpp.every(k => k.language === 'cpp' && k.name.startsWith('cpp_fused')));
+  assert.match(cpp[0].source, /extern "C"/);
+  assert.equal(editorMimeType('cpp'), 'text/x-c++src');
+  assert.equal(editorMimeType('triton'), 'text/x-python');
+  assert.ok(model.kernels.some(k => k.kind === 'extern' && k.name === 'extern_kernels.addmm'));
+  assert.ok(gelu.output_code.includes('cpp_fused_mul_sin_0'));
+});
+
+test('compiles carry FX graphs, guards, times and the resume frame', () => {
+  const gelu = summary().targets[0];
+  const frames = gelu.compiles.map(c => c.frame);
+  assert.ok(frames.includes('gelu_chain'));
+  assert.ok(frames.some(f => f.startsWith('torch_dynamo_resume_in_gelu_chain')));
+  for (const c of gelu.compiles) {
+    assert.ok(c.graphs.length >= 1);
+    assert.match(c.graphs[0], /class GraphModule/);
+    assert.match(c.guards, /GuardManager|GUARD/);
+    assert.ok(c.times.total_s > 0);
+  }
+  assert.equal(gelu.compiles[2].recompile_reason, "tensor 'x' dtype mismatch. expected Float, actual Double");
+});
+
+test('options and status read as words', () => {
+  const [gelu] = summary().targets;
+  assert.equal(optionsText(gelu.options), 'mode=default');
+  assert.equal(statusText(gelu), 'compiled');
+  const compiling = { ...gelu, status: 'compiling', compiling_since: 100 };
+  assert.equal(statusText(compiling, 112.4), 'compiling… 12s');
+  assert.equal(statusText({ ...gelu, status: 'pending' }), 'waiting for first call');
+});
+
+test('malformed and foreign payloads never throw', () => {
+  assert.equal(parsePayload(null), null);
+  assert.equal(parsePayload('not json'), null);
+  assert.equal(parsePayload([1, 2]), null);
+  const s = parsePayload({ record: 'summary', targets: [{ name: 'no id' }, 42, { id: 't9', graph_breaks: 'x', kernels: [{}] }] });
+  assert.ok(s && s.record === 'summary');
+  const t = (s as ISummaryPayload).targets;
+  assert.equal(t.length, 1);
+  assert.equal(t[0].id, 't9');
+  assert.deepEqual(t[0].graph_breaks, []);
+  assert.equal(t[0].kernels[0].name, '(unnamed)');
+  // A JSON string of the payload is accepted too.
+  assert.equal(summary(JSON.stringify(fixture())).targets.length, 2);
+});
+
+test('unknown record kinds are kept, not interpreted; timing becomes tables and a chart', () => {
+  const u = parsePayload({ schema_version: 1, record: 'memory', whatever: 1 });
+  assert.ok(u && u.record === 'unknown');
+  assert.equal((u as { kind: string }).kind, 'memory');
+  const timing = parsePayload({
+    schema_version: 1,
+    record: 'timing',
+    title: 'f(x)',
+    rows: [
+      { mode: 'eager', compile_s: 0, median_s: 0.002, speedup: 1.0 },
+      { mode: 'default', compile_s: 3.1, median_s: 0.0005, speedup: 4.0 }
+    ]
+  });
+  assert.ok(timing && timing.record === 'timing');
+  if (timing.record !== 'timing') {
+    return;
+  }
+  assert.equal(timing.title, 'f(x)');
+  assert.deepEqual(timing.tables[0].columns, ['mode', 'compile_s', 'median_s', 'speedup']);
+  assert.deepEqual(
+    timing.chart.map(b => [b.label, b.value]),
+    [
+      ['eager', 0.002],
+      ['default', 0.0005]
+    ]
+  );
+});
+
+test('payloads are found in saved outputs and in IOPub messages', () => {
+  const payload = fixture();
+  const outputs = [
+    { output_type: 'stream', name: 'stdout', text: 'debug\n' },
+    { output_type: 'display_data', data: { 'text/plain': 'x', [MIME_TYPE]: payload }, metadata: {} },
+    { output_type: 'execute_result', data: { 'text/plain': 'y' }, metadata: {}, execution_count: 2 }
+  ];
+  const found = payloadsFromOutputs(outputs);
+  assert.equal(found.length, 1);
+  for (const msg_type of ['display_data', 'update_display_data', 'execute_result']) {
+    const p = payloadFromMessage({
+      header: { msg_type },
+      content: { data: { [MIME_TYPE]: payload }, transient: { display_id: 'd1' } }
+    });
+    assert.ok(p && p.record === 'summary', msg_type);
+  }
+  assert.equal(payloadFromMessage({ header: { msg_type: 'stream' }, content: { text: 'x' } }), null);
+  assert.equal(payloadFromMessage({ header: { msg_type: 'display_data' }, content: { data: { 'text/plain': 'x' } } }), null);
+});
+
+test('store: targets keyed by id, latest wins, live beats saved, rebuild and clear', () => {
+  const store = new RecordStore();
+  let changes = 0;
+  store.subscribe(() => changes++);
+  const base = fixture() as { targets: Record<string, unknown>[]; updated_at: number };
+  const p1 = summary(base);
+  store.rebuild([p1]);
+  assert.deepEqual(store.targets.map(e => e.record.name), ['gelu_chain', 'model']);
+  assert.ok(store.targets.every(e => e.source === 'saved'));
+  assert.equal(changes, 1);
+
+  // A live update of one target: replaces it in place.
+  const updated = structuredClone(base);
+  updated.targets = [{ ...updated.targets[0], status: 'compiling' }];
+  store.apply(summary(updated), 'live');
+  assert.equal(store.get(p1.targets[0].id)?.record.status, 'compiling');
+  assert.equal(store.get(p1.targets[0].id)?.source, 'live');
+  assert.deepEqual(store.targets.map(e => e.record.name), ['gelu_chain', 'model']);
+
+  // A saved record never overrides a live one.
+  store.apply(p1, 'saved');
+  assert.equal(store.get(p1.targets[0].id)?.record.status, 'compiling');
+
+  // Saved records: newer updated_at wins, older does not.
+  const s = new RecordStore();
+  const newer = structuredClone(base);
+  newer.updated_at = 20;
+  newer.targets[0].status = 'failed';
+  const older = structuredClone(base);
+  older.updated_at = 10;
+  s.rebuild([summary(newer), summary(older)]);
+  assert.equal(s.targets[0].record.status, 'failed');
+
+  // Re-running the %%compile cell: a new id for the same name in the same cell replaces it.
+  const rerun = structuredClone(base);
+  rerun.targets = [{ ...rerun.targets[0], id: 'new-id', status: 'pending' }];
+  store.apply(summary(rerun), 'live');
+  assert.deepEqual(store.targets.map(e => e.record.id), ['new-id', p1.targets[1].id]);
+
+  // Unknown kinds are counted once.
+  store.apply(parsePayload({ record: 'memory', schema_version: 1 })!, 'live');
+  store.apply(parsePayload({ record: 'memory', schema_version: 1 })!, 'live');
+  assert.equal(store.unknown.length, 1);
+
+  store.clear();
+  assert.ok(store.isEmpty);
+});
