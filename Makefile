@@ -9,7 +9,6 @@ STAMP := $(VENV)/.nbcompile-installed
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install torch==2.13.0
 	$(PY) -m pip install -e '.[test]'
 	touch $@
@@ -19,8 +18,11 @@ setup: $(STAMP)
 chromium:
 	@command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium; }
 
+# root (as in containers) needs --allow-root; everyone else gets the plain command.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: setup
-	$(VENV)/bin/jupyter lab notebooks/
+	$(VENV)/bin/jupyter lab $(ALLOW_ROOT) notebooks/
 
 test: setup chromium
 	$(VENV)/bin/ruff check nbcompile tests benchmarks
