@@ -96,6 +96,8 @@ class Kernel(Record):
     compile_id: str = ""
     ops: list[str] = field(default_factory=list)
     lines: list[SourceLine] = field(default_factory=list)
+    stage: str = ""  # inference | forward | backward (AOT graph the code belongs to)
+    nodes: list[str] = field(default_factory=list)  # FX node names it computes
 
 
 @dataclass
@@ -115,10 +117,51 @@ class CompileRecord(Record):
     output_code: str = ""
     output_code_path: str = ""
     kernels: list[Kernel] = field(default_factory=list)
+    post_grad_graphs: list[str] = field(default_factory=list)  # Inductor's input graphs
     graph_breaks: list[GraphBreak] = field(default_factory=list)
     times: dict[str, float] = field(default_factory=dict)
     cache: dict[str, int] = field(default_factory=dict)
     started_at: float = 0.0
+
+
+@dataclass
+class LineAnnotation(Record):
+    """What became of one source line (``%%compile --annotate``, ``report(obj).annotate()``).
+
+    ``category``: ``kernel`` (fused into generated kernel(s)), ``extern`` (runs as a
+    library call such as ``addmm``), ``graph_break`` (Dynamo stopped here; the line runs
+    in Python), ``error`` (the compile failed here), ``traced`` (captured in the graph
+    but no code of its own: views, constants), ``python`` (inside the compiled code but
+    not in any graph: evaluated by Python/Dynamo), ``pending`` (not compiled yet),
+    ``outside`` (not part of the compiled code), ``blank``.
+    """
+
+    filename: str
+    lineno: int
+    line: str
+    category: str
+    kernels: list[str] = field(default_factory=list)  # labels of generated kernels
+    externs: list[str] = field(default_factory=list)  # labels of extern calls
+    kernel_refs: list[int] = field(default_factory=list)  # indexes into TargetRecord.kernels
+    ops: list[str] = field(default_factory=list)
+    reason: str = ""
+
+
+@dataclass
+class CodeDiff(Record):
+    """What changed in one kernel's generated code since the previous compile."""
+
+    kernel: str
+    compile_id: str
+    previous_compile_id: str
+    previous_kernel: str = ""
+    stage: str = ""
+    language: str = ""
+    change: str = "changed"  # changed | added | removed
+    cause: str = ""  # the recompile reason, or "cell re-run"
+    diff: str = ""  # unified diff text
+    added: int = 0
+    removed: int = 0
 
 
 @dataclass
@@ -168,6 +211,9 @@ class TargetRecord(Record):
     kernels: list[Kernel] = field(default_factory=list)
     output_code: str = ""
     compile_time_s: float = 0.0
+    annotations: list[LineAnnotation] = field(default_factory=list)
+    code_diffs: list[CodeDiff] = field(default_factory=list)
+    preview: str = ""  # e.g. "triton": generated code is a preview (--codegen triton)
     schema_version: int = SCHEMA_VERSION
     record: str = "target"
 

@@ -56,6 +56,10 @@ class CaptureSession:
     # --- targets ---
     def register(self, target: Target) -> None:
         with self._lock:
+            replaced = [t for t in self.targets if t.name == target.name and t is not target]
+            if replaced and not target.previous_compiles:  # code diffs across cell re-runs
+                target.previous_compiles = list(replaced[-1].compiles
+                                                or replaced[-1].previous_compiles)
             self.targets = [t for t in self.targets if t.name != target.name or t is target]
             self.targets.append(target)
 
@@ -147,6 +151,10 @@ class CaptureSession:
                 pending.recompile_reasons.extend(split_recompile_reasons(event.payload))
             elif name.endswith("_cache_hit") or name.endswith("_cache_miss"):
                 record.cache[name] = record.cache.get(name, 0) + 1
+            elif name == "inductor_post_grad_graph":  # codegen maps kernels to lines
+                record.post_grad_graphs.append(event.payload)
+        elif event.kind == "inductor_post_grad_graph":  # this form on FX-cache hits
+            record.post_grad_graphs.append(event.payload)
         elif event.kind == "dynamo_output_graph":
             record.graphs.append(event.payload)
         elif event.kind == "dynamo_cpp_guards_str":
@@ -161,10 +169,14 @@ class CaptureSession:
         record.output_code += sep + event.payload
         if isinstance(event.data, dict):
             record.output_code_path = event.data.get("file_path") or event.data.get("filename", "")
+        post_grad = record.post_grad_graphs[-1] if record.post_grad_graphs else None
         record.kernels.extend(codegen.split_kernels(event.payload, record.graphs,
-                                                    compile_id=record.compile_id))
+                                                    compile_id=record.compile_id,
+                                                    post_grad_graph=post_grad))
 
     def _late_event(self, done: _Pending, event: TraceEvent) -> None:
+        if "inductor_post_grad_graph" in (event.kind, event.artifact_name):
+            done.record.post_grad_graphs.append(event.payload)  # e.g. the backward's
         if event.kind == "inductor_output_code":
             self._add_output_code(done.record, event)
             assert done.target is not None

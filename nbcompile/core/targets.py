@@ -186,6 +186,8 @@ class Target:
     error: TargetError | None = None
     compiling_since: float | None = None
     id: str = field(default_factory=lambda: f"t{next(_target_ids)}")
+    preview: str = ""  # "triton": --codegen triton (see triton_preview)
+    previous_compiles: list[CompileRecord] = field(default_factory=list)  # before a re-run
 
     # --- attribution ---
     def owns_frame(self, filename: str, lineno: int) -> bool:
@@ -234,7 +236,7 @@ class Target:
             for c in self.compiles
             if c.output_code
         )
-        return TargetRecord(
+        record = TargetRecord(
             id=self.id,
             name=self.name,
             kind=self.kind,
@@ -253,7 +255,22 @@ class Target:
             kernels=kernels,
             output_code=output_code,
             compile_time_s=round(sum(c.times.get("total_s", 0.0) for c in self.compiles), 4),
+            preview=self.preview,
         )
+        return _with_codegen_views(record, self)
+
+
+def _with_codegen_views(record: TargetRecord, target: Target) -> TargetRecord:
+    """Add the annotated source and the code diffs (``annotate``, ``codegen``)."""
+    from . import annotate, codegen
+
+    spans = [(s.filename, s.first, s.last) for s in target.spans]
+    try:
+        record.annotations = annotate.annotate_record(record, spans)
+        record.code_diffs = codegen.diff_compiles(target.compiles, target.previous_compiles)
+    except Exception as e:  # a parsing bug must not hide the rest of the record
+        record.notes.append(f"nbcompile could not annotate the source: {e!r}")
+    return record
 
 
 def _guard_of(reason: str) -> str:
