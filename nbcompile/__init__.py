@@ -10,9 +10,10 @@ from typing import Any
 
 from .api import CompileReport, report
 from .core.records import MIME_TYPE, SCHEMA_VERSION
+from .core.timing import Comparison, compare
 
 __version__ = "0.1.0"
-__all__ = ["MIME_TYPE", "SCHEMA_VERSION", "CompileReport", "report"]
+__all__ = ["MIME_TYPE", "SCHEMA_VERSION", "CompileReport", "Comparison", "compare", "report"]
 
 
 def load_ipython_extension(shell: Any) -> None:

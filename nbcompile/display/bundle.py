@@ -11,6 +11,7 @@ import html
 import time
 from typing import Any
 
+from ..core.cache import describe_cache
 from ..core.records import MIME_TYPE, SCHEMA_VERSION, TargetRecord
 
 #: Caps on what is published inline (characters).
@@ -41,9 +42,13 @@ def published_record(record: TargetRecord | dict[str, Any]) -> dict[str, Any]:
     for kernel in data.get("kernels", []):
         kernel["source"], t = _cap(kernel.get("source", ""), KERNEL_CAP, name)
         truncated |= t
+    for diff in data.get("code_diffs", []):
+        diff["diff"], t = _cap(diff.get("diff", ""), KERNEL_CAP, name)
+        truncated |= t
     for compile_ in data.get("compiles", []):
         compile_["output_code"] = ""  # published once, at target level
         compile_["kernels"] = []
+        compile_["post_grad_graphs"] = []  # kernels carry their lines; graphs stay in the kernel
         compile_["graphs"] = [_cap(g, GRAPH_CAP, name)[0] for g in compile_.get("graphs", [])]
         compile_["guards"], t = _cap(compile_.get("guards", ""), GUARDS_CAP, name)
         truncated |= t
@@ -89,6 +94,8 @@ def summary_text(records: list[TargetRecord]) -> str:
         lines.append(f"{r.name} ({r.kind}): {_status_text(r, now)}; {_counts(r)}")
         for note in r.notes:
             lines.append(f"  note: {note}")
+        if cache_note := describe_cache(c.cache for c in r.compiles):
+            lines.append(f"  {cache_note}")
         for gb in r.graph_breaks:
             lines.append(f"  graph break at line {gb.lineno}: {gb.line}  -- {gb.reason}")
         for rc in r.recompiles:
@@ -117,6 +124,8 @@ def summary_html(records: list[TargetRecord]) -> str:
         details = []
         for note in r.notes:
             details.append(f"<li>{e(note)}</li>")
+        if cache_note := describe_cache(c.cache for c in r.compiles):
+            details.append(f"<li>{e(cache_note)}</li>")
         for gb in r.graph_breaks:
             details.append(
                 f"<li>graph break at line {e(str(gb.lineno))}: <code>{e(gb.line)}</code> "
@@ -157,10 +166,11 @@ def summary_bundle(
 
 def report_bundle(record: TargetRecord) -> dict[str, Any]:
     """The MIME bundle of one ``CompileReport`` (a one-target summary plus details)."""
+    from .annotate import diffs_html
     from .report_html import report_html
 
     return {
         MIME_TYPE: summary_payload([record]),
-        "text/html": report_html(record),
+        "text/html": report_html(record) + diffs_html(record),
         "text/plain": summary_text([record]),
     }

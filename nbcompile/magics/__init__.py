@@ -4,23 +4,28 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core import cache
 from ..core.session import get_session
+from .admin import AdminMagics
+from .compare import CompareMagics
 from .compile import CompileMagics
 from .errors import install_error_display, uninstall_error_display
 
 #: Magics classes registered by ``%load_ext nbcompile``.
-MAGICS: list[type] = [CompileMagics]
+MAGICS: list[type] = [CompileMagics, CompareMagics, AdminMagics]
 
 
 def load_ipython_extension(shell: Any) -> None:
     for magics in MAGICS:
         shell.register_magics(magics)
+    cache.setup_default()  # persistent per-user compile cache, unless the user chose one
     get_session().start()
     install_error_display(shell)
 
 
 def unload_ipython_extension(shell: Any) -> None:
     get_session().stop()
+    cache.restore()
     uninstall_error_display(shell)
     for magics in MAGICS:
         for kind, table in magics.magics.items():

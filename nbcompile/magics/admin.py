@@ -1,0 +1,83 @@
+"""``%nbcompile cache [--dir D | --clear | --info]``: the persistent compile cache."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from ..core import cache
+
+
+def _fmt_size(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} B"
+
+
+def info_text(data: dict[str, Any]) -> str:
+    session = data["session"]
+    lines = [
+        f"compile cache: {data['path']}",
+        f"  chosen by: {data['source']}",
+        f"  {'exists' if data['exists'] else 'not created yet'}, {data['files']} file(s), "
+        f"{_fmt_size(data['size_bytes'])}",
+        "  safe: " + ("yes (yours, not writable by others)" if data["safe"]
+                      else "NO: " + data["problem"]),
+        "  this kernel: FX graph cache "
+        f"{session.get('fx_graph_cache_hit', 0)} hit(s) / "
+        f"{session.get('fx_graph_cache_miss', 0)} miss(es); AOTAutograd cache "
+        f"{session.get('aotautograd_cache_hit', 0)} hit(s) / "
+        f"{session.get('aotautograd_cache_miss', 0)} miss(es)",
+    ]
+    lines += [f"  warning: {w}" for w in data["warnings"]]
+    return "\n".join(lines)
+
+
+@magics_class
+class AdminMagics(Magics):
+    """The ``%nbcompile`` line magic (administration)."""
+
+    @magic_arguments()
+    @argument("command", choices=["cache"], help="What to manage (only: cache).")
+    @argument("--dir", default=None, metavar="D",
+              help="Use D (created 0700; must be yours and not group/world-writable) "
+                   "for Inductor's on-disk caches from now on.")
+    @argument("--clear", action="store_true",
+              help="Delete the cache's contents (only a directory nbcompile created).")
+    @argument("--info", action="store_true",
+              help="Show where the cache is, its size and this kernel's hits/misses "
+                   "(the default).")
+    @line_magic("nbcompile")
+    def nbcompile(self, line: str) -> None:
+        """Manage nbcompile: ``%nbcompile cache [--dir D | --clear | --info]``.
+
+        nbcompile keeps Inductor's compile caches (FX graph cache, AOTAutograd cache,
+        compiled kernels) in a persistent per-user directory (default
+        ~/.cache/nbcompile/inductor), so the first compile after a kernel restart is
+        served warm. A TORCHINDUCTOR_CACHE_DIR you set yourself is respected.
+        """
+        try:
+            args = parse_argstring(self.nbcompile, line)
+        except UsageError as e:
+            raise UsageError(f"%nbcompile: {e}") from None
+        if sum([args.dir is not None, args.clear, args.info]) > 1:
+            raise UsageError("%nbcompile cache: use one of --dir, --clear, --info")
+        try:
+            if args.dir is not None:
+                path = cache.use_dir(args.dir, source="magic")
+                print(f"nbcompile: compile cache is now {path}")
+            elif args.clear:
+                freed = cache.clear()
+                print(f"nbcompile: cleared {cache.current_dir()} ({_fmt_size(freed)} freed); "
+                      "functions compiled in this kernel keep their code, new compiles "
+                      "start cold.")
+            else:
+                print(info_text(cache.info()))
+        except (cache.CacheDirError, OSError) as e:
+            raise UsageError(f"%nbcompile cache: {e}") from None

@@ -1,0 +1,175 @@
+"""nbcompile.compare: real Inductor compiles, small budgets, no absolute-time assertions."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+
+import pytest
+import torch
+
+import nbcompile
+from nbcompile.core.timing import CompareError, compare, numeric_diff, resolve_modes
+from nbcompile.display.timing import timing_bundle, timing_text
+
+
+def pointwise_chain(x):
+    for _ in range(6):
+        x = torch.sin(x) * 1.5 + torch.cos(x)
+    return torch.relu(x)
+
+
+W = torch.randn(768, 768)
+
+
+def single_matmul(a):
+    return a @ W
+
+
+def off_by_half(gm, example_inputs):
+    """A deliberately wrong backend: correct graph, then 0.5 added to every output."""
+
+    def run(*args):
+        out = gm(*args)
+        return type(out)(o + 0.5 if isinstance(o, torch.Tensor) else o for o in out)
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def chain_comparison():
+    x = torch.randn(256, 1024)
+    return compare(pointwise_chain, x, modes=("eager", "default", "reduce-overhead", off_by_half),
+                   budget_s=3.0)
+
+
+def test_public_names():
+    assert nbcompile.compare is compare
+    assert "Comparison" in nbcompile.__all__ and "compare" in nbcompile.__all__
+
+
+def test_pointwise_chain_is_significantly_faster(chain_comparison):
+    c = chain_comparison
+    assert [r.mode for r in c.rows] == ["eager", "default", "reduce-overhead",
+                                        "backend:off_by_half"]
+    eager, default = c.rows[0], c.row("default")
+    assert eager.verdict == "baseline" and eager.speedup is None
+    assert default.status == "ok", default.error
+    assert default.verdict == "faster" and default.significant, (
+        f"{timing_text(c)}\n{c.rows[0].times_s}\n{default.times_s}")
+    assert default.speedup > 1.5 and default.speedup_q1 > 1.0
+    assert default.numerics_ok and default.max_abs_diff < 1e-3
+    assert default.compile_s is not None and default.first_call_s >= default.compile_s
+    assert default.repeats >= 5 and default.repeats == eager.repeats
+    assert len(default.times_s) == default.repeats
+    assert default.median_s and default.iqr_s is not None
+    assert c.num_threads == torch.get_num_threads()
+    assert c.best is not None and c.best.mode in ("default", "reduce-overhead")
+
+
+def test_reduce_overhead_says_cuda_graphs_do_not_apply_on_cpu(chain_comparison):
+    row = chain_comparison.row("reduce-overhead")
+    assert row.status == "ok", row.error
+    assert any("CUDA graphs do not apply on CPU" in n for n in row.notes)
+
+
+def test_numeric_check_catches_a_wrong_backend(chain_comparison):
+    bad = chain_comparison.row("backend:off_by_half")
+    assert bad.status == "ok", bad.error
+    assert bad.numerics_ok is False
+    assert bad.max_abs_diff == pytest.approx(0.5, abs=1e-3)
+    assert any("numerics differ" in n for n in bad.notes)
+    assert chain_comparison.best is not bad
+    assert "DIFFERS" in timing_text(chain_comparison)
+
+
+def test_builtin_wrong_backend_by_name():
+    x = torch.randn(64, 64)
+    c = compare(pointwise_chain, x, modes=["relu_accuracy_error_TESTING_ONLY"], budget_s=0.3)
+    row = c.row("relu_accuracy_error_TESTING_ONLY")
+    assert row.numerics_ok is False and row.max_abs_diff >= 0.5
+
+
+def test_timing_record(chain_comparison):
+    data = chain_comparison.to_dict()
+    text = json.dumps(data, allow_nan=False)  # strict JSON: no inf/nan
+    assert data["schema_version"] == 1 and data["record"] == "timing"
+    assert data["name"] == "pointwise_chain"
+    assert data["best"] in ("default", "reduce-overhead")
+    row = data["rows"][1]
+    for key in ("mode", "compile_s", "median_s", "iqr_s", "speedup", "speedup_q1", "speedup_q3",
+                "significant", "verdict", "max_abs_diff", "numerics_ok", "peak_memory_bytes",
+                "memory_note", "repeats", "cache", "notes"):
+        assert key in row
+    assert row["peak_memory_bytes"] is None and "not measured" in row["memory_note"]
+    assert "Tensor[256, 1024] float32 cpu" in text
+
+
+def test_bundle_table_and_chart(chain_comparison):
+    bundle = chain_comparison._repr_mimebundle_()
+    assert set(bundle) == {nbcompile.MIME_TYPE, "text/html", "text/plain", "image/png"}
+    assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG")
+    assert "data:image/png;base64," in bundle["text/html"]
+    assert "<table>" in bundle["text/html"] and "<script" not in bundle["text/html"]
+    assert "faster" in bundle["text/plain"]
+    assert repr(chain_comparison) == bundle["text/plain"]
+
+
+def test_single_matmul_reports_no_significant_difference():
+    """Both sides run the same extern addmm: no fake ranking."""
+    a = torch.randn(768, 768)
+    c = compare(single_matmul, a, modes=("default",), budget_s=2.0)
+    row = c.row("default")
+    assert row.status == "ok", row.error
+    assert row.verdict == "no significant difference", timing_text(c)
+    assert not row.significant
+    assert row.numerics_ok
+    assert c.best is None
+    assert "no significant difference" in timing_bundle(c)["text/plain"]
+
+
+def test_module_and_html_escaping():
+    class Scale(torch.nn.Module):
+        def forward(self, x):
+            return torch.tanh(x) * 3
+
+    m = Scale()
+    c = compare(m, torch.randn(32, 32), modes=["default"], budget_s=0.3)
+    assert c.row("default").status == "ok" and c.row("default").numerics_ok
+    assert m._compiled_call_impl is None  # the module itself was not compiled
+
+    def evil(x):
+        return x * 2
+
+    evil.__name__ = "<img src=x onerror=alert(1)>"
+    c = compare(evil, torch.randn(4), modes=["default"], budget_s=0.2)
+    html = timing_bundle(c)["text/html"]
+    assert "<img src=x" not in html and "&lt;img src=x" in html
+
+
+def test_modes_are_validated():
+    with pytest.raises(CompareError, match="unknown mode 'fast'.*allowed: eager, default"):
+        resolve_modes(["eager", "fast"])
+    specs = resolve_modes(["default", "default", "backend:eager", "aot_eager", off_by_half])
+    assert [s.label for s in specs] == ["eager", "default", "backend:eager", "aot_eager",
+                                       "backend:off_by_half"]
+    assert specs[1].compile_kwargs() == {"backend": "inductor"}
+    assert resolve_modes(["max-autotune"])[1].compile_kwargs()["mode"] == "max-autotune"
+    with pytest.raises(CompareError, match="budget_s"):
+        compare(pointwise_chain, torch.randn(2), budget_s=0)
+    with pytest.raises(CompareError, match="function or module"):
+        compare(3, torch.randn(2))
+
+
+def test_numeric_diff():
+    a = torch.tensor([1.0, float("nan"), 3.0])
+    assert numeric_diff([a], a.clone())[:2] == (0.0, True)
+    d, ok, _, notes = numeric_diff([a], torch.tensor([1.0, 2.0, 3.0]))
+    assert math.isinf(d) and not ok and "NaN" in notes[0]
+    d, ok, _, notes = numeric_diff([a], torch.zeros(4))
+    assert not ok and "shape" in notes[0]
+    d, ok, _, _ = numeric_diff([torch.ones(3)], torch.ones(3) + 1e-6)
+    assert ok and 0 < d < 1e-5
+    d, ok, _, _ = numeric_diff([torch.ones(3), 2], (torch.ones(3), 3))
+    assert not ok and d == 1.0
