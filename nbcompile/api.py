@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .core.records import TargetRecord
 from .core.session import get_session
+
+if TYPE_CHECKING:
+    from .display.annotate import AnnotatedSource
 
 
 @dataclasses.dataclass
@@ -28,9 +31,18 @@ class CompileReport(TargetRecord):
         return report_bundle(self)
 
     def _repr_html_(self) -> str:
+        from .display.annotate import diffs_html
         from .display.report_html import report_html
 
-        return report_html(self)
+        return report_html(self) + diffs_html(self)
+
+    def annotate(self) -> AnnotatedSource:
+        """The target's source annotated line by line, like ``%%cython --annotate``:
+        which kernel each line was fused into, extern calls, graph breaks, lines left
+        to Python. Displays as coloured HTML; ``.lines`` has the ``LineAnnotation``s."""
+        from .display.annotate import AnnotatedSource
+
+        return AnnotatedSource(self)
 
     def __repr__(self) -> str:
         return (

@@ -69,7 +69,7 @@ class FxNode:
 
     @property
     def is_compute(self) -> bool:
-        return bool(self.op) and self.op not in VIEW_OPS and self.lineno is not None
+        return bool(self.op) and self.op not in VIEW_OPS
 
     def source_line(self) -> SourceLine | None:
         if self.filename is None or self.lineno is None:
@@ -390,6 +390,16 @@ def relocate(post: list[FxNode], dynamo: list[FxNode]) -> None:
         else:
             for place in stale:
                 mapping[place] = place if place in targets else targets[0]
+    # Texts that differ (e.g. renamed variables; the cached graph has the same structure):
+    # the remaining locations in line order, when both sides have as many.
+    stale_left = sorted({p for ps in seen.values() for p in ps} - set(mapping),
+                        key=lambda p: (p[0], p[1]))
+    used = set(mapping.values())
+    fresh_left = sorted({p for ps in fresh.values() for p in ps} - used,
+                        key=lambda p: (p[0], p[1]))
+    if stale_left and len(stale_left) == len(fresh_left):
+        mapping.update(zip(stale_left, fresh_left, strict=True))
+    text_at = {place: code for code, places in fresh.items() for place in places}
     for n in post:
         if n.filename is None or n.lineno is None:
             continue
@@ -398,6 +408,7 @@ def relocate(post: list[FxNode], dynamo: list[FxNode]) -> None:
             n.filename = n.lineno = None
         else:
             n.filename, n.lineno = new
+            n.code = text_at.get(new, n.code)
 
 
 def _split_known(tokens: str) -> list[str]:

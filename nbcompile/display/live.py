@@ -21,7 +21,9 @@ class LiveSummary:
     the display every second so the elapsed time is visible.
     """
 
-    def __init__(self, session: CaptureSession, targets: list[Target], cell: dict[str, Any]):
+    def __init__(self, session: CaptureSession, targets: list[Target], cell: dict[str, Any],
+                 annotate: bool = False):
+        self.annotate = annotate  # --annotate: the annotated source follows the summary
         self.session = session
         self.targets = targets
         self.cell = cell
@@ -30,7 +32,18 @@ class LiveSummary:
         self._unsubscribe = session.subscribe(self._changed) if targets else None
 
     def bundle(self) -> dict[str, Any]:
-        return summary_bundle([t.record() for t in self.targets], self.cell)
+        records = [t.record() for t in self.targets]
+        bundle = summary_bundle(records, self.cell)
+        if self.annotate:
+            from .annotate import annotated_html, annotated_text
+
+            bundle["text/html"] += "".join(annotated_html(r) for r in records if r.compiles)
+            bundle["text/plain"] += "".join("\n\n" + annotated_text(r)
+                                            for r in records if r.compiles)
+            if not any(r.compiles for r in records):
+                bundle["text/html"] += ("<div class='nbcompile-annotate'>annotated source: "
+                                        "shown here once the first call compiles.</div>")
+        return bundle
 
     def refresh(self) -> None:
         if self.handle is not None:

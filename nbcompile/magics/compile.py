@@ -9,7 +9,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from ..core import cells
+from ..core import cells, triton_preview
 from ..core.options import MODES, CompileOptions, OptionError, parse_option_pairs
 from ..core.records import CellRef
 from ..core.session import get_session
@@ -38,6 +38,12 @@ class CompileMagics(Magics):
               help="Register the targets but run them eagerly (torch.compile(disable=True)).")
     @argument("--only", default=None, metavar="NAME[,NAME...]",
               help="Compile only these names the cell defines.")
+    @argument("--annotate", action="store_true",
+              help="Show the cell's source annotated line by line (kernel, extern call, "
+                   "graph break, Python) in the summary once compiled.")
+    @argument("--codegen", choices=("default", "triton"), default="default",
+              help="triton: preview the Triton kernels a GPU would run, on a CPU-only "
+                   "machine (needs the triton package; runs in Triton's interpreter).")
     @cell_magic("compile")
     def compile(self, line: str, cell: str) -> Any:
         """Run the cell, then compile the functions and nn.Modules it defined.
@@ -82,25 +88,32 @@ class CompileMagics(Magics):
         targets = self._compile_all(target_names, options, cell_ref)
         if targets and notes:
             targets[0].notes.extend(notes)
+        if args.codegen == "triton":
+            for target in targets:
+                triton_preview.apply(target)
         session = get_session()
         for name, target in zip(target_names, targets, strict=True):
             session.register(target)
             ns[name] = target.bound
-        LiveSummary(session, targets, cell_ref.to_dict())
+        LiveSummary(session, targets, cell_ref.to_dict(), annotate=args.annotate)
         return result
 
     # --- steps ---
     def _options(self, args: argparse.Namespace) -> CompileOptions:
         try:
+            mode, inductor_options = args.mode, parse_option_pairs(args.options)
+            if args.codegen == "triton":
+                mode, inductor_options = None, triton_preview.magic_options(
+                    args.mode, inductor_options, args.backend)
             return CompileOptions(
-                mode=args.mode,
+                mode=mode,
                 fullgraph=args.fullgraph,
                 dynamic=args.dynamic,
                 backend=args.backend,
-                options=parse_option_pairs(args.options),
+                options=inductor_options,
                 disable=args.disable,
             )
-        except OptionError as e:
+        except (OptionError, triton_preview.TritonPreviewError) as e:
             raise UsageError(str(e)) from None
 
     def _run(self, text: str, filename: str) -> Any:

@@ -1,0 +1,223 @@
+"""``%%compile --codegen triton``: see the Triton kernels a GPU would run, on a CPU.
+
+Inductor can generate Triton for CPU tensors (``cpu_backend="triton"``), but without a
+GPU Triton has no active driver and Inductor's codegen stops at
+``torch.utils._triton.triton_hash_with_backend()``. For a *preview* target only:
+
+* ``cpu_backend="triton"`` is passed as a ``torch.compile`` option, so torch itself
+  scopes that config patch to the target's compiles;
+* every call of the target runs inside ``preview_scope()``, which (only where no Triton
+  driver is active) replaces the backend hash with a constant and sets
+  ``TRITON_INTERPRET=1`` so that kernels load in Triton's interpreter (pointwise kernels
+  even run, slowly), and restores both afterwards;
+* a kernel the interpreter cannot run raises ``TritonPreviewError`` naming it; its code
+  is in the record all the same.
+
+On a machine with a GPU, Triton kernels for CUDA tensors are captured as they are; the
+preview changes nothing there but the CPU backend option.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib.util
+import os
+import re
+import threading
+import traceback
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+PREVIEW = "triton"
+PREVIEW_HASH = "NBCOMPILE-TRITON-PREVIEW-NO-GPU"
+PREVIEW_NOTE = (
+    "Triton preview (--codegen triton): the kernels below are the Triton code Inductor "
+    "generates for a GPU, made on this CPU-only machine. They run (if at all) in Triton's "
+    "slow interpreter: use this to read the code, not to time it."
+)
+_KERNEL_NAME = re.compile(r"\btriton_(?:poi|red|per|tem)_\w+")
+
+_lock = threading.RLock()
+_depth = 0
+_saved: dict[str, Any] = {}
+_driver_active: bool | None = None
+
+
+class TritonPreviewError(RuntimeError):
+    """A Triton preview kernel could not be generated or run on this machine."""
+
+
+def triton_available() -> bool:
+    return importlib.util.find_spec("triton") is not None
+
+
+def require_triton() -> None:
+    if not triton_available():
+        raise TritonPreviewError(
+            "--codegen triton needs the triton package: pip install triton "
+            "(or pip install 'nbcompile[triton]'); it installs beside the CPU build of torch."
+        )
+
+
+def preview_options(mode: str | None, options: dict[str, Any]) -> dict[str, Any]:
+    """Inductor options for a preview compile (a mode's settings folded in, since
+    ``torch.compile`` takes ``mode=`` or ``options=``, not both)."""
+    import torch
+
+    merged: dict[str, Any] = dict(torch._inductor.list_mode_options(mode)) if mode else {}
+    merged.update(options)
+    merged["cpu_backend"] = "triton"
+    return merged
+
+
+def magic_options(mode: str | None, options: dict[str, Any], backend: str) -> dict[str, Any]:
+    """``--codegen triton``: the Inductor options, or a ``TritonPreviewError`` saying why not."""
+    if backend != "inductor":
+        raise TritonPreviewError(
+            f"--codegen triton previews Inductor's Triton code; it needs --backend inductor "
+            f"(got {backend!r})."
+        )
+    require_triton()
+    return preview_options(mode, options)
+
+
+def driver_active() -> bool:
+    """Whether Triton has an active driver here (a GPU): then nothing is patched."""
+    global _driver_active
+    if _driver_active is None:
+        import torch.utils._triton as tu
+
+        try:
+            tu.triton_hash_with_backend()
+            _driver_active = True
+        except Exception:
+            _driver_active = False
+    return _driver_active
+
+
+def _preview_hash() -> str:
+    return PREVIEW_HASH
+
+
+@contextlib.contextmanager
+def preview_scope() -> Iterator[None]:
+    """Patch what Triton codegen needs on a CPU-only machine; restore it on exit.
+
+    Re-entrant (a preview target calling another): only the outermost scope patches.
+    """
+    global _depth
+    if driver_active():
+        yield
+        return
+    import torch.utils._triton as tu
+
+    with _lock:
+        if _depth == 0:
+            _saved["hash"] = tu.triton_hash_with_backend
+            _saved["env"] = os.environ.get("TRITON_INTERPRET")
+            tu.triton_hash_with_backend = _preview_hash
+            os.environ["TRITON_INTERPRET"] = "1"
+        _depth += 1
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Could not find an active CPU backend")
+            yield
+    finally:
+        with _lock:
+            _depth -= 1
+            if _depth == 0:
+                tu.triton_hash_with_backend = _saved.pop("hash")
+                env = _saved.pop("env")
+                if env is None:
+                    os.environ.pop("TRITON_INTERPRET", None)
+                else:
+                    os.environ["TRITON_INTERPRET"] = env
+
+
+def _failed_kernels(error: BaseException, generated: list[str]) -> list[str]:
+    names: list[str] = []
+    for frame, _ in traceback.walk_tb(error.__traceback__):
+        for candidate in (frame.f_code.co_name, str(frame.f_locals.get("kernel_name", ""))):
+            if _KERNEL_NAME.fullmatch(candidate or "") and candidate not in names:
+                names.append(candidate)
+    for m in _KERNEL_NAME.finditer(str(error)):
+        if m.group(0) not in names:
+            names.append(m.group(0))
+    return names or generated
+
+
+def explain_failure(name: str, error: BaseException, generated: list[str]) -> str:
+    """A clear message for a preview call that failed."""
+    cause = f"{type(error).__name__}: {str(error).strip().splitlines()[0] if str(error) else ''}"
+    if not generated:
+        return (
+            f"Triton preview of {name}: Inductor could not generate Triton code for it on "
+            f"this CPU ({cause}). Re-run the cell without --codegen triton to compile it "
+            "for the CPU as usual."
+        )
+    failed = _failed_kernels(error, generated)
+    return (
+        f"Triton preview of {name}: the Triton code was generated "
+        f"({', '.join(generated)}; see nbcompile.report({name}).kernels or .annotate()), "
+        f"but kernel {', '.join(failed)} cannot run on this CPU-only machine in Triton's "
+        f"interpreter ({cause}). Reductions often cannot. The preview is for reading the "
+        "code; re-run the cell without --codegen triton to run the function."
+    )
+
+
+def wrap(call: Callable[..., Any], name: str,
+         kernels: Callable[[], list[str]] = lambda: []) -> Callable[..., Any]:
+    """``call`` running inside ``preview_scope()``; failures become ``TritonPreviewError``."""
+
+    @functools.wraps(call)
+    def preview_call(*args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # noqa: F841
+        with preview_scope():
+            try:
+                return call(*args, **kwargs)
+            except Exception as e:
+                if not _from_triton(e):
+                    raise
+                raise TritonPreviewError(explain_failure(name, e, kernels())) from e
+
+    preview_call.__nbcompile_preview__ = PREVIEW  # type: ignore[attr-defined]
+    return preview_call
+
+
+def _from_triton(error: BaseException) -> bool:
+    seen: set[int] = set()
+    e: BaseException | None = error
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        module = type(e).__module__ or ""
+        if module.startswith("triton") or "triton" in str(e).lower():
+            return True
+        for frame, _ in traceback.walk_tb(e.__traceback__):
+            filename = frame.f_code.co_filename.replace("\\", "/")
+            if "/triton/" in filename or _KERNEL_NAME.search(frame.f_code.co_name):
+                return True
+        e = e.__cause__ or e.__context__
+    return False
+
+
+def apply(target: Any) -> None:
+    """Make ``target`` (a ``Target`` compiled with ``preview_options``) a preview target:
+    its calls run in ``preview_scope()``, and its record says it is a preview."""
+    target.preview = PREVIEW
+    if PREVIEW_NOTE not in target.notes:
+        target.notes.append(PREVIEW_NOTE)
+
+    def generated() -> list[str]:
+        return [k.name for c in target.compiles for k in c.kernels
+                if k.language == "triton" and k.kind == "kernel"]
+
+    if getattr(target.options, "disable", False):
+        return
+    if target.compiled_module is not None:
+        inner = target.compiled_module
+        if inner._compiled_call_impl is not None:
+            inner._compiled_call_impl = wrap(inner._compiled_call_impl, target.name, generated)
+    else:
+        target.bound = wrap(target.bound, target.name, generated)

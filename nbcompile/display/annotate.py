@@ -1,0 +1,204 @@
+"""The annotated source (``%%compile --annotate``, ``report(obj).annotate()``) and code
+diffs, as escaped, self-contained HTML and as plain text.
+
+Each line is coloured by what became of it; a line with generated code expands (a
+``<details>`` element, no script) to show that code, highlighted by Pygments.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+from typing import Any
+
+from ..core.records import MIME_TYPE, SCHEMA_VERSION, CodeDiff, LineAnnotation, TargetRecord
+from .bundle import KERNEL_CAP, _cap
+
+COLOURS = {
+    "error": "#f8c4c4",
+    "graph_break": "#ffd8a8",
+    "kernel": "#c9f0d0",
+    "extern": "#cfe2ff",
+    "traced": "#eef7ee",
+    "python": "#fff3bf",
+    "pending": "#f1f3f5",
+    "outside": "transparent",
+    "blank": "transparent",
+}
+LEGEND = (
+    ("kernel", "fused into a generated kernel"),
+    ("extern", "extern library call (e.g. addmm)"),
+    ("graph_break", "graph break: runs in Python"),
+    ("python", "not in any graph (Python / Dynamo)"),
+    ("traced", "in the graph, no code of its own"),
+    ("error", "compile failed here"),
+    ("pending", "not compiled yet"),
+)
+_MONO = "font-family:monospace;white-space:pre;"
+
+
+def _marker(a: LineAnnotation) -> str:
+    if a.category == "kernel":
+        return "-> " + ", ".join(a.kernels + a.externs)
+    if a.category == "extern":
+        return "-> " + ", ".join(a.externs + a.kernels)
+    if a.category in ("graph_break", "error"):
+        return f"!! {a.category.replace('_', ' ')}: {a.reason}"
+    if a.category in ("python", "traced", "pending"):
+        return f".. {a.category}"
+    return ""
+
+
+def annotated_text(record: TargetRecord) -> str:
+    """Plain-text annotated source: ``line | code   -> kernel``."""
+    if not record.annotations:
+        return f"{record.name}: no source to annotate (nothing compiled yet?)"
+    out = [f"annotated source of {record.name}"
+           + (f"  [{record.preview} preview]" if record.preview else "")]
+    current = None
+    width = max((len(a.line) for a in record.annotations), default=0)
+    width = min(width, 60)
+    for a in record.annotations:
+        if a.filename != current:
+            current = a.filename
+            out.append(f"--- {a.filename}")
+        mark = _marker(a)
+        out.append(f"{a.lineno:4} | {a.line:<{width}}  {mark}".rstrip())
+    return "\n".join(out)
+
+
+def _kernel_code(record: TargetRecord, refs: Iterable[int]) -> str:
+    from .report_html import highlight_code
+
+    e = html.escape
+    parts = []
+    for i in refs:
+        if not 0 <= i < len(record.kernels):
+            continue
+        k = record.kernels[i]
+        source, _ = _cap(k.source, KERNEL_CAP, record.name)
+        ops = f" &middot; fuses {e(', '.join(k.ops))}" if k.ops else ""
+        stage = f" &middot; {e(k.stage)}" if k.stage else ""
+        parts.append(
+            f"<div style='margin:4px 0 4px 24px'><div><code>{e(k.name)}</code> &middot; "
+            f"{e(k.language)} {e(k.kind)}{stage} &middot; compile {e(k.compile_id)}{ops}"
+            f"</div>{highlight_code(source, k.language)}</div>"
+        )
+    return "".join(parts)
+
+
+def annotated_html(record: TargetRecord) -> str:
+    """The annotated source as escaped, self-contained HTML."""
+    e = html.escape
+    title = f"annotated source of <code>{e(record.name)}</code>"
+    if record.preview:
+        title += f" <b>({e(record.preview)} preview)</b>"
+    if not record.annotations:
+        return (f"<div class='nbcompile-annotate'>{title}: no source to annotate "
+                f"(status: {e(record.status)}).</div>")
+    legend = " ".join(
+        f"<span style='background:{COLOURS[c]};padding:0 4px;border:1px solid #ddd'>"
+        f"{e(text)}</span>" for c, text in LEGEND
+    )
+    rows = []
+    current = None
+    for a in record.annotations:
+        if a.filename != current:
+            current = a.filename
+            rows.append(f"<div style='color:#868e96;{_MONO}'># {e(a.filename)}</div>")
+        colour = COLOURS.get(a.category, "transparent")
+        mark = _marker(a)
+        head = (
+            f"<span style='color:#868e96'>{a.lineno:4} </span>{e(a.line)}"
+            + (f"<span style='color:#495057'>   {e(mark)}</span>" if mark else "")
+        )
+        title_attr = f" title='{e(a.reason, quote=True)}'" if a.reason else ""
+        style = f"background:{colour};{_MONO}"
+        code = _kernel_code(record, a.kernel_refs) if a.kernel_refs else ""
+        if code or a.category in ("graph_break", "error"):
+            reason = (f"<div style='margin:2px 0 2px 24px;white-space:normal'>{e(a.reason)}"
+                      "</div>" if a.category in ("graph_break", "error") else "")
+            rows.append(
+                f"<details class='nbcompile-line nbcompile-{e(a.category)}'{title_attr}>"
+                f"<summary style='{style};cursor:pointer'>{head}</summary>"
+                f"{reason}{code}</details>"
+            )
+        else:
+            rows.append(f"<div class='nbcompile-line nbcompile-{e(a.category)}'"
+                        f"{title_attr} style='{style}'>{head}</div>")
+    return (
+        f"<div class='nbcompile-annotate'><div>{title}</div>"
+        f"<div style='margin:4px 0;font-size:90%'>{legend}</div>"
+        f"<div>{''.join(rows)}</div></div>"
+    )
+
+
+def diff_text(diffs: list[CodeDiff]) -> str:
+    out = []
+    for d in diffs:
+        why = f" ({d.cause})" if d.cause else ""
+        out.append(f"{d.kernel}: {d.change} in compile {d.compile_id} vs "
+                   f"{d.previous_compile_id}{why}, +{d.added} -{d.removed}")
+    return "\n".join(out)
+
+
+def diffs_html(record: TargetRecord) -> str:
+    """Per-kernel unified diffs against the previous compile (``record.code_diffs``)."""
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import DiffLexer
+
+    if not record.code_diffs:
+        return ""
+    e = html.escape
+    parts = [f"<details><summary>generated code changed since the previous compile "
+             f"({len(record.code_diffs)} kernel(s))</summary>"]
+    for d in record.code_diffs:
+        text, _ = _cap(d.diff, KERNEL_CAP, record.name)
+        why = f" &mdash; {e(d.cause)}" if d.cause else ""
+        stage = f" ({e(d.stage)})" if d.stage else ""
+        parts.append(
+            f"<details><summary><code>{e(d.kernel)}</code>{stage}: {e(d.change)} in compile "
+            f"{e(d.compile_id)} vs {e(d.previous_compile_id)}, +{d.added} &minus;{d.removed}"
+            f"{why}</summary>{highlight(text, DiffLexer(), HtmlFormatter(noclasses=True))}"
+            "</details>"
+        )
+    parts.append("</details>")
+    return "".join(parts)
+
+
+class AnnotatedSource:
+    """What ``nbcompile.report(obj).annotate()`` returns: rich reprs plus ``.lines``."""
+
+    def __init__(self, record: TargetRecord):
+        self.record = record
+        self.lines: list[LineAnnotation] = list(record.annotations)
+
+    def by_category(self, category: str) -> list[LineAnnotation]:
+        return [a for a in self.lines if a.category == category]
+
+    def line(self, lineno: int, filename: str | None = None) -> LineAnnotation:
+        for a in self.lines:
+            if a.lineno == lineno and (filename is None or a.filename == filename):
+                return a
+        raise KeyError(lineno)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"schema_version": SCHEMA_VERSION, "record": "annotations",
+                "target": self.record.name, "preview": self.record.preview,
+                "lines": [a.to_dict() for a in self.lines]}
+
+    def _repr_html_(self) -> str:
+        return annotated_html(self.record)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from .bundle import summary_payload
+
+        return {
+            MIME_TYPE: summary_payload([self.record]),
+            "text/html": annotated_html(self.record),
+            "text/plain": annotated_text(self.record),
+        }
+
+    def __repr__(self) -> str:
+        return annotated_text(self.record)
