@@ -68,6 +68,9 @@ class GraphBreak(Record):
     explanation: str = ""
     gb_type: str = ""
     compile_id: str = ""
+    # Dynamo's user stack, outermost first: e.g. the user's cell line, then the library
+    # lines it called into, down to the line that broke (``filename``/``lineno``).
+    stack: list[SourceLine] = field(default_factory=list)
 
 
 @dataclass
@@ -174,6 +177,20 @@ class TargetError(Record):
     lineno: int | None = None
     line: str = ""
     hint: str = ""
+    stack: list[SourceLine] = field(default_factory=list)  # as ``GraphBreak.stack``
+
+
+@dataclass
+class Advice(Record):
+    """What the user should change, in words, from a pattern seen across compiles.
+
+    ``kind``: ``recompile-storm`` (a size keeps changing, e.g. a growing KV cache),
+    ``scalar-specialization`` (an ``.item()`` value baked in), ``recompile-limit``.
+    """
+
+    kind: str
+    message: str
+    fix: str = ""  # the setting or code to use
 
 
 @dataclass
@@ -213,6 +230,7 @@ class TargetRecord(Record):
     compile_time_s: float = 0.0
     annotations: list[LineAnnotation] = field(default_factory=list)
     code_diffs: list[CodeDiff] = field(default_factory=list)
+    advice: list[Advice] = field(default_factory=list)
     preview: str = ""  # e.g. "triton": generated code is a preview (--codegen triton)
     schema_version: int = SCHEMA_VERSION
     record: str = "target"

@@ -18,9 +18,10 @@ from typing import Any
 
 from . import codegen
 from .capture import TraceEvent, TraceListener
-from .records import CompileRecord, TargetError
+from .records import CompileRecord, SourceLine, TargetError
 from .targets import Target
 from .tracefmt import explain_guard, parse_graph_break, source_line, split_recompile_reasons
+from .userstack import parse_user_stack
 
 Listener = Callable[[Target], None]
 
@@ -32,6 +33,7 @@ class _Pending:
     target: Target | None
     record: CompileRecord
     recompile_reasons: list[str] = field(default_factory=list)
+    error_stack: list[SourceLine] = field(default_factory=list)  # of a failed compile
 
 
 class CaptureSession:
@@ -147,6 +149,9 @@ class CaptureSession:
             name = event.artifact_name
             if name == "dynamo_graph_break_reason":
                 record.graph_breaks.append(parse_graph_break(event.payload, record.compile_id))
+                record.graph_breaks[-1].stack = parse_user_stack(event.payload)
+            elif name == "dynamo_error":  # a failed compile: its user stack
+                pending.error_stack = parse_user_stack(event.payload)
             elif name == "recompile_reasons":
                 pending.recompile_reasons.extend(split_recompile_reasons(event.payload))
             elif name.endswith("_cache_hit") or name.endswith("_cache_miss"):
@@ -216,6 +221,7 @@ class CaptureSession:
                     filename=filename,
                     lineno=lineno,
                     line=source_line(filename, lineno),
+                    stack=pending.error_stack,
                 )
         if target is not None:
             target.finish_compile(record)

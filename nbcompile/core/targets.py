@@ -19,6 +19,7 @@ import dis
 import itertools
 import linecache
 import re
+import sys
 import time
 import types
 from collections.abc import Callable, Iterable
@@ -27,6 +28,7 @@ from typing import Any
 
 import torch
 
+from .advice import advise
 from .options import CompileOptions
 from .records import (
     CellRef,
@@ -88,23 +90,41 @@ def _unwrap_parallel(obj: Any) -> torch.nn.Module | None:
     return None
 
 
+def _unwrap_fabric(obj: Any) -> torch.nn.Module | None:
+    """Lightning Fabric's ``_FabricModule`` (what ``fabric.setup(model)`` returns).
+
+    Its ``_forward_module`` is what runs (the module itself, or the strategy's DDP/FSDP
+    wrapper around it, unwrapped next). No import: if Lightning is not loaded, no object
+    can be a ``_FabricModule``.
+    """
+    for modname in ("lightning.fabric.wrappers", "lightning_fabric.wrappers"):
+        wrappers = sys.modules.get(modname)
+        cls = getattr(wrappers, "_FabricModule", None)
+        if cls is not None and isinstance(obj, cls):
+            return obj._forward_module
+    return None
+
+
 #: Functions that return the module to compile inside a wrapper, or None.
-UNWRAPPERS: list[Unwrapper] = [_unwrap_parallel]
+UNWRAPPERS: list[Unwrapper] = [_unwrap_parallel, _unwrap_fabric]
 
 
 def unwrap(module: torch.nn.Module) -> tuple[torch.nn.Module, str | None]:
-    """Return ``(module to compile, wrapper class name or None)``."""
-    wrapper = None
+    """Return ``(module to compile, wrapper class names or None)``.
+
+    Nested wrappers are named outermost first: ``"_FabricModule > DistributedDataParallel"``.
+    """
+    wrappers: list[str] = []
     for _ in range(8):  # wrappers can nest (e.g. DDP inside a framework wrapper)
         for unwrapper in UNWRAPPERS:
             inner = unwrapper(module)
-            if inner is not None:
-                wrapper = wrapper or type(module).__name__
+            if inner is not None and inner is not module:
+                wrappers.append(type(module).__name__)
                 module = inner
                 break
         else:
             break
-    return module, wrapper
+    return module, " > ".join(wrappers) or None
 
 
 # --- entry functions -----------------------------------------------------------------
@@ -197,7 +217,13 @@ class Target:
 
     def matches(self, obj: Any) -> bool:
         candidates = (self.bound, self.original, self.compiled_module)
-        return any(obj is c for c in candidates if c is not None)
+        if any(obj is c for c in candidates if c is not None):
+            return True
+        if isinstance(obj, torch.nn.Module) and self.compiled_module is not None:
+            # e.g. fabric.setup(model) after %%compile: the wrapper holds our module
+            inner, wrapper = unwrap(obj)
+            return wrapper is not None and inner is self.compiled_module
+        return False
 
     # --- lifecycle ---
     def start_compile(self) -> None:
@@ -231,6 +257,8 @@ class Target:
             if c.recompile_reason
         ]
         kernels: list[Kernel] = [k for c in self.compiles for k in c.kernels]
+        advice = advise(self.name, self.compiles, module=self.compiled_module,
+                        dynamic=self.options.dynamic)
         output_code = "\n\n".join(
             f"# ===== compile {c.compile_id} ({c.frame}) =====\n{c.output_code}"
             for c in self.compiles
@@ -245,7 +273,8 @@ class Target:
             wrapper=self.wrapper,
             compiled_object=_describe_compiled(self),
             cell=self.cell,
-            notes=list(self.notes),
+            notes=list(self.notes) + [f"{a.message} Fix: {a.fix}" for a in advice],
+            advice=advice,
             error=self.error,
             compiling_since=self.compiling_since,
             compiles=list(self.compiles),
@@ -283,7 +312,8 @@ def _describe_compiled(target: Target) -> str:
     if target.kind == "function":
         return f"torch.compile({target.name})"
     if target.wrapper:
-        return f"{target.name}.module.compile()  (inside {target.wrapper})"
+        inner = type(target.compiled_module).__name__
+        return f"the {inner} inside {target.name} ({target.wrapper}), compiled in place"
     return f"{target.name}.compile()"
 
 
@@ -326,13 +356,29 @@ def compile_module(name: str, obj: torch.nn.Module, options: CompileOptions,
                     cell=cell, compiled_module=inner, wrapper=wrapper, spans=spans,
                     entry_filename=entry.__code__.co_filename)
     if wrapper:
-        target.notes.append(
-            f"{name} is wrapped in {wrapper}: compiled its inner module "
-            f"({type(inner).__name__}) in place, as PyTorch recommends."
-        )
+        target.notes.append(_wrapper_note(name, wrapper, type(inner).__name__))
     if options.disable:
         target.status = "disabled"
     return target
+
+
+def _wrapper_note(name: str, wrapper: str, inner: str) -> str:
+    """Which wrapper was seen and what was compiled, in words."""
+    chain = wrapper.split(" > ")
+    note = (f"{name} is a {wrapper} wrapper: nbcompile compiled its inner module ({inner}) "
+            "in place; the wrapper itself is not compiled.")
+    if chain[0] == "_FabricModule":
+        note += (" It was already set up by Lightning Fabric. Fabric's guide says to compile "
+                 "before fabric.setup(); compiling the module inside the set-up one runs the "
+                 "same compiled forward")
+        note += (f" and, as PyTorch recommends, leaves {' > '.join(chain[1:])} itself "
+                 "uncompiled." if len(chain) > 1 else ".")
+    elif any(w in ("DistributedDataParallel", "FullyShardedDataParallel", "DataParallel")
+             for w in chain):
+        note += (" PyTorch recommends compiling the module inside DDP/FSDP so the wrapper's "
+                 "communication (gradient buckets, sharding) keeps working around the "
+                 "compiled graph.")
+    return note
 
 
 def compile_target(name: str, value: Any, options: CompileOptions, cell: CellRef) -> Target:

@@ -9,6 +9,7 @@ from .records import GraphBreak
 
 _BREAK_AT = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$", re.M)
 _COMPILE_PREFIX = re.compile(r"^\s*\d+/\d+:\s*")
+_GUARD_COMMENT = re.compile(r"\s{2,}#\s.*$")  # "guard   # source line  # file:line in fn"
 
 
 def source_line(filename: str | None, lineno: int | None) -> str:
@@ -72,8 +73,15 @@ def split_recompile_reasons(payload: str) -> list[str]:
         except ValueError:
             pass
     reasons: list[str] = []
-    for line in text.splitlines():
-        line = _COMPILE_PREFIX.sub("", line).strip()
+    in_stack = False
+    for raw in text.splitlines():
+        if _COMPILE_PREFIX.match(raw):
+            in_stack = False
+        elif raw.strip() == "User stack trace:":
+            in_stack = True  # the guard's source location follows: not a reason
+        if in_stack:
+            continue
+        line = _GUARD_COMMENT.sub("", _COMPILE_PREFIX.sub("", raw)).strip()
         if line and line not in reasons:
             reasons.append(line)
     return reasons

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..core.session import get_session
 from ..core.tracefmt import source_line
+from ..core.userstack import cell_frame, stack_of_frames
 
 _saved: dict[int, tuple[tuple[type, ...], Any]] = {}
 
@@ -32,9 +33,12 @@ def describe_unsupported(shell: Any, value: BaseException) -> str:
     frame = getattr(value, "innermost_user_frame_summary", None)
     filename = getattr(frame, "filename", None)
     lineno = getattr(frame, "lineno", None)
+    stack = stack_of_frames(getattr(value, "real_stack", None) or [])
     target = get_session().target_for_stack(
-        [{"filename": filename, "line": lineno or 0}]
+        [{"filename": f.filename, "line": f.lineno} for f in stack]
+        or [{"filename": filename, "line": lineno or 0}]
     ) if filename else None
+    via = cell_frame(stack)
     who = f"`{target.name}`" if target else "this function"
     msg = (getattr(value, "msg", None) or str(value)).strip()
     first, _, rest = msg.partition("\n")
@@ -43,6 +47,9 @@ def describe_unsupported(shell: Any, value: BaseException) -> str:
     if filename:
         text = source_line(filename, lineno)
         lines.append(f"Graph break at {cell_label(shell, filename)}, line {lineno}: {text}")
+        if via is not None and (via.filename, via.lineno) != (filename, lineno):
+            lines.append(f"  reached from your code at {cell_label(shell, via.filename)}, "
+                         f"line {via.lineno}: {via.line}")
     stripped = [ln.strip() for ln in rest.splitlines()]
     explanation = next((ln[12:].strip() for ln in stripped if ln.startswith("Explanation:")), "")
     lines.append(f"Reason: {first}" + (f": {explanation}" if explanation else ""))
