@@ -119,6 +119,7 @@ def preview_scope() -> Iterator[None]:
             _saved["env"] = os.environ.get("TRITON_INTERPRET")
             tu.triton_hash_with_backend = _preview_hash
             os.environ["TRITON_INTERPRET"] = "1"
+            _saved["jit"] = _interpret_jit_functions()
         _depth += 1
     try:
         with warnings.catch_warnings():
@@ -128,12 +129,60 @@ def preview_scope() -> Iterator[None]:
         with _lock:
             _depth -= 1
             if _depth == 0:
+                for owner, attr, original in reversed(_saved.pop("jit")):
+                    setattr(owner, attr, original)
                 tu.triton_hash_with_backend = _saved.pop("hash")
                 env = _saved.pop("env")
                 if env is None:
                     os.environ.pop("TRITON_INTERPRET", None)
                 else:
                     os.environ["TRITON_INTERPRET"] = env
+
+
+#: Modules whose ``@triton.jit`` helpers generated kernels call (Triton's standard
+#: library, Inductor's helpers).
+_JIT_MODULE_PREFIXES = ("triton.language", "torch._inductor.runtime.triton_helpers")
+_interpreted: dict[int, Any] = {}
+
+
+def _interpret_jit_functions() -> list[tuple[Any, str, Any]]:
+    """Swap ``JITFunction`` helpers for interpreted ones; returns what to put back.
+
+    ``@triton.jit`` decides at decoration time: helpers imported before
+    ``TRITON_INTERPRET=1`` are compiled-mode ``JITFunction``s, which an interpreted
+    kernel cannot call. Within the preview scope they are replaced (module attributes
+    and ``tl.tensor`` members) by ``InterpretedFunction``s of the same Python code.
+    """
+    import sys
+
+    try:
+        from triton.runtime.interpreter import InterpretedFunction
+        from triton.runtime.jit import JITFunction
+    except ImportError:
+        return []
+    owners: list[Any] = [m for name, m in list(sys.modules.items())
+                         if m is not None and name.startswith(_JIT_MODULE_PREFIXES)]
+    try:
+        import triton.language as tl
+
+        owners.append(tl.tensor)
+    except ImportError:
+        pass
+    swapped: list[tuple[Any, str, Any]] = []
+    for owner in owners:
+        for attr, value in list(vars(owner).items()):
+            if not isinstance(value, JITFunction):
+                continue
+            replacement = _interpreted.get(id(value))
+            if replacement is None:
+                replacement = InterpretedFunction(value.fn)
+                _interpreted[id(value)] = replacement
+            try:
+                setattr(owner, attr, replacement)
+            except (AttributeError, TypeError):
+                continue
+            swapped.append((owner, attr, value))
+    return swapped
 
 
 def _failed_kernels(error: BaseException, generated: list[str]) -> list[str]:

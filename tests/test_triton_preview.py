@@ -1,0 +1,121 @@
+"""``%%compile --codegen triton``: Triton kernels generated on a CPU-only machine, with
+every patch scoped to the preview target's calls."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import torch
+import torch.utils._triton as torch_triton
+
+import nbcompile
+from nbcompile.core import triton_preview
+
+from .conftest import run_cell
+
+pytest.importorskip("triton")
+
+CELL = '''import torch
+
+def preview_pointwise(x):
+    return torch.sigmoid(x * 3) + 1
+
+def preview_sum(x):
+    return x.sum(-1) * 2
+
+def preview_softmax(x):
+    return torch.softmax(x, -1)
+'''
+
+
+def config_state() -> dict:
+    return dict(torch._inductor.config.get_config_copy())
+
+
+def patched_state() -> tuple:
+    """Everything the preview patches while a preview target runs."""
+    import triton.language as tl
+    from torch._inductor.runtime import triton_helpers
+
+    return (torch_triton.triton_hash_with_backend, os.environ.get("TRITON_INTERPRET"),
+            dict(vars(triton_helpers)), dict(vars(tl)), dict(vars(tl.tensor)))
+
+
+@pytest.fixture(scope="module")
+def preview(ip):
+    before = (config_state(), patched_state())
+    ip.run_cell_magic("compile", "--codegen triton", CELL)
+    run_cell(ip, "xt = torch.randn(4, 8)\npp = preview_pointwise(xt)\nps = preview_sum(xt)")
+    try:
+        ip.user_ns["preview_softmax"](ip.user_ns["xt"])
+        softmax_error = None
+    except triton_preview.TritonPreviewError as e:
+        softmax_error = e
+    after = (config_state(), patched_state())
+    return ip, before, after, softmax_error
+
+
+def triton_kernels(ip, name: str):
+    rep = nbcompile.report(ip.user_ns[name])
+    return rep, [k for k in rep.kernels if k.kind == "kernel"]
+
+
+def test_pointwise_preview_is_triton_source_and_runs(preview):
+    ip = preview[0]
+    rep, kernels = triton_kernels(ip, "preview_pointwise")
+    assert rep.preview == "triton"
+    assert any("Triton preview" in note for note in rep.notes)
+    assert kernels and all(k.language == "triton" for k in kernels)
+    assert kernels[0].name.startswith("triton_poi_fused")
+    assert "@triton.jit" in kernels[0].source
+    assert "aten.sigmoid" in kernels[0].ops and kernels[0].lines
+    assert kernels[0].lines[0].line == "return torch.sigmoid(x * 3) + 1"
+    x = ip.user_ns["xt"]
+    torch.testing.assert_close(ip.user_ns["pp"], torch.sigmoid(x * 3) + 1)
+
+
+def test_reduction_preview_is_triton_source(preview):
+    ip = preview[0]
+    _, kernels = triton_kernels(ip, "preview_sum")
+    assert kernels and kernels[0].name.startswith(("triton_per_", "triton_red_"))
+    assert "@triton.jit" in kernels[0].source and "tl.sum" in kernels[0].source
+    torch.testing.assert_close(ip.user_ns["ps"], ip.user_ns["xt"].sum(-1) * 2)
+
+
+def test_kernel_the_interpreter_cannot_run_fails_clearly_with_code_kept(preview):
+    ip, _, _, error = preview
+    _, kernels = triton_kernels(ip, "preview_softmax")
+    assert kernels and "@triton.jit" in kernels[0].source
+    if error is None:
+        pytest.skip("this Triton's interpreter runs the softmax reduction")
+    message = str(error)
+    assert kernels[0].name in message
+    assert "cannot run on this CPU-only machine" in message
+    assert "without --codegen triton" in message
+
+
+def test_config_and_patched_functions_are_exactly_restored(preview):
+    _, before, after, _ = preview
+    assert after[0] == before[0]
+    hash_fn, env, helpers, lang, tensor = after[1]
+    assert hash_fn is before[1][0] and env == before[1][1]
+    for now, then in ((helpers, before[1][2]), (lang, before[1][3]), (tensor, before[1][4])):
+        # (Triton's interpreter adds names of its own to the globals of the functions
+        # it rewrites; every name that was there is the very same object again.)
+        assert [k for k, v in then.items() if now.get(k) is not v] == []
+    assert torch._inductor.config.cpu_backend != "triton"
+
+
+def test_ordinary_compile_after_preview_is_cpp(preview, ip):
+    ip.run_cell_magic("compile", "", "def after_preview(x):\n    return x.cos() * 2\n")
+    run_cell(ip, "ap = after_preview(xt)")
+    rep = nbcompile.report(ip.user_ns["after_preview"])
+    assert rep.preview == ""
+    assert [k.language for k in rep.kernels if k.kind == "kernel"] == ["cpp"]
+
+
+def test_codegen_triton_needs_inductor(ip):
+    with pytest.raises(Exception, match="needs --backend inductor"):
+        ip.run_cell_magic("compile", "--codegen triton --backend eager",
+                          "def g(x):\n    return x\n")
