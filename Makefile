@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.nbcompile-installed
 
-.PHONY: lab test setup lint benchmarks chromium
+.PHONY: lab test setup lint benchmarks chromium labextension
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -15,16 +15,32 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# The JupyterLab extension (labextension/, TypeScript). `pip install -e .` above builds it
+# once (hatch-jupyter-builder hook, needs node + npm) and copies it into the venv; after a
+# source change this rebuilds it and links the venv to the build output.
+LABEXT_OUT := nbcompile/labextension/static/style.js
+LABEXT_SRC := $(wildcard labextension/src/*.ts labextension/style/*) \
+	labextension/package.json labextension/package-lock.json labextension/tsconfig.json
+VENV_PATH := PATH="$(abspath $(VENV))/bin:$$PATH"
+
+$(LABEXT_OUT): $(LABEXT_SRC) | $(STAMP)
+	cd labextension && { test node_modules/.package-lock.json -nt package-lock.json || npm ci; }
+	cd labextension && $(VENV_PATH) npm run build:prod
+	$(VENV_PATH) jupyter labextension develop --overwrite .
+	touch $@
+
+labextension: $(LABEXT_OUT)
+
 chromium:
 	@command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium; }
 
 # root (as in containers) needs --allow-root; everyone else gets the plain command.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-lab: setup
+lab: setup labextension
 	$(VENV)/bin/jupyter lab $(ALLOW_ROOT) notebooks/
 
-test: setup chromium
+test: setup labextension chromium
 	$(VENV)/bin/ruff check nbcompile tests benchmarks
 	$(PY) -m pytest
 

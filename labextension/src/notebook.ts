@@ -71,18 +71,19 @@ export class NotebookWatcher implements IInspectorSource {
     this._emitState();
   }
 
+  cellLabel(ref: ICellRef): string | null {
+    const index = this._findCell(ref);
+    if (index < 0) {
+      return null;
+    }
+    const model = this.panel.content.widgets[index].model;
+    const count = model.type === 'code' ? (model as ICodeCellModel).executionCount : null;
+    return count !== null ? `[${count}]` : `#${index + 1}`;
+  }
+
   async reveal(ref: ICellRef, lineno: number | null): Promise<boolean> {
     const nb = this.panel.content;
-    const cells = nb.widgets;
-    let index = ref.cell_id ? cells.findIndex(c => c.model.id === ref.cell_id) : -1;
-    if (index < 0 && ref.execution_count !== null) {
-      // Older records or a kernel without cell ids: the prompt number.
-      index = cells.findIndex(
-        c =>
-          c.model.type === 'code' &&
-          (c.model as ICodeCellModel).executionCount === ref.execution_count
-      );
-    }
+    const index = this._findCell(ref);
     if (index < 0) {
       Notification.warning(
         'nbcompile: the cell that defined this target is no longer in the notebook.',
@@ -130,6 +131,21 @@ export class NotebookWatcher implements IInspectorSource {
     sc.connectionStatusChanged.disconnect(this._emitState, this);
     this.panel.title.changed.disconnect(this._emitState, this);
     this._stateListeners.clear();
+  }
+
+  /** The index of the cell a record points to: by cell id, else by prompt number. */
+  private _findCell(ref: ICellRef): number {
+    const cells = this.panel.content.widgets;
+    let index = ref.cell_id ? cells.findIndex(c => c.model.id === ref.cell_id) : -1;
+    if (index < 0 && ref.execution_count !== null) {
+      // Older records or a frontend without cell ids: the prompt number.
+      index = cells.findIndex(
+        c =>
+          c.model.type === 'code' &&
+          (c.model as ICodeCellModel).executionCount === ref.execution_count
+      );
+    }
+    return index;
   }
 
   private _onIopub(_: ISessionContext, msg: KernelMessage.IMessage): void {

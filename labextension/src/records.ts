@@ -426,71 +426,172 @@ export function parseTarget(v: Json): ITargetRecord | null {
   };
 }
 
+function scalar(x: Json): string | number | boolean | null {
+  if (x === null || x === undefined) {
+    return null;
+  }
+  if (typeof x === 'number' || typeof x === 'boolean' || typeof x === 'string') {
+    return x;
+  }
+  return displayValue(x);
+}
+
+/** `1.23 ms` style time for the timing table. */
+function fmtTime(s: Json): string {
+  if (typeof s !== 'number' || !Number.isFinite(s)) {
+    return '-';
+  }
+  for (const [unit, scale] of [
+    ['s', 1],
+    ['ms', 1e-3],
+    ['µs', 1e-6]
+  ] as const) {
+    if (s >= scale) {
+      return `${(s / scale).toPrecision(3)} ${unit}`;
+    }
+  }
+  return `${(s / 1e-9).toPrecision(3)} ns`;
+}
+
+function fmtBytes(n: Json): string {
+  if (typeof n !== 'number' || !Number.isFinite(n)) {
+    return '-';
+  }
+  let v = n;
+  for (const unit of ['B', 'KiB', 'MiB']) {
+    if (v < 1024) {
+      return unit === 'B' ? `${v.toFixed(0)} B` : `${v.toFixed(1)} ${unit}`;
+    }
+    v /= 1024;
+  }
+  return `${v.toFixed(1)} GiB`;
+}
+
+/** The comparison's rows (`nbcompile.compare`): curated, formatted columns. */
+function comparisonTable(rows: Record<string, Json>[]): ITable {
+  const columns = ['mode', 'compile', 'run (median ± IQR/2)', 'speedup', 'max |diff|', 'peak memory'];
+  return {
+    title: 'modes',
+    columns,
+    rows: rows.map(r => {
+      const kind = str(r.kind);
+      const failed = str(r.status) === 'failed';
+      let speedup = '-';
+      if (kind === 'eager') {
+        speedup = '1.00× (baseline)';
+      } else if (failed) {
+        speedup = 'failed';
+      } else if (typeof r.speedup === 'number') {
+        const verdict = str(r.verdict);
+        speedup = `${r.speedup.toFixed(2)}×` + (verdict ? ` ${verdict}` : '');
+      }
+      let diff = '-';
+      if (kind === 'eager') {
+        diff = 'reference';
+      } else if (typeof r.max_abs_diff === 'number') {
+        diff = `${r.max_abs_diff.toPrecision(2)} ${r.numerics_ok === false ? 'DIFFERS' : 'ok'}`;
+      }
+      const run =
+        typeof r.median_s === 'number'
+          ? `${fmtTime(r.median_s)} ± ${fmtTime(num(r.iqr_s) / 2)}`
+          : '-';
+      return [
+        str(r.mode),
+        typeof r.compile_s === 'number' ? `${r.compile_s.toFixed(2)} s` : '-',
+        run,
+        speedup,
+        diff,
+        fmtBytes(r.peak_memory_bytes)
+      ];
+    })
+  };
+}
+
 function parseTiming(o: Record<string, Json>): ITimingPayload {
   const tables: ITable[] = [];
-  const addTable = (title: string, rows: Json[]) => {
-    const objects = rows.filter(isObject);
-    if (!objects.length) {
-      return;
-    }
-    const columns: string[] = [];
-    for (const row of objects) {
-      for (const k of Object.keys(row)) {
-        if (!columns.includes(k)) {
-          columns.push(k);
-        }
-      }
-    }
-    tables.push({
-      title,
-      columns,
-      rows: objects.map(row =>
-        columns.map(c => {
-          const x = row[c];
-          if (
-            x === null ||
-            typeof x === 'number' ||
-            typeof x === 'boolean' ||
-            typeof x === 'string'
-          ) {
-            return x;
-          }
-          return x === undefined ? null : displayValue(x);
-        })
-      )
-    });
-  };
-  // The comparison rows may live under several names; read any array of objects.
-  for (const [k, v] of Object.entries(o)) {
-    if (Array.isArray(v) && v.some(isObject)) {
-      addTable(k, v);
-    }
-  }
-  // A chart: the first table with a label column and a time-like numeric column.
   const chart: ITimingPayload['chart'] = [];
-  for (const t of tables) {
-    const labelCol = ['mode', 'name', 'label', 'variant'].find(c =>
-      t.columns.includes(c)
-    );
-    const valueCol =
-      t.columns.find(c => /median/i.test(c)) ||
-      t.columns.find(c => /(time|mean|_s$|_ms$|_us$)/i.test(c) && !/compile/i.test(c));
-    if (labelCol && valueCol) {
-      const li = t.columns.indexOf(labelCol);
-      const vi = t.columns.indexOf(valueCol);
-      for (const row of t.rows) {
-        const value = row[vi];
-        if (typeof value === 'number' && Number.isFinite(value)) {
-          chart.push({ label: displayValue(row[li]), value, unit: valueCol });
+  const notes: string[] = [];
+  const rows = arr(o.rows).filter(isObject);
+  if (rows.length && rows.every(r => typeof r.mode === 'string')) {
+    // The comparison record of `nbcompile.compare` / `%compare`.
+    tables.push(comparisonTable(rows));
+    for (const r of rows) {
+      if (str(r.kind) !== 'eager' && typeof r.speedup === 'number') {
+        chart.push({ label: str(r.mode), value: r.speedup, unit: 'speedup vs eager (×, median)' });
+      }
+    }
+    if (!chart.length) {
+      for (const r of rows) {
+        if (typeof r.median_s === 'number') {
+          chart.push({ label: str(r.mode), value: r.median_s, unit: 'median run time (s)' });
         }
       }
-      if (chart.length) {
-        break;
+    }
+    for (const r of rows) {
+      const mode = str(r.mode);
+      if (str(r.error)) {
+        notes.push(`${mode}: ${str(r.error)}`);
+      }
+      for (const n of strList(r.notes)) {
+        notes.push(`${mode}: ${n}`);
+      }
+    }
+    if (typeof o.best === 'string') {
+      notes.push(`best: ${o.best}`);
+    }
+    const facts = [
+      str(o.device),
+      typeof o.num_threads === 'number' ? `${o.num_threads} thread(s)` : '',
+      typeof o.elapsed_s === 'number' ? `took ${o.elapsed_s.toFixed(1)} s` : ''
+    ].filter(Boolean);
+    if (facts.length) {
+      notes.push(facts.join(', '));
+    }
+  } else {
+    // Another shape: every array of objects becomes a table of its scalar columns.
+    for (const [k, v] of Object.entries(o)) {
+      const objects = arr(v).filter(isObject);
+      if (!objects.length) {
+        continue;
+      }
+      const columns: string[] = [];
+      for (const row of objects) {
+        for (const [c, x] of Object.entries(row)) {
+          if (!columns.includes(c) && (x === null || typeof x !== 'object')) {
+            columns.push(c);
+          }
+        }
+      }
+      tables.push({ title: k, columns, rows: objects.map(row => columns.map(c => scalar(row[c]))) });
+    }
+    for (const t of tables) {
+      const labelCol = ['mode', 'name', 'label', 'variant'].find(c => t.columns.includes(c));
+      const valueCol =
+        t.columns.find(c => /median/i.test(c)) ||
+        t.columns.find(c => /(time|mean|_s$|_ms$|_us$)/i.test(c) && !/compile/i.test(c));
+      if (labelCol && valueCol) {
+        const li = t.columns.indexOf(labelCol);
+        const vi = t.columns.indexOf(valueCol);
+        for (const row of t.rows) {
+          const value = row[vi];
+          if (typeof value === 'number' && Number.isFinite(value)) {
+            chart.push({ label: displayValue(row[li]), value, unit: valueCol });
+          }
+        }
+        if (chart.length) {
+          break;
+        }
       }
     }
   }
+  notes.unshift(...strList(o.notes));
+  const name = str(o.name);
+  const inputs = strList(o.inputs);
   const title =
-    str(o.title) || str(o.expr) || str(o.name) || str(o.target) || 'Timing';
+    str(o.title) ||
+    (name ? `compare(${name})${inputs.length ? ': ' + inputs.join(', ') : ''}` : '') ||
+    str(o.expr) ||
+    'Timing';
   return {
     record: 'timing',
     schema_version: num(o.schema_version, SCHEMA_VERSION),
@@ -499,7 +600,7 @@ function parseTiming(o: Record<string, Json>): ITimingPayload {
     updated_at: numOrNull(o.updated_at),
     tables,
     chart,
-    notes: strList(o.notes)
+    notes
   };
 }
 

@@ -34,6 +34,8 @@ export interface IInspectorSource {
   readonly state: string;
   /** Subscribe to state/title changes; returns the unsubscribe function. */
   onStateChanged(fn: () => void): () => void;
+  /** The prompt label (`[2]`) of the cell a record points to, if it is in the notebook. */
+  cellLabel(cell: ICellRef): string | null;
   /** Activate the cell a record points to and scroll to `lineno` (1-based, editor lines). */
   reveal(cell: ICellRef, lineno: number | null): Promise<boolean>;
 }
@@ -372,10 +374,11 @@ export class InspectorPanel extends Widget {
       row('wrapper', t.wrapper);
     }
     if (t.cell.execution_count !== null || t.cell.cell_id) {
+      const label = this._source?.cellLabel(t.cell);
       row(
         'defined in',
         button(
-          t.cell.execution_count !== null ? `cell [${t.cell.execution_count}]` : 'its cell',
+          label ? `cell ${label}` : 'its cell',
           () => void this._source?.reveal(t.cell, null),
           'nbc-link',
           'Show the defining cell'
@@ -562,7 +565,7 @@ export class InspectorPanel extends Widget {
       h(
         'thead',
         null,
-        h('tr', null, h('th', null, 'kernel'), h('th', null, 'lang'), h('th', null, 'kind'), h('th', null, 'size'))
+        h('tr', null, h('th', null, 'kernel'), h('th', null, 'type'), h('th', { class: 'nbc-num' }, 'size'))
       )
     );
     const tbody = h('tbody');
@@ -589,7 +592,7 @@ export class InspectorPanel extends Widget {
         h(
           'tr',
           { class: 'nbc-kernel-row nbc-all-code', data: { index: '-1' }, onClick: () => show(-1) },
-          h('td', { attrs: { colspan: '3' } }, 'whole output code'),
+          h('td', { attrs: { colspan: '2' } }, 'whole output code'),
           h('td', { class: 'nbc-num' }, formatSize(t.output_code.length))
         )
       );
@@ -604,9 +607,12 @@ export class InspectorPanel extends Widget {
             title: k.compile_id ? `compile ${k.compile_id}` : undefined,
             onClick: () => show(i)
           },
-          h('td', { class: 'nbc-kernel-name' }, k.name),
-          h('td', null, LANGUAGE_LABEL[k.language] ?? k.language),
-          h('td', null, k.kind),
+          h('td', { class: 'nbc-kernel-name', title: k.name }, k.name),
+          h(
+            'td',
+            { class: 'nbc-kernel-type', title: `${LANGUAGE_LABEL[k.language] ?? k.language} ${k.kind}` },
+            k.kind === 'kernel' ? (LANGUAGE_LABEL[k.language] ?? k.language) : k.kind
+          ),
           h('td', { class: 'nbc-num' }, formatSize(k.size))
         )
       );

@@ -46,16 +46,27 @@ export function renderTiming(p: ITimingPayload): HTMLElement {
     const max = Math.max(...p.chart.map(b => Math.abs(b.value))) || 1;
     const chart = h('div', { class: 'nbc-chart', attrs: { role: 'img' } });
     chart.setAttribute('aria-label', `${p.chart[0].unit} by row`);
+    const speedup = /^speedup/.test(p.chart[0].unit);
     for (const bar of p.chart) {
       const fill = h('div', { class: 'nbc-bar-fill' });
       fill.style.width = `${Math.max(1, (Math.abs(bar.value) / max) * 100).toFixed(1)}%`;
+      if (speedup && bar.value < 1) {
+        fill.classList.add('nbc-bar-slower');
+      }
+      const track = h('div', { class: 'nbc-bar-track' }, fill);
+      if (speedup && max >= 1) {
+        // The eager baseline (1.0x).
+        const mark = h('div', { class: 'nbc-bar-baseline', title: 'eager (1.0×)' });
+        mark.style.left = `${((1 / max) * 100).toFixed(1)}%`;
+        track.appendChild(mark);
+      }
       chart.appendChild(
         h(
           'div',
           { class: 'nbc-bar' },
           h('span', { class: 'nbc-bar-label' }, bar.label),
-          h('div', { class: 'nbc-bar-track' }, fill),
-          h('span', { class: 'nbc-bar-value' }, formatNumber(bar.value))
+          track,
+          h('span', { class: 'nbc-bar-value' }, speedup ? `${bar.value.toFixed(2)}×` : formatNumber(bar.value))
         )
       );
     }

@@ -158,28 +158,47 @@ test('unknown record kinds are kept, not interpreted; timing becomes tables and 
   const u = parsePayload({ schema_version: 1, record: 'memory', whatever: 1 });
   assert.ok(u && u.record === 'unknown');
   assert.equal((u as { kind: string }).kind, 'memory');
+  // The comparison record (nbcompile.compare): curated columns, speedup bars.
   const timing = parsePayload({
     schema_version: 1,
     record: 'timing',
-    title: 'f(x)',
+    name: 'f',
+    inputs: ['x: f32[1024]'],
     rows: [
-      { mode: 'eager', compile_s: 0, median_s: 0.002, speedup: 1.0 },
-      { mode: 'default', compile_s: 3.1, median_s: 0.0005, speedup: 4.0 }
-    ]
+      { mode: 'eager', kind: 'eager', compile_s: null, median_s: 0.002, iqr_s: 0.0001, speedup: 1.0, times_s: [0.002, 0.002] },
+      { mode: 'default', kind: 'mode', compile_s: 3.1, median_s: 0.0005, iqr_s: 0.00002, speedup: 4.0, verdict: 'faster', max_abs_diff: 1e-7, numerics_ok: true, notes: ['warm cache'] }
+    ],
+    device: 'cpu',
+    num_threads: 2,
+    elapsed_s: 9.5,
+    best: 'default'
   });
   assert.ok(timing && timing.record === 'timing');
   if (timing.record !== 'timing') {
     return;
   }
-  assert.equal(timing.title, 'f(x)');
-  assert.deepEqual(timing.tables[0].columns, ['mode', 'compile_s', 'median_s', 'speedup']);
-  assert.deepEqual(
-    timing.chart.map(b => [b.label, b.value]),
-    [
-      ['eager', 0.002],
-      ['default', 0.0005]
+  assert.equal(timing.title, 'compare(f): x: f32[1024]');
+  assert.equal(timing.tables[0].columns[0], 'mode');
+  assert.deepEqual(timing.tables[0].rows[1].slice(0, 4), ['default', '3.10 s', '500 µs ± 10.0 µs', '4.00× faster']);
+  assert.deepEqual(timing.chart.map(b => [b.label, b.value]), [['default', 4.0]]);
+  assert.ok(timing.notes.includes('default: warm cache'));
+  assert.ok(timing.notes.includes('best: default'));
+
+  // Any other shape: tables of the scalar columns, a chart from a time-like column.
+  const other = parsePayload({
+    record: 'timing',
+    title: 'g',
+    results: [
+      { name: 'a', median_ms: 2, samples: [1, 2, 3] },
+      { name: 'b', median_ms: 1 }
     ]
-  );
+  });
+  assert.ok(other && other.record === 'timing');
+  if (other.record !== 'timing') {
+    return;
+  }
+  assert.deepEqual(other.tables[0].columns, ['name', 'median_ms']);
+  assert.deepEqual(other.chart.map(b => b.value), [2, 1]);
 });
 
 test('payloads are found in saved outputs and in IOPub messages', () => {
