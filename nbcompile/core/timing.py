@@ -177,7 +177,6 @@ class TimingRow(Record):
     peak_memory_bytes: int | None = None
     memory_note: str = ""
     cache: dict[str, int] = field(default_factory=dict)
-    recompiles_during_timing: int = 0
     notes: list[str] = field(default_factory=list)
     times_s: list[float] = field(default_factory=list)
 

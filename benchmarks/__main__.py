@@ -1,0 +1,325 @@
+"""Run every nbcompile benchmark and print a table of ratios: ``python -m benchmarks``.
+
+1. steady-state call time of a ``%%compile``d target vs a bare ``torch.compile``
+2. cold compile time with nbcompile's capture on vs plain ``torch.compile`` (fresh
+   ``TORCHINDUCTOR_CACHE_DIR`` per measurement, each in its own process)
+3. first compile in a fresh process with a warm persistent cache vs cold
+4. ``nbcompile.compare()``'s estimate vs an independent ``torch.utils.benchmark`` run
+5. time to publish a record whose output code has 10k lines
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import io
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import types
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# --- 1. steady state --------------------------------------------------------------------
+
+STEADY_CELL = """
+import torch
+def small_fn(x):
+    return torch.relu(x * 2.0 + 1.0).sum()
+class SmallNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(32, 32)
+    def forward(self, x):
+        return torch.relu(self.lin(x)) * 2
+small_net = SmallNet()
+"""
+
+
+def _interleaved_ratio(a, b, args, repeats: int, block_s: float = 0.1) -> tuple[float, float]:
+    """Median and IQR/2 of per-repeat time ratios a/b, A/B interleaved."""
+    import torch
+    from torch.utils.benchmark import Timer
+
+    def timer(f):
+        return Timer("f(*args)", globals={"f": f, "args": args},
+                     num_threads=torch.get_num_threads())
+
+    ta, tb = timer(a), timer(b)
+    per_call = ta.blocked_autorange(min_run_time=0.2).median
+    number = max(1, int(block_s / per_call))
+    ratios = []
+    for i in range(repeats):
+        if i % 2:
+            tb_ = tb.timeit(number).median
+            ta_ = ta.timeit(number).median
+        else:
+            ta_ = ta.timeit(number).median
+            tb_ = tb.timeit(number).median
+        ratios.append(ta_ / tb_)
+    q1, q2, q3 = statistics.quantiles(ratios, n=4)
+    return q2, (q3 - q1) / 2
+
+
+def bench_steady_state(repeats: int) -> list[dict]:
+    import torch
+    from IPython.testing.globalipapp import start_ipython
+
+    ip = start_ipython()
+    # As in a real kernel, __main__ is the user's namespace (Dynamo resolves the cell's
+    # globals through sys.modules["__main__"]; under ``python -m`` it would be this file).
+    sys.modules["__main__"] = ip.user_module
+    ip.run_line_magic("load_ext", "nbcompile")
+    with contextlib.redirect_stdout(io.StringIO()):  # the live summary's text/plain
+        ip.run_cell_magic("compile", "", STEADY_CELL)
+    ns = ip.user_ns
+    bare = types.ModuleType("nbcompile_bench_bare")
+    sys.modules[bare.__name__] = bare
+    bare_ns = bare.__dict__
+    exec(compile(STEADY_CELL, "<bare>", "exec"), bare_ns)  # same code, own code objects
+    bare_fn = torch.compile(bare_ns["small_fn"])
+    bare_net = bare_ns["small_net"]
+    bare_net.load_state_dict(ns["small_net"].state_dict())
+    from torch._dynamo.external_utils import wrap_inline
+
+    # platform-notes: what compiles a module in place through its _call_impl
+    bare_net._compiled_call_impl = torch.compile(wrap_inline(bare_net._call_impl))
+    x = torch.randn(64, 32)
+    with contextlib.redirect_stdout(io.StringIO()):
+        for f in (ns["small_fn"], bare_fn, ns["small_net"], bare_net):
+            for _ in range(3):
+                f(x)
+    rows = []
+    for label, ours, bare in (("function", ns["small_fn"], bare_fn),
+                              ("nn.Module", ns["small_net"], bare_net)):
+        ratio, spread = _interleaved_ratio(ours, bare, (x,), repeats)
+        rows.append({
+            "name": f"1. steady-state call, %%compile'd {label} / bare torch.compile",
+            "value": ratio, "spread": spread, "target": "within 1% (0.99-1.01)",
+            "ok": abs(ratio - 1) <= 0.01,
+        })
+    return rows
+
+
+# --- 2./3. compile times in fresh processes ------------------------------------------------
+
+COMPILE_SCRIPT = r"""
+import json, sys, time
+mode = sys.argv[1]
+import torch
+t_import = time.perf_counter()
+if mode == "capture":
+    from nbcompile.core.session import get_session
+    from nbcompile.core.options import CompileOptions
+    from nbcompile.core.records import CellRef
+    from nbcompile.core.targets import compile_target
+session = None
+src = '''
+import torch
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(256, 256)
+        self.b = torch.nn.Linear(256, 256)
+    def forward(self, x):
+        y = torch.nn.functional.gelu(self.a(x))
+        y = torch.sin(y) * 2 + torch.cos(y)
+        return torch.softmax(self.b(y), dim=-1)
+'''
+ns = {}
+exec(compile(src, "<bench-cell>", "exec"), ns)
+torch.manual_seed(0)
+net = ns["Net"]()
+x = torch.randn(64, 256)
+if mode == "capture":
+    session = get_session()
+    session.start()
+    target = compile_target("net", net, CompileOptions(), CellRef())
+    session.register(target)
+    call = net
+else:
+    call = torch.compile(net.forward)
+t0 = time.perf_counter()
+call(x)
+first = time.perf_counter() - t0
+info = {"first_call_s": first}
+if session is not None:
+    rec = target.record()
+    info["compiles"] = len(rec.compiles)
+    info["cache"] = [c.cache for c in rec.compiles]
+print(json.dumps(info))
+"""
+
+
+def _first_call(mode: str, cache_dir: str) -> dict:
+    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache_dir}
+    out = subprocess.run([sys.executable, "-c", COMPILE_SCRIPT, mode], env=env, cwd=ROOT,
+                         capture_output=True, text=True, timeout=900)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr[-2000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bench_compile_times(pairs: int) -> list[dict]:
+    capture, plain, warm = [], [], []
+    with tempfile.TemporaryDirectory(prefix="nbcompile-bench-") as tmp:
+        for i in range(pairs):
+            order = ("capture", "plain") if i % 2 == 0 else ("plain", "capture")
+            for mode in order:
+                d = os.path.join(tmp, f"{mode}-{i}")
+                os.makedirs(d, mode=0o700)
+                r = _first_call(mode, d)
+                (capture if mode == "capture" else plain).append(r["first_call_s"])
+                if mode == "capture":
+                    if not r.get("compiles"):
+                        raise RuntimeError("the capture run recorded no compile")
+                    w = _first_call("capture", d)  # fresh process, same (now warm) dir
+                    warm.append((w["first_call_s"], r["first_call_s"], w.get("cache")))
+    cap, pla = statistics.median(capture), statistics.median(plain)
+    overhead = cap / pla - 1
+    ratios = [w / c for w, c, _ in warm]
+    warm_ratio = statistics.median(ratios)
+    return [
+        {"name": "2. cold compile, capture on / plain torch.compile", "value": cap / pla,
+         "spread": None, "target": "under +10% (< 1.10)", "ok": overhead < 0.10,
+         "detail": f"median first call {cap:.2f} s vs {pla:.2f} s over {pairs} pair(s); "
+                   f"capture {', '.join(f'{v:.2f}' for v in capture)}; "
+                   f"plain {', '.join(f'{v:.2f}' for v in plain)}"},
+        {"name": "3. first compile, fresh process: warm cache / cold", "value": warm_ratio,
+         "spread": None, "target": "under 0.3", "ok": warm_ratio < 0.3,
+         "detail": "warm " + ", ".join(f"{w:.2f} s (cache {c})" for w, _, c in warm)},
+    ]
+
+
+# --- 4. compare() vs an independent measurement --------------------------------------------
+
+
+def bench_compare_accuracy(budget: float) -> list[dict]:
+    import torch
+    from torch.utils.benchmark import Timer
+
+    from nbcompile import compare
+    from nbcompile.core.capture import suppressed
+    from nbcompile.core.targets import fresh_copy
+
+    def chain(x):
+        for _ in range(6):
+            x = torch.sin(x) * 1.5 + torch.cos(x)
+        return torch.relu(x)
+
+    x = torch.randn(256, 1024)
+    ratios = []
+    for _ in range(3):
+        c = compare(chain, x, modes=("default",), budget_s=budget)
+        est = c.row("default").median_s
+        with suppressed():
+            independent = torch.compile(fresh_copy(chain))
+            independent(x)
+            m = Timer("f(x)", globals={"f": independent, "x": x},
+                      num_threads=torch.get_num_threads()).blocked_autorange(min_run_time=budget)
+        ratios.append(est / m.median)
+    ratio = statistics.median(ratios)
+    return [{"name": "4. compare() estimate / independent Timer.blocked_autorange",
+             "value": ratio, "spread": None, "target": "within 5% (0.95-1.05)",
+             "ok": abs(ratio - 1) <= 0.05,
+             "detail": "runs: " + ", ".join(f"{r:.3f}" for r in ratios)}]
+
+
+# --- 5. publishing a big record ------------------------------------------------------------
+
+
+def bench_publish() -> list[dict]:
+    from nbcompile.core.records import CompileRecord, TargetRecord
+    from nbcompile.display.bundle import summary_bundle
+
+    lines = [f"    buf{i} = torch.ops.aten.add.Tensor(buf{i - 1}, 1.0)  # line {i} <&>"
+             for i in range(10_000)]
+    code = "\n".join(["def call(args):", *lines, "    return (buf9999,)"])
+    record = TargetRecord(id="t1", name="big", kind="function", status="compiled",
+                          compiles=[CompileRecord(compile_id="0/0", frame="big",
+                                                  output_code=code)],
+                          output_code=code, graph_count=1)
+    times = []
+    for _ in range(20):
+        t0 = time.perf_counter()
+        bundle = summary_bundle([record])
+        json.dumps(bundle)
+        times.append(time.perf_counter() - t0)
+    med = statistics.median(times)
+    return [{"name": "5. publish a record with 10k-line output code (summary_bundle + JSON)",
+             "value": med * 1e3, "unit": "ms", "spread": None, "target": "under 50 ms",
+             "ok": med < 0.05, "detail": f"{len(code)} characters"}]
+
+
+# --- driver --------------------------------------------------------------------------------
+
+
+def _machine() -> str:
+    cpu = platform.processor()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f
+                       if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    import torch
+
+    return (f"{os.cpu_count()} cores ({cpu}), {platform.system()} {platform.machine()}, "
+            f"Python {platform.python_version()}, torch {torch.__version__}, "
+            f"{'CUDA' if torch.cuda.is_available() else 'CPU only'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pairs", type=int, default=3,
+                        help="cold-compile process pairs for 2 and 3 (default 3)")
+    parser.add_argument("--repeats", type=int, default=41,
+                        help="interleaved repeats for 1 (default 41)")
+    parser.add_argument("--budget", type=float, default=3.0,
+                        help="compare() budget for 4 (default 3 s)")
+    parser.add_argument("--only", default="1,2,3,4,5", help="which benchmarks (e.g. 1,5)")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
+    args = parser.parse_args(argv)
+    only = set(args.only.replace("3", "2").split(","))
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(ROOT / ".cache" / "inductor"))
+    started = time.perf_counter()
+    rows: list[dict] = []
+    if "1" in only:
+        rows += bench_steady_state(args.repeats)
+    if "2" in only:
+        rows += bench_compile_times(args.pairs)
+    if "4" in only:
+        rows += bench_compare_accuracy(args.budget)
+    if "5" in only:
+        rows += bench_publish()
+    date = datetime.date.today().isoformat()
+    print(f"nbcompile benchmarks, {date}, {_machine()}")
+    width = max(len(r["name"]) for r in rows)
+    print(f"{'benchmark'.ljust(width)}  {'measured':>14}  {'target':<22}  ok")
+    print(f"{'-' * width}  {'-' * 14}  {'-' * 22}  --")
+    for r in rows:
+        unit = r.get("unit", "x")
+        value = f"{r['value']:.2f} ms" if unit == "ms" else f"{r['value']:.3f}"
+        if r.get("spread") is not None:
+            value += f" ±{r['spread']:.3f}"
+        print(f"{r['name'].ljust(width)}  {value:>14}  {r['target']:<22}  "
+              f"{'yes' if r['ok'] else 'NO'}")
+    for r in rows:
+        if r.get("detail"):
+            print(f"  {r['name'].split(' ', 1)[0]} {r['detail']}")
+    print(f"total {time.perf_counter() - started:.0f} s")
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
