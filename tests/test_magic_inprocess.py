@@ -187,3 +187,12 @@ def test_unload_removes_the_trace_handler_and_load_restores_it(ip):
     finally:
         ip.run_line_magic("load_ext", "nbcompile")
     assert listener in logger.handlers
+
+
+def test_cuda_graph_mode_on_cpu_says_what_it_does(ip):
+    ip.run_cell_magic("compile", "--mode reduce-overhead", "def ro(x):\n    return x * 3\n")
+    notes = nbcompile.report(ip.user_ns["ro"]).notes
+    if torch.cuda.is_available():
+        assert not any("CUDA graphs" in n for n in notes)
+    else:
+        assert any("need a GPU" in n and "reduce-overhead" in n for n in notes)

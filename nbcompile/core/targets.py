@@ -381,10 +381,20 @@ def _wrapper_note(name: str, wrapper: str, inner: str) -> str:
     return note
 
 
+CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")
+
+
 def compile_target(name: str, value: Any, options: CompileOptions, cell: CellRef) -> Target:
     if isinstance(value, torch.nn.Module):
-        return compile_module(name, value, options, cell)
-    return compile_function(name, value, options, cell)
+        target = compile_module(name, value, options, cell)
+    else:
+        target = compile_function(name, value, options, cell)
+    if options.mode in CUDAGRAPH_MODES and not torch.cuda.is_available():
+        target.notes.append(
+            f"--mode {options.mode} uses CUDA graphs to cut launch overhead; they need a GPU. "
+            "On this CPU-only machine torch skips them and the rest of the mode applies."
+        )
+    return target
 
 
 def submodule_ids(modules: Iterable[torch.nn.Module]) -> set[int]:
