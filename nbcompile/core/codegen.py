@@ -336,10 +336,18 @@ def _map_lines(launches: list[_Launch], graphs: list[str], post_grad: str | None
             i for i in launch_tokens
             if any((n.filename, n.lineno) == (node.filename, node.lineno) for n in found[i])
         ]
+        if not candidates and len(launch_tokens) == 1:
+            candidates = list(launch_tokens)  # one generated kernel: it computes the rest
         if candidates:
             best = min(candidates, key=lambda i: _distance(found[i], node))
             node.owner = best
             found[best].append(node)
+    # 5. Kernels whose nodes carry no location (pattern-replaced nodes have no stack
+    #    trace): the lines of Dynamo nodes named like their ops.
+    for i, tokens in launch_tokens.items():
+        if tokens and not any(n.lineno is not None for n in found[i]):
+            loose = {_loose(t) for t in _split_known(tokens)} | {_loose(tokens)}
+            found[i] += [n for n in dynamo if n.lineno is not None and _loose(n.op) in loose]
 
     for i, launch in enumerate(launches):
         kernel = launch.kernel
