@@ -3,7 +3,8 @@
 One story, as a user lives it: run a ``%%compile`` cell with a graph break and a call
 cell; the inline summary's button opens the sidebar, which lists the target, the break's
 source line and the generated kernels; clicking the break scrolls the notebook back to
-that line; save, shut the kernel down, reopen the saved notebook where no kernel can
+that line; a kernel restart clears the sidebar, which refills from the outputs; save,
+shut the kernel down, reopen the saved notebook where no kernel can
 start: the sidebar refills from the saved outputs.
 """
 
@@ -97,6 +98,20 @@ def open_sidebar_tab(page) -> None:
     sidebar.wait_for(state="visible", timeout=15_000)
 
 
+def widen_sidebar(page, pixels: int = 220) -> None:
+    """Drag the handle left of the right sidebar, as a user would, for readable shots."""
+    left = page.locator("#nbcompile-inspector").bounding_box()["x"]
+    for handle in page.locator("#jp-main-split-panel > .lm-SplitPanel-handle").all():
+        box = handle.bounding_box()
+        if box and abs(box["x"] + box["width"] / 2 - left) < 12:
+            x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+            page.mouse.move(x, y)
+            page.mouse.down()
+            page.mouse.move(x - pixels, y, steps=5)
+            page.mouse.up()
+            return
+
+
 def test_sidebar_live_jump_and_reopen(browser, tmp_path, artifacts):
     root = tmp_path / "root"
     root.mkdir()
@@ -135,6 +150,7 @@ def test_sidebar_live_jump_and_reopen(browser, tmp_path, artifacts):
 
             sidebar = page.locator("#nbcompile-inspector")
             sidebar.wait_for(state="visible")
+            widen_sidebar(page)
             row = sidebar.locator(".nbc-target-row", has_text="gelu_chain")
             row.locator(".nbc-status-compiled").wait_for(timeout=60_000)
             assert "kernel" in sidebar.locator(".nbc-state").inner_text()
@@ -195,7 +211,26 @@ def test_sidebar_live_jump_and_reopen(browser, tmp_path, artifacts):
             assert selected is not None and abs(selected - line_top) < 12, (selected, line_top)
             page.screenshot(path=str(artifacts / "sidebar-jump.png"))
 
-            # ---- 3. Save, shut the kernel down. ----
+            # ---- 3. Restart the kernel: the sidebar clears, then refills from the outputs. ----
+            marker = "window.__nbcSidebarCleared"
+            page.evaluate(f"""() => {{
+                {marker} = false;
+                const body = document.querySelector('#nbcompile-inspector .nbc-body');
+                new MutationObserver(() => {{
+                    if (!body.querySelector('.nbc-target-row')) {{ {marker} = true; }}
+                }}).observe(body, {{ childList: true, subtree: true }});
+            }}""")
+            page.locator(".lm-MenuBar-itemLabel", has_text="Kernel").click()
+            page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Restart Kernel…$")).click()
+            page.locator(".jp-Dialog button.jp-mod-accept").click()
+            page.wait_for_function(f"() => {marker} === true", timeout=30_000)
+            wait_idle_status(page)
+            sidebar.locator(".nbc-badge-saved").wait_for(timeout=30_000)
+            assert sidebar.locator(".nbc-target-row", has_text="gelu_chain").count() == 1
+            assert "from saved outputs" in sidebar.locator(".nbc-state").inner_text()
+            timings["restarted"] = time.monotonic() - t0
+
+            # ---- 4. Save, shut the kernel down. ----
             page.keyboard.press("Control+s")
             deadline = time.monotonic() + 30
             saved = None
@@ -213,7 +248,7 @@ def test_sidebar_live_jump_and_reopen(browser, tmp_path, artifacts):
             assert server.sessions() == []
             timings["saved"] = time.monotonic() - t0
 
-        # ---- 4. Reopen the saved notebook where no kernel can start. ----
+        # ---- 5. Reopen the saved notebook where no kernel can start. ----
         with lab_server(root, state, token,
                         ["--KernelSpecManager.allowed_kernelspecs=nbcompile-no-kernel"]) as server:
             page.goto(server.lab_url(NOTEBOOK))
