@@ -93,6 +93,8 @@ def test_kernel_the_interpreter_cannot_run_fails_clearly_with_code_kept(preview)
     assert kernels[0].name in message
     assert "cannot run on this CPU-only machine" in message
     assert "without --codegen triton" in message
+    rep = nbcompile.report(ip.user_ns["preview_softmax"])
+    assert any(kernels[0].name in note and "interpreter" in note for note in rep.notes)
 
 
 def test_config_and_patched_functions_are_exactly_restored(preview):

@@ -298,7 +298,15 @@ def _map_lines(launches: list[_Launch], graphs: list[str], post_grad: str | None
     for i, launch in enumerate(launches):
         if not launch.source_nodes:
             continue
-        nodes = [by_name_primary.get(n) or by_name_secondary.get(n) for n in launch.source_nodes]
+        names = launch.source_nodes
+        if launch.kind == "extern":
+            # An extern call's origins also list the producers of the views it reads
+            # (e.g. ``[relu, x, x_1, linear]``); sorted topologically, its own is last.
+            names = names[-1:]
+            op = _extern_op(launch.name)
+            own = [a for a in launch.original_aten if a.rsplit(".", 1)[-1] == op]
+            launch.original_aten = own or launch.original_aten
+        nodes = [by_name_primary.get(n) or by_name_secondary.get(n) for n in names]
         found[i] = [n for n in nodes if n is not None]
         _claim_post_grad(post, i, launch, found[i])
 
@@ -429,14 +437,23 @@ def _distance(nodes: list[FxNode], node: FxNode) -> int:
     return min(abs(n.index - node.index) for n in nodes)
 
 
+def _extern_op(name: str) -> str:
+    """``extern_kernels.addmm`` -> ``addmm``; ``torch.ops.aten.bmm.default`` -> ``bmm``."""
+    if name.startswith(("aten.", "torch.ops.")):
+        parts = name.split(".")
+        if name.startswith("torch.ops."):
+            parts = parts[3:]
+        elif name.startswith("aten."):
+            parts = parts[1:]
+        return parts[0] if parts else name
+    return name.rsplit(".", 1)[-1]
+
+
 def _claim_post_grad(post: list[FxNode], owner: int, launch: _Launch,
                      found: list[FxNode]) -> None:
     """Mark the post-grad nodes a commented launch computes, so C++ kernels skip them."""
     if launch.kind == "extern":
-        op = launch.name.rsplit(".", 1)[-1]
-        if launch.name.startswith(("aten.", "torch.ops.")):
-            parts = launch.name.split(".")
-            op = parts[-2] if len(parts) > 2 and parts[-1] in ("default", "Tensor") else parts[-1]
+        op = _extern_op(launch.name)
         lines = {(n.filename, n.lineno) for n in found}
         candidates = [n for n in post if n.owner is None and n.op == op]
         preferred = [n for n in candidates if (n.filename, n.lineno) in lines]

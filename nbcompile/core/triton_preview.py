@@ -217,7 +217,8 @@ def explain_failure(name: str, error: BaseException, generated: list[str]) -> st
 
 
 def wrap(call: Callable[..., Any], name: str,
-         kernels: Callable[[], list[str]] = lambda: []) -> Callable[..., Any]:
+         kernels: Callable[[], list[str]] = lambda: [],
+         on_failure: Callable[[str], None] = lambda message: None) -> Callable[..., Any]:
     """``call`` running inside ``preview_scope()``; failures become ``TritonPreviewError``."""
 
     @functools.wraps(call)
@@ -229,7 +230,9 @@ def wrap(call: Callable[..., Any], name: str,
             except Exception as e:
                 if not _from_triton(e):
                     raise
-                raise TritonPreviewError(explain_failure(name, e, kernels())) from e
+                message = explain_failure(name, e, kernels())
+                on_failure(message)
+                raise TritonPreviewError(message) from e
 
     preview_call.__nbcompile_preview__ = PREVIEW  # type: ignore[attr-defined]
     return preview_call
@@ -262,11 +265,17 @@ def apply(target: Any) -> None:
         return [k.name for c in target.compiles for k in c.kernels
                 if k.language == "triton" and k.kind == "kernel"]
 
+    def failed(message: str) -> None:
+        note = "Triton preview: " + message.split(": ", 1)[-1]
+        if note not in target.notes:
+            target.notes.append(note)
+
     if getattr(target.options, "disable", False):
         return
     if target.compiled_module is not None:
         inner = target.compiled_module
         if inner._compiled_call_impl is not None:
-            inner._compiled_call_impl = wrap(inner._compiled_call_impl, target.name, generated)
+            inner._compiled_call_impl = wrap(inner._compiled_call_impl, target.name,
+                                             generated, failed)
     else:
-        target.bound = wrap(target.bound, target.name, generated)
+        target.bound = wrap(target.bound, target.name, generated, failed)
