@@ -131,12 +131,15 @@ def advise(name: str, compiles: list[CompileRecord], *, module: Any = None,
 
 def _storm_advice(name: str, f: _Frame, *, hf: bool, dynamic: bool | None) -> Advice:
     n = f.growing_recompiles
-    message = (
-        f"{name}: recompile storm: `{f.name}` recompiled {n} time{'s' if n != 1 else ''} "
-        f"because a sequence length kept growing ({_growth_words(f.growth)}). Each new "
-        "length fails the shape guards of the code compiled so far, so torch.compile "
-        "compiles again"
-    )
+    growth = _growth_words(f.growth)
+    if n >= 2:
+        message = (f"{name}: recompile storm: `{f.name}` recompiled {n} times because a "
+                   f"sequence length kept growing ({growth}).")
+    else:
+        message = (f"{name}: `{f.name}` recompiled because a sequence length grew ({growth}): "
+                   "the start of a recompile storm.")
+    message += (" Each new length fails the shape guards of the code compiled so far, so "
+                "torch.compile compiles again")
     if dynamic is False:
         message += " on every step, until recompile_limit stops it."
     else:
