@@ -26,6 +26,8 @@ def preview_sum(x):
 
 def preview_softmax(x):
     return torch.softmax(x, -1)
+
+preview_seq = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU())
 '''
 
 
@@ -46,7 +48,8 @@ def patched_state() -> tuple:
 def preview(ip):
     before = (config_state(), patched_state())
     ip.run_cell_magic("compile", "--codegen triton", CELL)
-    run_cell(ip, "xt = torch.randn(4, 8)\npp = preview_pointwise(xt)\nps = preview_sum(xt)")
+    run_cell(ip, "xt = torch.randn(4, 8)\npp = preview_pointwise(xt)\nps = preview_sum(xt)\n"
+                 "pq = preview_seq(xt)")
     try:
         ip.user_ns["preview_softmax"](ip.user_ns["xt"])
         softmax_error = None
@@ -95,6 +98,15 @@ def test_kernel_the_interpreter_cannot_run_fails_clearly_with_code_kept(preview)
     assert "without --codegen triton" in message
     rep = nbcompile.report(ip.user_ns["preview_softmax"])
     assert any(kernels[0].name in note and "interpreter" in note for note in rep.notes)
+
+
+def test_module_preview(preview):
+    ip = preview[0]
+    rep, kernels = triton_kernels(ip, "preview_seq")
+    assert rep.preview == "triton" and rep.kind == "module"
+    assert any(k.language == "triton" and "@triton.jit" in k.source for k in kernels)
+    seq, x = ip.user_ns["preview_seq"], ip.user_ns["xt"]
+    torch.testing.assert_close(ip.user_ns["pq"], torch.relu(seq[0](x)))
 
 
 def test_config_and_patched_functions_are_exactly_restored(preview):
