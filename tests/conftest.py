@@ -4,6 +4,7 @@ shell with nbcompile loaded, and a helper that executes notebooks in a real kern
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,8 +23,14 @@ def ip():
     from IPython.testing.globalipapp import start_ipython
 
     shell = start_ipython()
+    # As in a real kernel, the user namespace is the __main__ module (Dynamo resolves
+    # globals of inlined user functions through sys.modules[fn.__module__]).
+    saved_main = sys.modules.get("__main__")
+    sys.modules["__main__"] = shell.user_module
     shell.run_line_magic("load_ext", "nbcompile")
     yield shell
+    if saved_main is not None:
+        sys.modules["__main__"] = saved_main
 
 
 def run_cell(ip, source: str):

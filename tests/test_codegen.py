@@ -3,8 +3,6 @@ plus the parsing rules on small hand-written texts."""
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 import nbcompile
@@ -38,16 +36,9 @@ tiny_mlp = TinyMLP()
 
 @pytest.fixture(scope="module")
 def compiled(ip):
-    # A real kernel's __main__ is the user namespace; Dynamo's guards on a user-defined
-    # nn.Module look names up there.
-    saved = sys.modules["__main__"]
-    sys.modules["__main__"] = ip.user_module
-    try:
-        ip.run_cell_magic("compile", "", CELL)
-        run_cell(ip, "xin = torch.randn(8, 16)\npw = pointwise(xin)\nout = tiny_mlp(xin)")
-        yield ip
-    finally:
-        sys.modules["__main__"] = saved
+    ip.run_cell_magic("compile", "", CELL)
+    run_cell(ip, "xin = torch.randn(8, 16)\npw = pointwise(xin)\nout = tiny_mlp(xin)")
+    return ip
 
 
 def lineno(rep, text: str) -> int:
