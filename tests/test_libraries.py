@@ -20,6 +20,7 @@ import nbcompile
 from nbcompile.core.advice import advise
 from nbcompile.core.records import CompileRecord
 from nbcompile.core.userstack import cell_frame, parse_user_stack
+from nbcompile.display.bundle import summary_text
 
 from .conftest import execute_notebook, make_notebook, run_cell
 
@@ -177,6 +178,9 @@ def test_hf_fullgraph_break_names_library_line_and_cell_line(hf, capsys):
     text = shown.out + shown.err
     assert "`complete` cannot be compiled as one graph" in text
     assert "reached from your code at" in text and "line 3: return lm.generate(" in text
+    summary = summary_text([nbcompile.report(hf.user_ns["complete"])])  # the live summary
+    assert "error at transformers/generation/utils.py:" in summary
+    assert "reached from cell line 3: return lm.generate(" in summary
 
 
 # --- Lightning Fabric (real kernel) ------------------------------------------------------

@@ -12,7 +12,8 @@ import time
 from typing import Any
 
 from ..core.cache import describe_cache
-from ..core.records import MIME_TYPE, SCHEMA_VERSION, TargetRecord
+from ..core.records import MIME_TYPE, SCHEMA_VERSION, SourceLine, TargetRecord
+from ..core.userstack import cell_frame, is_cell_file
 
 #: Caps on what is published inline (characters).
 OUTPUT_CODE_CAP = 200_000
@@ -85,6 +86,17 @@ def _counts(r: TargetRecord) -> str:
     )
 
 
+def _where(filename: str | None, lineno: int | None, stack: list[SourceLine]) -> tuple[str, str]:
+    """``("line N", "")`` for cell code; for a library file its short path and line, plus
+    the cell line that led there (from the user stack), e.g. a break inside ``generate()``."""
+    if not filename or is_cell_file(filename) or filename.startswith("<"):
+        return f"line {lineno}", ""
+    parts = filename.replace("\\", "/").split("/")
+    where = f"{'/'.join(parts[-3:])}:{lineno}"
+    via = cell_frame(stack)
+    return where, (f"reached from cell line {via.lineno}: {via.line}" if via else "")
+
+
 def summary_text(records: list[TargetRecord]) -> str:
     now = time.time()
     if not records:
@@ -97,11 +109,17 @@ def summary_text(records: list[TargetRecord]) -> str:
         if cache_note := describe_cache(c.cache for c in r.compiles):
             lines.append(f"  {cache_note}")
         for gb in r.graph_breaks:
-            lines.append(f"  graph break at line {gb.lineno}: {gb.line}  -- {gb.reason}")
+            where, via = _where(gb.filename, gb.lineno, gb.stack)
+            lines.append(f"  graph break at {where}: {gb.line}  -- {gb.reason}")
+            if via:
+                lines.append(f"    {via}")
         for rc in r.recompiles:
             lines.append(f"  recompile {rc.compile_id}: {rc.reason}")
         if r.error:
-            lines.append(f"  error at line {r.error.lineno}: {r.error.line}  -- {r.error.message}")
+            where, via = _where(r.error.filename, r.error.lineno, r.error.stack)
+            lines.append(f"  error at {where}: {r.error.line}  -- {r.error.message}")
+            if via:
+                lines.append(f"    {via}")
     return "\n".join(lines)
 
 
@@ -127,16 +145,18 @@ def summary_html(records: list[TargetRecord]) -> str:
         if cache_note := describe_cache(c.cache for c in r.compiles):
             details.append(f"<li>{e(cache_note)}</li>")
         for gb in r.graph_breaks:
+            where, via = _where(gb.filename, gb.lineno, gb.stack)
             details.append(
-                f"<li>graph break at line {e(str(gb.lineno))}: <code>{e(gb.line)}</code> "
-                f"&mdash; {e(gb.reason)}</li>"
+                f"<li>graph break at {e(where)}: <code>{e(gb.line)}</code> "
+                f"&mdash; {e(gb.reason)}{'<br>' + e(via) if via else ''}</li>"
             )
         for rc in r.recompiles:
             details.append(f"<li>recompile {e(rc.compile_id)}: {e(rc.reason)}</li>")
         if r.error:
+            where, via = _where(r.error.filename, r.error.lineno, r.error.stack)
             details.append(
-                f"<li><b>error</b> at line {e(str(r.error.lineno))}: <code>{e(r.error.line)}</code>"
-                f" &mdash; {e(r.error.message)}</li>"
+                f"<li><b>error</b> at {e(where)}: <code>{e(r.error.line)}</code>"
+                f" &mdash; {e(r.error.message)}{'<br>' + e(via) if via else ''}</li>"
             )
         if details:
             items = "".join(details)
