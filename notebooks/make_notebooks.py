@@ -913,7 +913,8 @@ NB04 = [
         into such a number, and the code *after* the `.item()` graph break (the resume
         function of notebook 2) depends on it. With `--no-dynamic` every new value is a
         new specialisation, so each call with new data recompiles: a **recompile storm**.
-        Dynamo cuts it off at `recompile_limit`. We lower the limit to 4 to see it quickly.
+        Dynamo cuts it off at `recompile_limit`. We lower the limit from 8 to 4 to see it
+        quickly.
         """
     ),
     code(
@@ -928,16 +929,18 @@ NB04 = [
         """
         import torch._dynamo
 
-        with torch._dynamo.config.patch(recompile_limit=4):
-            for _ in range(8):
-                scale_by_max(torch.randn(64))
+        default_limit = torch._dynamo.config.recompile_limit
+        torch._dynamo.config.recompile_limit = 4     # lowered for this demo, restored below
+        for _ in range(8):
+            scale_by_max(torch.randn(64))
         storm = nbcompile.report(scale_by_max)
         print(repr(storm))
         for rc in storm.recompiles:
             print(rc.compile_id, "|", rc.reason[:160])
         print()
         for advice in storm.advice:
-            print(f"[{advice.kind}] {advice.message}\n    fix: {advice.fix}\n")
+            print(f"[{advice.kind}] {advice.message}")
+            print(f"    fix: {advice.fix}")
         """
     ),
     md(
@@ -967,11 +970,11 @@ NB04 = [
     ),
     code(
         """
-        with torch._dynamo.config.patch(recompile_limit=4):
-            for _ in range(8):
-                scale_by_max_fixed(torch.randn(64))
+        for _ in range(8):
+            scale_by_max_fixed(torch.randn(64))
         fixed = nbcompile.report(scale_by_max_fixed)
         print(repr(fixed))
+        torch._dynamo.config.recompile_limit = default_limit
         """
     ),
     code(
