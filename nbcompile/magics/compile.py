@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -70,7 +71,8 @@ class CompileMagics(Magics):
         ns = self.shell.user_ns
         before = cells.snapshot(ns)
         text = f"# %%compile {line}\n{source}"  # magic line kept: line numbers match the cell
-        filename = self.shell.compile.cache(text, self.shell.execution_count, raw_code=text)
+        number = self._cell_number()
+        filename = self.shell.compile.cache(text, number, raw_code=text)
         result = self._run(text, filename)
         names = cells.changed_names(before, ns)
         module_name = ns.get("__name__", "__main__")
@@ -126,10 +128,25 @@ class CompileMagics(Magics):
             return eval(tail, shell.user_global_ns, shell.user_ns)  # noqa: S307
         return None
 
+    def _cell_number(self) -> int:
+        """The running cell's ``In [N]`` number.
+
+        IPython increments ``execution_count`` before it runs a cell, so the number is
+        read from the filename IPython gave the running cell's code (a caller frame).
+        """
+        filename_map = getattr(self.shell.compile, "_filename_map", {})
+        frame = sys._getframe(1)
+        while frame is not None:
+            number = filename_map.get(frame.f_code.co_filename)
+            if number is not None:
+                return number
+            frame = frame.f_back
+        return self.shell.execution_count
+
     def _cell_ref(self, filename: str) -> CellRef:
         parent: dict[str, Any] = getattr(self.shell, "parent_header", None) or {}
         cell_id = (parent.get("metadata") or {}).get("cellId")
-        return CellRef(filename=filename, execution_count=self.shell.execution_count,
+        return CellRef(filename=filename, execution_count=self._cell_number(),
                        cell_id=cell_id)
 
     def _compile_all(
