@@ -84,6 +84,19 @@ def test_user_stack_of_a_graph_break_and_of_a_failed_compile():
     assert parse_user_stack("no stack here") == []
 
 
+def test_item_storm_in_a_real_compile_is_explained(ip):
+    """Without automatic dynamic shapes each new .item() value recompiles, up to the limit."""
+    ip.run_cell_magic("compile", "--backend eager --no-dynamic",
+                      "import torch\ndef scaled(x):\n    s = x.sum().item()\n    return x * s\n")
+    run_cell(ip, "for i in range(10):\n    scaled(torch.full((3,), float(i + 1)))")
+    advice = {a.kind: a for a in nbcompile.report(ip.user_ns["scaled"]).advice}
+    assert set(advice) == {"scalar-specialization", "recompile-limit"}
+    assert "the part of `scaled` after its graph break at line 4" in advice[
+        "scalar-specialization"].message
+    assert "capture_scalar_outputs = True" in advice["scalar-specialization"].fix
+    assert "recompile_limit (8)" in advice["recompile-limit"].message
+
+
 # --- a graph break inside a library, reached from a cell line -----------------------------
 
 

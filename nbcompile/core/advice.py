@@ -30,6 +30,7 @@ _SIZE = re.compile(
 )
 _SCALAR = re.compile(r"___stack\d+\s*==|Python number computed at run time")
 _LIMIT = re.compile(r"recompile[_ ]limit|cache_size_limit", re.I)
+_RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<fn>\w+?)_at_(?P<line>\d+)$")
 _KV_HINTS = ("past_key_values", "key_cache", "value_cache", "cache", ".keys", ".values")
 
 
@@ -44,11 +45,19 @@ class _Frame:
     scalar_recompiles: int = 0
 
 
+def _frame_words(frame: str) -> str:
+    """``torch_dynamo_resume_in_f_at_4`` -> the part of `f` after its graph break at line 4."""
+    m = _RESUME.match(frame)
+    if m:
+        return f"the part of `{m.group('fn')}` after its graph break at line {m.group('line')}"
+    return f"`{frame}`"
+
+
 def _frames(compiles: Iterable[CompileRecord]) -> dict[str, _Frame]:
     frames: dict[str, _Frame] = {}
     for c in compiles:
         frame_id = c.compile_id.split("/", 1)[0]
-        f = frames.setdefault(frame_id, _Frame(c.frame))
+        f = frames.setdefault(frame_id, _Frame(_frame_words(c.frame)))
         f.compiles.append(c)
         reason = c.recompile_reason or ""
         grew = [
@@ -104,7 +113,7 @@ def advise(name: str, compiles: list[CompileRecord], *, module: Any = None,
             out.append(Advice(
                 kind="scalar-specialization",
                 message=(
-                    f"{name}: `{f.name}` recompiled {f.scalar_recompiles} times because a Python "
+                    f"{name}: {f.name} recompiled {f.scalar_recompiles} times because a Python "
                     "number read from a tensor (`.item()`, `float(t)`, `int(t)`) was baked into "
                     "the compiled code as a constant; every new value compiles again."
                 ),
@@ -117,7 +126,7 @@ def advise(name: str, compiles: list[CompileRecord], *, module: Any = None,
             out.append(Advice(
                 kind="recompile-limit",
                 message=(
-                    f"{name}: `{f.name}` hit torch._dynamo.config.recompile_limit ({limit}) after "
+                    f"{name}: {f.name} hit torch._dynamo.config.recompile_limit ({limit}) after "
                     f"{len(f.compiles)} compiles. torch.compile stopped compiling it: new inputs "
                     "that fail the existing guards now run eagerly (uncompiled), and with "
                     "fullgraph=True they raise."
@@ -133,10 +142,10 @@ def _storm_advice(name: str, f: _Frame, *, hf: bool, dynamic: bool | None) -> Ad
     n = f.growing_recompiles
     growth = _growth_words(f.growth)
     if n >= 2:
-        message = (f"{name}: recompile storm: `{f.name}` recompiled {n} times because a "
+        message = (f"{name}: recompile storm: {f.name} recompiled {n} times because a "
                    f"sequence length kept growing ({growth}).")
     else:
-        message = (f"{name}: `{f.name}` recompiled because a sequence length grew ({growth}): "
+        message = (f"{name}: {f.name} recompiled because a sequence length grew ({growth}): "
                    "the start of a recompile storm.")
     message += (" Each new length fails the shape guards of the code compiled so far, so "
                 "torch.compile compiles again")
