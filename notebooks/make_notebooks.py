@@ -1272,9 +1272,12 @@ NB03 = [
         * the first call (compile) is reported apart from the steady-state run time;
         * eager and every mode are measured in **interleaved** repeats, so a load spike on
           the machine hits all of them alike, with the thread count held fixed;
-        * each speedup comes with its spread, and is called **significant** only when the
-          spread stays clear of 1.0x (and the effect is at least 3 %). Otherwise the row
-          says *no significant difference* instead of ranking noise;
+        * each speedup is the median of per-repeat ratios to eager, with its spread
+          (interquartile range). The row's verdict says **faster** only when that spread
+          stays clear of 1.0x, the effect is at least 3 % and the run-time spreads of the
+          mode and of eager do not overlap; otherwise it says *no significant
+          difference* instead of ranking noise. (On a busy machine the last condition can
+          fail even for a clear speedup: then read the paired spread.)
         * each mode's output is compared with eager's.
 
         The checks below never assert absolute times, only what the comparisons conclude.
@@ -1326,7 +1329,9 @@ NB03 = [
         default = wave_cmp.row("default")
         print(default.mode, default.verdict, f"{default.speedup:.2f}x",
               f"[{default.speedup_q1:.2f}-{default.speedup_q3:.2f}]")
-        assert default.verdict == "faster" and default.significant and default.speedup > 1
+        print("verdict:", default.verdict)
+        # the paired per-repeat speedups stay clear of 1.0x, by more than 3 %
+        assert default.speedup_q1 > 1.0 and default.speedup > 1.03
         assert all(row.numerics_ok for row in wave_cmp.rows)
         assert any("CUDA graphs" in note for note in wave_cmp.row("reduce-overhead").notes)
         '''
