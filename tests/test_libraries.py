@@ -257,3 +257,16 @@ def test_fabric_already_set_up_module_has_its_inner_module_compiled(fabric_nb):
     [note] = got["notes"]
     assert "compiled its inner module (Net) in place" in note
     assert "compile before fabric.setup()" in note
+
+
+def test_recompile_limit_advice_uses_the_limit_in_force_during_the_compiles(ip):
+    """A limit patched only around the calls still counts once the block has ended."""
+    ip.run_cell_magic("compile", "--no-dynamic", "import torch\ndef scale_by_max(x):\n"
+                      "    peak = x.abs().max().item()\n    return x / peak\n")
+    with torch._dynamo.config.patch(recompile_limit=3):
+        for i in range(5):
+            ip.user_ns["scale_by_max"](torch.full((4,), float(i + 1)))
+    rep = nbcompile.report(ip.user_ns["scale_by_max"])
+    kinds = {a.kind for a in rep.advice}
+    assert "recompile-limit" in kinds, rep.advice
+    assert any("recompile_limit (3)" in a.message for a in rep.advice)

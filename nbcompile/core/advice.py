@@ -122,11 +122,14 @@ def advise(name: str, compiles: list[CompileRecord], *, module: Any = None,
                      "torch._dynamo.config.capture_scalar_outputs = True"),
             ))
         failed_on_limit = any(_LIMIT.search(c.error or "") for c in f.compiles)
-        if len(f.compiles) >= limit or failed_on_limit:
+        # the limit in force when these compiles ran (it may have been patched since)
+        frame_limit = max((c.recompile_limit for c in f.compiles), default=0) or limit
+        if len(f.compiles) >= frame_limit or failed_on_limit:
             out.append(Advice(
                 kind="recompile-limit",
                 message=(
-                    f"{name}: {f.name} hit torch._dynamo.config.recompile_limit ({limit}) after "
+                    f"{name}: {f.name} hit torch._dynamo.config.recompile_limit "
+                    f"({frame_limit}) after "
                     f"{len(f.compiles)} compiles. torch.compile stopped compiling it: new inputs "
                     "that fail the existing guards now run eagerly (uncompiled), and with "
                     "fullgraph=True they raise."

@@ -125,6 +125,7 @@ class CompileRecord(Record):
     times: dict[str, float] = field(default_factory=dict)
     cache: dict[str, int] = field(default_factory=dict)
     started_at: float = 0.0
+    recompile_limit: int = 0  # torch._dynamo.config.recompile_limit in force (0: unknown)
 
 
 @dataclass

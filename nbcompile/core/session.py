@@ -10,6 +10,7 @@ events that follow are collected into a ``CompileRecord`` and closed by
 from __future__ import annotations
 
 import ast
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -196,6 +197,7 @@ class CaptureSession:
         record.filename = metrics.get("co_filename") or record.filename
         record.firstlineno = metrics.get("co_firstlineno") or record.firstlineno
         record.graph_op_count = metrics.get("graph_op_count") or 0
+        record.recompile_limit = _config_value(metrics.get("dynamo_config"), "recompile_limit")
         reasons = pending.recompile_reasons or _as_list(metrics.get("recompile_reason"))
         record.recompile_reason = "; ".join(explain_guard(r) for r in reasons)
         record.times = {
@@ -226,6 +228,15 @@ class CaptureSession:
         if target is not None:
             target.finish_compile(record)
             self._notify(target)
+
+
+def _config_value(config_json: Any, key: str) -> int:
+    """An int from the JSON config snapshot ``compilation_metrics`` carries (0 if absent)."""
+    try:
+        value = json.loads(config_json).get(key) if isinstance(config_json, str) else None
+    except ValueError:
+        return 0
+    return value if isinstance(value, int) else 0
 
 
 def _as_list(value: Any) -> list[str]:
