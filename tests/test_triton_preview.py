@@ -27,6 +27,9 @@ def preview_sum(x):
 def preview_softmax(x):
     return torch.softmax(x, -1)
 
+def preview_tanh(x):
+    return torch.tanh(x) + 1
+
 preview_seq = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU())
 '''
 
@@ -55,6 +58,11 @@ def preview(ip):
         softmax_error = None
     except triton_preview.TritonPreviewError as e:
         softmax_error = e
+    try:
+        ip.user_ns["preview_tanh"](ip.user_ns["xt"])
+        ip.user_ns["tanh_error"] = None
+    except triton_preview.TritonPreviewError as e:
+        ip.user_ns["tanh_error"] = e
     after = (config_state(), patched_state())
     return ip, before, after, softmax_error
 
@@ -98,6 +106,16 @@ def test_kernel_the_interpreter_cannot_run_fails_clearly_with_code_kept(preview)
     assert "without --codegen triton" in message
     rep = nbcompile.report(ip.user_ns["preview_softmax"])
     assert any(kernels[0].name in note and "interpreter" in note for note in rep.notes)
+
+
+def test_libdevice_math_failure_names_the_cause(preview):
+    ip = preview[0]
+    error = ip.user_ns["tanh_error"]
+    _, kernels = triton_kernels(ip, "preview_tanh")
+    assert kernels and "libdevice" in kernels[0].source
+    if error is None:
+        pytest.skip("this Triton's interpreter runs libdevice.tanh")
+    assert "libdevice" in str(error) and "Reduction" not in str(error)
 
 
 def test_module_preview(preview):

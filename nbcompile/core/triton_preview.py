@@ -211,9 +211,20 @@ def explain_failure(name: str, error: BaseException, generated: list[str]) -> st
         f"Triton preview of {name}: the Triton code was generated "
         f"({', '.join(generated)}; see nbcompile.report({name}).kernels or .annotate()), "
         f"but kernel {', '.join(failed)} cannot run on this CPU-only machine in Triton's "
-        f"interpreter ({cause}). Reductions often cannot. The preview is for reading the "
-        "code; re-run the cell without --codegen triton to run the function."
+        f"interpreter ({cause}). {_likely_cause(error, failed)}The preview is for reading "
+        "the code; re-run the cell without --codegen triton to run the function."
     )
+
+
+def _likely_cause(error: BaseException, failed: list[str]) -> str:
+    """Name the usual culprit when we can tell: libdevice math, or a reduction."""
+    text = str(error)
+    if "libdevice" in text or "'NoneType' object has no attribute 'dtype'" in text:
+        return ("Math functions that Triton takes from libdevice (tanh, exp, erf, ...) "
+                "have no implementation in the interpreter. ")
+    if any(k.startswith(("triton_red_", "triton_per_")) for k in failed):
+        return "Reduction kernels often cannot run in the interpreter. "
+    return ""
 
 
 def wrap(call: Callable[..., Any], name: str,
