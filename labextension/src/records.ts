@@ -37,6 +37,8 @@ export interface IGraphBreak {
   explanation: string;
   gb_type: string;
   compile_id: string;
+  /** Dynamo's user stack, outermost first (cell line, then library lines). */
+  stack: ISourceLine[];
 }
 
 export interface IRecompile {
@@ -262,8 +264,27 @@ export function parseGraphBreak(v: Json): IGraphBreak | null {
     hint: str(v.hint),
     explanation: str(v.explanation),
     gb_type: str(v.gb_type),
-    compile_id: str(v.compile_id)
+    compile_id: str(v.compile_id),
+    stack: nonNull(arr(v.stack).map(parseSourceLine))
   };
+}
+
+/** Whether a code filename is a notebook cell's (IPython or ipykernel naming). */
+export function isCellFile(filename: string | null, cell: ICellRef): boolean {
+  if (!filename) {
+    return false;
+  }
+  return (
+    filename === cell.filename ||
+    filename.startsWith('<ipython-input-') ||
+    /ipykernel_\d+[\\/]\d+\.py$/.test(filename)
+  );
+}
+
+/** ``torch/optim/optimizer.py:79`` for a library file: its last three path parts. */
+export function shortPath(filename: string, lineno: number | null): string {
+  const parts = filename.split(/[\\/]/);
+  return `${parts.slice(-3).join('/')}${lineno !== null ? `:${lineno}` : ''}`;
 }
 
 export function parseRecompile(v: Json): IRecompile | null {

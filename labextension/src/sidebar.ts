@@ -17,9 +17,11 @@ import {
   generatedKernels,
   ICellRef,
   IGraphBreak,
+  isCellFile,
   ITargetRecord,
   ITimingPayload,
   optionsText,
+  shortPath,
   statusText
 } from './records';
 import { ITargetEntry, RecordStore } from './store';
@@ -495,7 +497,24 @@ export class InspectorPanel extends Widget {
 
   private _renderBreak(t: ITargetRecord, gb: IGraphBreak): HTMLElement {
     const item = h('li', { class: 'nbc-break' });
-    item.appendChild(this._sourceLink(t.cell, gb.lineno, gb.line));
+    if (gb.filename && !isCellFile(gb.filename, t.cell)) {
+      // A break inside library code: name the file, and link the cell line that led there.
+      item.appendChild(
+        h(
+          'div',
+          { class: 'nbc-library-line' },
+          h('span', { class: 'nbc-lineno' }, shortPath(gb.filename, gb.lineno)),
+          h('code', { class: 'nbc-line' }, gb.line.trim() || '(source not available)')
+        )
+      );
+      const via = [...gb.stack].reverse().find(f => f.filename === t.cell.filename);
+      if (via) {
+        item.appendChild(h('div', { class: 'nbc-meta' }, 'reached from your cell:'));
+        item.appendChild(this._sourceLink(t.cell, via.lineno, via.line));
+      }
+    } else {
+      item.appendChild(this._sourceLink(t.cell, gb.lineno, gb.line));
+    }
     item.appendChild(h('div', { class: 'nbc-reason' }, gb.reason || gb.gb_type || 'graph break'));
     if (gb.explanation && !gb.reason.includes(gb.explanation)) {
       item.appendChild(h('div', { class: 'nbc-explanation' }, gb.explanation));

@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import {
+  isCellFile,
+  shortPath,
   editorMimeType,
   generatedKernels,
   ISummaryPayload,
@@ -84,6 +86,16 @@ test('the graph break carries reason, hint and the cell line (the %%compile line
   // Untrusted text is kept verbatim (rendered with textContent, never as HTML).
   assert.equal(gb.line, 'print("debug")          # a graph break <script>alert(1)</script>');
   assert.equal(gb.compile_id, '0/0');
+  assert.ok(isCellFile(gb.filename, gelu.cell), 'a break in the cell is a cell line');
+  assert.ok(gb.stack.some(f => f.filename === gelu.cell.filename && f.lineno === 5));
+});
+
+test('a break inside library code is named by its file, not as a cell line', () => {
+  const cell = summary().targets[0].cell;
+  const lib = '/venv/lib/python3.11/site-packages/torch/optim/optimizer.py';
+  assert.equal(isCellFile(lib, cell), false);
+  assert.equal(isCellFile('/tmp/ipykernel_123/456.py', cell), true);
+  assert.equal(shortPath(lib, 79), 'torch/optim/optimizer.py:79');
 });
 
 test('recompiles come in order with their reasons and guards', () => {
