@@ -14,6 +14,7 @@ import io
 from typing import Any
 
 from ..core.records import MIME_TYPE
+from .units import format_bytes
 
 _VERDICT_COLOURS = {
     "faster": "#2e7d32",
@@ -30,17 +31,6 @@ def _fmt_time(seconds: float | None) -> str:
         if seconds >= scale:
             return f"{seconds / scale:.3g} {unit}"
     return f"{seconds / 1e-9:.3g} ns"
-
-
-def _fmt_bytes(n: int | None) -> str:
-    if n is None:
-        return "not measured"
-    value = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{n} B"
 
 
 def _speedup_text(row: Any) -> str:
@@ -80,7 +70,7 @@ def _row_cells(row: Any) -> list[str]:
         _run_text(row),
         _speedup_text(row),
         _numerics_text(row),
-        _fmt_bytes(row.peak_memory_bytes),
+        format_bytes(row.peak_memory_bytes),
     ]
 
 

@@ -9,15 +9,7 @@ from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from ..core import cache
-
-
-def _fmt_size(n: int) -> str:
-    value = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{n} B"
+from ..display.units import format_bytes
 
 
 def info_text(data: dict[str, Any]) -> str:
@@ -26,7 +18,7 @@ def info_text(data: dict[str, Any]) -> str:
         f"compile cache: {data['path']}",
         f"  chosen by: {data['source']}",
         f"  {'exists' if data['exists'] else 'not created yet'}, {data['files']} file(s), "
-        f"{_fmt_size(data['size_bytes'])}",
+        f"{format_bytes(data['size_bytes'])}",
         "  safe: " + ("yes (yours, not writable by others)" if data["safe"]
                       else "NO: " + data["problem"]),
         "  this kernel: FX graph cache "
@@ -74,7 +66,7 @@ class AdminMagics(Magics):
                 print(f"nbcompile: compile cache is now {path}")
             elif args.clear:
                 freed = cache.clear()
-                print(f"nbcompile: cleared {cache.current_dir()} ({_fmt_size(freed)} freed); "
+                print(f"nbcompile: cleared {cache.current_dir()} ({format_bytes(freed)} freed); "
                       "functions compiled in this kernel keep their code, new compiles "
                       "start cold.")
             else:
