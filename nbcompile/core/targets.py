@@ -208,6 +208,7 @@ class Target:
     id: str = field(default_factory=lambda: f"t{next(_target_ids)}")
     preview: str = ""  # "triton": --codegen triton (see triton_preview)
     previous_compiles: list[CompileRecord] = field(default_factory=list)  # before a re-run
+    _views: tuple[Any, ...] | None = field(default=None, repr=False)  # cached derived views
 
     # --- attribution ---
     def owns_frame(self, filename: str, lineno: int) -> bool:
@@ -293,12 +294,22 @@ def _with_codegen_views(record: TargetRecord, target: Target) -> TargetRecord:
     """Add the annotated source and the code diffs (``annotate``, ``codegen``)."""
     from . import annotate, codegen
 
+    # Both views only change when compiles do: the live summary refreshes every second
+    # while a compile runs, and must not redo this work (or hold the GIL) each time.
+    key = (record.status, record.error and record.error.message, len(target.previous_compiles),
+           tuple((len(c.output_code), len(c.kernels), len(c.graph_breaks))
+                 for c in target.compiles))
+    if target._views is not None and target._views[0] == key:
+        record.annotations, record.code_diffs = target._views[1], target._views[2]
+        return record
     spans = [(s.filename, s.first, s.last) for s in target.spans]
     try:
         record.annotations = annotate.annotate_record(record, spans)
         record.code_diffs = codegen.diff_compiles(target.compiles, target.previous_compiles)
     except Exception as e:  # a parsing bug must not hide the rest of the record
         record.notes.append(f"nbcompile could not annotate the source: {e!r}")
+        return record
+    target._views = (key, record.annotations, record.code_diffs)
     return record
 
 
