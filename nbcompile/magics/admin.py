@@ -2,33 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from ..core import cache
+from ..display.cache_info import info_text
 from ..display.units import format_bytes
-
-
-def info_text(data: dict[str, Any]) -> str:
-    session = data["session"]
-    lines = [
-        f"compile cache: {data['path']}",
-        f"  chosen by: {data['source']}",
-        f"  {'exists' if data['exists'] else 'not created yet'}, {data['files']} file(s), "
-        f"{format_bytes(data['size_bytes'])}",
-        "  safe: " + ("yes (yours, not writable by others)" if data["safe"]
-                      else "NO: " + data["problem"]),
-        "  this kernel: FX graph cache "
-        f"{session.get('fx_graph_cache_hit', 0)} hit(s) / "
-        f"{session.get('fx_graph_cache_miss', 0)} miss(es); AOTAutograd cache "
-        f"{session.get('aotautograd_cache_hit', 0)} hit(s) / "
-        f"{session.get('aotautograd_cache_miss', 0)} miss(es)",
-    ]
-    lines += [f"  warning: {w}" for w in data["warnings"]]
-    return "\n".join(lines)
 
 
 @magics_class
