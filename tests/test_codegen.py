@@ -4,6 +4,7 @@ plus the parsing rules on small hand-written texts."""
 from __future__ import annotations
 
 import pytest
+import torch
 
 import nbcompile
 from nbcompile.core import codegen
@@ -176,3 +177,43 @@ def test_diff_kernels_pairs_by_name_and_reports_added():
     assert "-float x;" in diffs[0].diff and "+double x;" in diffs[0].diff
     assert diffs[0].cause.startswith("tensor 'x' dtype")
     assert codegen.diff_compiles([before]) == []
+
+
+BLOCK = '''import torch
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = torch.nn.Linear(16, 32)
+        self.down = torch.nn.Linear(32, 16)
+    def forward(self, x):
+        h = self.up(x)
+        h = torch.nn.functional.gelu(h)
+        return x + self.down(h)
+block = Block()
+'''
+
+
+def test_provenance_ties_each_cpp_kernel_to_exactly_its_line(ip):
+    """Two kernels sharing ops (gelu's adds, the residual add) are told apart by Inductor's
+    own provenance tracking, which the extension turns on while it is loaded."""
+    assert torch._inductor.config.trace.provenance_tracking_level >= 1
+    ip.run_cell_magic("compile", "", BLOCK)
+    run_cell(ip, "with torch.no_grad():\n    bout = block(torch.randn(4, 16))")
+    rep = nbcompile.report(ip.user_ns["block"])
+    by_name = {k.name: k for k in rep.kernels if k.kind == "kernel"}
+    gelu = next(k for n, k in by_name.items() if "gelu" in n)
+    add = next(k for n, k in by_name.items() if "gelu" not in n and "add" in n)
+    assert [line.line for line in gelu.lines] == ["h = torch.nn.functional.gelu(h)"]
+    assert [line.line for line in add.lines] == ["return x + self.down(h)"]
+    externs = [k for k in rep.kernels if k.kind == "extern"]
+    assert [k.lines[0].line for k in externs] == ["h = self.up(x)", "return x + self.down(h)"]
+
+
+def test_unload_restores_provenance_tracking(ip):
+    before = torch._inductor.config.trace.provenance_tracking_level
+    ip.run_line_magic("unload_ext", "nbcompile")
+    try:
+        assert torch._inductor.config.trace.provenance_tracking_level == 0
+    finally:
+        ip.run_line_magic("load_ext", "nbcompile")
+    assert torch._inductor.config.trace.provenance_tracking_level == before

@@ -23,6 +23,7 @@ Dynamo origin). Both graphs carry ``# File: <file>:<line> in <fn>, code: ...`` c
 from __future__ import annotations
 
 import difflib
+import linecache
 import re
 from dataclasses import dataclass, field
 
@@ -142,6 +143,8 @@ _CALL = re.compile(
 _EXTERN = re.compile(
     r"\b(?P<name>extern_kernels\.\w+|torch\.ops\.\w+\.\w+(?:\.\w+)?|aten\.\w+(?:\.\w+)?)\("
 )
+_HANDLE = re.compile(r"#\s*\[Provenance debug handles\]\s*(?P<handle>[\w.]+:\d+)")
+_TRACE_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 _SOURCE_NODES = re.compile(
     r"#\s*(?:Topologically Sorted |Unsorted )?Source Nodes: \[(?P<nodes>[^\]]*)\]"
     r"(?:, Original ATen: \[(?P<aten>[^\]]*)\])?"
@@ -161,6 +164,7 @@ class _Launch:
     source_nodes: list[str] = field(default_factory=list)
     original_aten: list[str] = field(default_factory=list)
     kernel: Kernel | None = None
+    handle: str = ""
 
 
 def stage_of(output_code: str) -> str:
@@ -211,6 +215,9 @@ def split_kernels(output_code: str, graphs: list[str] | None = None, compile_id:
             _read_source_nodes(launch, comments.get(launch.name, []))
 
     _map_lines(launches, graphs or [], post_grad_graph, stage)
+    for launch in launches:
+        if launch.kernel is not None and launch.handle:
+            launch.kernel.handle = launch.handle
     externs = [launch.kernel for launch in launches if launch.kind == "extern" and launch.kernel]
     return kernels + externs + ([wrapper] if wrapper else [])
 
@@ -228,12 +235,16 @@ def _comment_block_before(text: str, pos: int) -> list[str]:
 def _launches(body: str, kernels: dict[str, Kernel]) -> list[_Launch]:
     launches: list[_Launch] = []
     pending: tuple[list[str], list[str]] | None = None
+    handle = ""
     for raw in body.splitlines():
         line = raw.strip()
         if line.startswith("#"):
             m = _SOURCE_NODES.search(line)
             if m:
                 pending = (_names(m.group("nodes")), _names(m.group("aten") or ""))
+            h = _HANDLE.search(line)
+            if h:
+                handle = h.group("handle")
             continue
         launch = None
         m = re.match(r"^(?P<name>\w+)(?:\.run)?\(", line)
@@ -248,6 +259,7 @@ def _launches(body: str, kernels: dict[str, Kernel]) -> list[_Launch]:
         if pending is not None:
             launch.source_nodes, launch.original_aten = pending
             pending = None
+        launch.handle, handle = handle, ""
         launches.append(launch)
     return launches
 
@@ -502,6 +514,44 @@ def _unique_lines(nodes: list[FxNode]) -> list[SourceLine]:
 # --- what changed between compiles ---------------------------------------------------
 
 _RESUME_AT = re.compile(r"_at_\d+$")
+
+
+def apply_provenance(kernels: list[Kernel], stack_traces: dict[str, list[str]]) -> int:
+    """Tie kernels to source lines with Inductor's own provenance tracking.
+
+    ``stack_traces`` is the ``inductor_provenance_tracking_kernel_stack_traces`` artifact:
+    ``{"cpp_fused_add_1:4": ['  File "<cell>", line 10, in forward ...'], ...}``. It is
+    exact where the name-and-order matching above can only be a good guess (Inductor
+    writes no source-node comments for C++ kernels). Frames inside torch itself (and
+    nbcompile's entry functions) are dropped; a kernel with no user frame keeps its
+    guessed lines. Returns how many kernels it re-mapped.
+    """
+    mapped = 0
+    for kernel in kernels:
+        traces = stack_traces.get(kernel.handle) if kernel.handle else None
+        if not traces:
+            continue
+        frames: list[SourceLine] = []
+        for trace in traces:
+            for m in _TRACE_FRAME.finditer(trace):
+                filename, lineno = m.group("file"), int(m.group("line"))
+                if all((f.filename, f.lineno) != (filename, lineno) for f in frames):
+                    frames.append(SourceLine(filename, lineno,
+                                             linecache.getline(filename, lineno).strip()))
+        user = [f for f in frames if not _is_torch_file(f.filename)]
+        if user:
+            kernel.lines = sorted(user, key=lambda f: (f.filename, f.lineno))
+            mapped += 1
+    return mapped
+
+
+def _is_torch_file(filename: str) -> bool:
+    """torch's own code, or the entry function nbcompile gives a module target."""
+    from .targets import ENTRY_PREFIX
+
+    path = filename.replace("\\", "/")
+    return ("/site-packages/torch/" in path or "/torch/nn/" in path
+            or filename.startswith(ENTRY_PREFIX))
 
 
 def _frame_key(record: CompileRecord) -> str:

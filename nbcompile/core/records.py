@@ -100,6 +100,7 @@ class Kernel(Record):
     ops: list[str] = field(default_factory=list)
     lines: list[SourceLine] = field(default_factory=list)
     stage: str = ""  # inference | forward | backward (AOT graph the code belongs to)
+    handle: str = ""  # Inductor's provenance handle ("cpp_fused_add_1:4"), when tracked
     nodes: list[str] = field(default_factory=list)  # FX node names it computes
 
 

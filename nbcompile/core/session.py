@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import torch
+
 from . import codegen
 from .capture import TraceEvent, TraceListener
 from .records import CompileRecord, SourceLine, TargetError
@@ -48,13 +50,27 @@ class CaptureSession:
         self._early: dict[tuple[int, int], list[TraceEvent]] = {}
         self._lock = threading.RLock()
         self.listener = TraceListener(self._on_event)
+        self._saved_provenance: int | None = None
 
     # --- lifecycle ---
     def start(self) -> None:
+        """Listen to the trace; turn on Inductor's kernel provenance tracking.
+
+        Provenance tracking (``trace.provenance_tracking_level``, not part of the FX
+        graph cache key) makes Inductor name the source lines of every kernel, which
+        ties C++ kernels to cell lines exactly. The previous value comes back on stop.
+        """
         self.listener.install()
+        config = torch._inductor.config.trace
+        if self._saved_provenance is None and config.provenance_tracking_level == 0:
+            self._saved_provenance = config.provenance_tracking_level
+            config.provenance_tracking_level = 1
 
     def stop(self) -> None:
         self.listener.uninstall()
+        if self._saved_provenance is not None:
+            torch._inductor.config.trace.provenance_tracking_level = self._saved_provenance
+            self._saved_provenance = None
 
     # --- targets ---
     def register(self, target: Target) -> None:
@@ -159,6 +175,8 @@ class CaptureSession:
                 record.cache[name] = record.cache.get(name, 0) + 1
             elif name == "inductor_post_grad_graph":  # codegen maps kernels to lines
                 record.post_grad_graphs.append(event.payload)
+            elif name == PROVENANCE_ARTIFACT:
+                _apply_provenance(record, event.payload)
         elif event.kind == "inductor_post_grad_graph":  # this form on FX-cache hits
             record.post_grad_graphs.append(event.payload)
         elif event.kind == "dynamo_output_graph":
@@ -185,6 +203,10 @@ class CaptureSession:
             done.record.post_grad_graphs.append(event.payload)  # e.g. the backward's
         if event.kind == "inductor_output_code":
             self._add_output_code(done.record, event)
+            assert done.target is not None
+            self._notify(done.target)
+        elif event.artifact_name == PROVENANCE_ARTIFACT:
+            _apply_provenance(done.record, event.payload)
             assert done.target is not None
             self._notify(done.target)
 
@@ -228,6 +250,18 @@ class CaptureSession:
         if target is not None:
             target.finish_compile(record)
             self._notify(target)
+
+
+PROVENANCE_ARTIFACT = "inductor_provenance_tracking_kernel_stack_traces"
+
+
+def _apply_provenance(record: CompileRecord, payload: str) -> None:
+    try:
+        traces = json.loads(payload)
+    except ValueError:
+        return
+    if isinstance(traces, dict):
+        codegen.apply_provenance(record.kernels, traces)
 
 
 def _config_value(config_json: Any, key: str) -> int:

@@ -297,7 +297,8 @@ def _with_codegen_views(record: TargetRecord, target: Target) -> TargetRecord:
     # Both views only change when compiles do: the live summary refreshes every second
     # while a compile runs, and must not redo this work (or hold the GIL) each time.
     key = (record.status, record.error and record.error.message, len(target.previous_compiles),
-           tuple((len(c.output_code), len(c.kernels), len(c.graph_breaks))
+           tuple((len(c.output_code), len(c.graph_breaks),
+                  tuple(tuple(line.lineno for line in k.lines) for k in c.kernels))
                  for c in target.compiles))
     if target._views is not None and target._views[0] == key:
         record.annotations, record.code_diffs = target._views[1], target._views[2]
