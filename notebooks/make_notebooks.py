@@ -182,7 +182,12 @@ NB01 = [
         `nbcompile.report(gelu_tanh)` displays itself as the same summary plus details.
         Its attributes are plain data: `graph_count`, `graph_breaks`, `recompiles`,
         `kernels` (the generated code), `compile_time_s`, and `to_dict()` for JSON.
-        Notebook 5 reads the generated code in detail; here is just the size of it:
+        Notebook 5 reads the generated code in detail; here is just the size of it.
+
+        In JupyterLab the same records fill the **Compile inspector** in the right
+        sidebar (the *Inspect* button under a `%%compile` cell opens it): graph breaks you
+        can click to jump to their line, recompiles, and the generated code in a
+        searchable view. It follows whichever notebook is active.
         """
     ),
     code(
