@@ -196,3 +196,13 @@ def test_cuda_graph_mode_on_cpu_says_what_it_does(ip):
         assert not any("CUDA graphs" in n for n in notes)
     else:
         assert any("need a GPU" in n and "reduce-overhead" in n for n in notes)
+
+
+def test_module_used_inside_a_compiled_step_says_so(ip):
+    ip.run_cell_magic("compile", "", (
+        "import torch\nnet = torch.nn.Linear(4, 1)\n"
+        "def step(x):\n    return net(x).sum()\n"
+    ))
+    notes = nbcompile.report(ip.user_ns["net"]).notes
+    assert any("net is used inside step" in n for n in notes), notes
+    assert not any("is used inside" in n for n in nbcompile.report(ip.user_ns["step"]).notes)

@@ -10,7 +10,7 @@ import { Widget } from '@lumino/widgets';
 
 import { hasInspector, openInspector } from './bridge';
 import { button, h } from './dom';
-import { ISummaryPayload, MIME_TYPE, parsePayload, statusText } from './records';
+import { ISummaryPayload, MIME_TYPE, parsePayload, statusText, whereText } from './records';
 import { countsText, plural, renderTiming } from './views';
 
 export class InlineSummary extends Widget implements IRenderMime.IRenderer {
@@ -86,7 +86,7 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
           h(
             'li',
             null,
-            `graph break at line ${gb.lineno ?? '?'}: `,
+            `graph break at ${whereText(gb.filename, gb.lineno, t.cell, gb.stack)}: `,
             h('code', null, gb.line.trim()),
             ` — ${gb.gb_type || gb.reason}`
           )
@@ -100,7 +100,8 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
           h(
             'li',
             { class: 'nbc-error' },
-            `${t.error.type || 'error'} at line ${t.error.lineno ?? '?'}: `,
+            `${t.error.type || 'error'} at ` +
+              `${whereText(t.error.filename, t.error.lineno, t.cell, t.error.stack)}: `,
             h('code', null, t.error.line.trim()),
             ` — ${t.error.message}`
           )

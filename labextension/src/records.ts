@@ -86,6 +86,8 @@ export interface ITargetError {
   filename: string | null;
   lineno: number | null;
   line: string;
+  /** Dynamo's user stack, outermost first, as for graph breaks. */
+  stack: ISourceLine[];
 }
 
 export interface ICellRef {
@@ -281,6 +283,24 @@ export function isCellFile(filename: string | null, cell: ICellRef): boolean {
   );
 }
 
+/**
+ * Where a break or error happened, in words: ``line 5`` for the cell, or for library code
+ * ``torch/optim/optimizer.py:79 (reached from cell line 9)`` using the user stack.
+ */
+export function whereText(
+  filename: string | null,
+  lineno: number | null,
+  cell: ICellRef,
+  stack: ISourceLine[]
+): string {
+  if (!filename || isCellFile(filename, cell)) {
+    return `line ${lineno ?? '?'}`;
+  }
+  const via = [...stack].reverse().find(f => f.filename === cell.filename);
+  const from = via ? ` (reached from cell line ${via.lineno ?? '?'})` : '';
+  return `${shortPath(filename, lineno)}${from}`;
+}
+
 /** ``torch/optim/optimizer.py:79`` for a library file: its last three path parts. */
 export function shortPath(filename: string, lineno: number | null): string {
   const parts = filename.split(/[\\/]/);
@@ -360,7 +380,8 @@ function parseTargetError(v: Json): ITargetError | null {
     message: str(v.message),
     filename: strOrNull(v.filename),
     lineno: numOrNull(v.lineno),
-    line: str(v.line)
+    line: str(v.line),
+    stack: nonNull(arr(v.stack).map(parseSourceLine))
   };
 }
 

@@ -14,6 +14,7 @@ import { test } from 'node:test';
 import {
   isCellFile,
   shortPath,
+  whereText,
   editorMimeType,
   generatedKernels,
   ISummaryPayload,
@@ -96,6 +97,15 @@ test('a break inside library code is named by its file, not as a cell line', () 
   assert.equal(isCellFile(lib, cell), false);
   assert.equal(isCellFile('/tmp/ipykernel_123/456.py', cell), true);
   assert.equal(shortPath(lib, 79), 'torch/optim/optimizer.py:79');
+  const stack = [
+    { filename: cell.filename, lineno: 9, line: 'opt.step()' },
+    { filename: lib, lineno: 79, line: 'torch._dynamo.graph_break()' }
+  ];
+  assert.equal(
+    whereText(lib, 79, cell, stack),
+    'torch/optim/optimizer.py:79 (reached from cell line 9)'
+  );
+  assert.equal(whereText(cell.filename, 5, cell, []), 'line 5');
 });
 
 test('recompiles come in order with their reasons and guards', () => {

@@ -84,3 +84,32 @@ def split_last_expression(source: str, filename: str, flags: int = 0) -> tuple[A
     body = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
     tail = compile(last, filename, "eval", flags=flags, dont_inherit=True) if last else None
     return body, tail
+
+
+def _global_names(code: Any) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _global_names(const)
+    return names
+
+
+def usage_notes(targets: list[str], namespace: Mapping[str, Any]) -> dict[str, str]:
+    """Notes for module targets that function targets of the same cell call.
+
+    A module used inside a compiled function (e.g. a training step) compiles as part of
+    that function's graph; its own compiled entry only runs when it is called directly.
+    """
+    notes: dict[str, str] = {}
+    functions = {n: namespace[n] for n in targets if hasattr(namespace[n], "__code__")}
+    for name in targets:
+        if not isinstance(namespace[name], torch.nn.Module):
+            continue
+        users = [f for f, fn in functions.items() if name in _global_names(fn.__code__)]
+        if users:
+            notes[name] = (
+                f"{name} is used inside {', '.join(users)}: calls through "
+                f"{users[0]} compile it as part of that graph (so {name} itself may stay "
+                "'waiting for first call'); it compiles on its own when called directly."
+            )
+    return notes

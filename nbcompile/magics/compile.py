@@ -86,10 +86,14 @@ class CompileMagics(Magics):
                 )
             names = only
         target_names, notes = cells.find_targets(names, ns, module_name)
+        usage = cells.usage_notes(target_names, ns)
         cell_ref = self._cell_ref(filename)
         targets = self._compile_all(target_names, options, cell_ref)
         if targets and notes:
             targets[0].notes.extend(notes)
+        for target in targets:
+            if note := usage.get(target.name):
+                target.notes.append(note)
         if args.codegen == "triton":
             for target in targets:
                 triton_preview.apply(target)
