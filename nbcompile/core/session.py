@@ -23,7 +23,13 @@ from . import codegen
 from .capture import TraceEvent, TraceListener
 from .records import CompileRecord, SourceLine, TargetError
 from .targets import Target
-from .tracefmt import explain_guard, parse_graph_break, source_line, split_recompile_reasons
+from .tracefmt import (
+    explain_guard,
+    parse_dynamo_message,
+    parse_graph_break,
+    source_line,
+    split_recompile_reasons,
+)
 from .userstack import parse_user_stack
 
 Listener = Callable[[Target], None]
@@ -33,6 +39,7 @@ Listener = Callable[[Target], None]
 class _Pending:
     """Events of one frame compile, collected until ``compilation_metrics``."""
 
+    key: tuple[int, int]
     target: Target | None
     record: CompileRecord
     recompile_reasons: list[str] = field(default_factory=list)
@@ -151,7 +158,7 @@ class CaptureSession:
             firstlineno=innermost.get("line", 0),
             started_at=time.time(),
         )
-        pending = _Pending(target, record)
+        pending = _Pending(key, target, record)
         self._pending[key] = pending
         self._done.pop(key, None)
         for early in self._early.pop(key, []):
@@ -211,9 +218,8 @@ class CaptureSession:
             self._notify(done.target)
 
     def _finish(self, pending: _Pending, metrics: dict[str, Any]) -> None:
-        key = next(k for k, v in self._pending.items() if v is pending)
-        del self._pending[key]
-        self._done[key] = pending
+        del self._pending[pending.key]
+        self._done[pending.key] = pending
         record = pending.record
         record.frame = metrics.get("co_name") or record.frame
         record.filename = metrics.get("co_filename") or record.filename
@@ -222,6 +228,7 @@ class CaptureSession:
         record.recompile_limit = _config_value(metrics.get("dynamo_config"), "recompile_limit")
         reasons = pending.recompile_reasons or _as_list(metrics.get("recompile_reason"))
         record.recompile_reason = "; ".join(explain_guard(r) for r in reasons)
+        record.recompile_guard = "; ".join(reasons)
         record.times = {
             k.removesuffix("_time_s") + "_s" if k != "entire_frame_compile_time_s" else "total_s":
             float(v)
@@ -237,11 +244,11 @@ class CaptureSession:
             if target is not None:
                 filename = metrics.get("fail_user_frame_filename")
                 lineno = metrics.get("fail_user_frame_lineno")
-                reason = str(metrics.get("fail_reason") or fail_type)
+                message = parse_dynamo_message(str(metrics.get("fail_reason") or fail_type))
                 target.error = TargetError(
                     type=str(fail_type).rsplit(".", 1)[-1].strip("'>"),
-                    message=_error_message(reason),
-                    hint=_hints(reason),
+                    message=message.summary,
+                    hint="\n".join(message.hints),
                     filename=filename,
                     lineno=lineno,
                     line=source_line(filename, lineno),
@@ -285,19 +292,6 @@ def _as_list(value: Any) -> list[str]:
             pass
         return [value]
     return [str(v) for v in value]
-
-
-def _error_message(text: str) -> str:
-    """First line of a Dynamo error, with its ``Explanation:`` if it has one."""
-    lines = [ln.strip() for ln in text.strip().splitlines()]
-    explanation = next((ln[12:].strip() for ln in lines if ln.startswith("Explanation:")), "")
-    first = lines[0] if lines else text
-    return f"{first}: {explanation}" if explanation else first
-
-
-def _hints(text: str) -> str:
-    hints = [ln.strip()[5:].strip() for ln in text.splitlines() if ln.strip().startswith("Hint:")]
-    return "\n".join(h for h in hints if "report an issue" not in h)
 
 
 _session: CaptureSession | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import linecache
 import re
+from dataclasses import dataclass, field
 
 from .records import GraphBreak
 
@@ -19,6 +20,30 @@ def source_line(filename: str | None, lineno: int | None) -> str:
     return linecache.getline(filename, lineno).strip()
 
 
+@dataclass(frozen=True)
+class DynamoMessage:
+    """A Dynamo error or graph-break message: its title, ``Explanation:`` and ``Hint:``s."""
+
+    title: str
+    explanation: str = ""
+    hints: list[str] = field(default_factory=list)
+
+    @property
+    def summary(self) -> str:
+        """``title: explanation`` (or just the title)."""
+        return f"{self.title}: {self.explanation}" if self.explanation else self.title
+
+
+def parse_dynamo_message(text: str) -> DynamoMessage:
+    """Split a Dynamo message; the generic "report an issue to PyTorch" hint is dropped."""
+    lines = [ln.strip() for ln in text.strip().splitlines()]
+    explanation = next((ln.removeprefix("Explanation:").strip() for ln in lines
+                        if ln.startswith("Explanation:")), "")
+    hints = [ln.removeprefix("Hint:").strip() for ln in lines
+             if ln.startswith("Hint:") and "report an issue" not in ln]
+    return DynamoMessage(lines[0] if lines else "", explanation, hints)
+
+
 def parse_graph_break(payload: str, compile_id: str = "") -> GraphBreak:
     """Parse a ``dynamo_graph_break_reason`` artifact into a ``GraphBreak``."""
     head = payload.split("User code traceback:", 1)[0]
@@ -26,23 +51,18 @@ def parse_graph_break(payload: str, compile_id: str = "") -> GraphBreak:
     m = _BREAK_AT.search(head)
     if m:
         filename, lineno = m.group("file"), int(m.group("line"))
+    message = parse_dynamo_message(head)
+    explanation, hints = message.explanation, message.hints
     raw_reason = ""
     gb_type = ""
-    explanation = ""
-    hints: list[str] = []
     after_reason = False
     for line in head.splitlines():
         stripped = line.strip()
         if stripped.startswith("Graph Break Reason:"):
             raw_reason = stripped.removeprefix("Graph Break Reason:").strip()
             after_reason = True
-        elif stripped.startswith("Explanation:"):
-            explanation = stripped.removeprefix("Explanation:").strip()
+        elif stripped.startswith(("Explanation:", "Hint:")):
             after_reason = False
-        elif stripped.startswith("Hint:"):
-            hint = stripped.removeprefix("Hint:").strip()
-            if "report an issue to PyTorch" not in hint:
-                hints.append(hint)
         elif after_reason and stripped and not gb_type:
             gb_type = stripped
     if gb_type and explanation:

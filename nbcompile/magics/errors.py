@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.session import get_session
-from ..core.tracefmt import source_line
+from ..core.tracefmt import parse_dynamo_message, source_line
 from ..core.userstack import cell_frame, stack_of_frames
 
 _saved: dict[int, tuple[tuple[type, ...], Any]] = {}
@@ -40,9 +40,7 @@ def describe_unsupported(shell: Any, value: BaseException) -> str:
     ) if filename else None
     via = cell_frame(stack)
     who = f"`{target.name}`" if target else "this function"
-    msg = (getattr(value, "msg", None) or str(value)).strip()
-    first, _, rest = msg.partition("\n")
-    hints = [ln.strip()[5:].strip() for ln in rest.splitlines() if ln.strip().startswith("Hint:")]
+    message = parse_dynamo_message(getattr(value, "msg", None) or str(value))
     lines = [f"nbcompile: {who} cannot be compiled as one graph (fullgraph=True)."]
     if filename:
         text = source_line(filename, lineno)
@@ -50,12 +48,8 @@ def describe_unsupported(shell: Any, value: BaseException) -> str:
         if via is not None and (via.filename, via.lineno) != (filename, lineno):
             lines.append(f"  reached from your code at {cell_label(shell, via.filename)}, "
                          f"line {via.lineno}: {via.line}")
-    stripped = [ln.strip() for ln in rest.splitlines()]
-    explanation = next((ln[12:].strip() for ln in stripped if ln.startswith("Explanation:")), "")
-    lines.append(f"Reason: {first}" + (f": {explanation}" if explanation else ""))
-    for hint in hints:
-        if "report an issue" not in hint:
-            lines.append(f"Hint: {hint}")
+    lines.append(f"Reason: {message.summary}")
+    lines.extend(f"Hint: {hint}" for hint in message.hints)
     lines.append("Fix that line, or drop --fullgraph to let torch.compile split the graph there.")
     return "\n".join(lines)
 
