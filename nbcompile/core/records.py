@@ -114,7 +114,8 @@ class CompileRecord(Record):
     firstlineno: int = 0
     status: str = "ok"  # ok | failed
     error: str = ""
-    recompile_reason: str = ""
+    recompile_reason: str = ""  # the failed guard(s), in words
+    recompile_guard: str = ""  # the failed guard(s) as Dynamo wrote them
     graphs: list[str] = field(default_factory=list)
     graph_op_count: int = 0
     guards: str = ""

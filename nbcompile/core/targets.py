@@ -173,9 +173,8 @@ def fresh_copy(fn: Callable[..., Any]) -> Callable[..., Any]:
         return make_entry(eager_callable(fn), f"copy-of-{type(fn).__name__}")
     fn = eager_callable(fn)
     if isinstance(fn, types.FunctionType):
-        code = fn.__code__.replace(co_name=fn.__code__.co_name)
-        copy = types.FunctionType(
-            code, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__
+        copy = types.FunctionType(  # replace() makes a new, equal code object
+            fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__
         )
         copy.__kwdefaults__ = fn.__kwdefaults__
         if copy.__code__ is not fn.__code__:
@@ -253,7 +252,7 @@ class Target:
                     breaks.append(gb)
         recompiles = [
             Recompile(reason=c.recompile_reason, compile_id=c.compile_id,
-                      guard=_guard_of(c.recompile_reason))
+                      guard=c.recompile_guard)
             for c in self.compiles
             if c.recompile_reason
         ]
@@ -312,12 +311,6 @@ def _with_codegen_views(record: TargetRecord, target: Target) -> TargetRecord:
         return record
     target._views = (key, record.annotations, record.code_diffs)
     return record
-
-
-def _guard_of(reason: str) -> str:
-    """The guard expression part of a recompile reason, if it names one."""
-    m = re.search(r"(?:^|\n)\s*(?:\d+/\d+:\s*)?(.+)$", reason.strip())
-    return m.group(1).strip() if m else reason
 
 
 def _describe_compiled(target: Target) -> str:

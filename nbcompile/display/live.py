@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from IPython.display import display
@@ -66,8 +67,8 @@ class LiveSummary:
             self._ticker.start()
 
     def _tick(self) -> None:
-        stop = threading.Event()
-        while not stop.wait(TICK_SECONDS):
+        while True:
+            time.sleep(TICK_SECONDS)
             if not any(t.status == "compiling" for t in self.targets):
                 return
             self.refresh()

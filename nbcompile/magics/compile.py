@@ -87,7 +87,7 @@ class CompileMagics(Magics):
             names = only
         target_names, notes = cells.find_targets(names, ns, module_name)
         usage = cells.usage_notes(target_names, ns)
-        cell_ref = self._cell_ref(filename)
+        cell_ref = self._cell_ref(filename, number)
         targets = self._compile_all(target_names, options, cell_ref)
         if targets and notes:
             targets[0].notes.extend(notes)
@@ -147,10 +147,10 @@ class CompileMagics(Magics):
             frame = frame.f_back
         return self.shell.execution_count
 
-    def _cell_ref(self, filename: str) -> CellRef:
+    def _cell_ref(self, filename: str, number: int) -> CellRef:
         parent: dict[str, Any] = getattr(self.shell, "parent_header", None) or {}
         cell_id = (parent.get("metadata") or {}).get("cellId")
-        return CellRef(filename=filename, execution_count=self._cell_number(),
+        return CellRef(filename=filename, execution_count=number,
                        cell_id=cell_id)
 
     def _compile_all(
