@@ -71,6 +71,8 @@ class GraphBreak(Record):
     # Dynamo's user stack, outermost first: e.g. the user's cell line, then the library
     # lines it called into, down to the line that broke (``filename``/``lineno``).
     stack: list[SourceLine] = field(default_factory=list)
+    gb_id: str = ""  # Dynamo's graph-break id, e.g. "GB0170"
+    doc_url: str = ""  # the graph break's documentation page
 
 
 @dataclass
@@ -128,6 +130,8 @@ class CompileRecord(Record):
     cache: dict[str, int] = field(default_factory=dict)
     started_at: float = 0.0
     recompile_limit: int = 0  # torch._dynamo.config.recompile_limit in force (0: unknown)
+    phases: dict[str, float] = field(default_factory=dict)  # phase name -> seconds (phases.py)
+    guard_latency_s: float | None = None  # guard evaluation time per call, when reported
 
 
 @dataclass

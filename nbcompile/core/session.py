@@ -21,6 +21,7 @@ import torch
 
 from . import codegen
 from .capture import TraceEvent, TraceListener
+from .phases import compile_phases
 from .records import CompileRecord, SourceLine, TargetError
 from .targets import Target
 from .tracefmt import (
@@ -236,6 +237,7 @@ class CaptureSession:
             if k.endswith("_time_s") and isinstance(v, (int, float))
         }
         record.times.setdefault("total_s", round(time.time() - record.started_at, 4))
+        record.phases, record.guard_latency_s = compile_phases(metrics)
         target = pending.target
         fail_type = metrics.get("fail_type")
         if fail_type:
