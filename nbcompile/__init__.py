@@ -9,11 +9,21 @@ from __future__ import annotations
 from typing import Any
 
 from .api import CompileReport, report
+from .core.profile import Profile, profile
 from .core.records import MIME_TYPE, SCHEMA_VERSION
 from .core.timing import Comparison, compare
 
 __version__ = "0.1.0"
-__all__ = ["MIME_TYPE", "SCHEMA_VERSION", "CompileReport", "Comparison", "compare", "report"]
+__all__ = [
+    "MIME_TYPE",
+    "SCHEMA_VERSION",
+    "CompileReport",
+    "Comparison",
+    "Profile",
+    "compare",
+    "profile",
+    "report",
+]
 
 
 def load_ipython_extension(shell: Any) -> None:

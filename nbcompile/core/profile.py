@@ -28,6 +28,7 @@ import re
 import sys
 import time
 import types
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -143,6 +144,11 @@ class Profile(Record):
     schema_version: int = SCHEMA_VERSION
     record: str = "profile"
 
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        data["lines"] = [ln.to_dict() for ln in self.lines]  # with their speedup
+        return data
+
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         from ..display.profile import profile_bundle
 
@@ -230,7 +236,9 @@ def profile(fn: Any, *args: Any, repeat: int = DEFAULT_REPEAT, **kwargs: Any) ->
     session.register(target)
     session.start()
     try:
-        with torch._inductor.config.patch(_COMPILE_CONFIG), suppressed():
+        with torch._inductor.config.patch(_COMPILE_CONFIG), suppressed(), \
+                warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "dynamo_pgo force disabled")
             compiled = torch.compile(copy)
             for _ in range(WARMUP_CALLS):
                 compiled(*args, **kwargs)
