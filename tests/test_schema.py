@@ -20,7 +20,7 @@ def _key_paths(value, prefix="") -> set[str]:
     paths: set[str] = set()
     if isinstance(value, dict):
         for key, item in value.items():
-            if key == "options" or key == "cache" or key == "times":
+            if key in ("options", "cache", "times", "phases"):
                 paths.add(f"{prefix}.{key}")  # free-form maps
                 continue
             paths.add(f"{prefix}.{key}")

@@ -110,7 +110,8 @@ def summary_text(records: list[TargetRecord]) -> str:
             lines.append(f"  {cache_note}")
         for gb in r.graph_breaks:
             where, via = _where(gb.filename, gb.lineno, gb.stack)
-            lines.append(f"  graph break at {where}: {gb.line}  -- {gb.reason}")
+            lines.append(f"  graph break at {where}: {gb.line}  -- {gb.reason}"
+                         + (f" [{gb.gb_id}: {gb.doc_url}]" if gb.doc_url else ""))
             if via:
                 lines.append(f"    {via}")
         for rc in r.recompiles:
@@ -148,7 +149,7 @@ def summary_html(records: list[TargetRecord]) -> str:
             where, via = _where(gb.filename, gb.lineno, gb.stack)
             details.append(
                 f"<li>graph break at {e(where)}: <code>{e(gb.line)}</code> "
-                f"&mdash; {e(gb.reason)}{'<br>' + e(via) if via else ''}</li>"
+                f"&mdash; {e(gb.reason)}{_gb_link(gb)}{'<br>' + e(via) if via else ''}</li>"
             )
         for rc in r.recompiles:
             details.append(f"<li>recompile {e(rc.compile_id)}: {e(rc.reason)}</li>")
@@ -171,6 +172,14 @@ def summary_html(records: list[TargetRecord]) -> str:
         "<div class='nbcompile-summary'><b>nbcompile</b>"
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
+
+
+def _gb_link(gb: Any) -> str:
+    """`` (GB0170)`` linking to the break's documentation page, when torch knows it."""
+    if not gb.doc_url.startswith("https://"):
+        return ""
+    label = html.escape(gb.gb_id or "docs")
+    return f" (<a href='{html.escape(gb.doc_url)}' target='_blank' rel='noopener'>{label}</a>)"
 
 
 def summary_bundle(
