@@ -27,6 +27,7 @@ def _compile_error(ip, line: str) -> str:
      "--mode is given twice ('default', then 'max-autotune')"),
     ("--dynamic --no-dynamic", "--dynamic and --no-dynamic"),
     ("--backend inductor --backend eager", "--backend is given twice"),
+    ("--only 'input_fn x'", "'input_fn x' is not a Python name"),
 ])
 def test_bad_compile_input_is_a_usage_error_before_the_cell_runs(ip, line, message):
     assert message in _compile_error(ip, line)
@@ -37,10 +38,14 @@ def test_same_flag_twice_with_the_same_value_is_accepted(ip):
     assert nbcompile.report(ip.user_ns["input_fn"]).options["dynamic"] is True
 
 
-def test_only_strips_quotes(ip):
-    ip.run_cell_magic("compile", '--only "input_a3" --backend eager',
-                      "def input_a3(x):\n    return x * 3\ndef input_b3(x):\n    return x\n")
+@pytest.mark.parametrize("only", ['"input_a3"', "'input_a3'", "input_a3, input_c3"])
+def test_only_strips_quotes_and_keeps_comma_lists(ip, only):
+    ip.run_cell_magic("compile", f"--only {only} --backend eager",
+                      "def input_a3(x):\n    return x * 3\ndef input_b3(x):\n    return x\n"
+                      "def input_c3(x):\n    return x\n")
     assert nbcompile.report(ip.user_ns["input_a3"]).name == "input_a3"
+    if "input_c3" in only:
+        assert nbcompile.report(ip.user_ns["input_c3"]).name == "input_c3"
     with pytest.raises(LookupError):
         nbcompile.report(ip.user_ns["input_b3"])
 

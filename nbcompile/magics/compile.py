@@ -9,6 +9,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.utils.process import arg_split
 
 from ..core import cells, triton_preview
 from ..core.options import MODES, CompileOptions, OptionError, parse_option_pairs
@@ -16,7 +17,7 @@ from ..core.records import CellRef
 from ..core.session import get_session
 from ..core.targets import Target, compile_target
 from ..display.live import LiveSummary
-from .arguments import Once, OnceBoolean, check_repeats, unquoted
+from .arguments import Once, OnceBoolean, check_repeats, join_comma_lists, unquoted
 
 
 @magics_class
@@ -59,7 +60,8 @@ class CompileMagics(Magics):
         Use ``nbcompile.report(obj)`` for everything captured about a target.
         """
         __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
-        args = parse_argstring(self.compile, line)
+        # "--only a, b": a comma list split by a space is re-joined, not half dropped
+        args = parse_argstring(self.compile, " ".join(join_comma_lists(arg_split(line))))
         check_repeats(args, "%%compile")
         options = self._options(args)
         only = _only_names(args.only)
