@@ -160,12 +160,13 @@ def test_profile_rejects_bad_input():
 def test_kprun_magic(ip, compiled_chain):
     run_cell(ip, "p_prof = %kprun prof_chain(x_prof) --repeat 2")
     p = ip.user_ns["p_prof"]
-    assert isinstance(p, Profile) and p.repeat == 2 and p.name == "prof_chain"
+    assert isinstance(p, nbcompile.Profile) and p.repeat == 2 and p.name == "prof_chain"
     assert "kernel" in p._repr_mimebundle_()["text/plain"]
     html = p._repr_mimebundle_()["text/html"]
     assert "rgba(230, 81, 0" in html and "torch.sin(x) * 2.0" in html  # coloured source
     for line, message in (("%kprun prof_chain(x_prof) --repeat 0", "--repeat must be"),
                           ("%kprun --repeat 2", "needs a call"),
+                          ("%kprun prof_chain(x_prof) -r 2 --repeat 3", "given twice"),
                           ("%kprun prof_chain", "needs a call such as"),
                           ("%kprun nope(x_prof)", "could not evaluate nope")):
         result = ip.run_cell(line)

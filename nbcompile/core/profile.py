@@ -122,6 +122,7 @@ class Profile(Record):
     ``outside_graphs_s``, ``overhead_s``, ``unaccounted_s``; ``eager_wall_s`` is the same
     call run eagerly. ``accounted`` says whether the parts are within 10 % of the wall time;
     ``notes`` say what is missing and how much, and what could not be tied to a line.
+    ``nbcompile.profile`` returns ``nbcompile.api.Profile``, this class with rich reprs.
     """
 
     name: str
@@ -148,11 +149,6 @@ class Profile(Record):
         data = super().to_dict()
         data["lines"] = [ln.to_dict() for ln in self.lines]  # with their speedup
         return data
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from ..display.profile import profile_bundle
-
-        return profile_bundle(self)
 
     def __repr__(self) -> str:
         return (f"<Profile {self.name}: {self.repeat} call(s), wall {self.wall_s * 1e3:.3f} ms"

@@ -8,20 +8,15 @@ scripts); a plain-text fallback; the JSON record under the nbcompile MIME type.
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from ..core.records import MIME_TYPE
+from .text import escape
+from .units import format_duration
 
 
-def format_seconds(seconds: float | None) -> str:
-    """``1.23 ms``; ``-`` for None or zero."""
-    if not seconds:
-        return "-"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
+def _fmt(seconds: float | None) -> str:
+    return format_duration(seconds) if seconds else "-"
 
 
 def _budget(p: Any) -> list[tuple[str, float]]:
@@ -31,20 +26,20 @@ def _budget(p: Any) -> list[tuple[str, float]]:
 
 def profile_text(p: Any) -> str:
     """The plain-text view: budget, lines with time, kernel table, notes."""
-    out = [f"profile of {p.name}: {p.repeat} call(s); wall {format_seconds(p.wall_s)} per call "
-           f"compiled, {format_seconds(p.eager_wall_s)} eager"]
-    out.append("  " + ", ".join(f"{k} {format_seconds(v)}" for k, v in _budget(p)))
+    out = [f"profile of {p.name}: {p.repeat} call(s); wall {_fmt(p.wall_s)} per call "
+           f"compiled, {_fmt(p.eager_wall_s)} eager"]
+    out.append("  " + ", ".join(f"{k} {_fmt(v)}" for k, v in _budget(p)))
     timed = [ln for ln in p.lines if ln.compiled_s or ln.eager_s]
     if timed:
         out.append(f"  {'line':>5}  {'compiled':>10}  {'eager':>10}  source")
         for ln in timed:
-            out.append(f"  {ln.lineno:>5}  {format_seconds(ln.compiled_s):>10}  "
-                       f"{format_seconds(ln.eager_s):>10}  {ln.line.strip()}")
+            out.append(f"  {ln.lineno:>5}  {_fmt(ln.compiled_s):>10}  "
+                       f"{_fmt(ln.eager_s):>10}  {ln.line.strip()}")
     out.append(f"  {'kernel':<40} {'calls':>6} {'total':>10} {'mean':>10} {'share':>6}  lines")
     for k in p.kernels:
         lines = ",".join(str(n) for n in k.lines) or "not tied to a line"
-        out.append(f"  {k.name[:40]:<40} {k.calls:>6} {format_seconds(k.total_s):>10} "
-                   f"{format_seconds(k.mean_s):>10} {k.share:>6.0%}  {lines}")
+        out.append(f"  {k.name[:40]:<40} {k.calls:>6} {_fmt(k.total_s):>10} "
+                   f"{_fmt(k.mean_s):>10} {k.share:>6.0%}  {lines}")
     out += [f"  note: {n}" for n in p.notes]
     return "\n".join(out)
 
@@ -58,7 +53,7 @@ def _shade(value: float, top: float) -> str:
 
 def profile_html(p: Any) -> str:
     """The source coloured by compiled time per line, then the kernels and the budget."""
-    e = html.escape
+    e = escape
     top = max((ln.compiled_s for ln in p.lines), default=0.0)
     rows = []
     for ln in p.lines:
@@ -66,8 +61,8 @@ def profile_html(p: Any) -> str:
         rows.append(
             f"<tr style='background:{_shade(ln.compiled_s, top)}'>"
             f"<td style='text-align:right;color:#777'>{ln.lineno}</td>"
-            f"<td style='text-align:right'>{format_seconds(ln.compiled_s)}</td>"
-            f"<td style='text-align:right'>{format_seconds(ln.eager_s)}</td>"
+            f"<td style='text-align:right'>{_fmt(ln.compiled_s)}</td>"
+            f"<td style='text-align:right'>{_fmt(ln.eager_s)}</td>"
             f"<td style='text-align:right'>{speedup}</td>"
             f"<td><pre style='margin:0'>{e(ln.line)}</pre></td>"
             f"<td style='font-size:smaller'>{e(', '.join(ln.kernels))}</td></tr>"
@@ -80,7 +75,7 @@ def profile_html(p: Any) -> str:
     ) if rows else "<p>(no source lines)</p>"
     krows = "".join(
         f"<tr><td><code>{e(k.name)}</code></td><td>{e(k.kind)}</td><td>{k.calls}</td>"
-        f"<td>{format_seconds(k.total_s)}</td><td>{format_seconds(k.mean_s)}</td>"
+        f"<td>{_fmt(k.total_s)}</td><td>{_fmt(k.mean_s)}</td>"
         f"<td>{k.share:.0%}</td>"
         f"<td>{e(', '.join(map(str, k.lines)) or 'not tied to a line')}</td></tr>"
         for k in p.kernels
@@ -90,12 +85,12 @@ def profile_html(p: Any) -> str:
         "<th>calls</th><th>total</th><th>mean</th><th>share</th><th>lines</th></tr></thead>"
         f"<tbody>{krows}</tbody></table>"
     )
-    budget = ", ".join(f"{k} {format_seconds(v)}" for k, v in _budget(p))
+    budget = ", ".join(f"{k} {_fmt(v)}" for k, v in _budget(p))
     notes = "".join(f"<li>{e(n)}</li>" for n in p.notes)
     return (
         f"<div class='nbcompile-profile'><b>nbcompile profile</b> of <code>{e(p.name)}</code>: "
-        f"{p.repeat} call(s), wall {format_seconds(p.wall_s)} per call compiled, "
-        f"{format_seconds(p.eager_wall_s)} eager<br>per call: {e(budget)}"
+        f"{p.repeat} call(s), wall {_fmt(p.wall_s)} per call compiled, "
+        f"{_fmt(p.eager_wall_s)} eager<br>per call: {e(budget)}"
         f"{source}{kernels}{'<ul>' + notes + '</ul>' if notes else ''}</div>"
     )
 

@@ -10,7 +10,9 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from ..core.profile import DEFAULT_REPEAT, Profile, ProfileError, profile
+from ..api import Profile, profile
+from ..core.profile import DEFAULT_REPEAT, ProfileError
+from .arguments import Once, check_repeats
 from .compare import split_line
 
 
@@ -20,7 +22,7 @@ class ProfileMagics(Magics):
 
     @magic_arguments()
     @argument("expr", nargs="*", help="A call, e.g. f(x) or model(x).")
-    @argument("--repeat", "-r", type=int, default=DEFAULT_REPEAT, metavar="N",
+    @argument("--repeat", "-r", type=int, default=DEFAULT_REPEAT, metavar="N", action=Once,
               help=f"Profiled calls, after the warm-up (default {DEFAULT_REPEAT}).")
     @line_magic("kprun")
     def kprun(self, line: str) -> Profile:
@@ -44,6 +46,10 @@ class ProfileMagics(Magics):
             args = parse_argstring(self.kprun, " ".join(shlex.quote(t) for t in option_tokens))
         except UsageError as e:
             raise UsageError(f"%kprun: {e}") from None
+        check_repeats(args, "%kprun")
+        if args.expr:
+            raise UsageError(f"%kprun: unexpected {' '.join(repr(t) for t in args.expr)} after "
+                             "the options; put the call before or after them. Nothing was run.")
         if not expr:
             raise UsageError("%kprun needs a call expression, e.g. %kprun f(x)")
         if args.repeat < 1:
