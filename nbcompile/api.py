@@ -39,9 +39,10 @@ class CompileReport(TargetRecord):
 
     def _repr_html_(self) -> str:
         from .display.annotate import diffs_html
+        from .display.phases import phases_html
         from .display.report_html import report_html
 
-        return report_html(self) + diffs_html(self)
+        return report_html(self) + phases_html(self) + diffs_html(self)
 
     def annotate(self) -> AnnotatedSource:
         """The target's source annotated line by line, like ``%%cython --annotate``:

@@ -191,6 +191,8 @@ def test_graph_break_id_and_link_and_phases(ip):
         assert sum(c.phases.values()) <= c.times["total_s"] + 1e-6
     assert any(c.guard_latency_s is not None for c in rep.compiles)
     assert rep.to_dict()["compiles"][0]["phases"] == rep.compiles[0].phases
+    html = rep._repr_mimebundle_()["text/html"]
+    assert "compile time by phase" in html and "Dynamo tracing" in html  # stacked bars
     # the profile sees the break: Python between the graphs
     p = nbcompile.profile(ip.user_ns["prof_break"], torch.randn(64), repeat=2)
     assert p.outside_graphs_s > 0
