@@ -48,7 +48,7 @@ class CompileReport(TargetRecord):
         return (
             f"<CompileReport {self.name} ({self.kind}): {self.status}, "
             f"{self.graph_count} graph(s), {self.graph_break_count} break(s), "
-            f"{self.recompile_count} recompile(s), {len(self.kernels)} code piece(s), "
+            f"{self.recompile_count} recompile(s), {self.code_piece_count} code piece(s), "
             f"{self.compile_time_s:.2f}s>"
         )
 

@@ -81,7 +81,7 @@ def _status_text(r: TargetRecord, now: float) -> str:
 def _counts(r: TargetRecord) -> str:
     return (
         f"{r.graph_count} graph(s), {r.graph_break_count} break(s), "
-        f"{r.recompile_count} recompile(s), {len([k for k in r.kernels if k.kind == 'kernel'])} "
+        f"{r.recompile_count} recompile(s), {r.kernel_count} "
         f"kernel(s), {r.compile_time_s:.1f}s compile"
     )
 
