@@ -305,7 +305,7 @@ class TargetRecord(Record):
 
 @dataclass
 class SummaryRecord(Record):
-    """The live output of a ``%%compile`` cell (``display.bundle.summary_payload``)."""
+    """The live output of a ``%%compile`` cell (``display.payload.summary_payload``)."""
 
     cell: CellRef  # the ``%%compile`` cell
     updated_at: float  # Unix time of this update
