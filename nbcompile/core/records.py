@@ -48,12 +48,12 @@ class Record:
 
     ``OPTIONAL_KEYS``: keys a valid record may lack: fields and keys added after v1
     shipped (older saved records lack them), and a summary's empty cell ref.
-    ``COMPUTED``: keys ``to_dict()`` adds beyond the fields: name -> (type, description,
-    always emitted).
+    ``COMPUTED``: keys added beyond the fields (by ``to_dict()``, or when published):
+    name -> (type, description).
     """
 
     OPTIONAL_KEYS: ClassVar[frozenset[str]] = frozenset()
-    COMPUTED: ClassVar[dict[str, tuple[Any, str, bool]]] = {}
+    COMPUTED: ClassVar[dict[str, tuple[Any, str]]] = {}
 
     def to_dict(self) -> dict[str, Any]:
         return _plain(self)
@@ -269,11 +269,11 @@ class TargetRecord(Record):
     OPTIONAL_KEYS = frozenset({"annotations", "code_diffs", "advice", "preview",
                              "code_piece_count", "truncated"})
     COMPUTED = {
-        "graph_break_count": (int, "len(graph_breaks)", True),
-        "recompile_count": (int, "len(recompiles)", True),
-        "kernel_count": (int, "generated kernels that run (kernels of kind kernel)", True),
-        "code_piece_count": (int, "every code piece: kernels, extern calls, wrappers", True),
-        "truncated": (bool, "set when published inline and some text was capped", False),
+        "graph_break_count": (int, "len(graph_breaks)"),
+        "recompile_count": (int, "len(recompiles)"),
+        "kernel_count": (int, "generated kernels that run (kernels of kind kernel)"),
+        "code_piece_count": (int, "every code piece: kernels, extern calls, wrappers"),
+        "truncated": (bool, "set when published inline and some text was capped"),
     }
 
     @property

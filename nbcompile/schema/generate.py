@@ -113,7 +113,7 @@ class _Builder:
             if f.name in docs:
                 prop["description"] = docs[f.name]
             properties[f.name] = prop
-        for name, (tp, doc, _always) in getattr(cls, "COMPUTED", {}).items():
+        for name, (tp, doc) in getattr(cls, "COMPUTED", {}).items():
             properties[name] = {**self.type_schema(tp), "description": doc}
         schema: dict[str, Any] = {"title": cls.__name__, "type": "object"}
         if cls.__doc__:
