@@ -3,8 +3,10 @@ graph-break ids and links, compile phases."""
 
 from __future__ import annotations
 
+import json
 import re
 
+import jsonschema
 import pytest
 import torch
 from IPython.core.error import UsageError
@@ -14,8 +16,11 @@ from nbcompile.core.phases import compile_phases
 from nbcompile.core.profile import Profile, ProfileError, profile
 from nbcompile.core.tracefmt import graph_break_link, parse_graph_break
 from nbcompile.display.profile import profile_bundle
+from nbcompile.schema import generate
 
 from .conftest import run_cell
+
+VALIDATOR = jsonschema.Draft202012Validator(json.loads(generate.SCHEMA_PATH.read_text()))
 
 CELL = """
 import torch
@@ -56,6 +61,7 @@ def _check_profile(p: Profile, repeat: int) -> None:
     assert {"speedup", "compiled_s", "eager_s", "kernels"} <= set(data["lines"][0])
     bundle = profile_bundle(p)
     assert set(bundle) == {nbcompile.MIME_TYPE, "text/html", "text/plain"}
+    VALIDATOR.validate(json.loads(json.dumps(bundle[nbcompile.MIME_TYPE])))  # closed schema
 
 
 @pytest.fixture(scope="module")

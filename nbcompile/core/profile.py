@@ -79,16 +79,16 @@ class KernelTime(Record):
     matches; ``lines`` are the source lines it was generated from (empty: not tied).
     """
 
-    name: str
+    name: str  # as in the report's kernels, or the profiler event's name
     kind: str  # kernel | extern | other (allocations, views, unknown ops)
-    calls: int = 0
-    total_s: float = 0.0
-    mean_s: float = 0.0
+    calls: int = 0  # launches over all profiled calls
+    total_s: float = 0.0  # time over all profiled calls
+    mean_s: float = 0.0  # per launch
     share: float = 0.0  # of all kernel time
-    compile_id: str = ""
-    stage: str = ""
+    compile_id: str = ""  # the copy's compile that generated it ("" if none matched)
+    stage: str = ""  # inference | forward | backward
     event: str = ""  # the profiler event name
-    lines: list[int] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)  # in ``Profile.filename``; empty: not tied
 
 
 @dataclass
@@ -96,10 +96,12 @@ class LineTime(Record):
     """One source line of the target: compiled and eager seconds per call."""
 
     lineno: int
-    line: str
-    compiled_s: float = 0.0
-    eager_s: float = 0.0
-    kernels: list[str] = field(default_factory=list)
+    line: str  # the source text
+    compiled_s: float = 0.0  # kernel time per call (a fused kernel split over its lines)
+    eager_s: float = 0.0  # eager time per call, inclusive of what the line calls
+    kernels: list[str] = field(default_factory=list)  # names of the kernels it fed
+
+    COMPUTED = {"speedup": (float | None, "eager over compiled time (null unless both)")}
 
     @property
     def speedup(self) -> float | None:
@@ -125,23 +127,23 @@ class Profile(Record):
     ``nbcompile.profile`` returns ``nbcompile.api.Profile``, this class with rich reprs.
     """
 
-    name: str
-    repeat: int
-    kernels: list[KernelTime] = field(default_factory=list)
-    lines: list[LineTime] = field(default_factory=list)
-    filename: str = ""
-    wall_s: float = 0.0
-    kernel_s: float = 0.0
-    outside_graphs_s: float = 0.0
-    overhead_s: float = 0.0
-    unaccounted_s: float = 0.0
+    name: str  # the profiled function or module
+    repeat: int  # profiled calls
+    kernels: list[KernelTime] = field(default_factory=list)  # slowest first
+    lines: list[LineTime] = field(default_factory=list)  # every line of the target's source
+    filename: str = ""  # the source file of ``lines``
+    wall_s: float = 0.0  # measured wall time per compiled call
+    kernel_s: float = 0.0  # sum of ``kernels[].total_s`` / ``repeat``
+    outside_graphs_s: float = 0.0  # per call: Python and eager ops between graphs
+    overhead_s: float = 0.0  # per call: guards, Dynamo/AOT wrappers, launches, allocations
+    unaccounted_s: float = 0.0  # per call: wall time no profiler event covers
     untied_s: float = 0.0  # kernel time per call not tied to any line of the target
-    eager_wall_s: float = 0.0
+    eager_wall_s: float = 0.0  # wall time per eager call
     eager_untied_s: float = 0.0  # eager time per call outside the target's own lines
-    accounted: bool = True
+    accounted: bool = True  # kernels + outside graphs + overhead within 10 % of the wall
     compiles: list[str] = field(default_factory=list)  # compile ids of the profiled copy
     recompiles_during_profile: int = 0
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what is missing, what is not tied
     schema_version: int = SCHEMA_VERSION
     record: str = "profile"
 
