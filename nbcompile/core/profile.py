@@ -15,10 +15,11 @@ limited to the target's own code object (like line_profiler), inclusive of what 
 calls.
 
 Per call, the time splits into kernels (``sum(k.total_s) / repeat``), ``overhead_s``
-(Dynamo/AOTAutograd machinery, the wrapper's launches and allocations, glue bytecode
-around the graphs), ``outside_graphs_s`` (Python and eager ops between one graph and the
-next: what graph breaks cost) and ``unaccounted_s`` (the rest of the measured wall time,
-e.g. the Python call itself). The profile says when that rest exceeds 10 %.
+(Dynamo/AOTAutograd machinery, torch.compile's Python wrapper, the generated wrapper's
+launches and allocations, glue bytecode around the graphs), ``outside_graphs_s`` (Python
+and eager ops between one graph and the next: what graph breaks cost) and
+``unaccounted_s`` (the rest of the wall time measured around each call: the profiler's
+own bookkeeping). The profile says when that rest exceeds 10 %.
 """
 
 from __future__ import annotations
@@ -135,8 +136,8 @@ class Profile(Record):
     wall_s: float = 0.0  # measured wall time per compiled call
     kernel_s: float = 0.0  # sum of ``kernels[].total_s`` / ``repeat``
     outside_graphs_s: float = 0.0  # per call: Python and eager ops between graphs
-    overhead_s: float = 0.0  # per call: guards, Dynamo/AOT wrappers, launches, allocations
-    unaccounted_s: float = 0.0  # per call: wall time no profiler event covers
+    overhead_s: float = 0.0  # per call: guards, torch.compile/AOT wrappers, launches, allocs
+    unaccounted_s: float = 0.0  # per call: wall time around the profiled call window
     untied_s: float = 0.0  # kernel time per call not tied to any line of the target
     eager_wall_s: float = 0.0  # wall time per eager call
     eager_untied_s: float = 0.0  # eager time per call outside the target's own lines
@@ -452,7 +453,7 @@ def _build(name: str, target: Target, code: types.CodeType | None, prof: Any,
             regions.append(_span(e))
     covered = _union(machinery + graphs + launches)
     region_u = _union(regions)
-    outside = overhead = unaccounted = 0.0
+    outside = overhead = 0.0
     for call in calls:
         lo, hi = _span(call)
         cov = _clip(covered, lo, hi)
@@ -466,7 +467,9 @@ def _build(name: str, target: Target, code: types.CodeType | None, prof: Any,
         outside += _length(between)
         overhead += _length(cov) - _length(_clip(_union(launches), lo, hi))
         overhead += _length(python) - _length(between)
-        unaccounted += (hi - lo) - _length(_union(cov + _clip(region_u, lo, hi)))
+        # The rest of the call window: torch.compile's Python wrapper around the frame
+        # (eval-frame callback set-up and restore) before the first event and after the last.
+        overhead += (hi - lo) - _length(_union(cov + _clip(region_u, lo, hi)))
     n = max(len(calls), 1)
     kernel_rows = sorted(rows.rows.values(), key=lambda r: -r.total_s)
     kernel_total = sum(r.total_s for r in kernel_rows)
@@ -481,10 +484,9 @@ def _build(name: str, target: Target, code: types.CodeType | None, prof: Any,
         compiles=[c.compile_id for c in record.compiles],
         recompiles_during_profile=recompiles,
     )
-    # What the profiler did not see inside the call window (e.g. the Python call itself),
-    # and what perf_counter saw around it (record_function bookkeeping).
+    # What perf_counter saw around the profiled call window (record_function bookkeeping).
     prof_out.unaccounted_s = max(wall - prof_out.kernel_s - prof_out.outside_graphs_s
-                                 - prof_out.overhead_s, unaccounted / n / 1e6)
+                                 - prof_out.overhead_s, 0.0)
     _fill_lines(prof_out, code, eager_lines, eager_traced_s)
     _add_notes(prof_out, record)
     return prof_out
@@ -542,8 +544,8 @@ def _add_notes(prof: Profile, record: Any) -> None:
         prof.notes.append(
             f"kernels + outside graphs + overhead = {parts * ms:.3f} ms of the "
             f"{prof.wall_s * ms:.3f} ms wall time per call: {missing * ms:.3f} ms "
-            f"({missing / prof.wall_s:.0%}) is missing (the Python call into the compiled "
-            "function and the profiler's own bookkeeping, outside any profiler event)"
+            f"({missing / prof.wall_s:.0%}) is missing: the profiler's own bookkeeping "
+            "around each call, outside its events (or other processes taking the CPU)"
         )
     if prof.untied_s > 0:
         names = sorted({k.name for k in prof.kernels if not any(
