@@ -27,6 +27,7 @@ import linecache
 import re
 from dataclasses import dataclass, field
 
+from .frames import is_torch_file
 from .records import CodeDiff, CompileRecord, Kernel, SourceLine
 
 # --- FX graph text -------------------------------------------------------------------
@@ -538,20 +539,13 @@ def apply_provenance(kernels: list[Kernel], stack_traces: dict[str, list[str]]) 
                 if all((f.filename, f.lineno) != (filename, lineno) for f in frames):
                     frames.append(SourceLine(filename, lineno,
                                              linecache.getline(filename, lineno).strip()))
-        user = [f for f in frames if not _is_torch_file(f.filename)]
+        user = [f for f in frames if not is_torch_file(f.filename)]
         if user:
             kernel.lines = sorted(user, key=lambda f: (f.filename, f.lineno))
             mapped += 1
     return mapped
 
 
-def _is_torch_file(filename: str) -> bool:
-    """torch's own code, or the entry function nbcompile gives a module target."""
-    from .targets import ENTRY_PREFIX
-
-    path = filename.replace("\\", "/")
-    return ("/site-packages/torch/" in path or "/torch/nn/" in path
-            or filename.startswith(ENTRY_PREFIX))
 
 
 def _frame_key(record: CompileRecord) -> str:

@@ -15,7 +15,6 @@ unique filename also lets the capture engine attribute compile events to the tar
 
 from __future__ import annotations
 
-import dis
 import itertools
 import linecache
 import re
@@ -29,6 +28,7 @@ from typing import Any
 import torch
 
 from .advice import advise
+from .frames import ENTRY_PREFIX, Span
 from .options import CompileOptions
 from .records import (
     CellRef,
@@ -40,36 +40,10 @@ from .records import (
     TargetRecord,
 )
 
-ENTRY_PREFIX = "<nbcompile-entry-"
 _entry_ids = itertools.count()
 _target_ids = itertools.count(1)
 
-
-@dataclass(frozen=True)
-class CodeSpan:
-    """Lines ``first..last`` of ``filename``: frames there belong to a target."""
-
-    filename: str
-    first: int
-    last: int
-
-    def contains(self, filename: str, lineno: int) -> bool:
-        return filename == self.filename and self.first <= lineno <= self.last
-
-    @classmethod
-    def of(cls, code: types.CodeType) -> CodeSpan:
-        return cls(code.co_filename, code.co_firstlineno, _last_line(code))
-
-
-def _last_line(code: types.CodeType) -> int:
-    last = code.co_firstlineno
-    for _, line in dis.findlinestarts(code):
-        if line is not None:
-            last = max(last, line)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            last = max(last, _last_line(const))
-    return last
+CodeSpan = Span  # the name this module used before frames.Span
 
 
 # --- wrappers (DDP, FSDP, ...) -------------------------------------------------------
@@ -197,7 +171,7 @@ class Target:
     cell: CellRef = field(default_factory=CellRef)
     compiled_module: torch.nn.Module | None = None
     wrapper: str | None = None
-    spans: list[CodeSpan] = field(default_factory=list)
+    spans: list[Span] = field(default_factory=list)
     entry_filename: str | None = None
     notes: list[str] = field(default_factory=list)
     compiles: list[CompileRecord] = field(default_factory=list)
@@ -302,7 +276,7 @@ def _with_codegen_views(record: TargetRecord, target: Target) -> TargetRecord:
     if target._views is not None and target._views[0] == key:
         record.annotations, record.code_diffs = target._views[1], target._views[2]
         return record
-    spans = [(s.filename, s.first, s.last) for s in target.spans]
+    spans = target.spans
     try:
         record.annotations = annotate.annotate_record(record, spans)
         record.code_diffs = codegen.diff_compiles(target.compiles, target.previous_compiles)
@@ -339,7 +313,7 @@ def compile_function(name: str, fn: types.FunctionType, options: CompileOptions,
                      cell: CellRef) -> Target:
     compiled = torch.compile(fn, **options.torch_kwargs())
     target = Target(name=name, kind="function", original=fn, bound=compiled,
-                    options=options, cell=cell, spans=[CodeSpan.of(fn.__code__)])
+                    options=options, cell=cell, spans=[Span.of(fn.__code__)])
     if options.disable:
         target.status = "disabled"
     return target
@@ -356,7 +330,7 @@ def compile_module(name: str, obj: torch.nn.Module, options: CompileOptions,
     spans = []
     forward = getattr(type(inner).forward, "__code__", None)
     if forward is not None and "/torch/" not in forward.co_filename.replace("\\", "/"):
-        spans.append(CodeSpan.of(forward))
+        spans.append(Span.of(forward))
     target = Target(name=name, kind="module", original=obj, bound=obj, options=options,
                     cell=cell, compiled_module=inner, wrapper=wrapper, spans=spans,
                     entry_filename=entry.__code__.co_filename)

@@ -12,8 +12,9 @@ import time
 from typing import Any
 
 from ..core.cache import describe_cache
+from ..core.frames import is_cell_file
 from ..core.records import MIME_TYPE, SCHEMA_VERSION, SourceLine, TargetRecord
-from ..core.userstack import cell_frame, is_cell_file
+from ..core.userstack import cell_frame
 
 #: Caps on what is published inline (characters).
 OUTPUT_CODE_CAP = 200_000
