@@ -44,7 +44,7 @@ def imports_of(path: Path) -> set[str]:
             if not module.startswith("nbcompile"):
                 continue
             found.add(module)
-            found.update(f"{module}.{a.name}" for a in node.names)  # from . import codegen
+            found.update(f"{module}.{a.name}" for a in node.names)  # from . import compile_diff
     return found
 
 
@@ -83,7 +83,7 @@ def test_graph_sees_relative_and_function_level_imports():
     graph = import_graph()
     assert "nbcompile.core.records" in graph["nbcompile.core.session"] or any(
         "nbcompile.core" in m for m in graph["nbcompile.core.session"])
-    assert "nbcompile.core.frames" in graph["nbcompile.core.codegen"]
+    assert "nbcompile.core.frames" in graph["nbcompile.core.kernel_lines"]
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 

@@ -13,9 +13,9 @@ import ast
 import linecache
 from collections.abc import Iterable
 
-from .codegen import parse_graph
 from .compile_id import compile_number, frame_of
 from .frames import ENTRY_PREFIX, Span
+from .fx_graph import parse_graph
 from .records import CompileRecord, Kernel, LineAnnotation, TargetRecord
 
 #: Categories, strongest first (a line shows the strongest that applies).

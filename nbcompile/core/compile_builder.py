@@ -21,9 +21,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import codegen
 from .capture import StringTable, TraceEvent
 from .compile_id import CompileId
+from .kernel_lines import apply_provenance
+from .output_code import split_kernels
 from .parsers import Fields, Metrics, Phase, explain_reasons, parse
 from .records import CompileRecord, SourceLine, TargetError
 
@@ -121,7 +122,7 @@ class CompileBuilder:
         if "output_code" in fields:
             _add_output_code(record, fields)
         if "provenance" in fields:
-            codegen.apply_provenance(record.kernels, fields["provenance"])
+            apply_provenance(record.kernels, fields["provenance"])
         if "metrics" in fields:
             return self._finish(key, current, fields["metrics"])
         return None
@@ -135,7 +136,7 @@ class CompileBuilder:
             _add_output_code(record, fields)
             return True
         if "provenance" in fields:
-            codegen.apply_provenance(record.kernels, fields["provenance"])
+            apply_provenance(record.kernels, fields["provenance"])
             return True
         return False
 
@@ -167,6 +168,6 @@ def _add_output_code(record: CompileRecord, fields: Fields) -> None:
     record.output_code += ("\n\n" if record.output_code else "") + code
     record.output_code_path = fields.get("output_code_path", "")
     post_grad = record.post_grad_graphs[-1] if record.post_grad_graphs else None
-    record.kernels.extend(codegen.split_kernels(code, record.graphs,
+    record.kernels.extend(split_kernels(code, record.graphs,
                                                 compile_id=record.compile_id,
                                                 post_grad_graph=post_grad))

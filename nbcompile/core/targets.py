@@ -264,8 +264,8 @@ class Target:
 
 
 def _with_codegen_views(record: TargetRecord, target: Target) -> TargetRecord:
-    """Add the annotated source and the code diffs (``annotate``, ``codegen``)."""
-    from . import annotate, codegen
+    """Add the annotated source and the code diffs (``annotate``, ``compile_diff``)."""
+    from . import annotate, compile_diff
 
     # Both views only change when compiles do: the live summary refreshes every second
     # while a compile runs, and must not redo this work (or hold the GIL) each time.
@@ -279,7 +279,7 @@ def _with_codegen_views(record: TargetRecord, target: Target) -> TargetRecord:
     spans = target.spans
     try:
         record.annotations = annotate.annotate_record(record, spans)
-        record.code_diffs = codegen.diff_compiles(target.compiles, target.previous_compiles)
+        record.code_diffs = compile_diff.diff_compiles(target.compiles, target.previous_compiles)
     except Exception as e:  # a parsing bug must not hide the rest of the record
         record.notes.append(f"nbcompile could not annotate the source: {e!r}")
         return record
