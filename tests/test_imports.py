@@ -7,16 +7,9 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "nbcompile"
 
-#: Edges being removed by other work in progress (issue 10); each is named, never the
-#: whole check. Delete an entry once main no longer has that import.
-KNOWN_EDGES: set[tuple[str, str]] = {
-    # issue 10 part 2 leaves this to the timing helper: core/timing.py renders via display/
-    ("nbcompile.core.timing", "nbcompile.display.timing"),
-    # issue 10 part 3 (display helper) breaks the display/ cycle: bundle.py's
-    # function-level imports of the HTML renderers that themselves import bundle
-    ("nbcompile.display.bundle", "nbcompile.display.annotate"),
-    ("nbcompile.display.bundle", "nbcompile.display.report_html"),
-}
+#: Edges being removed by other work in progress, each named (never the whole check);
+#: none left since main dropped core/timing -> display and the display/ cycle.
+KNOWN_EDGES: set[tuple[str, str]] = set()
 
 
 def module_name(path: Path) -> str:

@@ -43,9 +43,6 @@ from .records import (
 _entry_ids = itertools.count()
 _target_ids = itertools.count(1)
 
-CodeSpan = Span  # the name this module used before frames.Span
-
-
 # --- wrappers (DDP, FSDP, ...) -------------------------------------------------------
 
 Unwrapper = Callable[[Any], "torch.nn.Module | None"]
