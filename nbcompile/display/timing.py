@@ -23,6 +23,7 @@ _VERDICT_COLOURS = {
     "faster": "#2e7d32",
     "slower": "#c62828",
     "no significant difference": "#9e9e9e",
+    "inconclusive on this machine now": "#f9a825",
     "failed": "#000000",
 }
 
@@ -37,9 +38,7 @@ def _speedup_text(row: TimingRow) -> str:
     spread = ""
     if row.speedup_q1 is not None and row.speedup_q3 is not None:
         spread = f" [{row.speedup_q1:.2f}-{row.speedup_q3:.2f}]"
-    if not row.significant:
-        return f"{row.speedup:.2f}x{spread} no significant difference"
-    return f"{row.speedup:.2f}x{spread} {row.verdict}"
+    return f"{row.speedup:.2f}x{spread} {row.verdict or 'no significant difference'}"
 
 
 def _numerics_text(row: TimingRow) -> str:
