@@ -14,6 +14,7 @@ from .core import profile as _profile
 from .core import timing as _timing
 from .core.records import TargetRecord
 from .core.session import get_session
+from .core.snapshot import target_record
 
 if TYPE_CHECKING:
     from .display.annotate import AnnotatedSource
@@ -77,7 +78,7 @@ def report(obj: Any) -> CompileReport:
             f"nbcompile has no record of {name}: compile it in a %%compile cell first "
             "(after %load_ext nbcompile)."
         )
-    return CompileReport.from_record(target.record())
+    return CompileReport.from_record(target_record(target))
 
 
 @dataclasses.dataclass(repr=False)

@@ -38,10 +38,12 @@ import torch
 
 from . import capture
 from .capture import TraceListener, suppressed
+from .frames import Span
 from .options import CompileOptions
 from .records import SCHEMA_VERSION, Kernel, Record
 from .session import CaptureSession
-from .targets import CodeSpan, Target, eager_callable, fresh_copy, unwrap
+from .snapshot import target_record
+from .targets import Target, eager_callable, fresh_copy, unwrap
 
 WARMUP_CALLS = 3
 DEFAULT_REPEAT = 20
@@ -171,7 +173,8 @@ class _CopyListener(TraceListener):
     def install(self) -> None:
         from torch._logging.structured import INTERN_TABLE
 
-        self._strings.update({index: text for text, index in INTERN_TABLE.items()})
+        for text, index in list(INTERN_TABLE.items()):
+            self.strings.add({"str": [text, index]})
         super().install()
 
     def emit(self, record: Any) -> None:
@@ -194,14 +197,14 @@ def _source_code(fn: Any) -> types.CodeType | None:
 
 def _copy_target(name: str, fn: Any, copy: Callable[..., Any],
                  code: types.CodeType | None) -> Target:
-    spans = [CodeSpan.of(code)] if code is not None else []
+    spans = [Span.of(code)] if code is not None else []
     copy_code = getattr(copy, "__code__", None)
     entry = None
     if isinstance(copy_code, types.CodeType):
         if isinstance(fn, torch.nn.Module):
             entry = copy_code.co_filename
         else:
-            spans.append(CodeSpan.of(copy_code))
+            spans.append(Span.of(copy_code))
     kind = "module" if isinstance(fn, torch.nn.Module) else "function"
     return Target(name=name, kind=kind, original=copy, bound=copy, options=CompileOptions(),
                   spans=spans, entry_filename=entry)
@@ -231,7 +234,9 @@ def profile(fn: Any, *args: Any, repeat: int = DEFAULT_REPEAT, **kwargs: Any) ->
     copy = fresh_copy(fn)
     target = _copy_target(name, fn, copy, code)
     session = CaptureSession()
-    session.listener = _CopyListener(session._on_event)
+    listener = _CopyListener(session._on_event)
+    listener.strings = session.listener.strings  # the table the session's builder reads
+    session.listener = listener
     session.register(target)
     session.start()
     try:
@@ -431,7 +436,7 @@ class _Rows:
 def _build(name: str, target: Target, code: types.CodeType | None, prof: Any,
            walls: list[float], eager_walls: list[float], eager_lines: dict[int, float],
            eager_traced_s: float, repeat: int, recompiles: int) -> Profile:
-    record = target.record()
+    record = target_record(target)
     groups: dict[tuple[str, str], list[Kernel]] = {}
     for k in record.kernels:
         if k.kind in ("kernel", "extern"):
@@ -503,7 +508,7 @@ def _fill_lines(prof: Profile, code: types.CodeType | None, eager_lines: dict[in
         source, first = inspect.getsourcelines(code)
     except (OSError, TypeError):
         source, first = [], code.co_firstlineno
-    span = CodeSpan.of(code)
+    span = Span.of(code)
     rows = {first + i: LineTime(first + i, text.rstrip("\n")) for i, text in enumerate(source)}
     for lineno in range(span.first, span.last + 1):
         rows.setdefault(lineno, LineTime(lineno, ""))
