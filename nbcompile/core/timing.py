@@ -23,7 +23,8 @@ call apart (compile time), then measures steady-state run time with
   allocator statistics, and the row says "not measured".
 
 Everything here is plain data (``Comparison.to_dict()`` is the ``timing`` record, see
-``docs/records.md``); rendering lives in ``nbcompile.display.timing``.
+``docs/records.md``); rendering lives in ``nbcompile.display.timing``, and the public
+``nbcompile.compare`` returns ``nbcompile.api.Comparison``, this class with rich reprs.
 """
 
 from __future__ import annotations
@@ -187,7 +188,7 @@ class Comparison(Record):
 
     ``rows`` (each a ``TimingRow``), ``best`` (the fastest mode that is significantly
     faster than eager and numerically right, or None), ``to_dict()`` (the ``timing``
-    record) and rich reprs (table and chart).
+    record). Plain data: ``nbcompile.compare`` returns the subclass with rich reprs.
     """
 
     name: str
@@ -220,16 +221,6 @@ class Comparison(Record):
         best = self.best
         data["best"] = best.mode if best is not None else None
         return data
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from ..display.timing import timing_bundle
-
-        return timing_bundle(self)
-
-    def __repr__(self) -> str:
-        from ..display.timing import timing_text
-
-        return timing_text(self)
 
 
 def _finite(value: Any) -> Any:

@@ -11,7 +11,8 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from ..core.timing import DEFAULT_MODES, CompareError, Comparison, compare
+from ..api import Comparison, compare
+from ..core.timing import DEFAULT_MODES, CompareError
 
 _LEADING = re.compile(r"^\s*(--?[A-Za-z][\w-]*)(?:=|\s+)(\S+)")
 _OPTION = re.compile(r"^--?[A-Za-z][\w-]*(=.*)?$")
