@@ -9,7 +9,7 @@ The notebooks' own ``# check:`` cells assert what their prose claims, so a wrong
 stops the run. On top of that each run must show no error output outside the cells tagged
 ``raises-exception`` (which must raise), and named cells must show the summary text the
 prose describes. Run times are printed (``pytest -s``) and recorded with
-``record_property``; the budget (``NBCOMPILE_NOTEBOOK_BUDGET_S``, 300 s by default) only
+``record_property``; the budget (``NBCOMPILE_NOTEBOOK_BUDGET_S``, 480 s by default) only
 catches a runaway notebook, it is not a speed claim.
 """
 
@@ -31,7 +31,9 @@ from .conftest import ROOT, execute_notebook
 NOTEBOOKS_DIR = ROOT / "notebooks"
 SOURCES = sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]-*.py"))
 NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]-*.ipynb"))
-BUDGET_S = float(os.environ.get("NBCOMPILE_NOTEBOOK_BUDGET_S", "300"))
+#: Catches a runaway notebook, not a speed claim: on 2 shared cores notebook 07 (three
+#: compiles of a small HF model) took 220 s while other jobs loaded the machine.
+BUDGET_S = float(os.environ.get("NBCOMPILE_NOTEBOOK_BUDGET_S", "480"))
 EXPECTED = [
     "01-getting-started",
     "02-graph-breaks",
@@ -93,6 +95,15 @@ SHOWS: dict[str, list[tuple[str, str, str]]] = {
          re.escape("['opt.zero_grad(set_to_none=True)', 'loss.backward()']")),
         ("%%compile", "ddp_model",
          r"ddp_model \(module\): compiled; 1 graph\(s\).*DistributedDataParallel wrapper"),
+    ],
+    "07-libraries-hf-and-fabric": [
+        ("with torch.no_grad():", "lm.generate(ids, max_new_tokens=3",
+         r"^\[recompile-storm\] lm: .*past_key_values.*^Fix: Use a static KV cache"),
+        ("%%compile --fullgraph", "def complete",
+         r"complete \(function\): failed;.*error at transformers/generation/utils\.py:\d+"),
+        ("%%compile", "fabric.setup(Net())",
+         r"set_up \(module\): compiled; 1 graph\(s\).*"
+         r"_FabricModule wrapper: nbcompile compiled its inner module \(Net\) in place"),
     ],
 }
 
