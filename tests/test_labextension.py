@@ -27,8 +27,7 @@ def _npm() -> str:
 
 def test_typescript_unit_tests_parse_the_shared_fixture():
     npm = _npm()
-    if not (EXT / "node_modules" / "typescript").exists():
-        subprocess.run([npm, "ci"], cwd=EXT, check=True, timeout=600)
+    _node_modules()
     proc = subprocess.run([npm, "test"], cwd=EXT, capture_output=True, text=True, timeout=600)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-6000:]
@@ -36,6 +35,27 @@ def test_typescript_unit_tests_parse_the_shared_fixture():
     failed = re.search(r"^# fail (\d+)", out, re.M)
     assert passed and int(passed.group(1)) >= 10, out[-3000:]
     assert failed and int(failed.group(1)) == 0, out[-3000:]
+
+
+def _node_modules() -> None:
+    if not (EXT / "node_modules" / "json-schema-to-typescript").exists():
+        subprocess.run([_npm(), "ci"], cwd=EXT, check=True, timeout=600)
+
+
+def test_generated_record_types_are_fresh(tmp_path):
+    """src/generated/record.ts is what the generator makes of the JSON Schema today."""
+    _node_modules()
+    node = shutil.which("node")
+    assert node is not None, "node is required to test the JupyterLab extension"
+    fresh = tmp_path / "record.ts"
+    proc = subprocess.run([node, "scripts/gen-types.mjs", str(fresh)], cwd=EXT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    committed = EXT / "src" / "generated" / "record.ts"
+    assert committed.read_text() == fresh.read_text(), (
+        "labextension/src/generated/record.ts is stale: run `npm run gen:types` in labextension/")
+    # The generated types are the ones the parser is typed by.
+    assert "export interface Target" in fresh.read_text()
 
 
 def test_prebuilt_extension_is_installed_and_enabled():
