@@ -42,20 +42,20 @@ def _node_modules() -> None:
         subprocess.run([_npm(), "ci"], cwd=EXT, check=True, timeout=600)
 
 
-def test_generated_record_types_are_fresh(tmp_path):
-    """src/generated/record.ts is what the generator makes of the JSON Schema today."""
+def test_generated_record_types_and_schema_module_are_fresh(tmp_path):
+    """src/generated/ is what the generator makes of the JSON Schema today: the record
+    types (json-schema-to-typescript) and the schema module the renderer validates with."""
     _node_modules()
     node = shutil.which("node")
     assert node is not None, "node is required to test the JupyterLab extension"
-    fresh = tmp_path / "record.ts"
-    proc = subprocess.run([node, "scripts/gen-types.mjs", str(fresh)], cwd=EXT,
+    proc = subprocess.run([node, "scripts/gen-types.mjs", str(tmp_path)], cwd=EXT,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    committed = EXT / "src" / "generated" / "record.ts"
-    assert committed.read_text() == fresh.read_text(), (
-        "labextension/src/generated/record.ts is stale: run `npm run gen:types` in labextension/")
-    # The generated types are the ones the parser is typed by.
-    assert "export interface Target" in fresh.read_text()
+    for name in ("record.ts", "schema.ts"):
+        committed = EXT / "src" / "generated" / name
+        assert committed.read_text() == (tmp_path / name).read_text(), (
+            f"labextension/src/generated/{name} is stale: run `npm run gen:types` in labextension/")
+    assert "export interface Target" in (tmp_path / "record.ts").read_text()
 
 
 def test_prebuilt_extension_is_installed_and_enabled():

@@ -30,25 +30,40 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
   }
 
   renderModel(model: IRenderMime.IMimeModel): Promise<void> {
-    const payload = parsePayload(model.data[this._mimeType]);
-    const plain = model.data['text/plain'];
     this.node.replaceChildren();
+    try {
+      this._render(model);
+    } catch (err) {
+      // Never break the notebook: whatever went wrong, say so in place of this record.
+      console.error('nbcompile: could not render a record', err);
+      this.node.replaceChildren(this._note('it could not be rendered'));
+    }
+    return Promise.resolve();
+  }
+
+  private _render(model: IRenderMime.IMimeModel): void {
+    const payload = parsePayload(model.data[this._mimeType]);
     if (!payload || payload.record === 'unknown') {
-      // Not ours to interpret: show the kernel's own plain-text fallback.
-      this.node.appendChild(
-        h('pre', { class: 'nbc-inline-plain' }, typeof plain === 'string' ? plain : 'nbcompile record')
-      );
-      return Promise.resolve();
+      this.node.appendChild(this._note(payload ? payload.reason : 'it is not a JSON object'));
+      // The kernel's own plain-text fallback, capped.
+      const plain = model.data['text/plain'];
+      if (typeof plain === 'string') {
+        this.node.appendChild(h('pre', { class: 'nbc-inline-plain' }, clip(plain, 2000)));
+      }
+      return;
     }
     if (payload.record === 'timing') {
       this.node.appendChild(
         h('div', { class: 'nbc-inline-head' }, h('b', null, 'nbcompile'), ' · ', clip(payload.title, 200))
       );
       this.node.appendChild(renderTiming(payload));
-      return Promise.resolve();
+      return;
     }
     this._renderSummary(payload);
-    return Promise.resolve();
+  }
+
+  private _note(reason: string): HTMLElement {
+    return h('div', { class: 'nbc-note nbc-invalid' }, `nbcompile record not shown: ${clip(reason, 300)}.`);
   }
 
   private _renderSummary(p: ISummaryPayload): void {

@@ -8,7 +8,7 @@
  */
 
 import type * as R from './generated/record';
-import { formatBytes, formatTime } from './format';
+import { clip, formatBytes, formatTime } from './format';
 import {
   ICellRef,
   ICompile,
@@ -24,6 +24,7 @@ import {
   Payload,
   TableCell
 } from './model';
+import { validateRecord } from './validate';
 
 /** The fields of a wire type, each of unknown type until checked. */
 type Loose<T> = { [K in keyof T]?: unknown };
@@ -407,9 +408,9 @@ function parseTiming(o: Loose<ITimingIn>, key: string): ITimingPayload | null {
 /**
  * Parse one published payload (the value of the MIME type in a bundle).
  *
- * Accepts the object or its JSON text. Returns `null` for anything that is not an
- * nbcompile record at all; kinds and shapes this version does not show come back as
- * `record: 'unknown'` with the reason.
+ * Accepts the object or its JSON text. Returns `null` for anything that is not a JSON
+ * object at all. Records are validated first (./validate): what fails, and kinds and
+ * shapes this version does not show, come back as `record: 'unknown'` with the reason.
  */
 export function parsePayload(data: Json): Payload | null {
   let value = data;
@@ -426,7 +427,11 @@ export function parsePayload(data: Json): Payload | null {
   }
   const kind = str(o.record);
   const key = `${kind || 'record'}:${stableKey(value)}`;
-  if (kind === 'summary' || (!kind && Array.isArray(o.targets))) {
+  const verdict = validateRecord(value);
+  if (!verdict.ok) {
+    return { record: 'unknown', kind: clip(kind, 40) || '(none)', key, reason: verdict.reason };
+  }
+  if (kind === 'summary') {
     return {
       record: 'summary',
       cell: parseCellRef(o.cell),
@@ -454,18 +459,36 @@ export function parsePayload(data: Json): Payload | null {
   };
 }
 
-/** A short deterministic key for a JSON value (FNV-1a of its text). */
+/**
+ * A short deterministic key for a JSON value: FNV-1a over a bounded walk (the first
+ * 20,000 values, each string's first 200 characters), so huge records cost no more.
+ */
 function stableKey(v: Json): string {
-  let text: string;
-  try {
-    text = JSON.stringify(v);
-  } catch {
-    text = String(v);
-  }
   let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
+  const mix = (text: string) => {
+    for (let i = 0; i < text.length; i++) {
+      h ^= text.charCodeAt(i);
+      h = Math.imul(h, 0x01000193) >>> 0;
+    }
+  };
+  const stack: Json[] = [v];
+  for (let budget = 20_000; stack.length && budget > 0; budget--) {
+    const x = stack.pop();
+    if (Array.isArray(x)) {
+      mix(`[${x.length}`);
+      for (let i = Math.min(x.length, budget) - 1; i >= 0; i--) {
+        stack.push(x[i]);
+      }
+    } else if (typeof x === 'object' && x !== null) {
+      const keys = Object.keys(x);
+      mix(`{${keys.length}`);
+      for (const k of keys.slice(0, budget).reverse()) {
+        mix(k.slice(0, 200));
+        stack.push((x as Record<string, Json>)[k]);
+      }
+    } else {
+      mix(typeof x === 'string' ? `"${x.length}:${x.slice(0, 200)}` : String(x));
+    }
   }
   return h.toString(16);
 }

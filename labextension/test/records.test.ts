@@ -160,17 +160,41 @@ test('options and status read as words', () => {
   assert.equal(statusText({ ...gelu, status: 'pending' }), 'waiting for first call');
 });
 
-test('malformed and foreign payloads never throw', () => {
+test('malformed, foreign and invalid payloads never throw; invalid ones say why', () => {
   assert.equal(parsePayload(null), null);
   assert.equal(parsePayload('not json'), null);
   assert.equal(parsePayload([1, 2]), null);
-  const s = parsePayload({ record: 'summary', targets: [{ name: 'no id' }, 42, { id: 't9', graph_breaks: 'x', kernels: [{}] }] });
-  assert.ok(s && s.record === 'summary');
-  const t = (s as ISummaryPayload).targets;
-  assert.equal(t.length, 1);
-  assert.equal(t[0].id, 't9');
-  assert.deepEqual(t[0].graph_breaks, []);
-  assert.equal(t[0].kernels[0].name, '(unnamed)');
+  const reason = (v: unknown) => {
+    const p = parsePayload(v);
+    assert.ok(p && p.record === 'unknown', JSON.stringify(p)?.slice(0, 200));
+    return (p as { reason: string }).reason;
+  };
+  assert.match(reason({ record: 'summary', targets: [] }), /no valid schema_version/);
+  assert.match(reason({ ...(fixture() as object), schema_version: 999 }), /schema version 999.*reads version 1/);
+  const bad = fixture() as { targets: { kernels: { language: string }[]; graph_breaks: unknown }[] };
+  bad.targets[0].kernels[0].language = 'toString';
+  assert.match(reason(bad), /record\.targets\[0\]\.kernels\[0\]\.language must be one of "cpp", "triton", "python", not "toString"/);
+  const wrongType = fixture() as { targets: { graph_breaks: unknown }[] };
+  wrongType.targets[0].graph_breaks = 'x';
+  assert.match(reason(wrongType), /graph_breaks must be array, not string/);
+  const missing = fixture() as { targets: Record<string, unknown>[] };
+  delete missing.targets[1].id;
+  assert.match(reason(missing), /targets\[1\] lacks the field "id"/);
+  // Size limits: deep values and huge key counts are refused before the schema is read.
+  let deep: unknown = 'bottom';
+  for (let i = 0; i < 5000; i++) {
+    deep = { d: deep };
+  }
+  const nested = fixture() as { targets: Record<string, unknown>[] };
+  nested.targets[0].options = { x: deep };
+  assert.match(reason(nested), /nested deeper than 64 levels/);
+  const wide = fixture() as { targets: Record<string, unknown>[] };
+  wide.targets[0].options = Object.fromEntries(Array.from({ length: 20000 }, (_, i) => [`k${i}`, i]));
+  assert.match(reason(wide), /more than 10000 keys/);
+  // Unknown fields are ignored (consumers must ignore them), never rendered.
+  const extra = fixture() as { targets: Record<string, unknown>[] };
+  extra.targets[0].future_field = { anything: 1 };
+  assert.equal(summary(extra).targets.length, 2);
   // A JSON string of the payload is accepted too.
   assert.equal(summary(JSON.stringify(fixture())).targets.length, 2);
 });
@@ -207,6 +231,7 @@ test('unknown record kinds are kept, not interpreted; timing becomes tables and 
 
   // Any other shape is not interpreted (no producer emits one): it is listed as not shown.
   const other = parsePayload({
+    schema_version: 1,
     record: 'timing',
     title: 'g',
     results: [{ name: 'a', median_ms: 2 }]
@@ -294,46 +319,57 @@ test('store: targets keyed by id, latest wins, live beats saved, rebuild and cle
 });
 
 test('store: 20,000 targets in one payload keep their order; re-runs replace by slot', () => {
+  const raw = fixture() as { targets: Record<string, unknown>[] };
+  const base: Record<string, unknown> = {
+    ...raw.targets[0],
+    compiles: [],
+    kernels: [],
+    graph_breaks: [],
+    recompiles: [],
+    output_code: '',
+    annotations: [],
+    code_diffs: []
+  };
+  const cell = base.cell as Record<string, unknown>;
   const targets = Array.from({ length: 20000 }, (_, i) => ({
+    ...base,
     id: `t${i}`,
     name: `f${i}`,
-    cell: { filename: 'c', cell_id: `cell${i % 100}` }
+    cell: { ...cell, cell_id: `cell${i % 100}` }
   }));
   const store = new RecordStore();
-  store.rebuild([summary({ record: 'summary', schema_version: 1, targets })]);
+  store.rebuild([summary({ ...raw, targets })]);
   assert.equal(store.targetCount, 20000);
   assert.equal(store.last?.record.id, 't19999');
   // Re-run: every target gets a new id and takes its old place.
-  store.apply(summary({ record: 'summary', schema_version: 1, targets: targets.map(t => ({ ...t, id: `n${t.id}` })) }), 'live');
+  store.apply(summary({ ...raw, targets: targets.map(t => ({ ...t, id: `n${t.id}` })) }), 'live');
   assert.equal(store.targetCount, 20000);
   assert.equal(store.targets[0].record.id, 'nt0');
   assert.equal(store.get('t5'), undefined);
 });
 
 test('prototype keys and odd values are plain data, never lookups', () => {
-  const p = summary({
-    record: 'summary',
-    schema_version: 1,
-    targets: [
-      {
-        id: 'x',
-        name: 'constructor',
-        status: 'toString',
-        options: { __proto__: { polluted: 1 }, constructor: 'c', options: { toString: 1 } },
-        kernels: [{ name: 'k', language: 'toString', kind: '__proto__', source: 's' }],
-        graph_breaks: [{ reason: 'r', lineno: 2.5, filename: null, line: '', hint: '' }],
-        compiles: [{ compile_id: '0/0', times: { __proto__: 5, total_s: 1 }, cache: { hasOwnProperty: 1 } }]
-      }
-    ]
-  });
-  const t = p.targets[0];
-  assert.equal(languageLabel(t.kernels[0].language), 'toString');
-  assert.equal(editorMimeType(t.kernels[0].language), 'text/plain');
-  assert.equal(statusText(t), 'toString');
-  assert.equal(t.graph_breaks[0].lineno, 2);
+  const raw = fixture() as { targets: Record<string, unknown>[] };
+  const t0 = raw.targets[0] as Record<string, any>;
+  t0.name = 'constructor';
+  t0.options = JSON.parse('{"__proto__": {"polluted": 1}, "constructor": "c", "options": {"toString": 1}}');
+  t0.graph_breaks[0].lineno = 2;
+  t0.compiles[0].times = JSON.parse('{"__proto__": 5, "total_s": 1}');
+  t0.compiles[0].cache = JSON.parse('{"hasOwnProperty": 1}');
+  const t = summary(raw).targets[0];
+  assert.equal(languageLabel('toString'), 'toString');
+  assert.equal(editorMimeType('toString'), 'text/plain');
+  assert.equal(statusText({ ...t, status: 'toString' }), 'toString');
   assert.equal(t.compiles[0].times.get('total_s'), 1);
+  assert.equal(t.compiles[0].times.get('__proto__'), 5);
   assert.equal(t.compiles[0].cache.get('hasOwnProperty'), 1);
   assert.match(optionsText(t.options), /constructor=c/);
+  assert.match(optionsText(t.options), /__proto__=/);
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
-  assert.match(countsText(t), /0 kernels/);
+  assert.match(countsText(t), /kernels/);
+});
+
+test('record line numbers are integers for the jump to a cell line', () => {
+  const p = parsePayload({ ...(fixture() as object) }) as ISummaryPayload;
+  assert.equal(p.targets[0].graph_breaks[0].lineno, 5);
 });

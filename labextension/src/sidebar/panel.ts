@@ -207,14 +207,19 @@ export class InspectorPanel extends Widget implements ISectionHost {
     }
     const unknown = store.unknown;
     if (unknown.length) {
-      const reasons = [...new Set(unknown.slice(0, 1000).map(u => u.reason))].slice(0, 5);
+      const reasons = new Set<string>();
+      for (const u of unknown) {
+        reasons.add(clip(u.reason, 300));
+        if (reasons.size >= 5) {
+          break;
+        }
+      }
       this._extras.appendChild(
         h(
           'div',
-          { class: 'nbc-note' },
-          `${plural(unknown.length, 'record')} not shown: ` +
-            reasons.map(r => clip(r, 200)).join('; ') +
-            '. Updating nbcompile may show them.'
+          { class: 'nbc-note nbc-invalid' },
+          `${plural(unknown.length, 'record')} of this notebook not shown:`,
+          h('ul', null, ...[...reasons].map(r => h('li', null, r)))
         )
       );
     }
