@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .api import CompileReport, report
+from .api import Comparison, CompileReport, compare, report
 from .core.records import MIME_TYPE, SCHEMA_VERSION
-from .core.timing import Comparison, compare
 
 __version__ = "0.1.0"
 __all__ = ["MIME_TYPE", "SCHEMA_VERSION", "CompileReport", "Comparison", "compare", "report"]
