@@ -55,7 +55,7 @@ def test_generated_record_types_and_schema_module_are_fresh(tmp_path):
         committed = EXT / "src" / "generated" / name
         assert committed.read_text() == (tmp_path / name).read_text(), (
             f"labextension/src/generated/{name} is stale: run `npm run gen:types` in labextension/")
-    assert "export interface Target" in (tmp_path / "record.ts").read_text()
+    assert "export interface TargetRecord" in (tmp_path / "record.ts").read_text()
 
 
 def test_prebuilt_extension_is_installed_and_enabled():

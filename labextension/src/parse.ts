@@ -22,6 +22,7 @@ import {
   ITargetRecord,
   ITimingPayload,
   Payload,
+  SCHEMA_VERSION,
   TableCell
 } from './model';
 import { validateRecord } from './validate';
@@ -166,7 +167,7 @@ export function parseKernel(v: Json): IKernel | null {
 }
 
 export function parseCompile(v: Json): ICompile | null {
-  const o = obj<R.Compile>(v);
+  const o = obj<R.CompileRecord>(v);
   if (!o) {
     return null;
   }
@@ -185,7 +186,7 @@ export function parseCompile(v: Json): ICompile | null {
 }
 
 function parseTargetError(v: Json): ITargetError | null {
-  const o = obj<NonNullable<R.Error>>(v);
+  const o = obj<R.TargetError>(v);
   if (!o) {
     return null;
   }
@@ -200,7 +201,7 @@ function parseTargetError(v: Json): ITargetError | null {
 }
 
 export function parseCellRef(v: Json): ICellRef {
-  const o = obj<R.Cell>(v) ?? {};
+  const o = obj<R.CellRef>(v) ?? {};
   return {
     filename: str(o.filename),
     execution_count: numOrNull(o.execution_count),
@@ -235,7 +236,7 @@ function parseOptions(v: Json): ITargetOptions {
 
 /** Parse one target record; `null` when it has no usable `id`. */
 export function parseTarget(v: Json): ITargetRecord | null {
-  const o = obj<R.Target>(v);
+  const o = obj<R.TargetRecord>(v);
   const id = o ? str(o.id) : '';
   if (!o || !id) {
     return null;
@@ -274,37 +275,8 @@ export function parseTarget(v: Json): ITargetRecord | null {
   };
 }
 
-/** The fields of a `timing` record (`Comparison.to_dict()` in nbcompile/core/timing.py). */
-interface ITimingIn {
-  id: string;
-  name: string;
-  title: string;
-  expr: string;
-  inputs: string[];
-  rows: ITimingRowIn[];
-  best: string | null;
-  device: string;
-  num_threads: number;
-  elapsed_s: number;
-  notes: string[];
-  updated_at: number;
-}
-
-interface ITimingRowIn {
-  mode: string;
-  kind: string;
-  status: string;
-  error: string;
-  compile_s: number | null;
-  median_s: number | null;
-  iqr_s: number | null;
-  speedup: number | null;
-  verdict: string;
-  max_abs_diff: number | null;
-  numerics_ok: boolean | null;
-  peak_memory_bytes: number | null;
-  notes: string[];
-}
+/** A timing record as read: the generated `Comparison` and the fields older ones had. */
+type ITimingIn = R.Comparison & { id: string; title: string; expr: string; updated_at: number };
 
 const COMPARISON_COLUMNS = [
   'mode',
@@ -315,7 +287,7 @@ const COMPARISON_COLUMNS = [
   'peak memory'
 ];
 
-function comparisonRow(r: Loose<ITimingRowIn>): TableCell[] {
+function comparisonRow(r: Loose<R.TimingRow>): TableCell[] {
   const kind = str(r.kind);
   let speedup = '-';
   if (kind === 'eager') {
@@ -348,7 +320,7 @@ function comparisonRow(r: Loose<ITimingRowIn>): TableCell[] {
 
 /** A timing record (the comparison of `nbcompile.compare`); `null` for any other shape. */
 function parseTiming(o: Loose<ITimingIn>, key: string): ITimingPayload | null {
-  const rows = list(o.rows, x => obj<ITimingRowIn>(x));
+  const rows = list(o.rows, x => obj<R.TimingRow>(x));
   if (!rows.length || !rows.every(r => typeof r.mode === 'string')) {
     return null;
   }
@@ -405,6 +377,9 @@ function parseTiming(o: Loose<ITimingIn>, key: string): ITimingPayload | null {
   };
 }
 
+/** The record kinds this version reads (others are listed as not shown, unvalidated). */
+const KINDS = new Set(['summary', 'target', 'timing']);
+
 /**
  * Parse one published payload (the value of the MIME type in a bundle).
  *
@@ -421,12 +396,20 @@ export function parsePayload(data: Json): Payload | null {
       return null;
     }
   }
-  const o = obj<R.NbcompileRecordSchemaVersion1 & { targets: unknown; cell: unknown; updated_at: unknown }>(value);
+  const o = obj<R.SummaryRecord>(value);
   if (!o) {
     return null;
   }
   const kind = str(o.record);
   const key = `${kind || 'record'}:${stableKey(value)}`;
+  if (!KINDS.has(kind) && o.schema_version === SCHEMA_VERSION) {
+    return {
+      record: 'unknown',
+      kind: clip(kind, 40) || '(none)',
+      key,
+      reason: `it is a record of kind "${clip(kind, 40)}" this version does not show`
+    };
+  }
   const verdict = validateRecord(value);
   if (!verdict.ok) {
     return { record: 'unknown', kind: clip(kind, 40) || '(none)', key, reason: verdict.reason };
@@ -444,19 +427,11 @@ export function parsePayload(data: Json): Payload | null {
     const t = parseTarget(value);
     return t ? { record: 'summary', cell: t.cell, updated_at: null, targets: [t] } : null;
   }
-  if (kind === 'timing') {
-    const timing = parseTiming(value as Loose<ITimingIn>, key);
-    if (timing) {
-      return timing;
-    }
-    return { record: 'unknown', kind, key, reason: 'a timing record of a shape this version does not show' };
+  const timing = parseTiming(value as Loose<ITimingIn>, key);
+  if (timing) {
+    return timing;
   }
-  return {
-    record: 'unknown',
-    kind: kind || '(none)',
-    key,
-    reason: `a record of kind "${kind || '(none)'}" this version does not show`
-  };
+  return { record: 'unknown', kind, key, reason: 'a timing record of a shape this version does not show' };
 }
 
 /**

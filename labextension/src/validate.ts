@@ -99,6 +99,16 @@ function show(v: unknown): string {
   return s.length > 60 ? s.slice(0, 60) + '…' : s;
 }
 
+/** How deep in the record an error message's path points (`record.a[0].b` is 3). */
+function depthOf(error: string): number {
+  const path = error.split(' ', 1)[0];
+  let n = 0;
+  for (const ch of path) {
+    n += ch === '.' || ch === '[' ? 1 : 0;
+  }
+  return n;
+}
+
 class Validator {
   constructor(private readonly _root: Schema) {}
 
@@ -130,14 +140,21 @@ class Validator {
       if (!Array.isArray(subs)) {
         continue;
       }
-      const errors = subs.map(s => this.check(v, s, path));
+      const errors = (key === 'allOf' ? subs : this._discriminate(v, subs)).map(s => this.check(v, s, path));
       if (key === 'allOf') {
         const err = errors.find(e => e !== null);
         if (err) {
           return err;
         }
       } else if (!errors.some(e => e === null)) {
-        return errors[0] ?? `${path} matches none of the allowed shapes`;
+        // The branch that matched furthest (deepest path) says best what is wrong.
+        let best: string | null = null;
+        for (const e of errors) {
+          if (e !== null && (best === null || depthOf(e) > depthOf(best))) {
+            best = e;
+          }
+        }
+        return best ?? `${path} matches none of the allowed shapes`;
       }
     }
     if (schema.if !== undefined) {
@@ -175,6 +192,25 @@ class Validator {
       }
     }
     return null;
+  }
+
+  /**
+   * The alternatives whose constant fields (`record: "summary"`) `v` has, so that a
+   * record fails with its own kind's error; all of them if none fits.
+   */
+  private _discriminate(v: unknown, subs: unknown[]): unknown[] {
+    if (!isObject(v)) {
+      return subs;
+    }
+    const fits = subs.filter(sub => {
+      const target = isObject(sub) && typeof sub.$ref === 'string' ? this._resolve(sub.$ref) : sub;
+      const props = isObject(target) && isObject(target.properties) ? target.properties : {};
+      return Object.keys(props).every(k => {
+        const p = props[k];
+        return !isObject(p) || !own(p, 'const') || !own(v, k) || v[k] === p.const;
+      });
+    });
+    return fits.length ? fits : subs;
   }
 
   private _resolve(ref: string): unknown {

@@ -67,7 +67,7 @@ def test_hostile_records_render_safely_and_fast(browser, tmp_path, artifacts):
     notes = " ".join(by_name["issue-cases.ipynb"].inline_notes)
     assert "schema version 999" in notes, notes
     assert 'language must be one of "cpp", "triton", "python", not "toString"' in notes, notes
-    assert "timing record of a shape this version does not show" in notes, notes
+    assert 'does not match the record schema: record lacks the field "name"' in notes, notes
     # Mutations of a real record: some still valid, many refused with a reason.
     mutated = by_name["mutations-a.ipynb"].inline_notes + by_name["mutations-b.ipynb"].inline_notes
     assert 10 <= len(mutated) < 60, mutated
