@@ -15,6 +15,8 @@ from typing import Any
 
 MIME = "application/vnd.nbcompile.v1+json"
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "records" / "summary.json"
+TIMING_FIXTURE = (Path(__file__).resolve().parents[2] / "labextension" / "test" / "fixtures"
+                  / "timing.json")
 # Sets window.__pwned if it ever runs as markup.
 XSS = ('<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>'
        '<a href="javascript:window.__pwned=1">x</a>')
@@ -39,11 +41,18 @@ def issue_cases() -> list[Case]:
         cases.append((f"generic timing {n}x{n}", {
             "schema_version": 1, "record": "timing", "title": "generic",
             "results": [{f"k{i}": i} for i in range(n)]}))
+    # 150k chart rows of the shape the probe used (no longer a valid record: a note) ...
     rows = [{"mode": "eager", "kind": "eager", "median_s": 0.002}]
     rows += [{"mode": f"m{i}", "kind": "mode", "speedup": 1 + i % 7 / 10}
              for i in range(150_000)]
     cases.append(("timing 150k chart rows", {
         "schema_version": 1, "record": "timing", "name": "f", "rows": rows}))
+    # ... and a valid comparison (Comparison.to_dict()) with 2,000 rows: bars and table paged.
+    timing = json.loads(TIMING_FIXTURE.read_text())
+    eager, mode = timing["rows"]
+    timing["rows"] = [eager] + [{**mode, "mode": f"m{i}", "speedup": 1 + i % 7 / 10}
+                                for i in range(2_000)]
+    cases.append(("timing 2000 rows", timing))
     for size in (250_000, 1_000_000):
         rec = real_record()
         t = _target(rec)
@@ -59,10 +68,8 @@ def issue_cases() -> list[Case]:
     cases.append(("schema_version 999", rec))
     rec = real_record()
     base = _target(rec)
-    light = {k: base[k] for k in ("schema_version", "record", "kind", "options", "status",
-                                  "graph_count", "compile_time_s")}
-    light.update(compiles=[], kernels=[], output_code="", graph_breaks=[], recompiles=[],
-                 graph_break_count=0, recompile_count=0, kernel_count=0)
+    light = {**base, "compiles": [], "kernels": [], "output_code": "", "graph_breaks": [],
+             "recompiles": [], "annotations": [], "code_diffs": [], "advice": [], "notes": []}
     rec["targets"] = [{**light, "id": f"t{i}", "name": f"f{i}",
                        "cell": {**base["cell"], "cell_id": f"c{i}"}} for i in range(20_000)]
     cases.append(("20000 targets", rec))
