@@ -4,7 +4,7 @@
 /**
  * What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/records.py and nbcompile/core/timing.py by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.
  */
-export type NbcompileRecordSchemaVersion1 = SummaryRecord | TargetRecord | Comparison;
+export type NbcompileRecordSchemaVersion1 = SummaryRecord | TargetRecord | Comparison | Profile;
 
 /**
  * The live output of a `%%compile` cell (`display.payload.summary_payload`).
@@ -281,6 +281,16 @@ export interface CompileRecord {
    * torch._dynamo.config.recompile_limit in force (0: unknown)
    */
   recompile_limit?: number;
+  /**
+   * Exclusive seconds per compile phase (`Dynamo tracing`, `AOTAutograd`, `Inductor passes`, `Inductor lowering`, `code generation`, `C++/Triton compile`, `gc`), summing to at most `times.total_s`; phases torch did not report are absent.
+   */
+  phases?: {
+    [k: string]: number;
+  };
+  /**
+   * guard evaluation time torch measured, if any
+   */
+  guard_latency_s?: number | null;
 }
 /**
  * One piece of generated code: a C++/Triton kernel, an extern call or the wrapper.
@@ -356,6 +366,14 @@ export interface GraphBreak {
    * Dynamo's user stack, outermost first: e.g. the user's cell line, then the library lines it called into, down to the line that broke (`filename`/`lineno`).
    */
   stack?: SourceLine[];
+  /**
+   * Dynamo's graph-break id, e.g. "GB0170"
+   */
+  gb_id?: string;
+  /**
+   * the graph break's documentation page
+   */
+  doc_url?: string;
 }
 /**
  * A compile triggered because an earlier compile's guards failed.
@@ -669,4 +687,147 @@ export interface TimingRow {
    * per-call time of each repeat's block
    */
   times_s: number[];
+}
+/**
+ * The result of `profile()`: kernels, source lines and the per-call time budget.
+ */
+export interface Profile {
+  /**
+   * the profiled function or module
+   */
+  name: string;
+  /**
+   * profiled calls
+   */
+  repeat: number;
+  /**
+   * slowest first
+   */
+  kernels: KernelTime[];
+  /**
+   * every line of the target's source
+   */
+  lines: LineTime[];
+  /**
+   * the source file of `lines`
+   */
+  filename: string;
+  /**
+   * measured wall time per compiled call
+   */
+  wall_s: number;
+  /**
+   * sum of `kernels[].total_s` / `repeat`
+   */
+  kernel_s: number;
+  /**
+   * per call: Python and eager ops between graphs
+   */
+  outside_graphs_s: number;
+  /**
+   * per call: guards, torch.compile/AOT wrappers, launches, allocs
+   */
+  overhead_s: number;
+  /**
+   * per call: wall time around the profiled call window
+   */
+  unaccounted_s: number;
+  /**
+   * kernel time per call not tied to any line of the target
+   */
+  untied_s: number;
+  /**
+   * wall time per eager call
+   */
+  eager_wall_s: number;
+  /**
+   * eager time per call outside the target's own lines
+   */
+  eager_untied_s: number;
+  /**
+   * kernels + outside graphs + overhead within 10 % of the wall
+   */
+  accounted: boolean;
+  /**
+   * compile ids of the profiled copy
+   */
+  compiles: string[];
+  recompiles_during_profile: number;
+  /**
+   * what is missing, what is not tied
+   */
+  notes: string[];
+  schema_version: number;
+  record: string;
+}
+/**
+ * Measured time of one generated kernel or extern call, over all profiled calls.
+ */
+export interface KernelTime {
+  /**
+   * as in the report's kernels, or the profiler event's name
+   */
+  name: string;
+  /**
+   * kernel | extern | other (allocations, views, unknown ops)
+   */
+  kind: string;
+  /**
+   * launches over all profiled calls
+   */
+  calls: number;
+  /**
+   * time over all profiled calls
+   */
+  total_s: number;
+  /**
+   * per launch
+   */
+  mean_s: number;
+  /**
+   * of all kernel time
+   */
+  share: number;
+  /**
+   * the copy's compile that generated it ("" if none matched)
+   */
+  compile_id: string;
+  /**
+   * inference | forward | backward
+   */
+  stage: string;
+  /**
+   * the profiler event name
+   */
+  event: string;
+  /**
+   * in `Profile.filename`; empty: not tied
+   */
+  lines: number[];
+}
+/**
+ * One source line of the target: compiled and eager seconds per call.
+ */
+export interface LineTime {
+  lineno: number;
+  /**
+   * the source text
+   */
+  line: string;
+  /**
+   * kernel time per call (a fused kernel split over its lines)
+   */
+  compiled_s: number;
+  /**
+   * eager time per call, inclusive of what the line calls
+   */
+  eager_s: number;
+  /**
+   * names of the kernels it fed
+   */
+  kernels: string[];
+  /**
+   * eager over compiled time (null unless both)
+   */
+  speedup: number | null;
 }

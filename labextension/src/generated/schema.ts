@@ -15,6 +15,9 @@ export const RECORD_SCHEMA: unknown = {
     },
     {
       "$ref": "#/$defs/Comparison"
+    },
+    {
+      "$ref": "#/$defs/Profile"
     }
   ],
   "$defs": {
@@ -449,6 +452,20 @@ export const RECORD_SCHEMA: unknown = {
         "recompile_limit": {
           "type": "integer",
           "description": "torch._dynamo.config.recompile_limit in force (0: unknown)"
+        },
+        "phases": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "number"
+          },
+          "description": "Exclusive seconds per compile phase (`Dynamo tracing`, `AOTAutograd`, `Inductor passes`, `Inductor lowering`, `code generation`, `C++/Triton compile`, `gc`), summing to at most `times.total_s`; phases torch did not report are absent."
+        },
+        "guard_latency_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "guard evaluation time torch measured, if any"
         }
       },
       "required": [
@@ -595,6 +612,14 @@ export const RECORD_SCHEMA: unknown = {
             "$ref": "#/$defs/SourceLine"
           },
           "description": "Dynamo's user stack, outermost first: e.g. the user's cell line, then the library lines it called into, down to the line that broke (`filename`/`lineno`)."
+        },
+        "gb_id": {
+          "type": "string",
+          "description": "Dynamo's graph-break id, e.g. \"GB0170\""
+        },
+        "doc_url": {
+          "type": "string",
+          "description": "the graph break's documentation page"
         }
       },
       "required": [
@@ -1110,6 +1135,228 @@ export const RECORD_SCHEMA: unknown = {
         "cache",
         "notes",
         "times_s"
+      ],
+      "additionalProperties": false
+    },
+    "Profile": {
+      "title": "Profile",
+      "type": "object",
+      "description": "The result of `profile()`: kernels, source lines and the per-call time budget.",
+      "properties": {
+        "name": {
+          "type": "string",
+          "description": "the profiled function or module"
+        },
+        "repeat": {
+          "type": "integer",
+          "description": "profiled calls"
+        },
+        "kernels": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/KernelTime"
+          },
+          "description": "slowest first"
+        },
+        "lines": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/LineTime"
+          },
+          "description": "every line of the target's source"
+        },
+        "filename": {
+          "type": "string",
+          "description": "the source file of `lines`"
+        },
+        "wall_s": {
+          "type": "number",
+          "description": "measured wall time per compiled call"
+        },
+        "kernel_s": {
+          "type": "number",
+          "description": "sum of `kernels[].total_s` / `repeat`"
+        },
+        "outside_graphs_s": {
+          "type": "number",
+          "description": "per call: Python and eager ops between graphs"
+        },
+        "overhead_s": {
+          "type": "number",
+          "description": "per call: guards, torch.compile/AOT wrappers, launches, allocs"
+        },
+        "unaccounted_s": {
+          "type": "number",
+          "description": "per call: wall time around the profiled call window"
+        },
+        "untied_s": {
+          "type": "number",
+          "description": "kernel time per call not tied to any line of the target"
+        },
+        "eager_wall_s": {
+          "type": "number",
+          "description": "wall time per eager call"
+        },
+        "eager_untied_s": {
+          "type": "number",
+          "description": "eager time per call outside the target's own lines"
+        },
+        "accounted": {
+          "type": "boolean",
+          "description": "kernels + outside graphs + overhead within 10 % of the wall"
+        },
+        "compiles": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "compile ids of the profiled copy"
+        },
+        "recompiles_during_profile": {
+          "type": "integer"
+        },
+        "notes": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "what is missing, what is not tied"
+        },
+        "schema_version": {
+          "type": "integer"
+        },
+        "record": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "name",
+        "repeat",
+        "kernels",
+        "lines",
+        "filename",
+        "wall_s",
+        "kernel_s",
+        "outside_graphs_s",
+        "overhead_s",
+        "unaccounted_s",
+        "untied_s",
+        "eager_wall_s",
+        "eager_untied_s",
+        "accounted",
+        "compiles",
+        "recompiles_during_profile",
+        "notes",
+        "schema_version",
+        "record"
+      ],
+      "additionalProperties": false
+    },
+    "KernelTime": {
+      "title": "KernelTime",
+      "type": "object",
+      "description": "Measured time of one generated kernel or extern call, over all profiled calls.",
+      "properties": {
+        "name": {
+          "type": "string",
+          "description": "as in the report's kernels, or the profiler event's name"
+        },
+        "kind": {
+          "type": "string",
+          "description": "kernel | extern | other (allocations, views, unknown ops)"
+        },
+        "calls": {
+          "type": "integer",
+          "description": "launches over all profiled calls"
+        },
+        "total_s": {
+          "type": "number",
+          "description": "time over all profiled calls"
+        },
+        "mean_s": {
+          "type": "number",
+          "description": "per launch"
+        },
+        "share": {
+          "type": "number",
+          "description": "of all kernel time"
+        },
+        "compile_id": {
+          "type": "string",
+          "description": "the copy's compile that generated it (\"\" if none matched)"
+        },
+        "stage": {
+          "type": "string",
+          "description": "inference | forward | backward"
+        },
+        "event": {
+          "type": "string",
+          "description": "the profiler event name"
+        },
+        "lines": {
+          "type": "array",
+          "items": {
+            "type": "integer"
+          },
+          "description": "in `Profile.filename`; empty: not tied"
+        }
+      },
+      "required": [
+        "name",
+        "kind",
+        "calls",
+        "total_s",
+        "mean_s",
+        "share",
+        "compile_id",
+        "stage",
+        "event",
+        "lines"
+      ],
+      "additionalProperties": false
+    },
+    "LineTime": {
+      "title": "LineTime",
+      "type": "object",
+      "description": "One source line of the target: compiled and eager seconds per call.",
+      "properties": {
+        "lineno": {
+          "type": "integer"
+        },
+        "line": {
+          "type": "string",
+          "description": "the source text"
+        },
+        "compiled_s": {
+          "type": "number",
+          "description": "kernel time per call (a fused kernel split over its lines)"
+        },
+        "eager_s": {
+          "type": "number",
+          "description": "eager time per call, inclusive of what the line calls"
+        },
+        "kernels": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "names of the kernels it fed"
+        },
+        "speedup": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "eager over compiled time (null unless both)"
+        }
+      },
+      "required": [
+        "lineno",
+        "line",
+        "compiled_s",
+        "eager_s",
+        "kernels",
+        "speedup"
       ],
       "additionalProperties": false
     }
