@@ -241,6 +241,17 @@ class CellRef(Record):
 
 
 @dataclass
+class Omission(Record):
+    """A part of a record left out of a published output to keep it within its byte
+    budget; the kernel keeps it whole (``how`` gets it there)."""
+
+    field: str  # what was cut: ``compiles``, ``kernels``, ``compiles[].graphs``...
+    count: int  # how many items (or characters, see ``unit``) were left out
+    how: str  # the kernel expression that has them all: ``nbcompile.report(f).compiles``
+    unit: str = "items"  # items | characters
+
+
+@dataclass
 class TargetRecord(Record):
     """Everything known about one compiled target, as one JSON-ready record.
 
@@ -271,11 +282,13 @@ class TargetRecord(Record):
     code_diffs: list[CodeDiff] = field(default_factory=list)  # changes since last compile
     advice: list[Advice] = field(default_factory=list)  # what to change, from patterns
     preview: str = ""  # e.g. "triton": generated code is a preview (--codegen triton)
+    # What a published copy left out to stay within the output budget (empty in the kernel)
+    omitted: list[Omission] = field(default_factory=list)
     schema_version: Literal[1] = SCHEMA_VERSION
     record: Literal["target"] = "target"
 
     OPTIONAL_KEYS = frozenset({"annotations", "code_diffs", "advice", "preview",
-                             "code_piece_count", "truncated"})
+                             "code_piece_count", "truncated", "omitted"})
     COMPUTED = {
         "graph_break_count": (int, "len(graph_breaks)"),
         "recompile_count": (int, "len(recompiles)"),

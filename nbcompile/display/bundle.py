@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.records import MIME_TYPE, TargetRecord
+from .budget import MIN_OUTPUT_BUDGET, output_budget
 from .payload import published_record, summary_payload
 from .summary_model import Summary, SummaryItem, TargetSummary, summarize
 from .text import escape
@@ -117,8 +118,15 @@ def summary_bundle(
 ) -> dict[str, Any]:
     """The MIME bundle of a ``%%compile`` cell's summary."""
     summary = summarize(records)
+    html, text = render_html(summary), render_text(summary)
     return {
-        MIME_TYPE: summary_payload(records, cell),
-        "text/html": render_html(summary),
-        "text/plain": render_text(summary),
+        MIME_TYPE: summary_payload(records, cell, json_budget(html, text)),
+        "text/html": html,
+        "text/plain": text,
     }
+
+
+def json_budget(*fallbacks: str) -> int:
+    """What the JSON record may take of the output budget after the text fallbacks."""
+    used = sum(len(f.encode()) for f in fallbacks)
+    return max(output_budget() - used, MIN_OUTPUT_BUDGET // 4)

@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from ..core.records import SCHEMA_VERSION, TargetRecord
+from .budget import fit_record, json_size, output_budget
 from .text import GRAPH_CAP, GUARDS_CAP, KERNEL_CAP, OUTPUT_CODE_CAP, cap
 
 
@@ -36,13 +37,31 @@ def published_record(record: TargetRecord | dict[str, Any]) -> dict[str, Any]:
 
 
 def summary_payload(
-    records: list[TargetRecord], cell: dict[str, Any] | None = None
+    records: list[TargetRecord], cell: dict[str, Any] | None = None,
+    budget: int | None = None,
 ) -> dict[str, Any]:
-    """The JSON payload of a ``%%compile`` cell's live summary."""
-    return {
+    """The JSON payload of a ``%%compile`` cell's live summary, within ``budget`` bytes
+    (default: the whole output budget) shared by its targets."""
+    payload = {
         "schema_version": SCHEMA_VERSION,
         "record": "summary",
         "cell": cell or {},
         "updated_at": time.time(),
         "targets": [published_record(r) for r in records],
     }
+    budget = output_budget() if budget is None else budget
+    _share(payload["targets"], budget - json_size({**payload, "targets": []}))
+    return payload
+
+
+def _share(targets: list[dict[str, Any]], budget: int) -> None:
+    """Fit ``targets`` in ``budget`` bytes: small ones keep everything, the rest share
+    what is left evenly."""
+    sizes = {id(t): json_size(t) for t in targets}
+    left, count = budget, len(targets)
+    for t in sorted(targets, key=lambda t: sizes[id(t)]):
+        allot = max(left // count, 0)
+        if sizes[id(t)] > allot:
+            fit_record(t, allot)
+        left -= json_size(t)
+        count -= 1

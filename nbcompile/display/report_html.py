@@ -7,7 +7,8 @@ from typing import Any
 
 from ..core.records import MIME_TYPE, TargetRecord
 from .annotate import diffs_html
-from .bundle import summary_html, summary_text
+from .budget import how_to_get, output_budget
+from .bundle import json_budget, summary_html, summary_text
 from .highlight import highlight_code
 from .payload import summary_payload
 from .phases import phases_html
@@ -16,34 +17,61 @@ from .text import KERNEL_CAP, cap, escape
 __all__ = ["highlight_code", "report_bundle", "report_html"]
 
 
-def report_html(record: TargetRecord) -> str:
-    """The summary of ``record``, then its generated code and FX graphs, folded."""
+#: The share of the output budget a displayed report's HTML may take (the rest: its JSON).
+HTML_SHARE = 4
+
+
+def _details(record: TargetRecord) -> list[tuple[str, str]]:
+    """The report's details as (report attribute, folded HTML) pieces, in display order."""
     e = escape
-    parts = [summary_html([record])]
-    if record.kernels:
-        parts.append("<details><summary>generated code "
-                     f"({len(record.kernels)} pieces)</summary>")
-        for k in record.kernels:
-            source, _ = cap(k.source, KERNEL_CAP, record.name)
-            parts.append(
-                f"<details><summary><code>{e(k.name)}</code> &middot; {e(k.language)} "
-                f"&middot; {e(k.kind)} &middot; {k.size} chars</summary>"
-                f"{highlight_code(source, k.language)}</details>"
-            )
-        parts.append("</details>")
+    pieces = []
+    for k in record.kernels:
+        source, _ = cap(k.source, KERNEL_CAP, record.name)
+        pieces.append(("kernels", (
+            f"<details><summary>generated code: <code>{e(k.name)}</code> &middot; "
+            f"{e(k.language)} &middot; {e(k.kind)} &middot; {k.size} chars</summary>"
+            f"{highlight_code(source, k.language)}</details>")))
     for c in record.compiles:
         for i, graph in enumerate(c.graphs):
-            parts.append(
+            pieces.append(("compiles[i].graphs", (
                 f"<details><summary>FX graph {i} of compile {e(c.compile_id)} "
-                f"({e(c.frame)})</summary><pre>{e(graph)}</pre></details>"
-            )
+                f"({e(c.frame)})</summary><pre>{e(graph)}</pre></details>")))
+    return pieces
+
+
+def report_html(record: TargetRecord, budget: int | None = None) -> str:
+    """The summary of ``record``, then its generated code and FX graphs, folded; with a
+    ``budget`` (bytes), details that do not fit are left out and counted in a mark."""
+    parts = [summary_html([record])]
+    used = len(parts[0].encode())
+    left_out: dict[str, int] = {}
+    for attr, piece in _details(record):
+        size = len(piece.encode())
+        if budget is not None and (left_out or used + size > budget):
+            left_out[attr] = left_out.get(attr, 0) + 1
+            continue
+        parts.append(piece)
+        used += size
+    if left_out:
+        marks = "; ".join(f"{n} more {attr.split('.')[-1]} &mdash; in the kernel: "
+                          f"<code>{escape(how_to_get(record.name, attr))}</code>"
+                          for attr, n in left_out.items())
+        parts.append(f"<div class='nbcompile-omitted'>Not shown (output budget): "
+                     f"{marks}</div>")
     return "".join(parts)
 
 
 def report_bundle(record: TargetRecord) -> dict[str, Any]:
-    """The MIME bundle of one ``CompileReport`` (a one-target summary plus details)."""
+    """The MIME bundle of one ``CompileReport``: the JSON record and a summary with as
+    many details as fit, both within the output budget."""
+    html_budget = output_budget() // HTML_SHARE
+    html = report_html(record, html_budget)
+    for extra in (phases_html(record), diffs_html(record)):
+        if len(html.encode()) + len(extra.encode()) <= html_budget:
+            html += extra
+    text = summary_text([record])
     return {
-        MIME_TYPE: summary_payload([record]),
-        "text/html": report_html(record) + phases_html(record) + diffs_html(record),
-        "text/plain": summary_text([record]),
+        MIME_TYPE: summary_payload([record], budget=json_budget(html, text)),
+        "text/html": html,
+        "text/plain": text,
     }

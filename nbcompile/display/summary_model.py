@@ -89,6 +89,16 @@ def locate(filename: str | None, lineno: int | None, stack: list[SourceLine]) ->
                           f"reached from cell line {via.lineno}: {via.line}" if via else "")
 
 
+#: Recompiles listed one by one in a summary; the rest are counted in a note.
+MAX_RECOMPILE_ITEMS = 10
+#: Characters of one item's text shown in a summary (recompile reasons can be long).
+ITEM_TEXT_CAP = 500
+
+
+def clip(text: str) -> str:
+    return text if len(text) <= ITEM_TEXT_CAP else text[:ITEM_TEXT_CAP] + "\u2026"
+
+
 def _items(r: TargetRecord) -> tuple[SummaryItem, ...]:
     items = [SummaryItem("note", note) for note in r.notes]
     if cache_note := describe_cache(c.cache for c in r.compiles):
@@ -96,8 +106,11 @@ def _items(r: TargetRecord) -> tuple[SummaryItem, ...]:
     items += [SummaryItem("graph_break", gb.reason, gb.line,
                           locate(gb.filename, gb.lineno, gb.stack),
                           link=gb.doc_url, link_label=gb.gb_id) for gb in r.graph_breaks]
-    items += [SummaryItem("recompile", rc.reason, compile_id=rc.compile_id)
-              for rc in r.recompiles]
+    items += [SummaryItem("recompile", clip(rc.reason), compile_id=rc.compile_id)
+              for rc in r.recompiles[:MAX_RECOMPILE_ITEMS]]
+    if (more := len(r.recompiles) - MAX_RECOMPILE_ITEMS) > 0:
+        items.append(SummaryItem("note", f"{more} more recompiles \u2014 in the kernel: "
+                                 f"nbcompile.report({r.name}).recompiles"))
     if r.error:
         items.append(SummaryItem("error", r.error.message, r.error.line,
                                  locate(r.error.filename, r.error.lineno, r.error.stack)))

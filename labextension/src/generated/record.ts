@@ -124,6 +124,10 @@ export interface TargetRecord {
    * e.g. "triton": generated code is a preview (--codegen triton)
    */
   preview?: string;
+  /**
+   * What a published copy left out to stay within the output budget (empty in the kernel)
+   */
+  omitted?: Omission[];
   schema_version: 1;
   record: 'target';
   /**
@@ -483,6 +487,27 @@ export interface Advice {
    * the setting or code to use
    */
   fix: string;
+}
+/**
+ * A part of a record left out of a published output to keep it within its byte budget; the kernel keeps it whole (`how` gets it there).
+ */
+export interface Omission {
+  /**
+   * what was cut: `compiles`, `kernels`, `compiles[].graphs`...
+   */
+  field: string;
+  /**
+   * how many items (or characters, see `unit`) were left out
+   */
+  count: number;
+  /**
+   * the kernel expression that has them all: `nbcompile.report(f).compiles`
+   */
+  how: string;
+  /**
+   * items | characters
+   */
+  unit: string;
 }
 /**
  * The result of `compare()`: one row per mode, eager first.

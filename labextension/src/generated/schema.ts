@@ -222,6 +222,13 @@ export const RECORD_SCHEMA: unknown = {
           "type": "string",
           "description": "e.g. \"triton\": generated code is a preview (--codegen triton)"
         },
+        "omitted": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Omission"
+          },
+          "description": "What a published copy left out to stay within the output budget (empty in the kernel)"
+        },
         "schema_version": {
           "const": 1
         },
@@ -808,6 +815,36 @@ export const RECORD_SCHEMA: unknown = {
         "kind",
         "message",
         "fix"
+      ],
+      "additionalProperties": false
+    },
+    "Omission": {
+      "title": "Omission",
+      "type": "object",
+      "description": "A part of a record left out of a published output to keep it within its byte budget; the kernel keeps it whole (`how` gets it there).",
+      "properties": {
+        "field": {
+          "type": "string",
+          "description": "what was cut: `compiles`, `kernels`, `compiles[].graphs`..."
+        },
+        "count": {
+          "type": "integer",
+          "description": "how many items (or characters, see `unit`) were left out"
+        },
+        "how": {
+          "type": "string",
+          "description": "the kernel expression that has them all: `nbcompile.report(f).compiles`"
+        },
+        "unit": {
+          "type": "string",
+          "description": "items | characters"
+        }
+      },
+      "required": [
+        "field",
+        "count",
+        "how",
+        "unit"
       ],
       "additionalProperties": false
     },
