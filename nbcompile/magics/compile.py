@@ -45,10 +45,13 @@ class CompileMagics(Magics):
     @argument("--annotate", action="store_true",
               help="Show the cell's source annotated line by line (kernel, extern call, "
                    "graph break, Python) in the summary once compiled.")
-    @argument("--codegen", choices=("default", "triton"), default="default", action=Once,
-              type=unquoted,
+    @argument("--codegen", choices=triton_preview.CODEGEN_CHOICES, default="default",
+              action=Once, type=unquoted,
               help="triton: preview the Triton kernels a GPU would run, on a CPU-only "
-                   "machine (needs the triton package; runs in Triton's interpreter).")
+                   "machine (needs the triton package); calls run in Triton's interpreter, "
+                   "and those it cannot run (libdevice math, many reductions) are computed "
+                   "eagerly, said in the summary. triton-interpret: run in the interpreter "
+                   "only, and raise TritonPreviewError where it cannot.")
     @cell_magic("compile")
     def compile(self, line: str, cell: str) -> Any:
         """Run the cell, then compile the functions and nn.Modules it defined.
@@ -100,9 +103,9 @@ class CompileMagics(Magics):
         for target in targets:
             if note := usage.get(target.name):
                 target.notes.append(note)
-        if args.codegen == "triton":
+        if args.codegen != "default":
             for target in targets:
-                triton_preview.apply(target)
+                triton_preview.apply(target, interpret=args.codegen == triton_preview.INTERPRET)
         session = get_session()
         for name, target in zip(target_names, targets, strict=True):
             session.register(target)
@@ -114,7 +117,7 @@ class CompileMagics(Magics):
     def _options(self, args: argparse.Namespace) -> CompileOptions:
         try:
             mode, inductor_options = args.mode, parse_option_pairs(args.options)
-            if args.codegen == "triton":
+            if args.codegen != "default":
                 mode, inductor_options = None, triton_preview.magic_options(
                     args.mode, inductor_options, args.backend)
             return CompileOptions(
