@@ -230,6 +230,16 @@ class Advice(Record):
 
 
 @dataclass
+class TorchLog(Record):
+    """A record torch logged during one of the target's compiles (kept out of stderr)."""
+
+    level: str  # ``WARNING``, ``INFO``...
+    logger: str  # e.g. ``torch._dynamo.variables.tensor``
+    compile_id: str  # the compile it was logged in (``"0/1"``)
+    message: str  # torch's text, as it would have printed (multi-line)
+
+
+@dataclass
 class CellRef(Record):
     """The notebook cell that defined a target (a summary's may be empty)."""
 
@@ -273,8 +283,10 @@ class TargetRecord(Record):
     preview: str = ""  # e.g. "triton": generated code is a preview (--codegen triton)
     schema_version: Literal[1] = SCHEMA_VERSION
     record: Literal["target"] = "target"
+    # torch's log records about its compiles, kept off stderr (``--torch-logs`` keeps them)
+    torch_logs: list[TorchLog] = field(default_factory=list)
 
-    OPTIONAL_KEYS = frozenset({"annotations", "code_diffs", "advice", "preview",
+    OPTIONAL_KEYS = frozenset({"annotations", "code_diffs", "advice", "preview", "torch_logs",
                              "code_piece_count", "truncated"})
     COMPUTED = {
         "graph_break_count": (int, "len(graph_breaks)"),

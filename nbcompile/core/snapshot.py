@@ -61,6 +61,7 @@ def target_record(target: Target) -> TargetRecord:
         output_code=output_code,
         compile_time_s=round(sum(c.times.get("total_s", 0.0) for c in target.compiles), 4),
         preview=target.preview,
+        torch_logs=list(target.torch_logs),
     )
     return _with_codegen_views(record, target)
 

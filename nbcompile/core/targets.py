@@ -33,6 +33,7 @@ from .records import (
     CellRef,
     CompileRecord,
     TargetError,
+    TorchLog,
 )
 
 _entry_ids = itertools.count()
@@ -174,6 +175,8 @@ class Target:
     preview: str = ""  # "triton": --codegen triton (see triton_preview)
     previous_compiles: list[CompileRecord] = field(default_factory=list)  # before a re-run
     _views: tuple[Any, ...] | None = field(default=None, repr=False)  # cached derived views
+    torch_logs: list[TorchLog] = field(default_factory=list)  # taken off stderr (torch_logs)
+    show_torch_logs: bool = False  # --torch-logs: torch's log records stay on stderr
 
     # --- attribution ---
     def owns_frame(self, filename: str, lineno: int) -> bool:

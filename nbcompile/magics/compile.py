@@ -52,6 +52,11 @@ class CompileMagics(Magics):
                    "and those it cannot run (libdevice math, many reductions) are computed "
                    "eagerly, said in the summary. triton-interpret: run in the interpreter "
                    "only, and raise TritonPreviewError where it cannot.")
+    @argument("--torch-logs", action="store_true",
+              help="Keep torch's own log records about these targets' compiles on stderr, "
+                   "as torch prints them (by default they go into the record and the "
+                   "summary shows them once, folded). For every target: set "
+                   "NBCOMPILE_TORCH_LOGS=show before loading nbcompile.")
     @cell_magic("compile")
     def compile(self, line: str, cell: str) -> Any:
         """Run the cell, then compile the functions and nn.Modules it defined.
@@ -103,6 +108,8 @@ class CompileMagics(Magics):
         for target in targets:
             if note := usage.get(target.name):
                 target.notes.append(note)
+        for target in targets:
+            target.show_torch_logs = args.torch_logs
         if args.codegen != "default":
             for target in targets:
                 triton_preview.apply(target, interpret=args.codegen == triton_preview.INTERPRET)
