@@ -1,7 +1,8 @@
 """nbcompile: see what torch.compile did, from a Jupyter notebook.
 
 ``%load_ext nbcompile`` registers ``%%compile`` and starts capturing compile events;
-``nbcompile.report(obj)`` returns everything captured for a compiled target.
+``nbcompile.report(obj)`` returns everything captured for a compiled target;
+``nbcompile.open_trace(path)`` reads a ``TORCH_TRACE`` run (a log file or a directory).
 """
 
 from __future__ import annotations
@@ -11,9 +12,13 @@ from typing import Any
 from .api import CompileReport, report
 from .core.records import MIME_TYPE, SCHEMA_VERSION
 from .core.timing import Comparison, compare
+from .core.tracereport import Divergence, TraceCompile, TraceReport, open_trace
 
 __version__ = "0.1.0"
-__all__ = ["MIME_TYPE", "SCHEMA_VERSION", "CompileReport", "Comparison", "compare", "report"]
+__all__ = [
+    "MIME_TYPE", "SCHEMA_VERSION", "CompileReport", "Comparison", "Divergence", "TraceCompile",
+    "TraceReport", "compare", "open_trace", "report",
+]
 
 
 def load_ipython_extension(shell: Any) -> None:
