@@ -349,8 +349,8 @@ def _set_status(c: TraceCompile, attempt: _Attempt, final: _Attempt) -> None:
         c.phases = _phases(metrics, attempt.bwd_metrics)
         if metrics.get("fail_type"):
             c.status = "failed"
-            message = parse_dynamo_message(str(metrics.get("fail_reason") or ""))
-            c.fail_reason = f"{metrics['fail_type']}: {message.summary}".rstrip(": ")
+            c.fail_reason = f"{metrics['fail_type']}: {_reason(metrics.get('fail_reason'))}"
+            c.fail_reason = c.fail_reason.rstrip(": ")
         elif c.cache and all(k.endswith("_hit") for k in c.cache):
             c.status = "cache_hit"
         return
@@ -358,11 +358,19 @@ def _set_status(c: TraceCompile, attempt: _Attempt, final: _Attempt) -> None:
         c.status = "restarted"
         reasons = final.metrics.get("restart_reasons") or []
         if isinstance(reasons, list) and reasons:
-            c.fail_reason = parse_dynamo_message(str(reasons[0])).summary
+            c.fail_reason = _reason(reasons[0])
         c.compile_time_s = float(final.metrics.get("dynamo_time_before_restart_s") or 0.0)
         return
     c.status = "failed"
     c.fail_reason = "the log ends before this compile finished (no compilation_metrics)"
+
+
+def _reason(text: object) -> str:
+    """A Dynamo message in one line: ``title: explanation``, else all its lines joined."""
+    message = parse_dynamo_message(str(text or ""))
+    if message.explanation:
+        return message.summary
+    return " ".join(ln.strip() for ln in str(text or "").splitlines() if ln.strip())
 
 
 def _phases(metrics: dict[str, Any], bwd: dict[str, Any] | None) -> dict[str, float]:
