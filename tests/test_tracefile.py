@@ -89,6 +89,20 @@ def test_divergent_two_rank_run_names_the_rank_and_compile(runs):
     assert "compiled differently" in bundle["text/html"] and "<script" not in bundle["text/html"]
 
 
+def test_ranks_with_other_shapes_diverge_in_graphs_and_guards(runs):
+    report = nbcompile.open_trace(runs("ddp_shapes"))
+    assert [c.compile_id for c in report.compiles] == ["0/0", "0/0"]
+    kinds = {d.kind: d for d in report.divergences}
+    assert set(kinds) == {"graphs", "guards"}  # same compile ids, same cache misses
+    for d in kinds.values():
+        assert d.groups == [[0], [1]] and d.compile_id == "0/0"
+    assert 'f32[8, 16]' in kinds["graphs"].detail and 'f32[6, 16]' in kinds["graphs"].detail
+    guard = kinds["guards"].detail
+    assert guard.startswith("guards differ at compile 0/0: rank 0 vs rank 1: first differing")
+    assert "check_tensor(L['x']" in guard and "size=[8, 16]" in guard and "size=[6, 16]" in guard
+    assert "___check_obj_id" not in guard  # object ids differ per process: not a divergence
+
+
 def test_failed_compile_from_a_broken_backend(runs):
     report = nbcompile.open_trace(runs("failed"))
     (c,) = report.compiles

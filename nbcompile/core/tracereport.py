@@ -557,12 +557,27 @@ def _detail(kind: str, cid: str, groups: list[list[int]],
     la, lb = _normalized_guards(a), _normalized_guards(b)
     for x, y in zip(la, lb, strict=False):
         if x != y:
-            return f"guards differ {first}: {x.strip()!r} vs {y.strip()!r}"
+            head = x.strip().lstrip("|+- ").split(",")[0]
+            return f"guards differ {first}: first differing guard {head}: {_snippets(x, y)}"
     return f"guards differ {first}: {len(la)} vs {len(lb)} guard lines"
 
 
 def _first_diff(x: str, y: str) -> str:
     for la, lb in zip(x.splitlines(), y.splitlines(), strict=False):
         if la != lb:
-            return f"; first difference: {la.strip()!r} vs {lb.strip()!r}"
+            return f"; first difference: {_snippets(la, lb)}"
     return ""
+
+
+def _snippets(x: str, y: str, context: int = 40) -> str:
+    """``'...a...' vs '...b...'`` around the first differing character of two lines."""
+    x, y = x.strip(), y.strip()
+    i = next((k for k, (p, q) in enumerate(zip(x, y, strict=False)) if p != q),
+             min(len(x), len(y)))
+    start = max(0, i - context)
+
+    def cut(s: str) -> str:
+        return ("..." if start else "") + s[start:i + context] + \
+            ("..." if len(s) > i + context else "")
+
+    return f"{cut(x)!r} vs {cut(y)!r}"
