@@ -54,6 +54,7 @@ class LogEvent:
     metadata: dict[str, Any]
     lineno: int
     payload: PayloadRef | None = None
+    offset: int = 0  # of the header line, for ``TraceLog.event_at``
 
     @property
     def compile_key(self) -> tuple[int, int, int] | None:
@@ -138,7 +139,7 @@ class TraceLog:
                 self._close_payload(previous, previous_end, start)
             if previous is not None:
                 yield previous
-            previous = self._decode(lineno, line, complete)
+            previous = self._decode(lineno, line, complete, start)
             previous_end = start + len(line) + 1
         if previous is not None:
             if previous.payload is not None:
@@ -185,7 +186,8 @@ class TraceLog:
             if not carry.startswith(b"\t"):
                 yield lineno, base, carry, False
 
-    def _decode(self, lineno: int, line: bytes, complete: bool) -> LogEvent | None:
+    def _decode(self, lineno: int, line: bytes, complete: bool, offset: int = 0
+                ) -> LogEvent | None:
         m = _GLOG.match(line)
         if m is None:
             self.problem(lineno, "not-trace", "not a trace line: "
@@ -214,7 +216,7 @@ class TraceLog:
             self.rank = metadata["rank"]
         md5 = metadata.get("has_payload")
         payload = PayloadRef(0, 0, md5, lineno) if isinstance(md5, str) else None
-        return LogEvent(kind, metadata, lineno, payload)
+        return LogEvent(kind, metadata, lineno, payload, offset)
 
     def read_payload(self, event: LogEvent) -> str:
         """The event's payload text (tab prefixes removed); checked against its md5.
@@ -236,6 +238,33 @@ class TraceLog:
             self.problem(ref.lineno, "md5", f"{event.kind} payload does not match its md5 "
                                             "(corrupted or cut short); shown as read")
         return payload
+
+    def event_at(self, offset: int, lineno: int = 0) -> tuple[LogEvent | None, str]:
+        """Re-read the event whose header starts at ``offset`` and its payload (checked).
+
+        For events the index only kept the offset of (e.g. chromium events of a compile).
+        """
+        with open(self.path, "rb") as f:
+            f.seek(offset)
+            header = f.readline()
+            m = _GLOG.match(header)
+            try:
+                metadata = json.loads(header[m.end():]) if m else None
+            except ValueError:
+                metadata = None
+            if not isinstance(metadata, dict):
+                return None, ""
+            lines = []
+            while (line := f.readline()).startswith(b"\t"):
+                lines.append(line[1:].rstrip(b"\n"))
+        payload = b"\n".join(lines).decode("utf-8", "replace")
+        md5 = metadata.get("has_payload")
+        event = LogEvent(event_kind(metadata), metadata, lineno, None, offset)
+        if isinstance(md5, str) and \
+                hashlib.md5(payload.encode(), usedforsecurity=False).hexdigest() != md5:
+            self.problem(lineno or None, "md5", f"{event.kind} payload at byte {offset} does "
+                                                "not match its md5; shown as read")
+        return event, payload
 
     def filename(self, index: Any) -> str:
         """Resolve an interned filename index (as in ``dynamo_start`` stacks)."""

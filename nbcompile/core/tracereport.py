@@ -13,6 +13,7 @@ import dataclasses
 import hashlib
 import json
 import re
+from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,6 +67,12 @@ _PHASES_US = {
     "gc_time_us": "gc",
     "dynamo_compile_time_before_restart_us": "before_restart",
 }
+#: Chromium (``dynamo_timed``) events summed into phases, when present.
+_CHROMIUM_PHASES = frozenset({
+    "bytecode_tracing", "build_guards", "backend_compile", "aot_collect_metadata",
+    "create_aot_dispatcher_function", "inductor_compile", "fx_codegen_and_compile",
+    "code_gen", "compile_file", "async_compile.wait", "entire_frame_compile",
+})
 _OBJ_ID = re.compile(r"(___check_(?:obj|type)_id\([^)]*?,\s*)\d+")
 
 
@@ -87,7 +94,7 @@ class TraceCompile(Record):
     status: TraceStatus = "compiled"
     fail_reason: str = ""
     compile_time_s: float = 0.0
-    phases: dict[str, float] = field(default_factory=dict)
+    metric_phases: dict[str, float] = field(default_factory=dict)  # compilation_metrics
     cache: dict[str, int] = field(default_factory=dict)
     stack: list[SourceLine] = field(default_factory=list)  # user stack, outermost first
     log: str = ""  # file:line of the compile's first event
@@ -96,6 +103,20 @@ class TraceCompile(Record):
     _shared_events: list[LogEvent] = field(default_factory=list, repr=False, compare=False)
     _record: CompileRecord | None = field(default=None, repr=False, compare=False)
     _graph_hashes: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _chromium: array[int] = field(default_factory=lambda: array("q"), repr=False,
+                                  compare=False)
+    _phases: dict[str, float] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def phases(self) -> dict[str, float]:
+        """Seconds per compile phase: ``compilation_metrics``' phase times, plus the
+        durations of Dynamo's timed regions from the chromium events (read on demand)."""
+        if self._phases is None:
+            self._phases = dict(self.metric_phases)
+            if self._source is not None:
+                for name, seconds in _chromium_phases(self._source, self._chromium).items():
+                    self._phases.setdefault(name, seconds)
+        return self._phases
 
     # --- contents, read on demand ---
     def content(self) -> CompileRecord:
@@ -137,6 +158,7 @@ class TraceCompile(Record):
                 if not f.name.startswith("_")}
         record = self.content()
         data.update(
+            phases=self.phases,
             graph_breaks=[b.to_dict() for b in record.graph_breaks],
             recompile_reason=record.recompile_reason,
             recompile_guard=record.recompile_guard,
@@ -236,6 +258,7 @@ class _Attempt:
     events: list[LogEvent] = field(default_factory=list)
     cache: Counter[str] = field(default_factory=Counter)
     graph_hashes: list[str] = field(default_factory=list)
+    chromium: array[int] = field(default_factory=lambda: array("q"))  # header offsets
 
 
 def open_trace(path: str | Path) -> TraceReport:
@@ -276,13 +299,14 @@ def _index(log: TraceLog, unknown: Counter[str]) -> dict[tuple[int, int, int], _
         if kind not in KNOWN_KINDS:
             unknown[kind or "(no kind)"] += 1
         key = event.compile_key
-        if key is None or kind in ("chromium_event", "describe_tensor", "describe_storage",
-                                   "describe_source"):
+        if key is None or kind in ("describe_tensor", "describe_storage", "describe_source"):
             continue
         attempt = attempts.get(key)
         if attempt is None:
             attempt = attempts[key] = _Attempt(key, event.lineno)
-        if kind == "dynamo_start":
+        if kind == "chromium_event":
+            attempt.chromium.append(event.offset)
+        elif kind == "dynamo_start":
             attempt.start = event
         elif kind == "compilation_metrics":
             attempt.metrics = _dict(event.metadata.get(kind))
@@ -336,6 +360,7 @@ def _compiles(log: TraceLog, attempts: dict[tuple[int, int, int], _Attempt]
             _shared_events=[e for e in base.events if e.artifact_name == "recompile_reasons"]
             if attempt is not base else [],
             _graph_hashes=tuple(attempt.graph_hashes),
+            _chromium=attempt.chromium,
         )
         _set_status(compile_, attempt, final)
         out.append(compile_)
@@ -346,7 +371,7 @@ def _set_status(c: TraceCompile, attempt: _Attempt, final: _Attempt) -> None:
     metrics = attempt.metrics
     if metrics is not None:
         c.compile_time_s = float(metrics.get("entire_frame_compile_time_s") or 0.0)
-        c.phases = _phases(metrics, attempt.bwd_metrics)
+        c.metric_phases = _phases(metrics, attempt.bwd_metrics)
         if metrics.get("fail_type"):
             c.status = "failed"
             c.fail_reason = f"{metrics['fail_type']}: {_reason(metrics.get('fail_reason'))}"
@@ -379,6 +404,26 @@ def _phases(metrics: dict[str, Any], bwd: dict[str, Any] | None) -> dict[str, fl
     if bwd and isinstance(bwd.get("inductor_compile_time_s"), (int, float)):
         phases["backward_inductor"] = float(bwd["inductor_compile_time_s"])
     return phases
+
+
+def _chromium_phases(log: TraceLog, offsets: array[int]) -> dict[str, float]:
+    """Durations (s) of the named ``dynamo_timed`` regions, pairing B and E events."""
+    open_at: dict[str, list[float]] = {}
+    out: dict[str, float] = {}
+    for offset in offsets:
+        _, payload = log.event_at(offset)
+        try:
+            ev = json.loads(payload)
+        except ValueError:
+            continue
+        name = ev.get("name") if isinstance(ev, dict) else None
+        if name not in _CHROMIUM_PHASES or not isinstance(ev.get("ts"), (int, float)):
+            continue
+        if ev.get("ph") == "B":
+            open_at.setdefault(name, []).append(ev["ts"])
+        elif ev.get("ph") == "E" and open_at.get(name):
+            out[name] = round(out.get(name, 0.0) + (ev["ts"] - open_at[name].pop()) / 1e6, 6)
+    return out
 
 
 def _cache_counts(metrics: dict[str, Any]) -> dict[str, int]:
