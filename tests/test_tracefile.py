@@ -104,6 +104,17 @@ def test_ranks_with_other_shapes_diverge_in_graphs_and_guards(runs):
     assert "___check_obj_id" not in guard  # object ids differ per process: not a divergence
 
 
+def test_rank_with_a_warm_cache_diverges_in_cache(runs):
+    report = nbcompile.open_trace(runs("ddp_cache"))
+    rank0, rank1 = report.compiles
+    assert (rank0.rank, rank0.status) == (0, "compiled")
+    assert (rank1.rank, rank1.status) == (1, "cache_hit")
+    assert rank1.cache.get("fx_graph_cache_hit", 0) >= 1 and "fx_graph_cache_miss" in rank0.cache
+    (div,) = report.divergences  # same compile ids, graphs and guards
+    assert (div.kind, div.groups, div.compile_id) == ("cache", [[0], [1]], "0/0")
+    assert "fx_graph_cache_hit" in div.detail and "fx_graph_cache_miss" in div.detail
+
+
 def test_failed_compile_from_a_broken_backend(runs):
     report = nbcompile.open_trace(runs("failed"))
     (c,) = report.compiles
