@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .api import CompileReport, report
+from .api import CompileReport, TraceReport, open_trace, report
 from .core.records import MIME_TYPE, SCHEMA_VERSION
 from .core.timing import Comparison, compare
-from .core.tracereport import Divergence, TraceCompile, TraceReport, open_trace
+from .core.tracereport import Divergence, TraceCompile
 
 __version__ = "0.1.0"
 __all__ = [

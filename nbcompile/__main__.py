@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from .core.tracereport import open_trace
+from .api import open_trace
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -1,12 +1,15 @@
-"""The public Python API: ``report(obj)`` and ``CompileReport``."""
+"""The public Python API: ``report(obj)`` and ``CompileReport``; ``open_trace(path)`` and
+``TraceReport``."""
 
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .core.records import TargetRecord
 from .core.session import get_session
+from .core.tracereport import TraceRecord, read_trace
 
 if TYPE_CHECKING:
     from .display.annotate import AnnotatedSource
@@ -67,3 +70,26 @@ def report(obj: Any) -> CompileReport:
             "(after %load_ext nbcompile)."
         )
     return CompileReport.from_record(target.record())
+
+
+class TraceReport(TraceRecord):
+    """A TORCH_TRACE run read by ``open_trace``: ``.path``, ``.ranks``, ``.compiles``
+    (``TraceCompile``), ``.compile(id, rank)``, ``.divergences``, ``.problems``,
+    ``.to_dict()``, and the rich reprs (record, HTML, text) of a trace."""
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from .display.trace import trace_bundle
+
+        return trace_bundle(self)
+
+
+def open_trace(path: str | Path) -> TraceReport:
+    """Read a ``TORCH_TRACE`` log file or directory (any number of ranks).
+
+    Logs are streamed: compiles are indexed from event headers, and graphs, guards and
+    generated code are read from the files when first asked for. Raises
+    ``FileNotFoundError`` for a missing path; everything else that is wrong (unreadable,
+    truncated or foreign files, corrupt lines, md5 mismatches) is listed in ``.problems``
+    and the rest is still read.
+    """
+    return read_trace(path, TraceReport)

@@ -1,6 +1,6 @@
 """A whole ``TORCH_TRACE`` run: its compiles per rank, and where the ranks differ.
 
-``open_trace(path)`` indexes the logs from their headers only (compile ids, frames,
+``read_trace(path)`` indexes the logs from their headers only (compile ids, frames,
 status, times, cache hits come from event metadata); a compile's graphs, guards, breaks
 and generated code are read from the files when first asked for, through the same
 per-event parsers that serve live capture (``tracefmt``, ``userstack``, ``codegen``).
@@ -17,7 +17,7 @@ from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from . import codegen
 from .capture import TraceEvent
@@ -182,8 +182,11 @@ class Divergence(Record):
 
 
 @dataclass
-class TraceReport(Record):
-    """A TORCH_TRACE run (one log file or a directory of per-rank logs)."""
+class TraceRecord(Record):
+    """A TORCH_TRACE run (one log file or a directory of per-rank logs).
+
+    ``nbcompile.TraceReport`` adds the rich reprs (rendering lives outside ``core``).
+    """
 
     path: str
     ranks: list[int] = field(default_factory=list)
@@ -236,13 +239,8 @@ class TraceReport(Record):
             "events": self.events,
         }
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from ..display.trace import trace_bundle
-
-        return trace_bundle(self)
-
     def __repr__(self) -> str:
-        return (f"<TraceReport {self.path}: {len(self.compiles)} compile(s), "
+        return (f"<{type(self).__name__} {self.path}: {len(self.compiles)} compile(s), "
                 f"ranks {self.ranks or 'unknown'}, {len(self.divergences)} divergence(s), "
                 f"{len(self.problems)} problem(s)>")
 
@@ -261,15 +259,18 @@ class _Attempt:
     chromium: array[int] = field(default_factory=lambda: array("q"))  # header offsets
 
 
-def open_trace(path: str | Path) -> TraceReport:
-    """Read a TORCH_TRACE log file or directory into a ``TraceReport``.
+TraceT = TypeVar("TraceT", bound=TraceRecord)
+
+
+def read_trace(path: str | Path, report_type: type[TraceT]) -> TraceT:
+    """Read a TORCH_TRACE log file or directory into a ``report_type`` (a ``TraceRecord``).
 
     Raises ``FileNotFoundError`` for a missing path; every other problem (unreadable or
     non-trace files, corrupt lines, truncated logs) is listed in ``.problems`` and the
     rest is still read.
     """
     logs, problems = find_logs(path)
-    report = TraceReport(path=str(path), problems=problems)
+    report = report_type(path=str(path), problems=problems)
     unknown: Counter[str] = Counter()
     for log in logs:
         report.files.append(str(log.path))

@@ -1,4 +1,4 @@
-"""A ``TraceReport`` as text, HTML and the versioned JSON record (``record: "trace"``).
+"""A trace (``TraceReport``) as text, HTML and the versioned JSON record (``"trace"``).
 
 The same view serves the notebook (``_repr_mimebundle_``, ``%nbcompile open``) and the
 terminal (``python -m nbcompile open`` prints ``trace_text``, ``--html`` writes
@@ -11,7 +11,7 @@ import html
 from typing import Any
 
 from ..core.records import MIME_TYPE
-from ..core.tracereport import TraceCompile, TraceReport
+from ..core.tracereport import TraceCompile, TraceRecord
 from .bundle import GRAPH_CAP, GUARDS_CAP, KERNEL_CAP, OUTPUT_CODE_CAP, _cap
 from .report_html import highlight_code
 from .units import format_bytes
@@ -28,7 +28,7 @@ def _short(filename: str) -> str:
     return "/".join(filename.replace("\\", "/").split("/")[-2:])
 
 
-def published_trace(report: TraceReport) -> dict[str, Any]:
+def published_trace(report: TraceRecord) -> dict[str, Any]:
     """The trace record with long texts capped, ready to publish."""
     data = report.to_dict()
     name = "open_trace(path)"
@@ -54,7 +54,7 @@ def _compile_line(c: TraceCompile) -> str:
             f"{len(c.graph_breaks)} break(s), {c.compile_time_s:.2f}s{extra}")
 
 
-def trace_text(report: TraceReport) -> str:
+def trace_text(report: TraceRecord) -> str:
     """The terminal / ``text/plain`` summary."""
     ranks = ", ".join(map(str, report.ranks)) or "unknown (single process)"
     lines = [f"nbcompile trace {report.path}: {len(report.compiles)} compile(s), "
@@ -77,7 +77,7 @@ def trace_text(report: TraceReport) -> str:
     return "\n".join(lines)
 
 
-def _grid(report: TraceReport) -> str:
+def _grid(report: TraceRecord) -> str:
     """Ranks x compile ids, coloured by status; cells of a divergent compile id marked."""
     e = html.escape
     ranks = sorted({c.rank for c in report.compiles}, key=lambda r: -1 if r is None else r)
@@ -137,7 +137,7 @@ def _compile_html(c: TraceCompile) -> str:
             f"{e(c.status)} &middot; {c.compile_time_s:.2f}s</summary>{''.join(body)}</details>")
 
 
-def trace_html(report: TraceReport) -> str:
+def trace_html(report: TraceRecord) -> str:
     """Escaped, self-contained HTML (no scripts, no external CSS)."""
     e = html.escape
     parts = [f"<div class='nbcompile-trace'><b>nbcompile trace</b> <code>{e(report.path)}</code>"
@@ -163,7 +163,7 @@ def trace_html(report: TraceReport) -> str:
     return "".join(parts)
 
 
-def trace_page(report: TraceReport) -> str:
+def trace_page(report: TraceRecord) -> str:
     """One self-contained HTML page of the trace view (``--html FILE``)."""
     title = html.escape(f"nbcompile trace {report.path}")
     return ("<!DOCTYPE html><html><head><meta charset='utf-8'>"
@@ -172,7 +172,7 @@ def trace_page(report: TraceReport) -> str:
             f"</style></head><body>{trace_html(report)}</body></html>")
 
 
-def trace_bundle(report: TraceReport) -> dict[str, Any]:
+def trace_bundle(report: TraceRecord) -> dict[str, Any]:
     """The MIME bundle of a ``TraceReport`` (record, HTML and text fallbacks)."""
     return {
         MIME_TYPE: published_trace(report),

@@ -8,8 +8,8 @@ from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
+from ..api import open_trace
 from ..core import cache
-from ..core.tracereport import open_trace
 from ..display.cache_info import info_text
 from ..display.units import format_bytes
 
