@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .api import CompileReport, TraceReport, open_trace, report
+from .api import Comparison, CompileReport, TraceReport, compare, open_trace, report
 from .core.records import MIME_TYPE, SCHEMA_VERSION
-from .core.timing import Comparison, compare
 from .core.tracereport import Divergence, TraceCompile
 
 __version__ = "0.1.0"

@@ -1,12 +1,18 @@
-"""The public Python API: ``report(obj)`` and ``CompileReport``; ``open_trace(path)`` and
-``TraceReport``."""
+"""The public Python API: ``report(obj)``, ``compare(fn, *args)``, ``open_trace(path)`` and
+their results.
+
+The results are core records (plain data) with rich reprs added here, so ``core/`` never
+imports ``display/`` and the results still display richly without ``%load_ext``.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .core import timing as _timing
 from .core.records import TargetRecord
 from .core.session import get_session
 from .core.tracereport import TraceRecord, read_trace
@@ -48,11 +54,13 @@ class CompileReport(TargetRecord):
         return AnnotatedSource(self)
 
     def __repr__(self) -> str:
+        from .display.units import format_seconds, plural
+
         return (
             f"<CompileReport {self.name} ({self.kind}): {self.status}, "
-            f"{self.graph_count} graph(s), {self.graph_break_count} break(s), "
-            f"{self.recompile_count} recompile(s), {len(self.kernels)} code piece(s), "
-            f"{self.compile_time_s:.2f}s>"
+            f"{plural(self.graph_count, 'graph')}, {plural(self.graph_break_count, 'break')}, "
+            f"{plural(self.recompile_count, 'recompile')}, "
+            f"{plural(len(self.kernels), 'code piece')}, {format_seconds(self.compile_time_s, 2)}>"
         )
 
 
@@ -70,6 +78,31 @@ def report(obj: Any) -> CompileReport:
             "(after %load_ext nbcompile)."
         )
     return CompileReport.from_record(target.record())
+
+
+@dataclasses.dataclass(repr=False)
+class Comparison(_timing.Comparison):
+    """What ``compare()`` returns: ``rows`` (each a ``TimingRow``), ``best``, ``row(mode)``,
+    ``to_dict()`` (the ``timing`` record), and rich reprs (table and speedup chart)."""
+
+    @classmethod
+    def from_record(cls, record: _timing.Comparison) -> Comparison:
+        return cls(**{f.name: getattr(record, f.name) for f in dataclasses.fields(record)})
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from .display.timing import timing_bundle
+
+        return timing_bundle(self)
+
+    def __repr__(self) -> str:
+        from .display.timing import timing_text
+
+        return timing_text(self)
+
+
+@functools.wraps(_timing.compare)
+def compare(fn: Any, *args: Any, **kwargs: Any) -> Comparison:
+    return Comparison.from_record(_timing.compare(fn, *args, **kwargs))
 
 
 class TraceReport(TraceRecord):

@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import nbcompile
+from nbcompile.core import timing
 from nbcompile.core.timing import CompareError, compare, numeric_diff, resolve_modes
 from nbcompile.display.timing import timing_bundle, timing_text
 
@@ -40,13 +41,18 @@ def off_by_half(gm, example_inputs):
 @pytest.fixture(scope="module")
 def chain_comparison():
     x = torch.randn(256, 1024)
-    return compare(pointwise_chain, x, modes=("eager", "default", "reduce-overhead", off_by_half),
-                   budget_s=3.0)
+    return nbcompile.compare(pointwise_chain, x,
+                             modes=("eager", "default", "reduce-overhead", off_by_half),
+                             budget_s=3.0)
 
 
-def test_public_names():
-    assert nbcompile.compare is compare
+def test_public_names(chain_comparison):
+    assert nbcompile.compare.__wrapped__ is compare
     assert "Comparison" in nbcompile.__all__ and "compare" in nbcompile.__all__
+    # the public result is the core record (plain data) plus rich reprs
+    assert type(chain_comparison) is nbcompile.Comparison
+    assert isinstance(chain_comparison, timing.Comparison)
+    assert not hasattr(timing.Comparison, "_repr_mimebundle_")
 
 
 def test_pointwise_chain_is_significantly_faster(chain_comparison):

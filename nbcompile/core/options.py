@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import difflib
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, get_origin
 
 import torch
 
@@ -74,9 +74,15 @@ def validate_backend(name: str) -> None:
 
 
 def validate_inductor_options(options: dict[str, Any]) -> None:
-    """Raise ``OptionError`` for keys Inductor does not know."""
+    """Raise ``OptionError`` for keys Inductor does not know or values of the wrong type.
+
+    The type check is the one ``torch.compile`` applies at the first call (plain types
+    only; generic ones such as ``Optional[int]`` are not checked, as in torch).
+    """
+    from torch._inductor import config
+
     known = torch._inductor.list_options()
-    for key in options:
+    for key, value in options.items():
         if key not in known:
             close = difflib.get_close_matches(key, known, n=3)
             hint = f" Did you mean {', '.join(close)}?" if close else ""
@@ -84,6 +90,21 @@ def validate_inductor_options(options: dict[str, Any]) -> None:
                 f"--options {key}: not an Inductor option.{hint} "
                 "List them with torch._inductor.list_options()."
             )
+        expected = config.get_type(key.replace("-", "_"))
+        if (get_origin(expected) is None and isinstance(expected, type)
+                and not isinstance(value, expected)):
+            raise OptionError(
+                f"--options {key}={value!r}: Inductor's {key} takes a {expected.__name__}"
+                f"{_EXAMPLES.get(expected, '')}, not {type(value).__name__}."
+            )
+
+
+_EXAMPLES: dict[type, str] = {
+    bool: " (True or False)",
+    float: " (e.g. 1.0)",
+    int: " (e.g. 4)",
+    str: " (a quoted string, e.g. 'x')",
+}
 
 
 def parse_option_pairs(pairs: list[str]) -> dict[str, Any]:
@@ -108,5 +129,9 @@ def parse_option_pairs(pairs: list[str]) -> dict[str, Any]:
                     "(use True/False, numbers, 'strings', lists or dicts)"
                 ) from None
             value = raw
+        if key in parsed and parsed[key] != value:
+            raise OptionError(
+                f"--options {key} is given twice ({parsed[key]!r}, then {value!r}); give it once"
+            )
         parsed[key] = value
     return parsed

@@ -11,19 +11,41 @@ call apart (compile time), then measures steady-state run time with
   rotating order (A/B interleaving, against clock drift and other load on the machine),
   so each mode's speedup is the median of per-repeat ratios to the eager block of the
   same repeat;
-* the repeat count adapts to the time budget (the block size is calibrated first);
-* a speedup is only called significant when (1) the run-time spreads (interquartile
-  ranges) of the mode and of eager do not overlap, (2) the spread of the paired
-  per-repeat speedups does not reach 1.0, and (3) the median effect is at least
-  ``min_effect`` (3 % by default); otherwise the row says "no significant difference"
-  instead of inventing a ranking;
+* the repeat count adapts to the time budget (the block size is calibrated first with
+  ``Timer``; the repeated blocks use a plain ``timeit.Timer``, without ``Timer``'s two
+  warm-up calls per block, so a slow call gets three times the repeats);
+* the verdict of a row comes from its paired per-repeat speedups (eager time / mode time
+  of the same repeat) by one rule, ``judge_speedups`` (a pure function over numbers):
+
+  1. fewer than ``MIN_VERDICT_REPEATS`` (10) paired repeats: "inconclusive on this
+     machine now" (the budget could not buy enough repeats for a verdict);
+  2. the distribution-free 95 % confidence interval of the median speedup (order
+     statistics of a Binomial(n, 1/2)) wider than ``MAX_CI_RATIO`` (upper bound / lower
+     bound > 1.5): "inconclusive on this machine now", with the interval (the machine is
+     too noisy for the repeats this budget bought);
+  3. the interval excludes 1.0 and the median effect is at least ``min_effect`` (3 % by
+     default): "faster" or "slower" (``significant``);
+  4. otherwise: "no significant difference".
+
+  A verdict therefore never rests on a handful of repeats or on a spread that would let
+  the next run say the opposite. ``spreads_overlap`` (the run-time IQRs of the mode and
+  of eager) is still reported but no longer decides;
+* every call runs in a ``Sandbox`` (``nbcompile.core.isolation``): on copies of the tensor
+  inputs, with the parameters and buffers it can reach saved and restored afterwards, each
+  candidate starting from the same inputs, state and RNG state; the user's objects and
+  RNG are as they were. A function that changes its inputs in place is said so
+  (``mutated_inputs``, and the changed inputs are compared with eager's too); one that
+  draws random numbers (``random_ops``) is not called wrong when compiled code draws
+  different ones. What the function prints is captured and counted
+  (``captured_output_lines``);
 * every mode's output is compared with eager's (max absolute difference, and a
   tolerance check), so a fast but wrong mode is visible;
 * peak memory is measured on CUDA (``max_memory_allocated``); on CPU PyTorch keeps no
   allocator statistics, and the row says "not measured".
 
 Everything here is plain data (``Comparison.to_dict()`` is the ``timing`` record, see
-``docs/records.md``); rendering lives in ``nbcompile.display.timing``.
+``docs/records.md``); rendering lives in ``nbcompile.display.timing``, and the public
+``nbcompile.compare`` returns ``nbcompile.api.Comparison``, this class with rich reprs.
 """
 
 from __future__ import annotations
@@ -34,6 +56,7 @@ import os
 import platform
 import statistics
 import time
+import timeit
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +64,7 @@ from typing import Any
 import torch
 
 from .capture import suppressed
+from .isolation import Sandbox
 from .records import SCHEMA_VERSION, Record
 from .targets import eager_callable, fresh_copy
 
@@ -51,6 +75,13 @@ BACKEND_PREFIX = "backend:"
 #: Smallest relative difference reported as a real speedup or slowdown.
 MIN_EFFECT = 0.03
 MIN_REPEATS = 5
+#: Fewest paired repeats a faster/slower/no-difference verdict may rest on.
+MIN_VERDICT_REPEATS = 10
+#: Confidence level of the interval of the median paired speedup.
+CONFIDENCE = 0.95
+#: Widest interval (upper bound / lower bound) a verdict may rest on.
+MAX_CI_RATIO = 1.5
+INCONCLUSIVE = "inconclusive on this machine now"
 MAX_REPEATS = 200
 WARMUP_CALLS = 3
 
@@ -168,9 +199,12 @@ class TimingRow(Record):
     speedup: float | None = None
     speedup_q1: float | None = None
     speedup_q3: float | None = None
+    speedup_ci_low: float | None = None
+    speedup_ci_high: float | None = None
     significant: bool = False
     spreads_overlap: bool | None = None
-    verdict: str = ""  # baseline | faster | slower | no significant difference | failed
+    # baseline | faster | slower | no significant difference | INCONCLUSIVE | failed
+    verdict: str = ""
     max_abs_diff: float | None = None
     numerics_ok: bool | None = None
     tolerance: str = ""
@@ -187,7 +221,7 @@ class Comparison(Record):
 
     ``rows`` (each a ``TimingRow``), ``best`` (the fastest mode that is significantly
     faster than eager and numerically right, or None), ``to_dict()`` (the ``timing``
-    record) and rich reprs (table and chart).
+    record). Plain data: ``nbcompile.compare`` returns the subclass with rich reprs.
     """
 
     name: str
@@ -201,6 +235,12 @@ class Comparison(Record):
     environment: dict[str, str] = field(default_factory=dict)
     created_at: str = ""
     notes: list[str] = field(default_factory=list)
+    confidence: float = CONFIDENCE
+    min_verdict_repeats: int = MIN_VERDICT_REPEATS
+    max_ci_ratio: float = MAX_CI_RATIO
+    mutated_inputs: list[str] = field(default_factory=list)
+    random_ops: bool = False
+    captured_output_lines: int = 0
     schema_version: int = SCHEMA_VERSION
     record: str = "timing"
 
@@ -220,16 +260,6 @@ class Comparison(Record):
         best = self.best
         data["best"] = best.mode if best is not None else None
         return data
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from ..display.timing import timing_bundle
-
-        return timing_bundle(self)
-
-    def __repr__(self) -> str:
-        from ..display.timing import timing_text
-
-        return timing_text(self)
 
 
 def _finite(value: Any) -> Any:
@@ -358,6 +388,7 @@ class _Candidate:
     row: TimingRow
     call: Callable[..., Any] | None = None
     timer: Any = None
+    block: Any = None
     number: int = 1
     times: list[float] = field(default_factory=list)  # per-call seconds, one per repeat
 
@@ -371,6 +402,21 @@ def _make_timer(call: Callable[..., Any], args: tuple, kwargs: dict, threads: in
         num_threads=threads,
         label="nbcompile.compare",
     )
+
+
+def _block_timer(call: Callable[..., Any], args: tuple, kwargs: dict,
+                 device: torch.device) -> timeit.Timer:
+    """A plain ``timeit.Timer`` for the interleaved blocks: ``Timer.timeit`` runs at least
+    two warm-up calls before each block, which for a slow call triples the cost of every
+    repeat (fewer paired repeats for the same budget). The callables are already warm,
+    and the thread count is the current one."""
+
+    def clock() -> float:
+        _sync(device)
+        return time.perf_counter()
+
+    return timeit.Timer("f(*args, **kwargs)", timer=clock,
+                        globals={"f": call, "args": args, "kwargs": kwargs})
 
 
 def _per_call(timer: Any, block_s: float, deadline: float) -> tuple[float, int]:
@@ -395,10 +441,11 @@ def compare(
     """Compare eager and compiled run times of ``fn(*args, **kwargs)``, mode by mode.
 
     ``fn`` is a function or ``nn.Module``, compiled or not: nbcompile compiles a fresh
-    copy per mode and never touches ``fn``'s own compiled state. ``modes`` holds
-    ``"eager"``, Inductor mode names, Dynamo backend names and/or backend callables.
-    ``budget_s`` bounds the steady-state measurement (compiles come on top).
-    Other keyword arguments are passed to ``fn``.
+    copy per mode and never touches ``fn``'s own compiled state. The calls run on copies
+    of the tensor inputs, and the parameters, buffers and RNG state they change are put
+    back afterwards. ``modes`` holds ``"eager"``, Inductor mode names, Dynamo backend
+    names and/or backend callables. ``budget_s`` bounds the steady-state measurement
+    (compiles come on top). Other keyword arguments are passed to ``fn``.
     """
     if not callable(fn):
         raise CompareError(f"compare needs a function or module, not {type(fn).__name__}")
@@ -420,7 +467,49 @@ def compare(
         environment=_environment(device),
         created_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     )
+    box = Sandbox(fn, args, kwargs)
+    try:
+        with box.captured_output():
+            candidates = _run_all(fn, specs, box, result, device, threads, float(budget_s))
+    finally:
+        box.restore()
+    eager_row = candidates[0]
+    _summarise(eager_row, None, min_effect)
+    for cand in candidates[1:]:
+        _summarise(cand, eager_row, min_effect)
+    for cand in candidates:
+        if cand.row.first_call_s is not None and cand.spec.kind != "eager":
+            steady = cand.row.median_s or 0.0
+            cand.row.compile_s = round(max(0.0, cand.row.first_call_s - steady), 6)
+    result.rows = [c.row for c in candidates]
+    result.captured_output_lines = box.printed_lines
+    if box.printed_lines:
+        result.notes.append(
+            f"{name} printed {box.printed_lines} lines during the comparison; they were "
+            "captured and not shown."
+        )
+    if result.mutated_inputs:
+        result.notes.append(
+            f"{name} changes {', '.join(result.mutated_inputs)} in place: every call ran on "
+            "nbcompile's copies (your inputs are unchanged), each mode's first call from "
+            "the same starting values, and the changed inputs are compared with eager's too."
+        )
+    if result.random_ops:
+        result.notes.append(
+            f"{name} draws random numbers: every mode's first call started from the same "
+            "RNG state, and your RNG state is as it was."
+        )
+    result.elapsed_s = round(time.perf_counter() - started, 3)
+    if device.type != "cuda":
+        result.notes.append("peak memory: not measured on CPU (PyTorch keeps no CPU "
+                            "allocator statistics).")
+    return result
 
+
+def _run_all(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison,
+             device: torch.device, threads: int, budget_s: float) -> list[_Candidate]:
+    """The eager reference call, each mode's first call, then the interleaved timing."""
+    args, kwargs = box.args, box.kwargs
     eager = eager_callable(fn)
     with suppressed():
         _sync(device)
@@ -428,7 +517,9 @@ def compare(
         reference = eager(*args, **kwargs)
         _sync(device)
         eager_first = time.perf_counter() - t0
-    reference_leaves = _snapshot(reference)
+    result.mutated_inputs = box.mutated_inputs()
+    result.random_ops = box.rng_used()
+    reference_leaves = _snapshot((reference, box.inputs_named(result.mutated_inputs)))
     del reference
 
     candidates: list[_Candidate] = []
@@ -446,40 +537,29 @@ def compare(
             row.numerics_ok = True
             cand.call = eager
             continue
-        _prepare(cand, fn, args, kwargs, device, reference_leaves)
+        box.reset()
+        _prepare(cand, fn, box, device, reference_leaves, result)
 
     live = [c for c in candidates if c.call is not None]
     with suppressed():
         for cand in live:
             _measure_memory(cand, args, kwargs, device)
         frames_before = _frames()
-        _measure(live, args, kwargs, threads, float(budget_s))
+        _measure(live, args, kwargs, threads, budget_s)
         recompiled = _frames() - frames_before
     if recompiled:
         result.notes.append(
             f"{recompiled} frame compile(s) happened during the timed calls: some "
             "measurements include compile time (a guard failed between calls)."
         )
-    eager_row = candidates[0]
-    _summarise(eager_row, None, min_effect)
-    for cand in candidates[1:]:
-        _summarise(cand, eager_row, min_effect)
-    for cand in candidates:
-        if cand.row.first_call_s is not None and cand.spec.kind != "eager":
-            steady = cand.row.median_s or 0.0
-            cand.row.compile_s = round(max(0.0, cand.row.first_call_s - steady), 6)
-    result.rows = [c.row for c in candidates]
-    result.elapsed_s = round(time.perf_counter() - started, 3)
-    if device.type != "cuda":
-        result.notes.append("peak memory: not measured on CPU (PyTorch keeps no CPU "
-                            "allocator statistics).")
-    return result
+    return candidates
 
 
-def _prepare(cand: _Candidate, fn: Any, args: tuple, kwargs: dict, device: torch.device,
-             reference: list[Any]) -> None:
+def _prepare(cand: _Candidate, fn: Any, box: Sandbox, device: torch.device,
+             reference: list[Any], result: Comparison) -> None:
     """Compile a fresh copy, time its first call, check its numerics, warm it up."""
     row, spec = cand.row, cand.spec
+    args, kwargs = box.args, box.kwargs
     skips_before = _counter("inductor", "cudagraph_skips")
     cache_before = _cache_counts()
     try:
@@ -491,7 +571,8 @@ def _prepare(cand: _Candidate, fn: Any, args: tuple, kwargs: dict, device: torch
             out = compiled(*args, **kwargs)
             _sync(device)
             row.first_call_s = time.perf_counter() - t0
-            diff, ok, tol, notes = numeric_diff(reference, out)
+            diff, ok, tol, notes = numeric_diff(
+                reference, (out, box.inputs_named(result.mutated_inputs)))
             del out
             for _ in range(WARMUP_CALLS):
                 compiled(*args, **kwargs)
@@ -506,7 +587,21 @@ def _prepare(cand: _Candidate, fn: Any, args: tuple, kwargs: dict, device: torch
     row.numerics_ok = ok
     row.tolerance = tol
     row.notes.extend(notes)
-    if not ok:
+    if result.mutated_inputs:
+        row.notes.append(
+            f"changes {', '.join(result.mutated_inputs)} in place, as eager does "
+            + ("(same values)" if ok else "(checked against eager's changed values)")
+            + "; timed on nbcompile's copies, your inputs are unchanged"
+        )
+    if not ok and result.random_ops:
+        row.max_abs_diff, row.numerics_ok = None, None
+        row.notes.append(
+            "outputs not comparable with eager's: the call draws random numbers (dropout, "
+            "randn, ...) and compiled code draws different ones even from the same RNG "
+            f"state (max abs difference {diff:.3g}); set "
+            "torch._inductor.config.fallback_random = True to compare them"
+        )
+    elif not ok:
         row.notes.append(
             f"numerics differ from eager (max abs difference {diff:.3g}, tolerance {tol})"
         )
@@ -556,6 +651,7 @@ def _measure(cands: list[_Candidate], args: tuple, kwargs: dict, threads: int,
     for cand in cands:
         assert cand.call is not None
         cand.timer = _make_timer(cand.call, args, kwargs, threads)
+        cand.block = _block_timer(cand.call, args, kwargs, _device_of(args, kwargs))
         _, cand.number = _per_call(cand.timer, block_s, calib_deadline)
     repeats = 0
     while repeats < MAX_REPEATS:
@@ -566,7 +662,7 @@ def _measure(cands: list[_Candidate], args: tuple, kwargs: dict, threads: int,
         if (repeats // n) % 2:
             order.reverse()
         for cand in order:
-            cand.times.append(cand.timer.timeit(cand.number).median)
+            cand.times.append(max(cand.block.timeit(cand.number), 1e-9) / cand.number)
         repeats += 1
         now = time.perf_counter()
         per_repeat = (now - start) / repeats
@@ -590,6 +686,66 @@ def _stable(cands: list[_Candidate]) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class Judgement:
+    """The verdict on paired speedups: see the module docstring for the rule."""
+
+    verdict: str  # faster | slower | no significant difference | INCONCLUSIVE
+    significant: bool
+    median: float
+    ci_low: float
+    ci_high: float
+    reason: str = ""
+
+
+def median_confidence_interval(values: Sequence[float],
+                               confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Distribution-free confidence interval of the median: order statistics
+    ``(x_(k), x_(n+1-k))`` with the largest ``k`` whose Binomial(n, 1/2) tail
+    ``P(X < k)`` is at most ``(1 - confidence) / 2``; the range when ``n`` is too small.
+    """
+    ordered = sorted(values)
+    n = len(ordered)
+    if n == 0:
+        raise ValueError("no values")
+    alpha = (1.0 - confidence) / 2
+    tail, k = 0.0, 0
+    for j in range(n // 2 + 1):  # tail = P(X <= j)
+        tail += math.comb(n, j) / 2.0**n
+        if tail > alpha:
+            break
+        k = j + 1
+    if k == 0:
+        return ordered[0], ordered[-1]
+    return ordered[k - 1], ordered[n - k]
+
+
+def judge_speedups(ratios: Sequence[float], min_effect: float = MIN_EFFECT,
+                   min_repeats: int = MIN_VERDICT_REPEATS,
+                   max_ci_ratio: float = MAX_CI_RATIO) -> Judgement:
+    """The verdict on paired per-repeat speedups (eager time / mode time, same repeat)."""
+    n = len(ratios)
+    median = statistics.median(ratios)
+    low, high = median_confidence_interval(ratios)
+    spread = f"median {median:.2f}x, {CONFIDENCE:.0%} interval {low:.2f}x-{high:.2f}x"
+    if n < min_repeats:
+        return Judgement(INCONCLUSIVE, False, median, low, high, (
+            f"{INCONCLUSIVE}: only {n} paired repeats ({spread}); a verdict needs at "
+            f"least {min_repeats}. Give it a larger budget."))
+    if low <= 0 or high / low > max_ci_ratio:
+        return Judgement(INCONCLUSIVE, False, median, low, high, (
+            f"{INCONCLUSIVE}: the {CONFIDENCE:.0%} confidence interval of the median "
+            f"speedup is {low:.2f}x-{high:.2f}x over {n} paired repeats, wider than "
+            f"{max_ci_ratio:g}x allows (the machine is busy or the call is noisy). "
+            "Give it a larger budget or run it when the machine is quieter."))
+    if (low > 1.0 or high < 1.0) and abs(median - 1.0) >= min_effect:
+        return Judgement("faster" if median > 1 else "slower", True, median, low, high)
+    reason = (f"a difference below {min_effect:.0%}: treated as noise ({spread})"
+              if low > 1.0 or high < 1.0
+              else f"the {CONFIDENCE:.0%} interval of the speedup contains 1.0 ({spread})")
+    return Judgement("no significant difference", False, median, low, high, reason)
+
+
 def _summarise(cand: _Candidate, eager: _Candidate | None, min_effect: float) -> None:
     row = cand.row
     if not cand.times:
@@ -605,20 +761,12 @@ def _summarise(cand: _Candidate, eager: _Candidate | None, min_effect: float) ->
     e = eager.row
     assert e.q1_s is not None and e.q3_s is not None
     row.spreads_overlap = not (q3 < e.q1_s or q1 > e.q3_s)
-    enough = len(ratios) >= 3
-    excludes_one = r1 > 1.0 or r3 < 1.0
-    big_enough = abs(r2 - 1.0) >= min_effect
-    row.significant = enough and not row.spreads_overlap and excludes_one and big_enough
-    if row.significant:
-        row.verdict = "faster" if r2 > 1 else "slower"
-    else:
-        row.verdict = "no significant difference"
-        if not enough:
-            row.notes.append("too few repeats to tell; give it a larger budget")
-        elif row.spreads_overlap:
-            row.notes.append("run-time spreads (IQR) overlap with eager's")
-        elif excludes_one:
-            row.notes.append(f"a difference below {min_effect:.0%}: treated as noise")
+    judged = judge_speedups(ratios, min_effect)
+    row.speedup_ci_low, row.speedup_ci_high = judged.ci_low, judged.ci_high
+    row.significant = judged.significant
+    row.verdict = judged.verdict
+    if judged.reason:
+        row.notes.append(judged.reason)
 
 
 def _environment(device: torch.device) -> dict[str, str]:

@@ -1,5 +1,6 @@
 """Rendering: records -> MIME bundles (JSON record, text/html, text/plain) and charts."""
 
-from .bundle import report_bundle, summary_bundle
+from .bundle import summary_bundle
+from .report_html import report_bundle
 
 __all__ = ["report_bundle", "summary_bundle"]

@@ -7,12 +7,13 @@ Each line is coloured by what became of it; a line with generated code expands (
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable
 from typing import Any
 
 from ..core.records import MIME_TYPE, SCHEMA_VERSION, CodeDiff, LineAnnotation, TargetRecord
-from .bundle import KERNEL_CAP, _cap
+from .highlight import highlight_code
+from .payload import summary_payload
+from .text import KERNEL_CAP, cap, escape
 
 COLOURS = {
     "error": "#f8c4c4",
@@ -68,15 +69,13 @@ def annotated_text(record: TargetRecord) -> str:
 
 
 def _kernel_code(record: TargetRecord, refs: Iterable[int]) -> str:
-    from .report_html import highlight_code
-
-    e = html.escape
+    e = escape
     parts = []
     for i in refs:
         if not 0 <= i < len(record.kernels):
             continue
         k = record.kernels[i]
-        source, _ = _cap(k.source, KERNEL_CAP, record.name)
+        source, _ = cap(k.source, KERNEL_CAP, record.name)
         ops = f" &middot; fuses {e(', '.join(k.ops))}" if k.ops else ""
         stage = f" &middot; {e(k.stage)}" if k.stage else ""
         parts.append(
@@ -89,7 +88,7 @@ def _kernel_code(record: TargetRecord, refs: Iterable[int]) -> str:
 
 def annotated_html(record: TargetRecord) -> str:
     """The annotated source as escaped, self-contained HTML."""
-    e = html.escape
+    e = escape
     title = f"annotated source of <code>{e(record.name)}</code>"
     if record.preview:
         title += f" <b>({e(record.preview)} preview)</b>"
@@ -112,7 +111,7 @@ def annotated_html(record: TargetRecord) -> str:
             f"<span style='color:#868e96'>{a.lineno:4} </span>{e(a.line)}"
             + (f"<span style='color:#495057'>   {e(mark)}</span>" if mark else "")
         )
-        title_attr = f" title='{e(a.reason, quote=True)}'" if a.reason else ""
+        title_attr = f" title='{e(a.reason)}'" if a.reason else ""
         style = f"background:{colour};{_MONO}"
         code = _kernel_code(record, a.kernel_refs) if a.kernel_refs else ""
         if code or a.category in ("graph_break", "error"):
@@ -144,23 +143,19 @@ def diff_text(diffs: list[CodeDiff]) -> str:
 
 def diffs_html(record: TargetRecord) -> str:
     """Per-kernel unified diffs against the previous compile (``record.code_diffs``)."""
-    from pygments import highlight
-    from pygments.formatters import HtmlFormatter
-    from pygments.lexers import DiffLexer
-
     if not record.code_diffs:
         return ""
-    e = html.escape
+    e = escape
     parts = [f"<details><summary>generated code changed since the previous compile "
              f"({len(record.code_diffs)} kernel(s))</summary>"]
     for d in record.code_diffs:
-        text, _ = _cap(d.diff, KERNEL_CAP, record.name)
+        text, _ = cap(d.diff, KERNEL_CAP, record.name)
         why = f" &mdash; {e(d.cause)}" if d.cause else ""
         stage = f" ({e(d.stage)})" if d.stage else ""
         parts.append(
             f"<details><summary><code>{e(d.kernel)}</code>{stage}: {e(d.change)} in compile "
             f"{e(d.compile_id)} vs {e(d.previous_compile_id)}, +{d.added} &minus;{d.removed}"
-            f"{why}</summary>{highlight(text, DiffLexer(), HtmlFormatter(noclasses=True))}"
+            f"{why}</summary>{highlight_code(text, 'diff')}"
             "</details>"
         )
     parts.append("</details>")
@@ -192,8 +187,6 @@ class AnnotatedSource:
         return annotated_html(self.record)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from .bundle import summary_payload
-
         return {
             MIME_TYPE: summary_payload([self.record]),
             "text/html": annotated_html(self.record),

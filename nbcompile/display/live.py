@@ -10,6 +10,7 @@ from IPython.display import display
 
 from ..core.session import CaptureSession
 from ..core.targets import Target
+from .annotate import annotated_html, annotated_text
 from .bundle import summary_bundle
 
 TICK_SECONDS = 1.0
@@ -36,8 +37,6 @@ class LiveSummary:
         records = [t.record() for t in self.targets]
         bundle = summary_bundle(records, self.cell)
         if self.annotate:
-            from .annotate import annotated_html, annotated_text
-
             bundle["text/html"] += "".join(annotated_html(r) for r in records if r.compiles)
             bundle["text/plain"] += "".join("\n\n" + annotated_text(r)
                                             for r in records if r.compiles)

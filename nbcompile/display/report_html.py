@@ -1,33 +1,29 @@
-"""Detailed HTML for one ``CompileReport``: breaks, recompiles, graphs, highlighted code."""
+"""One ``CompileReport`` displayed: the one-target summary plus details (generated code,
+FX graphs, code diffs) in HTML, and its MIME bundle."""
 
 from __future__ import annotations
 
-import html
+from typing import Any
 
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import CppLexer, PythonLexer
+from ..core.records import MIME_TYPE, TargetRecord
+from .annotate import diffs_html
+from .bundle import summary_html, summary_text
+from .highlight import highlight_code
+from .payload import summary_payload
+from .text import KERNEL_CAP, cap, escape
 
-from ..core.records import TargetRecord
-from .bundle import KERNEL_CAP, _cap, summary_html
-
-_LEXERS = {"cpp": CppLexer, "triton": PythonLexer, "python": PythonLexer}
-
-
-def highlight_code(source: str, language: str) -> str:
-    """Syntax-highlighted HTML with inline styles (self-contained; Pygments escapes)."""
-    lexer = _LEXERS.get(language, PythonLexer)()
-    return highlight(source, lexer, HtmlFormatter(noclasses=True, nowrap=False))
+__all__ = ["highlight_code", "report_bundle", "report_html"]
 
 
 def report_html(record: TargetRecord) -> str:
-    e = html.escape
+    """The summary of ``record``, then its generated code and FX graphs, folded."""
+    e = escape
     parts = [summary_html([record])]
     if record.kernels:
         parts.append("<details><summary>generated code "
                      f"({len(record.kernels)} pieces)</summary>")
         for k in record.kernels:
-            source, _ = _cap(k.source, KERNEL_CAP, record.name)
+            source, _ = cap(k.source, KERNEL_CAP, record.name)
             parts.append(
                 f"<details><summary><code>{e(k.name)}</code> &middot; {e(k.language)} "
                 f"&middot; {e(k.kind)} &middot; {k.size} chars</summary>"
@@ -41,3 +37,12 @@ def report_html(record: TargetRecord) -> str:
                 f"({e(c.frame)})</summary><pre>{e(graph)}</pre></details>"
             )
     return "".join(parts)
+
+
+def report_bundle(record: TargetRecord) -> dict[str, Any]:
+    """The MIME bundle of one ``CompileReport`` (a one-target summary plus details)."""
+    return {
+        MIME_TYPE: summary_payload([record]),
+        "text/html": report_html(record) + diffs_html(record),
+        "text/plain": summary_text([record]),
+    }

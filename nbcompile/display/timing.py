@@ -9,31 +9,26 @@ only the richest type, and HTML outranks PNG), the chart again as ``image/png`` 
 from __future__ import annotations
 
 import base64
-import html
 import io
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.records import MIME_TYPE
-from .units import format_bytes
+from .text import escape
+from .units import format_bytes, format_duration, format_seconds
+
+if TYPE_CHECKING:
+    from ..core.timing import Comparison, TimingRow
 
 _VERDICT_COLOURS = {
     "faster": "#2e7d32",
     "slower": "#c62828",
     "no significant difference": "#9e9e9e",
+    "inconclusive on this machine now": "#f9a825",
     "failed": "#000000",
 }
 
 
-def _fmt_time(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
-
-
-def _speedup_text(row: Any) -> str:
+def _speedup_text(row: TimingRow) -> str:
     if row.kind == "eager":
         return "1.00x (baseline)"
     if row.status == "failed":
@@ -43,12 +38,10 @@ def _speedup_text(row: Any) -> str:
     spread = ""
     if row.speedup_q1 is not None and row.speedup_q3 is not None:
         spread = f" [{row.speedup_q1:.2f}-{row.speedup_q3:.2f}]"
-    if not row.significant:
-        return f"{row.speedup:.2f}x{spread} no significant difference"
-    return f"{row.speedup:.2f}x{spread} {row.verdict}"
+    return f"{row.speedup:.2f}x{spread} {row.verdict or 'no significant difference'}"
 
 
-def _numerics_text(row: Any) -> str:
+def _numerics_text(row: TimingRow) -> str:
     if row.status == "failed" or row.max_abs_diff is None and row.numerics_ok is None:
         return "-"
     if row.kind == "eager":
@@ -57,16 +50,16 @@ def _numerics_text(row: Any) -> str:
     return f"{diff} ok" if row.numerics_ok else f"{diff} DIFFERS"
 
 
-def _run_text(row: Any) -> str:
+def _run_text(row: TimingRow) -> str:
     if row.median_s is None:
         return "-"
-    return f"{_fmt_time(row.median_s)} ± {_fmt_time((row.iqr_s or 0.0) / 2)}"
+    return f"{format_duration(row.median_s)} ± {format_duration((row.iqr_s or 0.0) / 2)}"
 
 
-def _row_cells(row: Any) -> list[str]:
+def _row_cells(row: TimingRow) -> list[str]:
     return [
         row.mode,
-        "-" if row.compile_s is None else f"{row.compile_s:.2f} s",
+        "-" if row.compile_s is None else format_seconds(row.compile_s, 2, sep=" "),
         _run_text(row),
         _speedup_text(row),
         _numerics_text(row),
@@ -78,7 +71,7 @@ HEADERS = ["mode", "compile (1st call)", "run: median ± IQR/2", "speedup vs eag
            "max |diff| vs eager", "peak memory"]
 
 
-def _row_notes(row: Any) -> list[str]:
+def _row_notes(row: TimingRow) -> list[str]:
     notes = list(row.notes)
     if row.error:
         notes.insert(0, row.error)
@@ -87,7 +80,7 @@ def _row_notes(row: Any) -> list[str]:
     return notes
 
 
-def _footer(comparison: Any) -> str:
+def _footer(comparison: Comparison) -> str:
     return (
         f"{comparison.rows[0].repeats if comparison.rows else 0} interleaved repeats, "
         f"{comparison.num_threads} thread(s), {comparison.device}, "
@@ -95,7 +88,7 @@ def _footer(comparison: Any) -> str:
     )
 
 
-def timing_text(comparison: Any) -> str:
+def timing_text(comparison: Comparison) -> str:
     rows = [HEADERS] + [_row_cells(r) for r in comparison.rows]
     widths = [max(len(r[i]) for r in rows) for i in range(len(HEADERS))]
     lines = [f"nbcompile.compare({comparison.name}): " + ", ".join(comparison.inputs)]
@@ -115,9 +108,9 @@ def timing_text(comparison: Any) -> str:
     return "\n".join(lines)
 
 
-def timing_html(comparison: Any, png: bytes | None = None) -> str:
+def timing_html(comparison: Comparison, png: bytes | None = None) -> str:
     """An escaped, self-contained table (no scripts, no external resources)."""
-    e = html.escape
+    e = escape
     head = "".join(f"<th>{e(h)}</th>" for h in HEADERS)
     body = []
     for r in comparison.rows:
@@ -156,7 +149,7 @@ def timing_html(comparison: Any, png: bytes | None = None) -> str:
     )
 
 
-def timing_chart_png(comparison: Any) -> bytes | None:
+def timing_chart_png(comparison: Comparison) -> bytes | None:
     """Speedup bars (median) with the interquartile spread as error bars; None if empty."""
     rows = [r for r in comparison.rows if r.kind != "eager" and r.speedup is not None]
     if not rows:
@@ -190,7 +183,7 @@ def timing_chart_png(comparison: Any) -> bytes | None:
     return buf.getvalue()
 
 
-def timing_bundle(comparison: Any) -> dict[str, Any]:
+def timing_bundle(comparison: Comparison) -> dict[str, Any]:
     """The MIME bundle of a ``Comparison``."""
     try:
         png = timing_chart_png(comparison)

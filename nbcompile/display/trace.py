@@ -7,17 +7,24 @@ terminal (``python -m nbcompile open`` prints ``trace_text``, ``--html`` writes
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from ..core.records import MIME_TYPE
 from ..core.tracereport import TraceCompile, TraceRecord
-from .bundle import GRAPH_CAP, GUARDS_CAP, KERNEL_CAP, OUTPUT_CODE_CAP, _cap
-from .report_html import highlight_code
+from .highlight import highlight_code
+from .text import GRAPH_CAP, GUARDS_CAP, KERNEL_CAP, OUTPUT_CODE_CAP, escape
 from .units import format_bytes
 
 _STATUS_COLOURS = {"compiled": "#2e7d32", "cache_hit": "#1565c0", "restarted": "#ef6c00",
                    "failed": "#c62828"}
+
+
+def cap(text: str, limit: int, _name: str = "") -> tuple[str, bool]:
+    """``text`` cut to ``limit`` characters with a note saying where the rest is."""
+    if len(text) <= limit:
+        return text, False
+    return (text[:limit] + f"\n... [truncated by nbcompile: {len(text) - limit} more "
+            "characters; nbcompile.open_trace(path) has the full text]\n"), True
 
 
 def _rank(rank: int | None) -> str:
@@ -34,13 +41,13 @@ def published_trace(report: TraceRecord) -> dict[str, Any]:
     name = "open_trace(path)"
     truncated = False
     for c in data["compiles"]:
-        c["output_code"], t = _cap(c.get("output_code", ""), OUTPUT_CODE_CAP, name)
+        c["output_code"], t = cap(c.get("output_code", ""), OUTPUT_CODE_CAP, name)
         truncated |= t
         for k in c.get("kernels", []):
-            k["source"], t = _cap(k.get("source", ""), KERNEL_CAP, name)
+            k["source"], t = cap(k.get("source", ""), KERNEL_CAP, name)
             truncated |= t
-        c["graphs"] = [_cap(g, GRAPH_CAP, name)[0] for g in c.get("graphs", [])]
-        c["guards"], t = _cap(c.get("guards", ""), GUARDS_CAP, name)
+        c["graphs"] = [cap(g, GRAPH_CAP, name)[0] for g in c.get("graphs", [])]
+        c["guards"], t = cap(c.get("guards", ""), GUARDS_CAP, name)
         truncated |= t
     data["truncated"] = truncated
     return data
@@ -79,7 +86,7 @@ def trace_text(report: TraceRecord) -> str:
 
 def _grid(report: TraceRecord) -> str:
     """Ranks x compile ids, coloured by status; cells of a divergent compile id marked."""
-    e = html.escape
+    e = escape
     ranks = sorted({c.rank for c in report.compiles}, key=lambda r: -1 if r is None else r)
     ids: list[str] = []
     for c in report.compiles:
@@ -106,7 +113,7 @@ def _grid(report: TraceRecord) -> str:
 
 
 def _compile_html(c: TraceCompile) -> str:
-    e = html.escape
+    e = escape
     items = []
     if c.fail_reason:
         items.append(f"<li><b>{e(c.status)}</b>: {e(c.fail_reason)}</li>")
@@ -123,12 +130,12 @@ def _compile_html(c: TraceCompile) -> str:
     body = [f"<ul>{''.join(items)}</ul>" if items else ""]
     for i, graph in enumerate(c.graphs):
         body.append(f"<details><summary>FX graph {i}</summary>"
-                    f"<pre>{e(_cap(graph, GRAPH_CAP, 'open_trace(path)')[0])}</pre></details>")
+                    f"<pre>{e(cap(graph, GRAPH_CAP, 'open_trace(path)')[0])}</pre></details>")
     if c.guards:
         body.append(f"<details><summary>guards</summary>"
-                    f"<pre>{e(_cap(c.guards, GUARDS_CAP, 'open_trace(path)')[0])}</pre></details>")
+                    f"<pre>{e(cap(c.guards, GUARDS_CAP, 'open_trace(path)')[0])}</pre></details>")
     for k in c.kernels:
-        source = _cap(k.source, KERNEL_CAP, "open_trace(path)")[0]
+        source = cap(k.source, KERNEL_CAP, "open_trace(path)")[0]
         body.append(f"<details><summary><code>{e(k.name)}</code> &middot; {e(k.language)} "
                     f"&middot; {e(k.kind)}</summary>{highlight_code(source, k.language)}"
                     "</details>")
@@ -139,7 +146,7 @@ def _compile_html(c: TraceCompile) -> str:
 
 def trace_html(report: TraceRecord) -> str:
     """Escaped, self-contained HTML (no scripts, no external CSS)."""
-    e = html.escape
+    e = escape
     parts = [f"<div class='nbcompile-trace'><b>nbcompile trace</b> <code>{e(report.path)}</code>"
              f" &middot; {len(report.compiles)} compile(s) &middot; ranks "
              f"{e(', '.join(map(str, report.ranks)) or 'unknown')}"]
@@ -165,7 +172,7 @@ def trace_html(report: TraceRecord) -> str:
 
 def trace_page(report: TraceRecord) -> str:
     """One self-contained HTML page of the trace view (``--html FILE``)."""
-    title = html.escape(f"nbcompile trace {report.path}")
+    title = escape(f"nbcompile trace {report.path}")
     return ("<!DOCTYPE html><html><head><meta charset='utf-8'>"
             f"<title>{title}</title><style>body{{font-family:sans-serif;margin:1em}}"
             "td,th{padding:2px 6px;font-size:90%}pre{background:#f6f6f6;overflow:auto}"

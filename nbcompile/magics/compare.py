@@ -11,7 +11,9 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from ..core.timing import DEFAULT_MODES, CompareError, Comparison, compare
+from ..api import Comparison, compare
+from ..core.timing import DEFAULT_MODES, CompareError
+from .arguments import Once, check_repeats, join_comma_lists, unquoted
 
 _LEADING = re.compile(r"^\s*(--?[A-Za-z][\w-]*)(?:=|\s+)(\S+)")
 _OPTION = re.compile(r"^--?[A-Za-z][\w-]*(=.*)?$")
@@ -28,6 +30,10 @@ def split_line(line: str) -> tuple[str, list[str]]:
     while m := _LEADING.match(rest):
         options += [m.group(1), m.group(2)]
         rest = rest[m.end():].strip()
+        while rest and (options[-1].endswith(",") or rest.startswith(",")):  # --modes a, b
+            word, _, rest = rest.partition(" ")
+            options[-1] += word
+            rest = rest.strip()
     for m in re.finditer(r"\s(?=-)", rest):
         head, tail = rest[: m.start()], rest[m.end():]
         try:
@@ -57,11 +63,12 @@ class CompareMagics(Magics):
     @magic_arguments()
     @argument("expr", nargs="*", help="A call, e.g. f(x) or model(x, y=2).")
     @argument("--modes", "-m", default=",".join(DEFAULT_MODES), metavar="MODE[,MODE...]",
+              action=Once, type=unquoted,
               help="eager, Inductor modes (default, reduce-overhead, max-autotune, "
                    "max-autotune-no-cudagraphs) and/or Dynamo backend names "
                    f"(default: {','.join(DEFAULT_MODES)}). Eager is always measured: it "
                    "is the baseline.")
-    @argument("--budget", "-b", type=float, default=10.0, metavar="S",
+    @argument("--budget", "-b", type=float, default=10.0, metavar="S", action=Once,
               help="Seconds for the steady-state measurement of all modes together "
                    "(compiles come on top; default 10).")
     @line_magic("compare")
@@ -71,8 +78,11 @@ class CompareMagics(Magics):
         Each mode compiles a fresh copy of the function (your own compiled targets
         are untouched), reports its first call (compile) apart, then measures steady
         state with torch.utils.benchmark, interleaving every mode with eager in each
-        repeat. Speedups whose spread reaches 1.0 say "no significant difference".
-        The max difference to eager's output shows a fast but wrong mode.
+        repeat. A verdict needs 10 paired repeats and a narrow 95% interval of the
+        median speedup; otherwise the row says "inconclusive on this machine now".
+        The max difference to eager's output shows a fast but wrong mode. Calls run
+        on copies of your inputs; module buffers and the RNG are restored; what the
+        function prints is counted, not shown.
 
         Examples::
 
@@ -82,10 +92,18 @@ class CompareMagics(Magics):
         """
         __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
         expr, option_tokens = split_line(line)
+        option_tokens = join_comma_lists(option_tokens)
         try:
             args = parse_argstring(self.compare, " ".join(shlex.quote(t) for t in option_tokens))
         except UsageError as e:
             raise UsageError(f"%compare: {e}") from None
+        check_repeats(args, "%compare")
+        if args.expr:
+            raise UsageError(
+                f"%compare: unexpected {' '.join(repr(t) for t in args.expr)} after the "
+                "options; separate modes with commas (--modes eager,default) and put the "
+                "call before or after the options. Nothing was run."
+            )
         if not expr:
             raise UsageError("%compare needs a call expression, e.g. %compare f(x)")
         modes = [m.strip() for m in args.modes.split(",") if m.strip()]

@@ -9,6 +9,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.utils.process import arg_split
 
 from ..core import cells, triton_preview
 from ..core.options import MODES, CompileOptions, OptionError, parse_option_pairs
@@ -16,6 +17,7 @@ from ..core.records import CellRef
 from ..core.session import get_session
 from ..core.targets import Target, compile_target
 from ..display.live import LiveSummary
+from .arguments import Once, OnceBoolean, check_repeats, join_comma_lists, unquoted
 
 
 @magics_class
@@ -23,26 +25,28 @@ class CompileMagics(Magics):
     """The ``%%compile`` cell magic."""
 
     @magic_arguments()
-    @argument("--mode", choices=MODES, default=None,
+    @argument("--mode", choices=MODES, default=None, action=Once, type=unquoted,
               help="torch.compile mode (default: torch's default).")
     @argument("--fullgraph", action="store_true",
               help="Fail on the first graph break instead of splitting the graph.")
-    @argument("--dynamic", action=argparse.BooleanOptionalAction, default=None,
+    @argument("--dynamic", action=OnceBoolean, default=None,
               help="--dynamic: dynamic shapes from the start; --no-dynamic: always "
                    "specialise. Omitted: torch's automatic detection.")
-    @argument("--backend", default="inductor",
+    @argument("--backend", default="inductor", action=Once, type=unquoted,
               help="Dynamo backend, one of torch._dynamo.list_backends() (default: inductor).")
     @argument("--options", "-o", action="append", default=[], metavar="KEY=VALUE",
+              type=unquoted,
               help="An Inductor option, repeatable; values are Python literals "
                    "(e.g. -o max_autotune=True). Not together with --mode.")
     @argument("--disable", action="store_true",
               help="Register the targets but run them eagerly (torch.compile(disable=True)).")
-    @argument("--only", default=None, metavar="NAME[,NAME...]",
+    @argument("--only", default=None, metavar="NAME[,NAME...]", action=Once,
               help="Compile only these names the cell defines.")
     @argument("--annotate", action="store_true",
               help="Show the cell's source annotated line by line (kernel, extern call, "
                    "graph break, Python) in the summary once compiled.")
-    @argument("--codegen", choices=("default", "triton"), default="default",
+    @argument("--codegen", choices=("default", "triton"), default="default", action=Once,
+              type=unquoted,
               help="triton: preview the Triton kernels a GPU would run, on a CPU-only "
                    "machine (needs the triton package; runs in Triton's interpreter).")
     @cell_magic("compile")
@@ -56,9 +60,11 @@ class CompileMagics(Magics):
         Use ``nbcompile.report(obj)`` for everything captured about a target.
         """
         __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
-        args = parse_argstring(self.compile, line)
+        # "--only a, b": a comma list split by a space is re-joined, not half dropped
+        args = parse_argstring(self.compile, " ".join(join_comma_lists(arg_split(line))))
+        check_repeats(args, "%%compile")
         options = self._options(args)
-        only = [n.strip() for n in args.only.split(",") if n.strip()] if args.only else None
+        only = _only_names(args.only)
         source = self.shell.transform_cell(cell)
         if only:
             missing = [n for n in only if n not in cells.bound_names(source)]
@@ -168,3 +174,18 @@ class CompileMagics(Magics):
                     target.compiled_module._compiled_call_impl = None
             raise UsageError(f"could not compile {names[len(done)]}: {e}") from e
         return done
+
+
+def _only_names(raw: str | None) -> list[str] | None:
+    """``--only`` names: quotes around the list or each name are dropped; each must be
+    a Python name."""
+    if not raw:
+        return None
+    names = [unquoted(n) for n in unquoted(raw).split(",") if n.strip()]
+    bad = [n for n in names if not n.isidentifier()]
+    if bad:
+        raise UsageError(
+            f"--only {raw}: {', '.join(repr(n) for n in bad)} is not a Python name; give "
+            "names the cell defines, separated by commas (e.g. --only model,step)."
+        )
+    return names or None

@@ -1,0 +1,48 @@
+"""The JSON records published inline (``application/vnd.nbcompile.v1+json``), long texts
+capped."""
+
+from __future__ import annotations
+
+import copy
+import time
+from typing import Any
+
+from ..core.records import SCHEMA_VERSION, TargetRecord
+from .text import GRAPH_CAP, GUARDS_CAP, KERNEL_CAP, OUTPUT_CODE_CAP, cap
+
+
+def published_record(record: TargetRecord | dict[str, Any]) -> dict[str, Any]:
+    """A target record with long texts capped, ready to publish."""
+    data = record.to_dict() if isinstance(record, TargetRecord) else copy.deepcopy(record)
+    name = data.get("name", "obj")
+    truncated = False
+    data["output_code"], t = cap(data.get("output_code", ""), OUTPUT_CODE_CAP, name)
+    truncated |= t
+    for kernel in data.get("kernels", []):
+        kernel["source"], t = cap(kernel.get("source", ""), KERNEL_CAP, name)
+        truncated |= t
+    for diff in data.get("code_diffs", []):
+        diff["diff"], t = cap(diff.get("diff", ""), KERNEL_CAP, name)
+        truncated |= t
+    for compile_ in data.get("compiles", []):
+        compile_["output_code"] = ""  # published once, at target level
+        compile_["kernels"] = []
+        compile_["post_grad_graphs"] = []  # kernels carry their lines; graphs stay in the kernel
+        compile_["graphs"] = [cap(g, GRAPH_CAP, name)[0] for g in compile_.get("graphs", [])]
+        compile_["guards"], t = cap(compile_.get("guards", ""), GUARDS_CAP, name)
+        truncated |= t
+    data["truncated"] = truncated
+    return data
+
+
+def summary_payload(
+    records: list[TargetRecord], cell: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The JSON payload of a ``%%compile`` cell's live summary."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "record": "summary",
+        "cell": cell or {},
+        "updated_at": time.time(),
+        "targets": [published_record(r) for r in records],
+    }

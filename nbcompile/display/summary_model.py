@@ -1,0 +1,118 @@
+"""The summary of a cell's targets as plain data, built once from ``TargetRecord``s.
+
+The text and HTML summaries (``bundle.py``) are two small renderers of this model: what
+is said (status, counts, notes, graph breaks, recompiles, errors and where they happened)
+is decided here, how it looks there.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..core.cache import describe_cache
+from ..core.records import SourceLine, TargetRecord
+from ..core.userstack import cell_frame, is_cell_file
+
+ItemKind = Literal["note", "cache", "graph_break", "recompile", "error"]
+
+#: What a cell without new functions or modules shows.
+EMPTY_TEXT = "nbcompile: nothing to compile in this cell (no new functions or nn.Modules)."
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """Where an item happened: ``line 4`` for a cell line, ``pkg/mod/file.py:12`` for a
+    library file, plus the cell line that led there (``via``), if known."""
+
+    where: str
+    via: str = ""
+
+
+@dataclass(frozen=True)
+class SummaryItem:
+    """One detail under a target: a note, the cache state, a graph break, a recompile or
+    the compile error. ``code`` is the source line involved, ``text`` the reason/message."""
+
+    kind: ItemKind
+    text: str
+    code: str | None = None
+    location: SourceLocation | None = None
+    compile_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Counts:
+    graphs: int
+    breaks: int
+    recompiles: int
+    kernels: int  # real kernels, not wrappers or other code pieces
+    compile_s: float
+
+
+@dataclass(frozen=True)
+class TargetSummary:
+    name: str
+    kind: str
+    status: str  # worded: "compiling... 12s", "waiting for first call", "compiled"...
+    counts: Counts
+    items: tuple[SummaryItem, ...] = ()
+
+
+@dataclass(frozen=True)
+class Summary:
+    targets: tuple[TargetSummary, ...] = field(default_factory=tuple)
+    empty_text: str = EMPTY_TEXT
+
+
+def status_text(record: TargetRecord, now: float) -> str:
+    if record.status == "compiling" and record.compiling_since:
+        return f"compiling... {now - record.compiling_since:.0f}s"
+    if record.status == "pending":
+        return "waiting for first call"
+    return record.status
+
+
+def locate(filename: str | None, lineno: int | None, stack: list[SourceLine]) -> SourceLocation:
+    """``line N`` for cell code; for a library file its short path and line, plus the cell
+    line that led there (from the user stack), e.g. a break inside ``generate()``."""
+    if not filename or is_cell_file(filename) or filename.startswith("<"):
+        return SourceLocation(f"line {lineno}")
+    parts = filename.replace("\\", "/").split("/")
+    via = cell_frame(stack)
+    return SourceLocation(f"{'/'.join(parts[-3:])}:{lineno}",
+                          f"reached from cell line {via.lineno}: {via.line}" if via else "")
+
+
+def _items(r: TargetRecord) -> tuple[SummaryItem, ...]:
+    items = [SummaryItem("note", note) for note in r.notes]
+    if cache_note := describe_cache(c.cache for c in r.compiles):
+        items.append(SummaryItem("cache", cache_note))
+    items += [SummaryItem("graph_break", gb.reason, gb.line,
+                          locate(gb.filename, gb.lineno, gb.stack)) for gb in r.graph_breaks]
+    items += [SummaryItem("recompile", rc.reason, compile_id=rc.compile_id)
+              for rc in r.recompiles]
+    if r.error:
+        items.append(SummaryItem("error", r.error.message, r.error.line,
+                                 locate(r.error.filename, r.error.lineno, r.error.stack)))
+    return tuple(items)
+
+
+def summarize_target(record: TargetRecord, now: float) -> TargetSummary:
+    counts = Counts(
+        graphs=record.graph_count,
+        breaks=record.graph_break_count,
+        recompiles=record.recompile_count,
+        kernels=sum(1 for k in record.kernels if k.kind == "kernel"),
+        compile_s=record.compile_time_s,
+    )
+    return TargetSummary(record.name, record.kind, status_text(record, now), counts,
+                         _items(record))
+
+
+def summarize(records: Sequence[TargetRecord], now: float | None = None) -> Summary:
+    """The summary of ``records`` at time ``now`` (default: the current time)."""
+    now = time.time() if now is None else now
+    return Summary(tuple(summarize_target(r, now) for r in records))

@@ -1,0 +1,33 @@
+"""Shared text helpers for every renderer (a leaf: imports nothing from nbcompile).
+
+What is published inline is capped (the kernel keeps the full texts: ``nbcompile.report``
+returns them whole); user strings in HTML are escaped with ``escape``.
+"""
+
+from __future__ import annotations
+
+import html
+
+#: Caps on what is published inline (characters).
+OUTPUT_CODE_CAP = 200_000
+KERNEL_CAP = 60_000
+GRAPH_CAP = 40_000
+GUARDS_CAP = 20_000
+
+TRUNCATION_NOTE = (
+    "\n... [truncated by nbcompile: {omitted} more characters; "
+    "nbcompile.report({name}) has the full text]\n"
+)
+
+
+def cap(text: str, limit: int, name: str) -> tuple[str, bool]:
+    """``text`` cut to ``limit`` characters plus a note naming ``report(name)``; and
+    whether it was cut."""
+    if len(text) <= limit:
+        return text, False
+    return text[:limit] + TRUNCATION_NOTE.format(omitted=len(text) - limit, name=name), True
+
+
+def escape(text: str) -> str:
+    """HTML-escaped text, quotes included (safe in element text and attributes)."""
+    return html.escape(text, quote=True)

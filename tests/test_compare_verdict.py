@@ -1,0 +1,71 @@
+"""Verdicts that hold under load (issue 15, part 7): the rule is a pure function over
+paired per-repeat speedups, tested on synthetic samples; the magic shows it."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from nbcompile.core.timing import (
+    INCONCLUSIVE,
+    MAX_CI_RATIO,
+    MIN_VERDICT_REPEATS,
+    judge_speedups,
+    median_confidence_interval,
+)
+
+from .conftest import run_cell
+
+
+def _samples(centre: float, rel_spread: float, n: int, seed: int = 0) -> list[float]:
+    rng = random.Random(seed)
+    return [centre * (1 + rng.uniform(-rel_spread, rel_spread)) for _ in range(n)]
+
+
+def test_few_wild_repeats_are_inconclusive_not_a_verdict():
+    # the figures of the issue: 15.7x, 1.34x, ~1x, 2.27x from one bf16 comparison
+    j = judge_speedups([15.7, 1.34, 1.01, 2.27, 3.1], min_effect=0.03)
+    assert j.verdict == INCONCLUSIVE and not j.significant
+    assert f"{MIN_VERDICT_REPEATS}" in j.reason and "5 paired repeats" in j.reason
+
+
+def test_enough_tight_repeats_give_a_verdict():
+    assert judge_speedups(_samples(2.0, 0.05, 25), 0.03).verdict == "faster"
+    assert judge_speedups(_samples(0.5, 0.05, 25), 0.03).verdict == "slower"
+    same = judge_speedups(_samples(1.0, 0.02, 25), 0.03)
+    assert same.verdict == "no significant difference" and not same.significant
+
+
+def test_wide_spread_is_inconclusive_even_with_many_repeats():
+    j = judge_speedups(_samples(2.0, 0.9, 40), 0.03)
+    assert j.ci_high / j.ci_low > MAX_CI_RATIO
+    assert j.verdict == INCONCLUSIVE
+    assert "confidence interval" in j.reason
+
+
+def test_tiny_effect_is_no_difference():
+    j = judge_speedups(_samples(1.01, 0.002, 30), 0.03)
+    assert j.ci_low > 1.0 and j.verdict == "no significant difference"
+
+
+@pytest.mark.parametrize("n", [10, 25, 200])
+def test_median_confidence_interval_holds_the_median(n):
+    values = _samples(3.0, 0.3, n, seed=n)
+    lo, hi = median_confidence_interval(values)
+    ordered = sorted(values)
+    assert ordered[0] <= lo <= sorted(values)[n // 2] <= hi <= ordered[-1]
+    assert lo > ordered[0] and hi < ordered[-1]  # narrower than the range
+
+
+def test_a_tiny_budget_says_inconclusive_in_the_row(ip):
+    run_cell(ip, "import torch\ndef verdict_chain(x):\n"
+                 "    for _ in range(4):\n        x = torch.sin(x) * 1.1 + torch.cos(x)\n"
+                 "    return x\nverdict_x = torch.randn(256, 256)")
+    run_cell(ip, "verdict_r = %compare verdict_chain(verdict_x) --modes default --budget 0.01")
+    row = ip.user_ns["verdict_r"].row("default")
+    assert row.repeats < MIN_VERDICT_REPEATS
+    assert row.verdict == INCONCLUSIVE and not row.significant
+    assert row.speedup_ci_low is not None and row.speedup_ci_high is not None
+    assert any("inconclusive on this machine now" in n for n in row.notes)
+    assert "inconclusive on this machine now" in repr(ip.user_ns["verdict_r"])
