@@ -264,6 +264,14 @@ def test_magic_shows_the_report(runs, ip, capsys):
         ip.run_line_magic("nbcompile", "open")
 
 
+def test_magic_takes_a_quoted_path_with_spaces(runs, ip, capsys, tmp_path):
+    spaced = tmp_path / "my job"
+    shutil.copytree(runs("failed"), spaced)
+    ip.run_line_magic("nbcompile", f'open "{spaced}"')
+    out = capsys.readouterr().out
+    assert "1 compile(s)" in out and "failed" in out
+
+
 def test_command_line(runs, tmp_path):
     out_json, out_html = tmp_path / "trace.json", tmp_path / "trace.html"
     cmd = [sys.executable, "-m", "nbcompile", "open", str(runs("ddp_divergent")),

@@ -12,6 +12,7 @@ from ..api import open_trace
 from ..core import cache
 from ..display.cache_info import info_text
 from ..display.units import format_bytes
+from .arguments import unquoted
 
 
 @magics_class
@@ -69,7 +70,7 @@ class AdminMagics(Magics):
 
     @staticmethod
     def _open(args: object) -> None:
-        path = getattr(args, "path", None)
+        path = unquoted(getattr(args, "path", None) or "")
         if getattr(args, "dir", None) is not None or getattr(args, "clear", False) \
                 or getattr(args, "info", False):
             raise UsageError("%nbcompile open: --dir, --clear and --info are for "
