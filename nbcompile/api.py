@@ -60,7 +60,8 @@ class CompileReport(TargetRecord):
             f"<CompileReport {self.name} ({self.kind}): {self.status}, "
             f"{plural(self.graph_count, 'graph')}, {plural(self.graph_break_count, 'break')}, "
             f"{plural(self.recompile_count, 'recompile')}, "
-            f"{plural(len(self.kernels), 'code piece')}, {format_seconds(self.compile_time_s, 2)}>"
+            f"{plural(self.code_piece_count, 'code piece')}, "
+            f"{format_seconds(self.compile_time_s, 2)}>"
         )
 
 

@@ -105,7 +105,7 @@ def summarize_target(record: TargetRecord, now: float) -> TargetSummary:
         graphs=record.graph_count,
         breaks=record.graph_break_count,
         recompiles=record.recompile_count,
-        kernels=sum(1 for k in record.kernels if k.kind == "kernel"),
+        kernels=record.kernel_count,
         compile_s=record.compile_time_s,
     )
     return TargetSummary(record.name, record.kind, status_text(record, now), counts,
