@@ -238,11 +238,13 @@ def test_unknown_events_are_counted_not_fatal(runs, tmp_path):
         f.write(header + '{"future_event": {"x": 1}, "frame_id": 0, "frame_compile_id": 0, '
                          '"attempt": 0}\n')
         f.write(header + '{"future_event": {}, "has_payload": "00"}\n\tsome\n\tpayload\n')
+        f.write(header + '{"future_event": {}, "frame_id": 7, "frame_compile_id": 0, '
+                         '"attempt": 0}\n')  # no compile 7/0 is made of it
     report = nbcompile.open_trace(log)
-    assert report.unknown_events == {"future_event": 2}
+    assert report.unknown_events == {"future_event": 3}
     assert report.problems == []
     assert [c.status for c in report.compiles] == ["failed"]
-    assert "future_event x2" in report._repr_mimebundle_()["text/plain"]
+    assert "future_event x3" in report._repr_mimebundle_()["text/plain"]
 
 
 def test_reader_streams_payloads_on_demand(runs):

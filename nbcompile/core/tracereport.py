@@ -333,6 +333,8 @@ def _compiles(log: TraceLog, attempts: dict[tuple[int, int, int], _Attempt]
         finals[(frame, fcid)] = max(attempt, finals.get((frame, fcid), 0))
     out: list[TraceCompile] = []
     for key, attempt in sorted(attempts.items(), key=lambda kv: kv[1].first_lineno):
+        if attempt.start is None and attempt.metrics is None and not attempt.events:
+            continue  # only timing or unknown events under this id: not a compile
         frame, fcid, n = key
         base = attempts.get((frame, fcid, 0), attempt)
         final = attempts.get((frame, fcid, finals[(frame, fcid)]), attempt)
