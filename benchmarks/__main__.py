@@ -117,6 +117,7 @@ import torch
 t_import = time.perf_counter()
 if mode == "capture":
     from nbcompile.core.session import get_session
+    from nbcompile.core.snapshot import target_record
     from nbcompile.core.options import CompileOptions
     from nbcompile.core.records import CellRef
     from nbcompile.core.targets import compile_target
@@ -151,7 +152,7 @@ call(x)
 first = time.perf_counter() - t0
 info = {"first_call_s": first}
 if session is not None:
-    rec = target.record()
+    rec = target_record(target)
     info["compiles"] = len(rec.compiles)
     info["cache"] = [c.cache for c in rec.compiles]
 print(json.dumps(info))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .core import timing as _timing
 from .core.records import TargetRecord
 from .core.session import get_session
+from .core.snapshot import target_record
 from .core.tracereport import TraceRecord, read_trace
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def report(obj: Any) -> CompileReport:
             f"nbcompile has no record of {name}: compile it in a %%compile cell first "
             "(after %load_ext nbcompile)."
         )
-    return CompileReport.from_record(target.record())
+    return CompileReport.from_record(target_record(target))
 
 
 @dataclasses.dataclass(repr=False)

@@ -2,16 +2,16 @@
 
 ``read_trace(path)`` indexes the logs from their headers only (compile ids, frames,
 status, times, cache hits come from event metadata); a compile's graphs, guards, breaks
-and generated code are read from the files when first asked for, through the same
-per-event parsers that serve live capture (``tracefmt``, ``userstack``, ``codegen``).
-Divergences between ranks are computed on first access.
+and generated code are read from the files when first asked for and fed to the same
+``CompileBuilder`` and parser table (``parsers``) that serve live capture. Divergences
+between ranks are computed on first access. File concerns (offsets, ranks, problems)
+stay in ``tracefile``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import re
 from array import array
 from collections import Counter
@@ -19,21 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from . import codegen
-from .capture import TraceEvent
+from .capture import StringTable, TraceEvent
+from .compile_builder import CompileBuilder
+from .parsers import PROVENANCE_ARTIFACT, Metrics, explain_reasons, parse
 from .records import SCHEMA_VERSION, CompileRecord, GraphBreak, Kernel, Record, SourceLine, _plain
 from .tracefile import LogEvent, TraceLog, find_logs
-from .tracefmt import (
-    explain_guard,
-    parse_dynamo_message,
-    parse_graph_break,
-    split_recompile_reasons,
-)
-from .userstack import parse_user_stack
+from .tracefmt import parse_dynamo_message
 
 TraceStatus = str  # compiled | failed | restarted | cache_hit
 DIVERGENCE_KINDS = ("compile_ids", "cache", "graphs", "guards")
-PROVENANCE_ARTIFACT = "inductor_provenance_tracking_kernel_stack_traces"
 
 #: Events whose payload feeds a compile's contents (read on demand).
 _CONTENT_KINDS = frozenset({"dynamo_output_graph", "dynamo_cpp_guards_str", "inductor_output_code",
@@ -100,6 +94,8 @@ class TraceCompile(Record):
     log: str = ""  # file:line of the compile's first event
     _source: TraceLog | None = field(default=None, repr=False, compare=False)
     _events: list[LogEvent] = field(default_factory=list, repr=False, compare=False)
+    _start: LogEvent | None = field(default=None, repr=False, compare=False)
+    _metrics: LogEvent | None = field(default=None, repr=False, compare=False)
     _shared_events: list[LogEvent] = field(default_factory=list, repr=False, compare=False)
     _record: CompileRecord | None = field(default=None, repr=False, compare=False)
     _graph_hashes: tuple[str, ...] = field(default=(), repr=False, compare=False)
@@ -252,6 +248,7 @@ class _Attempt:
     first_lineno: int
     start: LogEvent | None = None
     metrics: dict[str, Any] | None = None
+    metrics_event: LogEvent | None = None
     bwd_metrics: dict[str, Any] | None = None
     events: list[LogEvent] = field(default_factory=list)
     cache: Counter[str] = field(default_factory=Counter)
@@ -311,6 +308,7 @@ def _index(log: TraceLog, unknown: Counter[str]) -> dict[tuple[int, int, int], _
             attempt.start = event
         elif kind == "compilation_metrics":
             attempt.metrics = _dict(event.metadata.get(kind))
+            attempt.metrics_event = event
         elif kind == "bwd_compilation_metrics":
             attempt.bwd_metrics = _dict(event.metadata.get(kind))
         elif kind == "artifact":
@@ -364,6 +362,8 @@ def _compiles(log: TraceLog, attempts: dict[tuple[int, int, int], _Attempt]
             if attempt is not base else [],
             _graph_hashes=tuple(attempt.graph_hashes),
             _chromium=attempt.chromium,
+            _start=start,
+            _metrics=attempt.metrics_event,
         )
         _set_status(compile_, attempt, final)
         out.append(compile_)
@@ -373,12 +373,14 @@ def _compiles(log: TraceLog, attempts: dict[tuple[int, int, int], _Attempt]
 def _set_status(c: TraceCompile, attempt: _Attempt, final: _Attempt) -> None:
     metrics = attempt.metrics
     if metrics is not None:
-        c.compile_time_s = float(metrics.get("entire_frame_compile_time_s") or 0.0)
+        parsed: Metrics = parse("compilation_metrics", {"compilation_metrics": metrics},
+                                "")["metrics"]
+        c.compile_time_s = parsed.times.get("total_s", 0.0)
         c.metric_phases = _phases(metrics, attempt.bwd_metrics)
-        if metrics.get("fail_type"):
+        if parsed.error:
             c.status = "failed"
-            c.fail_reason = f"{metrics['fail_type']}: {_reason(metrics.get('fail_reason'))}"
-            c.fail_reason = c.fail_reason.rstrip(": ")
+            fail_type, _, reason = parsed.error.partition(": ")
+            c.fail_reason = f"{fail_type}: {_reason(reason)}".rstrip(": ")
         elif c.cache and all(k.endswith("_hit") for k in c.cache):
             c.status = "cache_hit"
         return
@@ -414,18 +416,17 @@ def _chromium_phases(log: TraceLog, offsets: array[int]) -> dict[str, float]:
     open_at: dict[str, list[float]] = {}
     out: dict[str, float] = {}
     for offset in offsets:
-        _, payload = log.event_at(offset)
-        try:
-            ev = json.loads(payload)
-        except ValueError:
+        event, payload = log.event_at(offset)
+        if event is None:
             continue
-        name = ev.get("name") if isinstance(ev, dict) else None
-        if name not in _CHROMIUM_PHASES or not isinstance(ev.get("ts"), (int, float)):
-            continue
-        if ev.get("ph") == "B":
-            open_at.setdefault(name, []).append(ev["ts"])
-        elif ev.get("ph") == "E" and open_at.get(name):
-            out[name] = round(out.get(name, 0.0) + (ev["ts"] - open_at[name].pop()) / 1e6, 6)
+        for phase in parse(event.kind, event.metadata, payload).get("phases", ()):
+            if phase.name not in _CHROMIUM_PHASES:
+                continue
+            if phase.ph == "B":
+                open_at.setdefault(phase.name, []).append(phase.ts_us)
+            elif phase.ph == "E" and open_at.get(phase.name):
+                seconds = (phase.ts_us - open_at[phase.name].pop()) / 1e6
+                out[phase.name] = round(out.get(phase.name, 0.0) + seconds, 6)
     return out
 
 
@@ -458,66 +459,62 @@ def _dict(value: Any) -> dict[str, Any]:
 
 
 # --- contents: the events fed through the shared parsers ---
-def _trace_event(log: TraceLog, event: LogEvent) -> TraceEvent:
+def _synthetic_start(c: TraceCompile) -> LogEvent:
+    """A ``dynamo_start`` for a compile whose own was unreadable (e.g. a corrupt line)."""
+    frame, _, rest = c.compile_id.partition("/")
+    fcid, _, attempt = rest.partition("_")
+    stack = [{"line": c.lineno, "name": c.function, "filename": c.filename}]
+    return LogEvent("dynamo_start", {"dynamo_start": {"stack": stack}, "frame_id": int(frame),
+                                     "frame_compile_id": int(fcid),
+                                     "attempt": int(attempt or 0)}, 0)
+
+
+def _trace_event(log: TraceLog, event: LogEvent) -> TraceEvent | None:
     """The event as the live handler sees it (metadata + payload)."""
-    md = event.metadata
-    frame = (md["frame_id"], md.get("frame_compile_id") or 0) if "frame_id" in md else None
-    return TraceEvent(event.kind, frame, md.get(event.kind), log.read_payload(event), md)
+    return TraceEvent.from_metadata(event.metadata, log.read_payload(event))
 
 
 def _build_record(c: TraceCompile) -> CompileRecord:
-    """Feed the compile's events to the compile builder.
-
-    Adapter until the engine's shared ``CompileBuilder`` lands on main: the same parsers
-    as live capture (``parse_graph_break``, ``split_recompile_reasons``, ``explain_guard``,
-    ``codegen.split_kernels``, ``parse_user_stack``), dispatched as ``CaptureSession``
-    does.
-    """
-    record = CompileRecord(compile_id=c.compile_id, frame=c.function, filename=c.filename,
-                           firstlineno=c.lineno, status="failed" if c.status == "failed" else "ok",
-                           error=c.fail_reason if c.status == "failed" else "")
+    """Feed the compile attempt's events to the shared ``CompileBuilder`` (the parsers
+    live capture uses): its ``dynamo_start``, the recompile reasons logged before it, its
+    own events and, when it finished, its ``compilation_metrics``."""
     log = c._source
     if log is None:
-        return record
-    reasons: list[str] = []
-    for event in [*c._shared_events, *c._events]:
-        _feed(record, _trace_event(log, event), reasons)
-    record.recompile_reason = "; ".join(explain_guard(r) for r in reasons)
-    record.recompile_guard = "; ".join(reasons)
-    record.cache = dict(c.cache)
+        return CompileRecord(compile_id=c.compile_id, frame=c.function, filename=c.filename,
+                             firstlineno=c.lineno)
+    strings = StringTable()
+    for index, text in log.strings.items():
+        strings.add({"str": [text, index]})
+    builder = CompileBuilder(strings, clock=lambda: 0.0)
+    events = [c._start or _synthetic_start(c), *c._shared_events, *c._events]
+    if c._metrics is not None:
+        events.append(c._metrics)
+    key = None
+    reasons: list[str] = []  # closed into the record only by compilation_metrics
+    for log_event in events:
+        event = _trace_event(log, log_event)
+        if event is None:
+            continue
+        if event.artifact_name == "recompile_reasons":
+            reasons.extend(parse(event.kind, event.metadata, event.payload)
+                           .get("recompile_reasons", ()))
+        if event.kind == "dynamo_start" or log_event is c._start:
+            key = event.frame
+        if event.frame is not None and key is not None and event.frame != key:
+            event.frame = key  # the start of attempt 0 opens this attempt's compile
+        builder.feed(event)
+    record = (builder.record(key) if key is not None else None) or CompileRecord(
+        compile_id=c.compile_id, frame=c.function)
+    record.compile_id = c.compile_id
+    if c._metrics is None and reasons:  # a restarted attempt: the reasons it was made for
+        record.recompile_reason = explain_reasons(reasons)
+        record.recompile_guard = "; ".join(reasons)
+    for kernel in record.kernels:
+        kernel.compile_id = c.compile_id
+    record.status = "failed" if c.status == "failed" else "ok"
+    record.error = c.fail_reason if c.status == "failed" else ""
     record.times = {"total_s": c.compile_time_s} if c.compile_time_s else {}
     return record
-
-
-def _feed(record: CompileRecord, event: TraceEvent, reasons: list[str]) -> None:
-    name = event.artifact_name
-    if name == "dynamo_graph_break_reason":
-        brk = parse_graph_break(event.payload, record.compile_id)
-        brk.stack = parse_user_stack(event.payload)
-        record.graph_breaks.append(brk)
-    elif name == "recompile_reasons":
-        reasons.extend(r for r in split_recompile_reasons(event.payload) if r not in reasons)
-    elif "inductor_post_grad_graph" in (name, event.kind):
-        record.post_grad_graphs.append(event.payload)
-    elif name == PROVENANCE_ARTIFACT:
-        try:
-            traces = json.loads(event.payload)
-        except ValueError:
-            return
-        if isinstance(traces, dict):
-            codegen.apply_provenance(record.kernels, traces)
-    elif event.kind == "dynamo_output_graph":
-        record.graphs.append(event.payload)
-    elif event.kind == "dynamo_cpp_guards_str":
-        record.guards = event.payload
-    elif event.kind == "inductor_output_code":
-        record.output_code += ("\n\n" if record.output_code else "") + event.payload
-        data = event.data if isinstance(event.data, dict) else {}
-        record.output_code_path = data.get("file_path") or data.get("filename", "")
-        post_grad = record.post_grad_graphs[-1] if record.post_grad_graphs else None
-        record.kernels.extend(codegen.split_kernels(event.payload, record.graphs,
-                                                    compile_id=record.compile_id,
-                                                    post_grad_graph=post_grad))
 
 
 # --- divergences between ranks ---

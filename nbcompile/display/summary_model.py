@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..core.cache import describe_cache
+from ..core.frames import is_cell_file
 from ..core.records import SourceLine, TargetRecord
-from ..core.userstack import cell_frame, is_cell_file
+from ..core.userstack import cell_frame
 
 ItemKind = Literal["note", "cache", "graph_break", "recompile", "error"]
 
