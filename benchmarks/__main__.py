@@ -6,6 +6,8 @@
 3. first compile in a fresh process with a warm persistent cache vs cold
 4. ``nbcompile.compare()``'s estimate vs an independent ``torch.utils.benchmark`` run
 5. time to publish a record whose output code has 10k lines
+6. ``nbcompile.profile()`` run time by profiled calls, its accounting, and normal calls
+   after a profile (``benchmarks/profile_bench.py``)
 """
 
 from __future__ import annotations
@@ -286,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="interleaved repeats for 1 (default 41)")
     parser.add_argument("--budget", type=float, default=3.0,
                         help="compare() budget for 4 (default 3 s)")
-    parser.add_argument("--only", default="1,2,3,4,5", help="which benchmarks (e.g. 1,5)")
+    parser.add_argument("--only", default="1,2,3,4,5,6", help="which benchmarks (e.g. 1,5)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
     args = parser.parse_args(argv)
     only = set(args.only.replace("3", "2").split(","))
@@ -301,6 +303,10 @@ def main(argv: list[str] | None = None) -> int:
         rows += bench_compare_accuracy(args.budget)
     if "5" in only:
         rows += bench_publish()
+    if "6" in only:
+        from .profile_bench import bench_profile
+
+        rows += bench_profile()
     date = datetime.date.today().isoformat()
     print(f"nbcompile benchmarks, {date}, {_machine()}")
     width = max(len(r["name"]) for r in rows)

@@ -9,14 +9,33 @@ from __future__ import annotations
 
 from typing import Any
 
-from .api import Comparison, CompileReport, TraceReport, compare, open_trace, report
+from .api import (
+    Comparison,
+    CompileReport,
+    Profile,
+    TraceReport,
+    compare,
+    open_trace,
+    profile,
+    report,
+)
 from .core.records import MIME_TYPE, SCHEMA_VERSION
 from .core.tracereport import Divergence, TraceCompile
 
 __version__ = "0.1.0"
 __all__ = [
-    "MIME_TYPE", "SCHEMA_VERSION", "CompileReport", "Comparison", "Divergence", "TraceCompile",
-    "TraceReport", "compare", "open_trace", "report",
+    "MIME_TYPE",
+    "SCHEMA_VERSION",
+    "CompileReport",
+    "Comparison",
+    "Divergence",
+    "Profile",
+    "TraceCompile",
+    "TraceReport",
+    "compare",
+    "open_trace",
+    "profile",
+    "report",
 ]
 
 

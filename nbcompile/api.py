@@ -12,6 +12,7 @@ import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .core import profile as _profile
 from .core import timing as _timing
 from .core.records import TargetRecord
 from .core.session import get_session
@@ -42,9 +43,10 @@ class CompileReport(TargetRecord):
 
     def _repr_html_(self) -> str:
         from .display.annotate import diffs_html
+        from .display.phases import phases_html
         from .display.report_html import report_html
 
-        return report_html(self) + diffs_html(self)
+        return report_html(self) + phases_html(self) + diffs_html(self)
 
     def annotate(self) -> AnnotatedSource:
         """The target's source annotated line by line, like ``%%cython --annotate``:
@@ -105,6 +107,27 @@ class Comparison(_timing.Comparison):
 @functools.wraps(_timing.compare)
 def compare(fn: Any, *args: Any, **kwargs: Any) -> Comparison:
     return Comparison.from_record(_timing.compare(fn, *args, **kwargs))
+
+
+@dataclasses.dataclass(repr=False)
+class Profile(_profile.Profile):
+    """What ``profile()`` returns: ``kernels``, ``lines``, the per-call budget
+    (``wall_s``, ``outside_graphs_s``, ``overhead_s`` ...), ``to_dict()`` (the ``profile``
+    record), and rich reprs (the source coloured by measured time, the kernel table)."""
+
+    @classmethod
+    def from_record(cls, record: _profile.Profile) -> Profile:
+        return cls(**{f.name: getattr(record, f.name) for f in dataclasses.fields(record)})
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from .display.profile import profile_bundle
+
+        return profile_bundle(self)
+
+
+@functools.wraps(_profile.profile)
+def profile(fn: Any, *args: Any, **kwargs: Any) -> Profile:
+    return Profile.from_record(_profile.profile(fn, *args, **kwargs))
 
 
 class TraceReport(TraceRecord):

@@ -154,6 +154,7 @@ class CompileBuilder:
         record.recompile_guard = "; ".join(reasons)
         record.times = dict(metrics.times)
         record.times.setdefault("total_s", round(self._clock() - record.started_at, 4))
+        record.phases, record.guard_latency_s = dict(metrics.phases), metrics.guard_latency_s
         if metrics.error:
             record.status = "failed"
             record.error = metrics.error
