@@ -61,7 +61,7 @@ def test_healthy_two_rank_run(runs):
         assert len(c.graphs) == 1 and "relu" in c.graphs[0]
         assert any(k.kind == "kernel" for k in c.kernels)
         assert "cpp_fused" in c.output_code
-        assert c.phases["inductor"] > 0 and c.compile_time_s > 0  # compilation_metrics
+        assert 0 < c.phases["code generation"] < c.compile_time_s  # compilation_metrics
         assert 0 < c.phases["backend_compile"] <= c.compile_time_s + 1e-3  # chromium events
         assert c.cache.get("fx_graph_cache_miss", 0) >= 1
         assert "___check_obj_id" in c.guards or "TENSOR_MATCH" in c.guards

@@ -48,19 +48,6 @@ KNOWN_KINDS = frozenset({
     "mismatched_fake_kernel", "dump_file", "graph_dump", "link", "export",
     "exported_program", "stack",
 })
-#: ``compilation_metrics`` fields that time a compile phase (microseconds) -> phase name.
-_PHASES_US = {
-    "dynamo_cumulative_compile_time_us": "dynamo",
-    "aot_autograd_cumulative_compile_time_us": "aot_autograd",
-    "inductor_cumulative_compile_time_us": "inductor",
-    "inductor_code_gen_cumulative_compile_time_us": "inductor_code_gen",
-    "triton_compile_time_us": "kernel_compile",
-    "pre_grad_pass_time_us": "pre_grad_passes",
-    "joint_graph_pass_time_us": "joint_graph_passes",
-    "post_grad_pass_time_us": "post_grad_passes",
-    "gc_time_us": "gc",
-    "dynamo_compile_time_before_restart_us": "before_restart",
-}
 #: Chromium (``dynamo_timed``) events summed into phases, when present.
 _CHROMIUM_PHASES = frozenset({
     "bytecode_tracing", "build_guards", "backend_compile", "aot_collect_metadata",
@@ -376,7 +363,7 @@ def _set_status(c: TraceCompile, attempt: _Attempt, final: _Attempt) -> None:
         parsed: Metrics = parse("compilation_metrics", {"compilation_metrics": metrics},
                                 "")["metrics"]
         c.compile_time_s = parsed.times.get("total_s", 0.0)
-        c.metric_phases = _phases(metrics, attempt.bwd_metrics)
+        c.metric_phases = _phases(parsed, attempt.bwd_metrics)
         if parsed.error:
             c.status = "failed"
             fail_type, _, reason = parsed.error.partition(": ")
@@ -403,11 +390,12 @@ def _reason(text: object) -> str:
     return " ".join(ln.strip() for ln in str(text or "").splitlines() if ln.strip())
 
 
-def _phases(metrics: dict[str, Any], bwd: dict[str, Any] | None) -> dict[str, float]:
-    phases = {name: round(metrics[key] / 1e6, 6) for key, name in _PHASES_US.items()
-              if isinstance(metrics.get(key), (int, float)) and metrics[key]}
+def _phases(metrics: Metrics, bwd: dict[str, Any] | None) -> dict[str, float]:
+    """The exclusive compile phases live capture shows (``phases.compile_phases``), plus
+    the backward graph's Inductor time when it was compiled."""
+    phases = dict(metrics.phases)
     if bwd and isinstance(bwd.get("inductor_compile_time_s"), (int, float)):
-        phases["backward_inductor"] = float(bwd["inductor_compile_time_s"])
+        phases["backward Inductor"] = float(bwd["inductor_compile_time_s"])
     return phases
 
 
