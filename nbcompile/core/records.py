@@ -27,6 +27,7 @@ TargetStatus = Literal[
     "compiled",  # at least one compile finished
     "failed",  # the last compile raised (e.g. a fullgraph break)
     "disabled",  # --disable: the target runs eagerly
+    "not_compiled",  # compiles finished without a graph (e.g. torch.nn.LSTM): runs eagerly
 ]
 
 

@@ -205,8 +205,9 @@ class Target:
         self.compiling_since = None
         if record.status == "failed":
             self.status = "failed"
-        else:
-            self.status = "compiled"
+        else:  # no graph from any compile: nothing runs compiled (see not_compiled)
+            self.status = ("compiled" if any(c.graphs for c in self.compiles)
+                           else "not_compiled")
             self.error = None
 
 

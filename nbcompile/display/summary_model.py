@@ -79,9 +79,13 @@ def status_text(record: TargetRecord, now: float) -> str:
     return record.status
 
 
-def locate(filename: str | None, lineno: int | None, stack: list[SourceLine]) -> SourceLocation:
+def locate(filename: str | None, lineno: int | None,
+           stack: list[SourceLine]) -> SourceLocation | None:
     """``line N`` for cell code; for a library file its short path and line, plus the cell
-    line that led there (from the user stack), e.g. a break inside ``generate()``."""
+    line that led there (from the user stack), e.g. a break inside ``generate()``; no
+    place at all when there is none (e.g. a break at the call itself)."""
+    if not filename and lineno is None:
+        return None
     if not filename or is_cell_file(filename) or filename.startswith("<"):
         return SourceLocation(f"line {lineno}")
     parts = filename.replace("\\", "/").split("/")
