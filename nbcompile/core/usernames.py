@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 
-_SELF = re.compile(r"(?:\bargument self\b|\bL\[['\"]self['\"]\])")
+_SELF = re.compile(r"(?:\bargument self\b|\bL\[['\"]self['\"]\]|(?<![\w.'\"])self(?=[.\[]))")
 _CHILD = re.compile(r"\._(?:modules|parameters|buffers)\[['\"]([^'\"]+)['\"]\]")
 _TRAINING = re.compile(r"(?P<path>[\w.\[\]]+)\.training changed(?P<rest> \(the compiled code "
                        r"assumed [^)]*== (?P<was>True|False)\))")
+_BARE_TRAINING = re.compile(r"(?P<path>[\w.\[\]]+)\.training == (?P<was>True|False)")
 
 
 def _child(m: re.Match[str]) -> str:
@@ -30,4 +31,14 @@ def module_text(text: str, name: str) -> str:
         call = "eval()" if m.group("was") == "True" else "train()"
         return f"{m.group('path')}.training changed: {name}.{call} was called{m.group('rest')}"
 
-    return _TRAINING.sub(training, text)
+    def bare(m: re.Match[str]) -> str:
+        rest = f" (the compiled code assumed {m.group(0)})"
+        call = "eval()" if m.group("was") == "True" else "train()"
+        return f"{m.group('path')}.training changed: {name}.{call} was called{rest}"
+
+    def one(reason: str) -> str:  # reasons are joined by "; "
+        if _BARE_TRAINING.fullmatch(reason.strip()):
+            return _BARE_TRAINING.sub(bare, reason)
+        return _TRAINING.sub(training, reason)
+
+    return "; ".join(one(r) for r in text.split("; "))
