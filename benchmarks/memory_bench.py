@@ -12,6 +12,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,7 +27,7 @@ with torch.no_grad():
 del _"""
 
 
-def measure(runs: int = 5) -> dict[str, list[int] | int]:
+def measure(runs: int = 5) -> dict[str, Any]:
     """RSS (MiB) of a real kernel after each run of the model cell, then after freeing."""
     import nbformat
     from nbclient import NotebookClient
@@ -47,8 +48,10 @@ def measure(runs: int = 5) -> dict[str, list[int] | int]:
         if cell.source == RSS:
             text = "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stdout")
             figures.append(json.loads(text.strip().splitlines()[-1])["rss_mib"])
+    stderr = [o.get("text", "") for c in nb.cells for o in c.outputs
+              if o.get("name") == "stderr"]
     return {"per_run_mib": figures[:runs], "after_del_mib": figures[runs],
-            "after_reset_mib": figures[runs + 1]}
+            "after_reset_mib": figures[runs + 1], "kernel_stderr": stderr}
 
 
 def main() -> None:
@@ -59,6 +62,7 @@ def main() -> None:
           f"(a leak would be ~{128 * (len(runs) - 1)} MiB)")
     print(f"after `del big; gc.collect()`: {result['after_del_mib']} MiB; "
           f"after re-run + `%reset -f`: {result['after_reset_mib']} MiB")
+    print(f"kernel stderr outputs: {len(result['kernel_stderr'])}")
     json.dump(result, sys.stdout)
     print()
 

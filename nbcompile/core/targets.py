@@ -260,14 +260,22 @@ def is_candidate(name: str, value: Any, module_name: str) -> bool:
     if isinstance(value, torch.nn.Module):
         return True
     if isinstance(value, types.FunctionType):
-        if hasattr(value, "_torchdynamo_orig_callable"):
-            return False  # already compiled by the user
-        return value.__module__ == module_name
+        # already compiled by the user (@torch.compile in the cell): recorded, not recompiled
+        original = getattr(value, "_torchdynamo_orig_callable", value)
+        return getattr(original, "__module__", None) == module_name
     return False
 
 
 def compile_function(name: str, fn: types.FunctionType, options: CompileOptions,
                      cell: CellRef) -> Target:
+    user_compiled = getattr(fn, "_torchdynamo_orig_callable", None)
+    if isinstance(user_compiled, types.FunctionType):  # @torch.compile in the cell
+        target = Target(name=name, kind="function", original=user_compiled, bound=fn,
+                        options=options, cell=cell, spans=[Span.of(user_compiled.__code__)])
+        target.notes.append(f"{name} was already compiled with torch.compile in the cell: "
+                            "nbcompile records its compiles and leaves its own options "
+                            "as they are (the %%compile flags do not apply to it).")
+        return target
     compiled = torch.compile(fn, **options.torch_kwargs())
     target = Target(name=name, kind="function", original=fn, bound=compiled,
                     options=options, cell=cell, spans=[Span.of(fn.__code__)])
