@@ -1,4 +1,5 @@
-"""The public Python API: ``report(obj)``, ``compare(fn, *args)`` and their results.
+"""The public Python API: ``report(obj)``, ``compare(fn, *args)``, ``open_trace(path)`` and
+their results.
 
 The results are core records (plain data) with rich reprs added here, so ``core/`` never
 imports ``display/`` and the results still display richly without ``%load_ext``.
@@ -8,12 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .core import profile as _profile
 from .core import timing as _timing
 from .core.records import TargetRecord
 from .core.session import get_session
 from .core.snapshot import target_record
+from .core.tracereport import TraceRecord, read_trace
 
 if TYPE_CHECKING:
     from .display.annotate import AnnotatedSource
@@ -39,9 +43,10 @@ class CompileReport(TargetRecord):
 
     def _repr_html_(self) -> str:
         from .display.annotate import diffs_html
+        from .display.phases import phases_html
         from .display.report_html import report_html
 
-        return report_html(self) + diffs_html(self)
+        return report_html(self) + phases_html(self) + diffs_html(self)
 
     def annotate(self) -> AnnotatedSource:
         """The target's source annotated line by line, like ``%%cython --annotate``:
@@ -102,3 +107,47 @@ class Comparison(_timing.Comparison):
 @functools.wraps(_timing.compare)
 def compare(fn: Any, *args: Any, **kwargs: Any) -> Comparison:
     return Comparison.from_record(_timing.compare(fn, *args, **kwargs))
+
+
+@dataclasses.dataclass(repr=False)
+class Profile(_profile.Profile):
+    """What ``profile()`` returns: ``kernels``, ``lines``, the per-call budget
+    (``wall_s``, ``outside_graphs_s``, ``overhead_s`` ...), ``to_dict()`` (the ``profile``
+    record), and rich reprs (the source coloured by measured time, the kernel table)."""
+
+    @classmethod
+    def from_record(cls, record: _profile.Profile) -> Profile:
+        return cls(**{f.name: getattr(record, f.name) for f in dataclasses.fields(record)})
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from .display.profile import profile_bundle
+
+        return profile_bundle(self)
+
+
+@functools.wraps(_profile.profile)
+def profile(fn: Any, *args: Any, **kwargs: Any) -> Profile:
+    return Profile.from_record(_profile.profile(fn, *args, **kwargs))
+
+
+class TraceReport(TraceRecord):
+    """A TORCH_TRACE run read by ``open_trace``: ``.path``, ``.ranks``, ``.compiles``
+    (``TraceCompile``), ``.compile(id, rank)``, ``.divergences``, ``.problems``,
+    ``.to_dict()``, and the rich reprs (record, HTML, text) of a trace."""
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from .display.trace import trace_bundle
+
+        return trace_bundle(self)
+
+
+def open_trace(path: str | Path) -> TraceReport:
+    """Read a ``TORCH_TRACE`` log file or directory (any number of ranks).
+
+    Logs are streamed: compiles are indexed from event headers, and graphs, guards and
+    generated code are read from the files when first asked for. Raises
+    ``FileNotFoundError`` for a missing path; everything else that is wrong (unreadable,
+    truncated or foreign files, corrupt lines, md5 mismatches) is listed in ``.problems``
+    and the rest is still read.
+    """
+    return read_trace(path, TraceReport)

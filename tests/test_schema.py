@@ -73,7 +73,8 @@ def test_generator_check_mode_reports_staleness(tmp_path, monkeypatch, capsys):
 def test_schema_is_valid_and_every_object_is_closed():
     jsonschema.Draft202012Validator.check_schema(SCHEMA)
     assert {s["$ref"] for s in SCHEMA["oneOf"]} == {
-        "#/$defs/SummaryRecord", "#/$defs/TargetRecord", "#/$defs/Comparison"}
+        "#/$defs/SummaryRecord", "#/$defs/TargetRecord", "#/$defs/Comparison",
+        "#/$defs/Profile"}
     for name, definition in SCHEMA["$defs"].items():
         assert definition["additionalProperties"] is False, name
         assert set(definition["required"]) <= set(definition["properties"]), name
@@ -227,12 +228,12 @@ def test_fresh_records_match_committed_fixture(ip):
 
 def _key_paths(value, prefix="") -> set[str]:
     """Every key path in a JSON value (list items merged), e.g. .targets[].kernels[].name;
-    free-form maps (options, cache, times) count as one path."""
+    free-form maps (options, cache, times, phases) count as one path."""
     paths: set[str] = set()
     if isinstance(value, dict):
         for key, item in value.items():
             paths.add(f"{prefix}.{key}")
-            if key not in ("options", "cache", "times", "environment"):
+            if key not in ("options", "cache", "times", "phases", "environment"):
                 paths |= _key_paths(item, f"{prefix}.{key}")
     elif isinstance(value, list):
         for item in value:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .compile_id import CompileId
+from .phases import compile_phases
 from .records import TargetError
 from .tracefmt import (
     explain_guard,
@@ -59,6 +60,8 @@ class Metrics:
     times: dict[str, float] = field(default_factory=dict)
     error: str = ""  # "FailType: reason" of a failed compile
     failure: TargetError | None = None  # the same, for the target's error view
+    phases: dict[str, float] = field(default_factory=dict)  # exclusive seconds (phases.py)
+    guard_latency_s: float | None = None
 
 
 def _data(metadata: Mapping[str, Any], kind: str) -> dict[str, Any]:
@@ -156,6 +159,7 @@ def compilation_metrics(metadata: Mapping[str, Any], payload: str) -> Fields:
             if k.endswith("_time_s") and isinstance(v, (int, float))
         },
     )
+    metrics.phases, metrics.guard_latency_s = compile_phases(m)
     fail_type = m.get("fail_type")
     if fail_type:
         metrics.error = f"{fail_type}: {m.get('fail_reason') or ''}".strip()

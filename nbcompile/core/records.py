@@ -83,8 +83,10 @@ class GraphBreak(Record):
     # Dynamo's user stack, outermost first: e.g. the user's cell line, then the library
     # lines it called into, down to the line that broke (``filename``/``lineno``).
     stack: list[SourceLine] = field(default_factory=list)
+    gb_id: str = ""  # Dynamo's graph-break id, e.g. "GB0170"
+    doc_url: str = ""  # the graph break's documentation page
 
-    OPTIONAL_KEYS = frozenset({"stack"})
+    OPTIONAL_KEYS = frozenset({"stack", "gb_id", "doc_url"})
 
 
 @dataclass
@@ -149,8 +151,14 @@ class CompileRecord(Record):
     cache: dict[str, int] = field(default_factory=dict)
     started_at: float = 0.0  # Unix time the compile started
     recompile_limit: int = 0  # torch._dynamo.config.recompile_limit in force (0: unknown)
+    # Exclusive seconds per compile phase (``Dynamo tracing``, ``AOTAutograd``, ``Inductor
+    # passes``, ``Inductor lowering``, ``code generation``, ``C++/Triton compile``, ``gc``),
+    # summing to at most ``times.total_s``; phases torch did not report are absent.
+    phases: dict[str, float] = field(default_factory=dict)
+    guard_latency_s: float | None = None  # guard evaluation time torch measured, if any
 
-    OPTIONAL_KEYS = frozenset({"recompile_guard", "post_grad_graphs", "recompile_limit"})
+    OPTIONAL_KEYS = frozenset({"recompile_guard", "post_grad_graphs", "recompile_limit",
+                               "phases", "guard_latency_s"})
 
 
 @dataclass

@@ -42,6 +42,8 @@ class SummaryItem:
     code: str | None = None
     location: SourceLocation | None = None
     compile_id: str | None = None
+    link: str = ""  # documentation page (a graph break's doc_url)
+    link_label: str = ""  # e.g. the graph-break id "GB0170"
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,8 @@ def _items(r: TargetRecord) -> tuple[SummaryItem, ...]:
     if cache_note := describe_cache(c.cache for c in r.compiles):
         items.append(SummaryItem("cache", cache_note))
     items += [SummaryItem("graph_break", gb.reason, gb.line,
-                          locate(gb.filename, gb.lineno, gb.stack)) for gb in r.graph_breaks]
+                          locate(gb.filename, gb.lineno, gb.stack),
+                          link=gb.doc_url, link_label=gb.gb_id) for gb in r.graph_breaks]
     items += [SummaryItem("recompile", rc.reason, compile_id=rc.compile_id)
               for rc in r.recompiles]
     if r.error:

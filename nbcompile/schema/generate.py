@@ -24,13 +24,14 @@ import typing
 from pathlib import Path
 from typing import Any, Literal, Union
 
-from ..core import records, timing
+from ..core import profile, records, timing
 
 SCHEMA_PATH = Path(__file__).with_name("record-v1.schema.json")
 DOCS_PATH = Path(__file__).resolve().parents[2] / "docs" / "records.md"
 
 #: The top-level records, one per value of ``record``.
-TOP_LEVEL: tuple[type, ...] = (records.SummaryRecord, records.TargetRecord, timing.Comparison)
+TOP_LEVEL: tuple[type, ...] = (records.SummaryRecord, records.TargetRecord, timing.Comparison,
+                                profile.Profile)
 
 _SIMPLE = {str: "string", int: "integer", float: "number", bool: "boolean",
            type(None): "null"}
