@@ -31,6 +31,7 @@ import re
 import threading
 import traceback
 import warnings
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -288,6 +289,19 @@ def _from_triton(error: BaseException) -> bool:
     return False
 
 
+def _eager_module(module: Any) -> Callable[..., Any]:
+    """The module's uncompiled call, without a strong reference back to it."""
+    ref = weakref.ref(module)
+
+    def eager_call(*args: Any, **kwargs: Any) -> Any:
+        live = ref()
+        if live is None:
+            raise ReferenceError("the module of this Triton preview no longer exists")
+        return live._call_impl(*args, **kwargs)
+
+    return eager_call
+
+
 def apply(target: Target, interpret: bool = False) -> None:
     """Make ``target`` (a ``Target`` compiled with ``preview_options``) a preview target:
     its calls run in ``preview_scope()``, and its record says it is a preview.
@@ -319,8 +333,10 @@ def apply(target: Target, interpret: bool = False) -> None:
         if inner._compiled_call_impl is not None:
             inner._compiled_call_impl = wrap(inner._compiled_call_impl, target.name,
                                              generated, failed,
-                                             None if interpret else inner._call_impl)
+                                             None if interpret else _eager_module(inner))
     else:
         eager = None if interpret else getattr(target.original, "_torchdynamo_orig_callable",
                                                target.original)
-        target.bound = wrap(target.bound, target.name, generated, failed, eager)
+        wrapped = wrap(target.bound, target.name, generated, failed, eager)
+        target.keep(wrapped)  # held until the magic binds it to the user's name
+        target.bound = wrapped
