@@ -249,7 +249,11 @@ class Target:
             record.recompile_guard = module_text(record.recompile_guard, self.name)
         self.compiles.append(record)
         self.compiling_since = None
-        if record.status == "failed":
+        # Without fullgraph, Dynamo skips a frame it cannot trace ("Unsupported", e.g. an
+        # RNN) and the call runs eagerly: not a failure the user saw.
+        skipped = (record.status == "failed" and record.error.startswith("Unsupported")
+                   and not getattr(self.options, "fullgraph", False))
+        if record.status == "failed" and not skipped:
             self.status = "failed"
         else:  # no graph from any compile: nothing runs compiled (see not_compiled)
             self.status = ("compiled" if any(c.graphs for c in self.compiles)
