@@ -11,6 +11,7 @@ import torch.utils._triton as torch_triton
 
 import nbcompile
 from nbcompile.core import triton_preview
+from nbcompile.display.bundle import summary_html, summary_text
 
 from .conftest import run_cell
 
@@ -29,6 +30,9 @@ def preview_softmax(x):
 
 def preview_tanh(x):
     return torch.tanh(x) + 1
+
+def preview_mixed(x):
+    return torch.nn.functional.softplus(x).tanh().sum(-1)
 
 preview_seq = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU())
 '''
@@ -52,19 +56,21 @@ def preview(ip):
     before = (config_state(), patched_state())
     ip.run_cell_magic("compile", "--codegen triton", CELL)
     run_cell(ip, "xt = torch.randn(4, 8)\npp = preview_pointwise(xt)\nps = preview_sum(xt)\n"
-                 "pq = preview_seq(xt)")
-    try:
-        ip.user_ns["preview_softmax"](ip.user_ns["xt"])
-        softmax_error = None
-    except triton_preview.TritonPreviewError as e:
-        softmax_error = e
-    try:
-        ip.user_ns["preview_tanh"](ip.user_ns["xt"])
-        ip.user_ns["tanh_error"] = None
-    except triton_preview.TritonPreviewError as e:
-        ip.user_ns["tanh_error"] = e
+                 "pq = preview_seq(xt)\npm = preview_softmax(xt)\npt = preview_tanh(xt)\n"
+                 "px = preview_mixed(xt)")
+    # the explicit choice: Triton's interpreter only, raising where it cannot run
+    ip.run_cell_magic("compile", "--codegen triton-interpret",
+                      "def interp_softmax(x):\n    return torch.softmax(x, -1)\n\n"
+                      "def interp_tanh(x):\n    return torch.tanh(x) + 1\n")
+    errors = {}
+    for name in ("interp_softmax", "interp_tanh"):
+        try:
+            ip.user_ns[name](ip.user_ns["xt"])
+            errors[name] = None
+        except triton_preview.TritonPreviewError as e:
+            errors[name] = e
     after = (config_state(), patched_state())
-    return ip, before, after, softmax_error
+    return ip, before, after, errors
 
 
 def triton_kernels(ip, name: str):
@@ -94,9 +100,30 @@ def test_reduction_preview_is_triton_source(preview):
     torch.testing.assert_close(ip.user_ns["ps"], ip.user_ns["xt"].sum(-1) * 2)
 
 
+def test_calls_the_interpreter_cannot_run_are_computed_eagerly_and_said(preview):
+    """softplus, tanh and sum together (libdevice math and a reduction): the call
+    returns the right result, the Triton kernels stay in the report, a note says how."""
+    ip = preview[0]
+    x = ip.user_ns["xt"]
+    torch.testing.assert_close(ip.user_ns["px"],
+                               torch.nn.functional.softplus(x).tanh().sum(-1))
+    torch.testing.assert_close(ip.user_ns["pm"], torch.softmax(x, -1))
+    torch.testing.assert_close(ip.user_ns["pt"], torch.tanh(x) + 1)
+    for name in ("preview_mixed", "preview_tanh"):
+        rep, kernels = triton_kernels(ip, name)
+        assert kernels and all("@triton.jit" in k.source for k in kernels)
+        notes = [n for n in rep.notes if "computed eagerly" in n]
+        assert len(notes) == 1, rep.notes
+        assert kernels[0].name in notes[0] and "triton-interpret" in notes[0]
+    rep = nbcompile.report(ip.user_ns["preview_mixed"])
+    text, html = summary_text([rep]), summary_html([rep])
+    assert "computed eagerly" in text and "computed eagerly" in html
+
+
 def test_kernel_the_interpreter_cannot_run_fails_clearly_with_code_kept(preview):
-    ip, _, _, error = preview
-    _, kernels = triton_kernels(ip, "preview_softmax")
+    ip, _, _, errors = preview
+    error = errors["interp_softmax"]
+    _, kernels = triton_kernels(ip, "interp_softmax")
     assert kernels and "@triton.jit" in kernels[0].source
     if error is None:
         pytest.skip("this Triton's interpreter runs the softmax reduction")
@@ -104,14 +131,14 @@ def test_kernel_the_interpreter_cannot_run_fails_clearly_with_code_kept(preview)
     assert kernels[0].name in message
     assert "cannot run on this CPU-only machine" in message
     assert "without --codegen triton" in message
-    rep = nbcompile.report(ip.user_ns["preview_softmax"])
+    rep = nbcompile.report(ip.user_ns["interp_softmax"])
     assert any(kernels[0].name in note and "interpreter" in note for note in rep.notes)
 
 
 def test_libdevice_math_failure_names_the_cause(preview):
-    ip = preview[0]
-    error = ip.user_ns["tanh_error"]
-    _, kernels = triton_kernels(ip, "preview_tanh")
+    ip, _, _, errors = preview
+    error = errors["interp_tanh"]
+    _, kernels = triton_kernels(ip, "interp_tanh")
     assert kernels and "libdevice" in kernels[0].source
     if error is None:
         pytest.skip("this Triton's interpreter runs libdevice.tanh")

@@ -27,13 +27,16 @@ TargetStatus = Literal[
     "compiled",  # at least one compile finished
     "failed",  # the last compile raised (e.g. a fullgraph break)
     "disabled",  # --disable: the target runs eagerly
+    "not_compiled",  # compiles finished without a graph (e.g. torch.nn.LSTM): runs eagerly
 ]
 
 
 def _plain(value: Any) -> Any:
-    """Recursively turn dataclasses, tuples and sets into JSON-ready values."""
+    """Recursively turn dataclasses, tuples and sets into JSON-ready values (a
+    dataclass's private ``_fields`` are internal state, never part of a record)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if not f.name.startswith("_")}
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set)):
@@ -230,6 +233,16 @@ class Advice(Record):
 
 
 @dataclass
+class TorchLog(Record):
+    """A record torch logged during one of the target's compiles (kept out of stderr)."""
+
+    level: str  # ``WARNING``, ``INFO``...
+    logger: str  # e.g. ``torch._dynamo.variables.tensor``
+    compile_id: str  # the compile it was logged in (``"0/1"``)
+    message: str  # torch's text, as it would have printed (multi-line)
+
+
+@dataclass
 class CellRef(Record):
     """The notebook cell that defined a target (a summary's may be empty)."""
 
@@ -286,8 +299,10 @@ class TargetRecord(Record):
     omitted: list[Omission] = field(default_factory=list)
     schema_version: Literal[1] = SCHEMA_VERSION
     record: Literal["target"] = "target"
+    # torch's log records about its compiles, kept off stderr (``--torch-logs`` keeps them)
+    torch_logs: list[TorchLog] = field(default_factory=list)
 
-    OPTIONAL_KEYS = frozenset({"annotations", "code_diffs", "advice", "preview",
+    OPTIONAL_KEYS = frozenset({"annotations", "code_diffs", "advice", "preview", "torch_logs",
                              "code_piece_count", "truncated", "omitted"})
     COMPUTED = {
         "graph_break_count": (int, "len(graph_breaks)"),

@@ -65,7 +65,8 @@ class CaptureSession:
             if replaced and not target.previous_compiles:  # code diffs across cell re-runs
                 target.previous_compiles = list(replaced[-1].compiles
                                                 or replaced[-1].previous_compiles)
-            self.targets = [t for t in self.targets if t.name != target.name or t is target]
+            self.targets = [t for t in self.targets
+                            if (t.name != target.name and t.alive) or t is target]
             self.targets.append(target)
 
     def find(self, obj: Any) -> Target | None:
@@ -132,6 +133,17 @@ class CaptureSession:
             self._notify(target)
         elif self.builder.updated is not None:  # e.g. the backward's code, compiled later
             self._notify(target)
+
+    def owner_of(self, frame_id: int, frame_compile_id: int) -> Target | None:
+        """The target a frame compile was attributed to; for a compile not (yet) seen
+        (e.g. one stopped by ``recompile_limit``), the target of that frame's others."""
+        with self._lock:
+            if (frame_id, frame_compile_id) in self._owners:
+                return self._owners[(frame_id, frame_compile_id)]
+            for (frame, _), target in reversed(list(self._owners.items())):
+                if frame == frame_id and target is not None:
+                    return target
+        return None
 
     def phases_of(self, compile_id: str) -> list[Phase]:
         """Chrome-trace phase events of a compile (``"0/1"``), as captured."""

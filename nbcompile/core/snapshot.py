@@ -7,11 +7,13 @@ in a cycle.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from . import annotate, compile_diff
 from .advice import advise
-from .records import GraphBreak, Kernel, Recompile, TargetRecord
+from .not_compiled import why_not_compiled, without_internal_place
+from .records import CompileRecord, GraphBreak, Kernel, Recompile, TargetRecord
 from .targets import Target
 
 
@@ -21,7 +23,7 @@ def target_record(target: Target) -> TargetRecord:
     breaks: list[GraphBreak] = []
     seen: set[tuple[Any, ...]] = set()
     for c in target.compiles:
-        for gb in c.graph_breaks:
+        for gb in map(without_internal_place, c.graph_breaks):
             key = (gb.filename, gb.lineno, gb.reason)
             if key not in seen:
                 seen.add(key)
@@ -49,11 +51,13 @@ def target_record(target: Target) -> TargetRecord:
         wrapper=target.wrapper,
         compiled_object=_describe_compiled(target),
         cell=target.cell,
-        notes=list(target.notes) + [f"{a.message} Fix: {a.fix}" for a in advice],
+        notes=list(target.notes) + [f"{a.message} Fix: {a.fix}" for a in advice]
+        + ([why_not_compiled(target.name, target.compiles, breaks)]
+           if target.status == "not_compiled" else []),
         advice=advice,
         error=target.error,
         compiling_since=target.compiling_since,
-        compiles=list(target.compiles),
+        compiles=[_without_internal_places(c) for c in target.compiles],
         graph_count=sum(len(c.graphs) for c in target.compiles),
         graph_breaks=breaks,
         recompiles=recompiles,
@@ -61,8 +65,17 @@ def target_record(target: Target) -> TargetRecord:
         output_code=output_code,
         compile_time_s=round(sum(c.times.get("total_s", 0.0) for c in target.compiles), 4),
         preview=target.preview,
+        torch_logs=list(target.torch_logs),
     )
     return _with_codegen_views(record, target)
+
+def _without_internal_places(c: CompileRecord) -> CompileRecord:
+    """``c`` with graph breaks placed at nbcompile's entry function made placeless."""
+    breaks = [without_internal_place(gb) for gb in c.graph_breaks]
+    if all(a is b for a, b in zip(breaks, c.graph_breaks, strict=True)):
+        return c
+    return dataclasses.replace(c, graph_breaks=breaks)
+
 
 def _with_codegen_views(record: TargetRecord, target: Target) -> TargetRecord:
     """Add the annotated source and the code diffs (``annotate``, ``compile_diff``)."""
@@ -90,6 +103,7 @@ def _describe_compiled(target: Target) -> str:
     if target.kind == "function":
         return f"torch.compile({target.name})"
     if target.wrapper:
-        inner = type(target.compiled_module).__name__
+        module = target.compiled_module  # None once the user dropped it
+        inner = type(module).__name__ if module is not None else "module"
         return f"the {inner} inside {target.name} ({target.wrapper}), compiled in place"
     return f"{target.name}.compile()"

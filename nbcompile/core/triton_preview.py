@@ -10,8 +10,12 @@ GPU Triton has no active driver and Inductor's codegen stops at
   driver is active) replaces the backend hash with a constant and sets
   ``TRITON_INTERPRET=1`` so that kernels load in Triton's interpreter (pointwise kernels
   even run, slowly), and restores both afterwards;
-* a kernel the interpreter cannot run raises ``TritonPreviewError`` naming it; its code
-  is in the record all the same.
+* a kernel the interpreter cannot run (libdevice math, many reductions) does not stop
+  the notebook: the call is computed eagerly (PyTorch without compiling) and a note on
+  the target says so and names the kernel; its code is in the record all the same;
+* ``--codegen triton-interpret`` (``apply(target, interpret=True)``) is the explicit
+  choice to run in the interpreter only: there such a kernel raises
+  ``TritonPreviewError`` naming it.
 
 On a machine with a GPU, Triton kernels for CUDA tensors are captured as they are; the
 preview changes nothing there but the CPU backend option.
@@ -27,12 +31,15 @@ import re
 import threading
 import traceback
 import warnings
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from .targets import Target
 
 PREVIEW = "triton"
+INTERPRET = "triton-interpret"  # --codegen value: run in the interpreter, or raise
+CODEGEN_CHOICES = ("default", PREVIEW, INTERPRET)
 PREVIEW_HASH = "NBCOMPILE-TRITON-PREVIEW-NO-GPU"
 PREVIEW_NOTE = (
     "Triton preview (--codegen triton): the kernels below are the Triton code Inductor "
@@ -218,6 +225,16 @@ def explain_failure(name: str, error: BaseException, generated: list[str]) -> st
     )
 
 
+def fallback_note(name: str, message: str) -> str:
+    """The target's note when a call was computed eagerly instead (``--codegen triton``)."""
+    detail = message.split(": ", 1)[-1].split(" The preview is for reading")[0]
+    return (
+        f"Triton preview: {name} was computed eagerly (PyTorch without compiling), so the "
+        f"result is right and the notebook runs on. {detail} The Triton kernels stay in "
+        f"the report; --codegen {INTERPRET} runs them in the interpreter and raises instead."
+    )
+
+
 def _likely_cause(error: BaseException, failed: list[str]) -> str:
     """Name the usual culprit when we can tell: libdevice math, or a reduction."""
     text = str(error)
@@ -231,8 +248,11 @@ def _likely_cause(error: BaseException, failed: list[str]) -> str:
 
 def wrap(call: Callable[..., Any], name: str,
          kernels: Callable[[], list[str]] = lambda: [],
-         on_failure: Callable[[str], None] = lambda message: None) -> Callable[..., Any]:
-    """``call`` running inside ``preview_scope()``; failures become ``TritonPreviewError``."""
+         on_failure: Callable[[str], None] = lambda message: None,
+         eager: Callable[..., Any] | None = None) -> Callable[..., Any]:
+    """``call`` running inside ``preview_scope()``. A Triton failure is computed by
+    ``eager`` instead when given, else it becomes ``TritonPreviewError``; either way
+    ``on_failure`` hears the explanation."""
 
     @functools.wraps(call)
     def preview_call(*args: Any, **kwargs: Any) -> Any:
@@ -245,7 +265,9 @@ def wrap(call: Callable[..., Any], name: str,
                     raise
                 message = explain_failure(name, e, kernels())
                 on_failure(message)
-                raise TritonPreviewError(message) from e
+                if eager is None:
+                    raise TritonPreviewError(message) from e
+        return eager(*args, **kwargs)  # outside the scope: nothing patched
 
     preview_call.__nbcompile_preview__ = PREVIEW  # type: ignore[attr-defined]
     return preview_call
@@ -267,9 +289,27 @@ def _from_triton(error: BaseException) -> bool:
     return False
 
 
-def apply(target: Target) -> None:
+def _eager_module(module: Any) -> Callable[..., Any]:
+    """The module's uncompiled call, without a strong reference back to it."""
+    ref = weakref.ref(module)
+
+    def eager_call(*args: Any, **kwargs: Any) -> Any:
+        live = ref()
+        if live is None:
+            raise ReferenceError("the module of this Triton preview no longer exists")
+        return live._call_impl(*args, **kwargs)
+
+    return eager_call
+
+
+def apply(target: Target, interpret: bool = False) -> None:
     """Make ``target`` (a ``Target`` compiled with ``preview_options``) a preview target:
-    its calls run in ``preview_scope()``, and its record says it is a preview."""
+    its calls run in ``preview_scope()``, and its record says it is a preview.
+
+    A call whose kernels Triton's interpreter cannot run is computed eagerly (and a note
+    says so), unless ``interpret`` (``--codegen triton-interpret``): then it raises
+    ``TritonPreviewError``.
+    """
     target.preview = PREVIEW
     if PREVIEW_NOTE not in target.notes:
         target.notes.append(PREVIEW_NOTE)
@@ -279,7 +319,10 @@ def apply(target: Target) -> None:
                 if k.language == "triton" and k.kind == "kernel"]
 
     def failed(message: str) -> None:
-        note = "Triton preview: " + message.split(": ", 1)[-1]
+        if interpret:
+            note = "Triton preview: " + message.split(": ", 1)[-1]
+        else:
+            note = fallback_note(target.name, message)
         if note not in target.notes:
             target.notes.append(note)
 
@@ -289,6 +332,11 @@ def apply(target: Target) -> None:
         inner = target.compiled_module
         if inner._compiled_call_impl is not None:
             inner._compiled_call_impl = wrap(inner._compiled_call_impl, target.name,
-                                             generated, failed)
+                                             generated, failed,
+                                             None if interpret else _eager_module(inner))
     else:
-        target.bound = wrap(target.bound, target.name, generated, failed)
+        eager = None if interpret else getattr(target.original, "_torchdynamo_orig_callable",
+                                               target.original)
+        wrapped = wrap(target.bound, target.name, generated, failed, eager)
+        target.keep(wrapped)  # held until the magic binds it to the user's name
+        target.bound = wrapped

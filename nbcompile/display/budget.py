@@ -60,6 +60,7 @@ def how_to_get(name: str, attr: str) -> str:
 #: What a published record loses first when over budget: (dotted path, report attribute).
 #: Bulky details go first; counts, statuses, breaks and advice stay longest.
 TRIM_ORDER: tuple[tuple[str, str], ...] = (
+    ("torch_logs", "torch_logs"),
     ("compiles[].graphs", "compiles[i].graphs"),
     ("code_diffs", "code_diffs"),
     ("compiles", "compiles"),

@@ -21,9 +21,9 @@ __all__ = ["published_record", "summary_bundle", "summary_html", "summary_payloa
 
 #: How each kind of item is introduced (text, html); "" for none.
 _TEXT_LABELS = {"note": "note", "cache": "", "graph_break": "graph break",
-                "recompile": "recompile", "error": "error"}
+                "recompile": "recompile", "error": "error", "torch_logs": ""}
 _HTML_LABELS = {"note": "", "cache": "", "graph_break": "graph break",
-                "recompile": "recompile", "error": "<b>error</b>"}
+                "recompile": "recompile", "error": "<b>error</b>", "torch_logs": ""}
 _COLUMNS = ("target", "kind", "status", "graphs", "breaks", "recompiles", "kernels", "compile")
 
 
@@ -72,6 +72,10 @@ def render_text(summary: Summary) -> str:
 # -- text/html -------------------------------------------------------------------------
 
 def _item_html(item: SummaryItem) -> str:
+    if item.detail:  # folded: a <details> that works without JavaScript
+        return (f"<li><details><summary>{escape(item.text)}</summary>"
+                f"<pre style='white-space:pre-wrap;margin:0'>{escape(item.detail)}</pre>"
+                "</details></li>")
     head = _head(_HTML_LABELS[item.kind], item, escape)
     body = (escape(item.text) if item.code is None
             else f"<code>{escape(item.code)}</code> &mdash; {escape(item.text)}")

@@ -17,7 +17,7 @@ from ..core.frames import is_cell_file
 from ..core.records import SourceLine, TargetRecord
 from ..core.userstack import cell_frame
 
-ItemKind = Literal["note", "cache", "graph_break", "recompile", "error"]
+ItemKind = Literal["note", "cache", "graph_break", "recompile", "error", "torch_logs"]
 
 #: What a cell without new functions or modules shows.
 EMPTY_TEXT = "nbcompile: nothing to compile in this cell (no new functions or nn.Modules)."
@@ -44,6 +44,7 @@ class SummaryItem:
     compile_id: str | None = None
     link: str = ""  # documentation page (a graph break's doc_url)
     link_label: str = ""  # e.g. the graph-break id "GB0170"
+    detail: str = ""  # folded text shown on demand (torch's own log records)
 
 
 @dataclass(frozen=True)
@@ -78,9 +79,13 @@ def status_text(record: TargetRecord, now: float) -> str:
     return record.status
 
 
-def locate(filename: str | None, lineno: int | None, stack: list[SourceLine]) -> SourceLocation:
+def locate(filename: str | None, lineno: int | None,
+           stack: list[SourceLine]) -> SourceLocation | None:
     """``line N`` for cell code; for a library file its short path and line, plus the cell
-    line that led there (from the user stack), e.g. a break inside ``generate()``."""
+    line that led there (from the user stack), e.g. a break inside ``generate()``; no
+    place at all when there is none (e.g. a break at the call itself)."""
+    if not filename and lineno is None:
+        return None
     if not filename or is_cell_file(filename) or filename.startswith("<"):
         return SourceLocation(f"line {lineno}")
     parts = filename.replace("\\", "/").split("/")
@@ -114,7 +119,23 @@ def _items(r: TargetRecord) -> tuple[SummaryItem, ...]:
     if r.error:
         items.append(SummaryItem("error", r.error.message, r.error.line,
                                  locate(r.error.filename, r.error.lineno, r.error.stack)))
+    if r.torch_logs:
+        items.append(torch_logs_item(r))
     return tuple(items)
+
+
+def torch_logs_item(r: TargetRecord) -> SummaryItem:
+    """torch's log records of the target's compiles, once, folded: a one-line gist and
+    the full text as ``detail``."""
+    n = len(r.torch_logs)
+    first = next((line.strip() for line in r.torch_logs[0].message.splitlines()
+                  if line.strip()), "")
+    text = (f"torch logged {n} message{'s' if n != 1 else ''} about these compiles "
+            f"(kept off stderr; %%compile --torch-logs shows them there): {first}"
+            + (" ..." if n > 1 or "\n" in r.torch_logs[0].message.strip() else ""))
+    detail = "\n\n".join(f"{log.level} {log.logger} [{log.compile_id}]\n{log.message}"
+                         for log in r.torch_logs)
+    return SummaryItem("torch_logs", text, detail=detail)
 
 
 def summarize_target(record: TargetRecord, now: float) -> TargetSummary:

@@ -6,11 +6,15 @@ from typing import Any
 
 from ..core import cache
 from ..core.session import get_session
+from ..core.torch_logs import TorchLogRouting
 from .admin import AdminMagics
 from .compare import CompareMagics
 from .compile import CompileMagics
 from .errors import install_error_display, uninstall_error_display
 from .profile import ProfileMagics
+
+#: torch's compile log records routed into records while loaded (see core.torch_logs).
+_torch_logs: TorchLogRouting | None = None
 
 #: Magics classes registered by ``%load_ext nbcompile``.
 MAGICS: list[type] = [CompileMagics, CompareMagics, AdminMagics, ProfileMagics]
@@ -20,12 +24,21 @@ def load_ipython_extension(shell: Any) -> None:
     for magics in MAGICS:
         shell.register_magics(magics)
     cache.setup_default()  # persistent per-user compile cache, unless the user chose one
-    get_session().start()
+    session = get_session()
+    session.start()
+    global _torch_logs
+    if _torch_logs is None:
+        _torch_logs = TorchLogRouting(session.owner_of)
+        _torch_logs.install()
     install_error_display(shell)
 
 
 def unload_ipython_extension(shell: Any) -> None:
+    global _torch_logs
     get_session().stop()
+    if _torch_logs is not None:
+        _torch_logs.uninstall()
+        _torch_logs = None
     cache.restore()
     uninstall_error_display(shell)
     for magics in MAGICS:

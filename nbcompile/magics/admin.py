@@ -1,4 +1,5 @@
-"""``%nbcompile cache [--dir D | --clear | --info]``: the persistent compile cache."""
+"""``%nbcompile cache [--dir D | --clear | --info]`` (the persistent compile cache) and
+``%nbcompile open PATH`` (show a TORCH_TRACE run)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ from argparse import Namespace
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.display import display
 
+from ..api import open_trace
 from ..core import cache
 from ..display import budget
 from ..display.cache_info import info_text
 from ..display.units import format_bytes
+from .arguments import unquoted
 
 
 @magics_class
@@ -19,8 +23,11 @@ class AdminMagics(Magics):
     """The ``%nbcompile`` line magic (administration)."""
 
     @magic_arguments()
-    @argument("command", choices=["cache", "config"],
-              help="What to manage: cache (Inductor's compile cache) or config (settings).")
+    @argument("command", choices=["cache", "open", "config"],
+              help="cache: manage the compile cache; open PATH: show a TORCH_TRACE run; "
+                   "config: settings (--output-budget).")
+    @argument("path", nargs="?", default=None,
+              help="open: a TORCH_TRACE log file or directory (quote paths with spaces).")
     @argument("--dir", default=None, metavar="D",
               help="Use D (created 0700; must be yours and not group/world-writable) "
                    "for Inductor's on-disk caches from now on.")
@@ -35,8 +42,9 @@ class AdminMagics(Magics):
                    "the kernel, with a mark saying how to get it.")
     @line_magic("nbcompile")
     def nbcompile(self, line: str) -> None:
-        """Manage nbcompile: ``%nbcompile cache [--dir D | --clear | --info]`` and
-        ``%nbcompile config [--output-budget SIZE]``.
+        """Manage nbcompile: ``%nbcompile cache [--dir D | --clear | --info]``, show a
+        TORCH_TRACE run (a log file or a directory of per-rank logs): ``%nbcompile open PATH``,
+        or change settings: ``%nbcompile config [--output-budget SIZE]``.
 
         nbcompile keeps Inductor's compile caches (FX graph cache, AOTAutograd cache,
         compiled kernels) in a persistent per-user directory (default
@@ -47,11 +55,18 @@ class AdminMagics(Magics):
             args = parse_argstring(self.nbcompile, line)
         except UsageError as e:
             raise UsageError(f"%nbcompile: {e}") from None
-        if args.command == "config":
-            return _config(args)
-        if args.output_budget is not None:
-            raise UsageError("%nbcompile cache: --output-budget belongs to "
+        if args.output_budget is not None and args.command != "config":
+            raise UsageError(f"%nbcompile {args.command}: --output-budget belongs to "
                              "%nbcompile config --output-budget SIZE")
+        if args.command == "config":
+            _config(args)
+            return
+        if args.command == "open":
+            self._open(args)
+            return
+        if args.path is not None:
+            raise UsageError(f"%nbcompile cache: unexpected argument {args.path!r} "
+                             "(a path is only for: %nbcompile open PATH)")
         if sum([args.dir is not None, args.clear, args.info]) > 1:
             raise UsageError("%nbcompile cache: use one of --dir, --clear, --info")
         try:
@@ -68,12 +83,27 @@ class AdminMagics(Magics):
         except (cache.CacheDirError, OSError) as e:
             raise UsageError(f"%nbcompile cache: {e}") from None
 
+    @staticmethod
+    def _open(args: object) -> None:
+        path = unquoted(getattr(args, "path", None) or "")
+        if getattr(args, "dir", None) is not None or getattr(args, "clear", False) \
+                or getattr(args, "info", False):
+            raise UsageError("%nbcompile open: --dir, --clear and --info are for "
+                             "%nbcompile cache; use: %nbcompile open PATH")
+        if not path:
+            raise UsageError("%nbcompile open: give a TORCH_TRACE log file or directory, "
+                             "e.g. %nbcompile open /tmp/trace_dir")
+        try:
+            report = open_trace(path)
+        except (FileNotFoundError, PermissionError) as e:
+            raise UsageError(f"%nbcompile open: {e}") from None
+        display(report)
 
 def _config(args: Namespace) -> None:
     """``%nbcompile config [--output-budget SIZE]``: set, then show, the settings."""
-    if args.dir is not None or args.clear or args.info:
-        raise UsageError("%nbcompile config: --dir, --clear and --info belong to "
-                         "%nbcompile cache")
+    if args.dir is not None or args.clear or args.info or args.path is not None:
+        raise UsageError("%nbcompile config: only --output-budget SIZE; --dir, --clear and "
+                         "--info belong to %nbcompile cache, a path to %nbcompile open")
     if args.output_budget is not None:
         try:
             budget.set_output_budget(args.output_budget)

@@ -45,10 +45,18 @@ class CompileMagics(Magics):
     @argument("--annotate", action="store_true",
               help="Show the cell's source annotated line by line (kernel, extern call, "
                    "graph break, Python) in the summary once compiled.")
-    @argument("--codegen", choices=("default", "triton"), default="default", action=Once,
-              type=unquoted,
+    @argument("--codegen", choices=triton_preview.CODEGEN_CHOICES, default="default",
+              action=Once, type=unquoted,
               help="triton: preview the Triton kernels a GPU would run, on a CPU-only "
-                   "machine (needs the triton package; runs in Triton's interpreter).")
+                   "machine (needs the triton package); calls run in Triton's interpreter, "
+                   "and those it cannot run (libdevice math, many reductions) are computed "
+                   "eagerly, said in the summary. triton-interpret: run in the interpreter "
+                   "only, and raise TritonPreviewError where it cannot.")
+    @argument("--torch-logs", action="store_true",
+              help="Keep torch's own log records about these targets' compiles on stderr, "
+                   "as torch prints them (by default they go into the record and the "
+                   "summary shows them once, folded). For every target: set "
+                   "NBCOMPILE_TORCH_LOGS=show before loading nbcompile.")
     @cell_magic("compile")
     def compile(self, line: str, cell: str) -> Any:
         """Run the cell, then compile the functions and nn.Modules it defined.
@@ -100,13 +108,16 @@ class CompileMagics(Magics):
         for target in targets:
             if note := usage.get(target.name):
                 target.notes.append(note)
-        if args.codegen == "triton":
+        for target in targets:
+            target.show_torch_logs = args.torch_logs
+        if args.codegen != "default":
             for target in targets:
-                triton_preview.apply(target)
+                triton_preview.apply(target, interpret=args.codegen == triton_preview.INTERPRET)
         session = get_session()
         for name, target in zip(target_names, targets, strict=True):
-            session.register(target)
             ns[name] = target.bound
+            session.register(target)
+            target.release()  # the user's names hold the objects; nbcompile holds them weakly
         LiveSummary(session, targets, cell_ref.to_dict(), annotate=args.annotate)
         return result
 
@@ -114,7 +125,7 @@ class CompileMagics(Magics):
     def _options(self, args: argparse.Namespace) -> CompileOptions:
         try:
             mode, inductor_options = args.mode, parse_option_pairs(args.options)
-            if args.codegen == "triton":
+            if args.codegen != "default":
                 mode, inductor_options = None, triton_preview.magic_options(
                     args.mode, inductor_options, args.backend)
             return CompileOptions(
