@@ -1,9 +1,9 @@
-"""8. Saved notebook size: a tiny 2-layer GPT-2 compiled 12 times and a one-line function
+"""9. Saved notebook size: a tiny 2-layer GPT-2 compiled 12 times and a one-line function
 recompiled 30 times, each with its ``report()`` displayed, executed in a real kernel and
 saved; without a budget (``--output-budget 1000M``: per-item caps only, as before issue
 15) and with the default 256K budget.
 
-``python -m benchmarks --only 8``
+``python -m benchmarks --only 9``
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def bench_notebook_size() -> list[dict]:
         bounded = run(notebook(cells))
         before, after = saved_size(unbounded), saved_size(bounded)
         rows.append({
-            "name": f"8. saved notebook size with/without output budget: {name}",
+            "name": f"9. saved notebook size with/without output budget: {name}",
             "value": after / before, "spread": None, "target": "GPT-2 under 1 MB",
             "ok": after < 1_000_000,
             "detail": (f"{before / 1e6:.2f} MB -> {after / 1e6:.2f} MB; largest output "
