@@ -59,7 +59,7 @@ export interface TargetRecord {
   options: {
     [k: string]: unknown;
   };
-  status: 'pending' | 'compiling' | 'compiled' | 'failed' | 'disabled';
+  status: 'pending' | 'compiling' | 'compiled' | 'failed' | 'disabled' | 'not_compiled';
   /**
    * the wrapper(s) the name holds, outermost first
    */
@@ -127,6 +127,10 @@ export interface TargetRecord {
   preview?: string;
   schema_version: 1;
   record: 'target';
+  /**
+   * torch's log records about its compiles, kept off stderr (`--torch-logs` keeps them)
+   */
+  torch_logs?: TorchLog[];
   /**
    * len(graph_breaks)
    */
@@ -484,6 +488,27 @@ export interface Advice {
    * the setting or code to use
    */
   fix: string;
+}
+/**
+ * A record torch logged during one of the target's compiles (kept out of stderr).
+ */
+export interface TorchLog {
+  /**
+   * `WARNING`, `INFO`...
+   */
+  level: string;
+  /**
+   * e.g. `torch._dynamo.variables.tensor`
+   */
+  logger: string;
+  /**
+   * the compile it was logged in (`"0/1"`)
+   */
+  compile_id: string;
+  /**
+   * torch's text, as it would have printed (multi-line)
+   */
+  message: string;
 }
 /**
  * The result of `compare()`: one row per mode, eager first.

@@ -117,7 +117,8 @@ export const RECORD_SCHEMA: unknown = {
             "compiling",
             "compiled",
             "failed",
-            "disabled"
+            "disabled",
+            "not_compiled"
           ]
         },
         "wrapper": {
@@ -230,6 +231,13 @@ export const RECORD_SCHEMA: unknown = {
         },
         "record": {
           "const": "target"
+        },
+        "torch_logs": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/TorchLog"
+          },
+          "description": "torch's log records about its compiles, kept off stderr (`--torch-logs` keeps them)"
         },
         "graph_break_count": {
           "type": "integer",
@@ -811,6 +819,36 @@ export const RECORD_SCHEMA: unknown = {
         "kind",
         "message",
         "fix"
+      ],
+      "additionalProperties": false
+    },
+    "TorchLog": {
+      "title": "TorchLog",
+      "type": "object",
+      "description": "A record torch logged during one of the target's compiles (kept out of stderr).",
+      "properties": {
+        "level": {
+          "type": "string",
+          "description": "`WARNING`, `INFO`..."
+        },
+        "logger": {
+          "type": "string",
+          "description": "e.g. `torch._dynamo.variables.tensor`"
+        },
+        "compile_id": {
+          "type": "string",
+          "description": "the compile it was logged in (`\"0/1\"`)"
+        },
+        "message": {
+          "type": "string",
+          "description": "torch's text, as it would have printed (multi-line)"
+        }
+      },
+      "required": [
+        "level",
+        "logger",
+        "compile_id",
+        "message"
       ],
       "additionalProperties": false
     },
