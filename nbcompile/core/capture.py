@@ -51,9 +51,13 @@ class TraceEvent:
 class TraceListener(logging.Handler):
     """Decode structured-trace records and hand them to ``sink``; never raise into torch."""
 
-    def __init__(self, sink: Callable[[TraceEvent], None]) -> None:
+    def __init__(self, sink: Callable[[TraceEvent], None], *,
+                 private: bool = False) -> None:
+        """``private``: also hear compiles made under ``suppressed()`` (a trial's own
+        capture, e.g. ``nbcompile.suggest``), which the session must not see."""
         super().__init__(level=logging.DEBUG)
         self._sink = sink
+        self._private = private
         self._strings: dict[int, str] = {}
         self._logger = logging.getLogger(TRACE_LOGGER)
 
@@ -83,7 +87,7 @@ class TraceListener(logging.Handler):
                 text, index = metadata["str"]
                 self._strings[index] = text
                 return
-            if _suppressed.get():
+            if _suppressed.get() and not self._private:
                 return
             kinds = [k for k in metadata if k not in _KEY_FIELDS]
             if not kinds or kinds[0] == "chromium_event":
