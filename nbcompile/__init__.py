@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .api import Comparison, CompileReport, compare, report
+from .api import Comparison, CompileReport, Suggestions, compare, report, suggest
 from .core.records import MIME_TYPE, SCHEMA_VERSION
 
 __version__ = "0.1.0"
-__all__ = ["MIME_TYPE", "SCHEMA_VERSION", "CompileReport", "Comparison", "compare", "report"]
+__all__ = [
+    "MIME_TYPE", "SCHEMA_VERSION", "CompileReport", "Comparison", "Suggestions", "compare",
+    "report", "suggest",
+]
 
 
 def load_ipython_extension(shell: Any) -> None:

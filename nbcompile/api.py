@@ -10,6 +10,7 @@ import dataclasses
 import functools
 from typing import TYPE_CHECKING, Any
 
+from .core import suggest as _suggest
 from .core import timing as _timing
 from .core.records import TargetRecord
 from .core.session import get_session
@@ -100,3 +101,28 @@ class Comparison(_timing.Comparison):
 @functools.wraps(_timing.compare)
 def compare(fn: Any, *args: Any, **kwargs: Any) -> Comparison:
     return Comparison.from_record(_timing.compare(fn, *args, **kwargs))
+
+
+@dataclasses.dataclass(repr=False)
+class Suggestions(_suggest.Suggestions):
+    """What ``suggest()`` returns: ``baseline``, ``items`` (each a ``Suggestion``),
+    ``to_dict()`` (the ``suggestions`` record), and rich reprs (one row per suggestion)."""
+
+    @classmethod
+    def from_record(cls, record: _suggest.Suggestions) -> Suggestions:
+        return cls(**{f.name: getattr(record, f.name) for f in dataclasses.fields(record)})
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from .display.suggest import suggestions_bundle
+
+        return suggestions_bundle(self)
+
+    def __repr__(self) -> str:
+        from .display.suggest import suggestions_text
+
+        return suggestions_text(self)
+
+
+@functools.wraps(_suggest.suggest)
+def suggest(fn: Any, *args: Any, **kwargs: Any) -> Suggestions:
+    return Suggestions.from_record(_suggest.suggest(fn, *args, **kwargs))

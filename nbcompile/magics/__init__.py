@@ -10,9 +10,10 @@ from .admin import AdminMagics
 from .compare import CompareMagics
 from .compile import CompileMagics
 from .errors import install_error_display, uninstall_error_display
+from .suggest import SuggestMagics
 
 #: Magics classes registered by ``%load_ext nbcompile``.
-MAGICS: list[type] = [CompileMagics, CompareMagics, AdminMagics]
+MAGICS: list[type] = [CompileMagics, CompareMagics, SuggestMagics, AdminMagics]
 
 
 def load_ipython_extension(shell: Any) -> None:
