@@ -8,13 +8,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from .api import Comparison, CompileReport, Suggestions, compare, report, suggest
+from .api import (
+    Comparison,
+    CompileReport,
+    Profile,
+    Suggestions,
+    compare,
+    profile,
+    report,
+    suggest,
+)
 from .core.records import MIME_TYPE, SCHEMA_VERSION
 
 __version__ = "0.1.0"
 __all__ = [
-    "MIME_TYPE", "SCHEMA_VERSION", "CompileReport", "Comparison", "Suggestions", "compare",
-    "report", "suggest",
+    "MIME_TYPE",
+    "SCHEMA_VERSION",
+    "CompileReport",
+    "Comparison",
+    "Profile",
+    "Suggestions",
+    "compare",
+    "profile",
+    "report",
+    "suggest",
 ]
 
 

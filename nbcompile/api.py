@@ -10,10 +10,12 @@ import dataclasses
 import functools
 from typing import TYPE_CHECKING, Any
 
+from .core import profile as _profile
 from .core import suggest as _suggest
 from .core import timing as _timing
 from .core.records import TargetRecord
 from .core.session import get_session
+from .core.snapshot import target_record
 
 if TYPE_CHECKING:
     from .display.annotate import AnnotatedSource
@@ -39,9 +41,10 @@ class CompileReport(TargetRecord):
 
     def _repr_html_(self) -> str:
         from .display.annotate import diffs_html
+        from .display.phases import phases_html
         from .display.report_html import report_html
 
-        return report_html(self) + diffs_html(self)
+        return report_html(self) + phases_html(self) + diffs_html(self)
 
     def annotate(self) -> AnnotatedSource:
         """The target's source annotated line by line, like ``%%cython --annotate``:
@@ -58,7 +61,8 @@ class CompileReport(TargetRecord):
             f"<CompileReport {self.name} ({self.kind}): {self.status}, "
             f"{plural(self.graph_count, 'graph')}, {plural(self.graph_break_count, 'break')}, "
             f"{plural(self.recompile_count, 'recompile')}, "
-            f"{plural(len(self.kernels), 'code piece')}, {format_seconds(self.compile_time_s, 2)}>"
+            f"{plural(self.code_piece_count, 'code piece')}, "
+            f"{format_seconds(self.compile_time_s, 2)}>"
         )
 
 
@@ -75,7 +79,7 @@ def report(obj: Any) -> CompileReport:
             f"nbcompile has no record of {name}: compile it in a %%compile cell first "
             "(after %load_ext nbcompile)."
         )
-    return CompileReport.from_record(target.record())
+    return CompileReport.from_record(target_record(target))
 
 
 @dataclasses.dataclass(repr=False)
@@ -101,6 +105,27 @@ class Comparison(_timing.Comparison):
 @functools.wraps(_timing.compare)
 def compare(fn: Any, *args: Any, **kwargs: Any) -> Comparison:
     return Comparison.from_record(_timing.compare(fn, *args, **kwargs))
+
+
+@dataclasses.dataclass(repr=False)
+class Profile(_profile.Profile):
+    """What ``profile()`` returns: ``kernels``, ``lines``, the per-call budget
+    (``wall_s``, ``outside_graphs_s``, ``overhead_s`` ...), ``to_dict()`` (the ``profile``
+    record), and rich reprs (the source coloured by measured time, the kernel table)."""
+
+    @classmethod
+    def from_record(cls, record: _profile.Profile) -> Profile:
+        return cls(**{f.name: getattr(record, f.name) for f in dataclasses.fields(record)})
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from .display.profile import profile_bundle
+
+        return profile_bundle(self)
+
+
+@functools.wraps(_profile.profile)
+def profile(fn: Any, *args: Any, **kwargs: Any) -> Profile:
+    return Profile.from_record(_profile.profile(fn, *args, **kwargs))
 
 
 @dataclasses.dataclass(repr=False)

@@ -7,7 +7,8 @@ import pytest
 import torch
 
 import nbcompile
-from nbcompile.core import codegen
+from nbcompile.core.compile_diff import diff_compiles
+from nbcompile.core.output_code import split_kernels
 from nbcompile.core.records import CompileRecord, Kernel
 
 from .conftest import run_cell
@@ -149,7 +150,7 @@ runner = Runner(partitions=[])
 
 
 def test_split_kernels_relocates_cache_hit_locations_and_splits_same_ops():
-    kernels = codegen.split_kernels(OUTPUT, [DYNAMO], "3/0", post_grad_graph=STALE_POST_GRAD)
+    kernels = split_kernels(OUTPUT, [DYNAMO], "3/0", post_grad_graph=STALE_POST_GRAD)
     by_name = {k.name: k for k in kernels}
     assert [k.kind for k in kernels] == ["kernel", "kernel", "extern", "wrapper"]
     assert all(k.stage == "inference" and k.compile_id == "3/0" for k in kernels)
@@ -171,12 +172,12 @@ def test_diff_kernels_pairs_by_name_and_reports_added():
     before = rec("0/0", {"cpp_fused_a_0": "float x;\nreturn;"})
     after = rec("0/1", {"cpp_fused_a_0": "double x;\nreturn;", "cpp_fused_b_1": "int y;"})
     after.recompile_reason = "tensor 'x' dtype mismatch. expected Float, actual Double"
-    diffs = codegen.diff_compiles([before, after])
+    diffs = diff_compiles([before, after])
     assert [(d.kernel, d.change) for d in diffs] == [("cpp_fused_a_0", "changed"),
                                                       ("cpp_fused_b_1", "added")]
     assert "-float x;" in diffs[0].diff and "+double x;" in diffs[0].diff
     assert diffs[0].cause.startswith("tensor 'x' dtype")
-    assert codegen.diff_compiles([before]) == []
+    assert diff_compiles([before]) == []
 
 
 BLOCK = '''import torch

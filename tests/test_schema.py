@@ -1,54 +1,241 @@
-"""The record contract: fixtures and fresh records validate against the v1 JSON Schema,
-and the committed fixtures (read by the TypeScript tests) match what Python produces."""
+"""The record contract: the schema and the docs tables are generated from the dataclasses
+(and fail here when stale), the schema is closed, real records from real compiles
+validate, and records saved by an older nbcompile still validate."""
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
 import jsonschema
 import pytest
+import torch
 
+import nbcompile
+from nbcompile.core.records import MIME_TYPE
+from nbcompile.display import summary_bundle
+from nbcompile.schema import generate
+
+from .conftest import run_cell
 from .fixtures import make_fixtures
-from .test_magic_inprocess import SCHEMA
 
 FIXTURES = Path(__file__).parent / "fixtures" / "records"
+SCHEMA = json.loads(generate.SCHEMA_PATH.read_text())
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+
+CELL = '''import torch
+def breaks_and_recompiles(x):
+    y = torch.cos(x) + 1
+    print("graph break here")
+    return torch.relu(y) * 3
+net = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.Tanh())
+'''
 
 
-def _key_paths(value, prefix="") -> set[str]:
-    """Every key path in a JSON value (list items merged), e.g. targets[].kernels[].name."""
-    paths: set[str] = set()
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if key == "options" or key == "cache" or key == "times":
-                paths.add(f"{prefix}.{key}")  # free-form maps
-                continue
-            paths.add(f"{prefix}.{key}")
-            paths |= _key_paths(item, f"{prefix}.{key}")
-    elif isinstance(value, list):
-        for item in value:
-            paths |= _key_paths(item, f"{prefix}[]")
-    return paths
+def _validate(record: dict) -> None:
+    """Validate the record as JSON (what a notebook saves) against the closed schema."""
+    VALIDATOR.validate(json.loads(json.dumps(record)))
+
+
+def _errors(record: dict) -> list[str]:
+    return [e.message for e in VALIDATOR.iter_errors(json.loads(json.dumps(record)))]
+
+
+# --- generated files are current -------------------------------------------------------
+
+
+def test_committed_schema_is_generated_from_the_dataclasses():
+    assert generate.SCHEMA_PATH.read_text() == generate.schema_text(), (
+        "nbcompile/schema/record-v1.schema.json is stale: "
+        "run python -m nbcompile.schema.generate"
+    )
+
+
+def test_docs_field_tables_are_generated_from_the_dataclasses():
+    current = generate.DOCS_PATH.read_text()
+    assert current.count(":begin -->") >= 12
+    assert current == generate.docs_text(current), (
+        "docs/records.md field tables are stale: run python -m nbcompile.schema.generate"
+    )
+
+
+def test_generator_check_mode_reports_staleness(tmp_path, monkeypatch, capsys):
+    stale = tmp_path / "record.schema.json"
+    stale.write_text("{}\n")
+    monkeypatch.setattr(generate, "SCHEMA_PATH", stale)
+    assert generate.main(["--check"]) == 1
+    assert "stale:" in capsys.readouterr().err and stale.read_text() == "{}\n"
+    assert generate.main([]) == 0
+    assert json.loads(stale.read_text()) == SCHEMA
+
+
+def test_schema_is_valid_and_every_object_is_closed():
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    assert {s["$ref"] for s in SCHEMA["oneOf"]} == {
+        "#/$defs/SummaryRecord", "#/$defs/TargetRecord", "#/$defs/Comparison",
+        "#/$defs/Profile"}
+    for name, definition in SCHEMA["$defs"].items():
+        assert definition["additionalProperties"] is False, name
+        assert set(definition["required"]) <= set(definition["properties"]), name
+    compile_ = SCHEMA["$defs"]["CompileRecord"]["properties"]
+    assert compile_["output_code_path"] == {
+        "type": "string", "description": "where Inductor wrote the generated module"}
+    assert compile_["started_at"]["type"] == "number"
+    target = SCHEMA["$defs"]["TargetRecord"]
+    assert {"graph_break_count", "recompile_count", "kernel_count"} <= set(target["required"])
+    assert "code_piece_count" in target["properties"]
+    assert SCHEMA["$defs"]["Kernel"]["properties"]["kind"]["enum"] == [
+        "kernel", "extern", "wrapper"]
+
+
+# --- saved records ---------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.json")), ids=lambda p: p.name)
 def test_committed_fixtures_validate(path):
-    jsonschema.validate(json.loads(path.read_text()), SCHEMA)
+    _validate(json.loads(path.read_text()))
+
+
+def test_record_saved_by_the_previous_nbcompile_still_validates():
+    """``v1-saved.json`` is the summary fixture as nbcompile wrote it before the schema was
+    generated: it lacks ``code_piece_count``, and older records lack more."""
+    saved = json.loads((FIXTURES / "v1-saved.json").read_text())
+    assert "code_piece_count" not in saved["targets"][0]
+    _validate(saved)
+    older = copy.deepcopy(saved)  # as written before stack/stage/advice... were added
+    for target in older["targets"]:
+        for key in ("code_piece_count", "annotations", "code_diffs", "advice", "preview"):
+            target.pop(key, None)
+        for kernel in target["kernels"]:
+            for key in ("stage", "handle", "nodes"):
+                kernel.pop(key)
+        for compile_ in target["compiles"]:
+            for key in ("recompile_guard", "post_grad_graphs", "recompile_limit"):
+                compile_.pop(key)
+        for graph_break in target["graph_breaks"]:
+            graph_break.pop("stack")
+    _validate(older)
+
+
+# --- the schema is closed ----------------------------------------------------------------
+
+
+def _saved_target() -> dict:
+    return json.loads((FIXTURES / "v1-saved.json").read_text())["targets"][0]
+
+
+@pytest.mark.parametrize("where", ["target", "kernel", "compile", "cell", "summary"])
+def test_unknown_key_fails_validation(where):
+    summary = json.loads((FIXTURES / "v1-saved.json").read_text())
+    target = summary["targets"][0]
+    place = {"target": target, "kernel": target["kernels"][0], "compile": target["compiles"][0],
+             "cell": target["cell"], "summary": summary}[where]
+    place["kernal_count"] = 1
+    assert any("kernal_count" in m for m in _errors(summary)), where
+
+
+@pytest.mark.parametrize(("path", "value"), [
+    (("kernel_count",), "3"),
+    (("kernels", 0, "kind"), "launcher"),
+    (("kernels", 0, "lines", 0, "lineno"), 4.5),
+    (("compiles", 0, "started_at"), None),
+    (("status",), "done"),
+    (("schema_version",), 2),
+    (("graph_breaks", 0, "filename"), 7),
+])
+def test_wrong_type_fails_validation(path, value):
+    target = _saved_target()
+    place = target
+    for key in path[:-1]:
+        place = place[key]
+    place[path[-1]] = value
+    assert _errors(target), path
+
+
+def test_missing_required_key_and_unknown_record_kind_fail():
+    target = _saved_target()
+    del target["kernels"]
+    assert _errors(target)
+    assert _errors({"schema_version": 1, "record": "profile"})
+    bad = {"schema_version": 1, "record": "summary", "cell": {}, "updated_at": 0,
+           "targets": [{"schema_version": 1, "record": "target", "name": "x"}]}
+    assert _errors(bad)
+
+
+# --- real records ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def compiled(ip):
+    """A function with a graph break and a recompile (float32, then float64), a module."""
+    ip.run_cell_magic("compile", "", CELL)
+    run_cell(ip, "x = torch.randn(8, 16)\nbreaks_and_recompiles(x); net(x)\n"
+                 "breaks_and_recompiles(x.double())")
+    return [nbcompile.report(ip.user_ns[name]) for name in ("breaks_and_recompiles", "net")]
+
+
+def test_real_target_records_validate(compiled):
+    fn, module = compiled
+    assert fn.graph_break_count >= 1 and fn.recompile_count >= 1
+    assert module.kind == "module" and module.status == "compiled"
+    for rep in compiled:
+        data = rep.to_dict()
+        _validate(data)
+        assert any(c["output_code_path"] for c in data["compiles"])
+        assert all(c["started_at"] > 0 for c in data["compiles"])
+
+
+def test_real_summary_record_validates(compiled):
+    payload = summary_bundle(compiled)[MIME_TYPE]
+    assert payload["record"] == "summary" and len(payload["targets"]) == 2
+    _validate(payload)
+
+
+def test_kernel_count_counts_kernels_that_run_and_code_pieces_count_all(compiled):
+    for rep in compiled:
+        data = rep.to_dict()
+        kinds = [k["kind"] for k in data["kernels"]]
+        assert data["kernel_count"] == kinds.count("kernel") >= 1
+        assert data["code_piece_count"] == len(kinds) > data["kernel_count"]  # + wrappers
+        assert f"{rep.code_piece_count} code piece(s)" in repr(rep)
+        text = summary_bundle([rep])["text/plain"]
+        assert f"{rep.kernel_count} kernel(s)" in text
+
+
+def test_real_timing_record_validates(ip):
+    def scaled(x):
+        return torch.sigmoid(x) * 2 + 1
+
+    comparison = nbcompile.compare(scaled, torch.randn(64, 64), modes=["default"],
+                                   budget_s=0.2)
+    data = comparison.to_dict()
+    assert data["record"] == "timing" and [r["mode"] for r in data["rows"]] == [
+        "eager", "default"]
+    _validate(data)
+    data["rows"][1]["speed"] = 1.0
+    assert any("speed" in m for m in _errors(data))
 
 
 def test_fresh_records_match_committed_fixture(ip):
     fresh = make_fixtures.build()
-    jsonschema.validate(fresh, SCHEMA)
+    _validate(fresh)
     committed = json.loads((FIXTURES / "summary.json").read_text())
-    missing = _key_paths(fresh) - _key_paths(committed)
-    assert not missing, (
-        f"records gained fields the fixture lacks: {sorted(missing)}; "
-        "run python tests/fixtures/make_fixtures.py"
+    assert _key_paths(fresh) == _key_paths(committed), (
+        "records changed shape since the fixture: run python tests/fixtures/make_fixtures.py"
     )
 
 
-def test_schema_rejects_a_wrong_record():
-    bad = {"schema_version": 1, "record": "summary", "cell": {}, "updated_at": 0,
-           "targets": [{"schema_version": 1, "record": "target", "name": "x"}]}
-    with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(bad, SCHEMA)
+def _key_paths(value, prefix="") -> set[str]:
+    """Every key path in a JSON value (list items merged), e.g. .targets[].kernels[].name;
+    free-form maps (options, cache, times, phases) count as one path."""
+    paths: set[str] = set()
+    if isinstance(value, dict):
+        for key, item in value.items():
+            paths.add(f"{prefix}.{key}")
+            if key not in ("options", "cache", "times", "phases", "environment"):
+                paths |= _key_paths(item, f"{prefix}.{key}")
+    elif isinstance(value, list):
+        for item in value:
+            paths |= _key_paths(item, f"{prefix}[]")
+    return paths

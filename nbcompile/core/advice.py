@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .compile_id import frame_of
 from .records import Advice, CompileRecord
 
 _SIZE = re.compile(
@@ -56,7 +57,7 @@ def _frame_words(frame: str) -> str:
 def _frames(compiles: Iterable[CompileRecord]) -> dict[str, _Frame]:
     frames: dict[str, _Frame] = {}
     for c in compiles:
-        frame_id = c.compile_id.split("/", 1)[0]
+        frame_id = frame_of(c.compile_id)
         f = frames.setdefault(frame_id, _Frame(_frame_words(c.frame)))
         f.compiles.append(c)
         reason = c.recompile_reason or ""

@@ -12,9 +12,10 @@ from __future__ import annotations
 import ast
 import linecache
 from collections.abc import Iterable
-from dataclasses import dataclass
 
-from .codegen import parse_graph
+from .compile_id import compile_number, frame_of
+from .frames import ENTRY_PREFIX, Span
+from .fx_graph import parse_graph
 from .records import CompileRecord, Kernel, LineAnnotation, TargetRecord
 
 #: Categories, strongest first (a line shows the strongest that applies).
@@ -33,22 +34,11 @@ DESCRIPTIONS = {
     "blank": "",
 }
 
-ENTRY_PREFIX = "<nbcompile-entry-"
-
-
-@dataclass(frozen=True)
-class Span:
-    filename: str
-    first: int
-    last: int
-
-
 def latest_compiles(compiles: Iterable[CompileRecord]) -> list[CompileRecord]:
     """The newest compile of each Dynamo frame (``"0/1"`` supersedes ``"0/0"``)."""
     newest: dict[str, tuple[int, CompileRecord]] = {}
     for c in compiles:
-        frame, _, number = c.compile_id.partition("/")
-        n = int(number) if number.isdigit() else 0
+        frame, n = frame_of(c.compile_id), compile_number(c.compile_id)
         if frame not in newest or n >= newest[frame][0]:
             newest[frame] = (n, c)
     return [c for _, c in newest.values()]

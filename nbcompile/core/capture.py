@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from .compile_id import CompileId
+
 TRACE_LOGGER = "torch.__trace"
 _log = logging.getLogger("nbcompile.capture")
 _suppressed: contextvars.ContextVar[bool] = contextvars.ContextVar(
@@ -33,19 +35,56 @@ def suppressed() -> Iterator[None]:
         _suppressed.reset(token)
 
 
+class StringTable:
+    """Torch interns filenames in the trace (``{"str": [text, index]}`` records); this
+    keeps them, for the live handler and for log-file readers alike."""
+
+    def __init__(self) -> None:
+        self._strings: dict[int, str] = {}
+
+    def add(self, metadata: dict[str, Any]) -> bool:
+        """Record an interned string if ``metadata`` is one; True if it was."""
+        entry = metadata.get("str")
+        if not isinstance(entry, (list, tuple)) or len(entry) != 2:
+            return False
+        text, index = entry
+        self._strings[index] = text
+        return True
+
+    def filename(self, index: Any) -> str:
+        """Resolve an interned filename index (from a ``dynamo_start`` stack)."""
+        if isinstance(index, int):
+            return self._strings.get(index, "")
+        return str(index)
+
+
 @dataclass
 class TraceEvent:
-    """One structured-trace record: its kind, frame key, metadata and payload."""
+    """One structured-trace record: its kind, compile id, metadata and payload."""
 
     kind: str
     frame: tuple[int, int] | None
     data: Any
     payload: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
+    compile_id: CompileId | None = None
 
     @property
     def artifact_name(self) -> str:
         return self.data.get("name", "") if self.kind == "artifact" else ""
+
+    @classmethod
+    def from_metadata(cls, metadata: dict[str, Any], payload: str = "") -> TraceEvent | None:
+        """The event one trace record describes: the metadata dict and payload string that
+        the logging handler sees and a ``TORCH_TRACE`` log line holds (header JSON, then
+        the tab-indented payload lines joined). ``None`` for records without an event kind
+        (e.g. interned strings, which a ``StringTable`` keeps)."""
+        kinds = [k for k in metadata if k not in _KEY_FIELDS]
+        if not kinds or kinds[0] == "str":
+            return None
+        cid = CompileId.from_metadata(metadata)
+        return cls(kinds[0], cid.key if cid else None, metadata[kinds[0]], payload or "",
+                   metadata, cid)
 
 
 class TraceListener(logging.Handler):
@@ -58,7 +97,7 @@ class TraceListener(logging.Handler):
         super().__init__(level=logging.DEBUG)
         self._sink = sink
         self._private = private
-        self._strings: dict[int, str] = {}
+        self.strings = StringTable()
         self._logger = logging.getLogger(TRACE_LOGGER)
 
     def install(self) -> None:
@@ -74,28 +113,17 @@ class TraceListener(logging.Handler):
 
     def filename(self, index: Any) -> str:
         """Resolve an interned filename index from a ``dynamo_start`` stack."""
-        if isinstance(index, int):
-            return self._strings.get(index, "")
-        return str(index)
+        return self.strings.filename(index)
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
             metadata = getattr(record, "metadata", None)
             if not isinstance(metadata, dict):
                 return
-            if "str" in metadata:
-                text, index = metadata["str"]
-                self._strings[index] = text
+            if self.strings.add(metadata) or (_suppressed.get() and not self._private):
                 return
-            if _suppressed.get() and not self._private:
-                return
-            kinds = [k for k in metadata if k not in _KEY_FIELDS]
-            if not kinds or kinds[0] == "chromium_event":
-                return
-            frame = None
-            if "frame_id" in metadata:
-                frame = (metadata["frame_id"], metadata.get("frame_compile_id", 0))
-            payload = getattr(record, "payload", None) or ""
-            self._sink(TraceEvent(kinds[0], frame, metadata[kinds[0]], payload, metadata))
+            event = TraceEvent.from_metadata(metadata, getattr(record, "payload", None) or "")
+            if event is not None:
+                self._sink(event)
         except Exception:  # a capture bug must never break the user's compile
             _log.debug("nbcompile could not process a trace record", exc_info=True)

@@ -2,16 +2,19 @@
 
 These dataclasses are the one contract between the kernel and every renderer
 (inline HTML, the JupyterLab sidebar, saved notebooks). ``to_dict()`` output is
-documented in ``docs/records.md`` and validated against
-``nbcompile/schema/record-v1.schema.json``. Bump ``SCHEMA_VERSION`` on any
-incompatible change.
+the single source of ``nbcompile/schema/record-v1.schema.json`` and of the field
+tables in ``docs/records.md`` (``python -m nbcompile.schema.generate`` rewrites both):
+a field's annotation gives its JSON type, the comment on or above it its description.
+Bump ``SCHEMA_VERSION`` only when a field changes meaning; a field added within v1
+goes in its class's ``OPTIONAL_KEYS`` (optional in the schema: older saved records
+lack it).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 SCHEMA_VERSION = 1
 MIME_TYPE = "application/vnd.nbcompile.v1+json"
@@ -41,7 +44,16 @@ def _plain(value: Any) -> Any:
 
 
 class Record:
-    """Mixin: ``to_dict()`` for every record dataclass."""
+    """Mixin: ``to_dict()`` for every record dataclass.
+
+    ``OPTIONAL_KEYS``: keys a valid record may lack: fields and keys added after v1
+    shipped (older saved records lack them), and a summary's empty cell ref.
+    ``COMPUTED``: keys added beyond the fields (by ``to_dict()``, or when published):
+    name -> (type, description).
+    """
+
+    OPTIONAL_KEYS: ClassVar[frozenset[str]] = frozenset()
+    COMPUTED: ClassVar[dict[str, tuple[Any, str]]] = {}
 
     def to_dict(self) -> dict[str, Any]:
         return _plain(self)
@@ -51,83 +63,102 @@ class Record:
 class SourceLine(Record):
     """One line of user source: where it lives and what it says."""
 
-    filename: str
-    lineno: int
-    line: str = ""
+    filename: str  # the code filename, as in tracebacks (a cell's is ``<ipython-input-...>``)
+    lineno: int  # 1-based; in a ``%%compile`` cell the magic line is line 1
+    line: str = ""  # the source text
 
 
 @dataclass
 class GraphBreak(Record):
     """A place where Dynamo stopped tracing and fell back to Python."""
 
-    reason: str
-    filename: str | None = None
+    reason: str  # type and explanation in words
+    filename: str | None = None  # where it broke (the innermost frame)
     lineno: int | None = None
-    line: str = ""
-    hint: str = ""
-    explanation: str = ""
-    gb_type: str = ""
-    compile_id: str = ""
+    line: str = ""  # the source text of that line
+    hint: str = ""  # newline-separated hints from Dynamo
+    explanation: str = ""  # Dynamo's explanation
+    gb_type: str = ""  # Dynamo's graph-break type
+    compile_id: str = ""  # the compile that broke (``"0/1"``)
     # Dynamo's user stack, outermost first: e.g. the user's cell line, then the library
     # lines it called into, down to the line that broke (``filename``/``lineno``).
     stack: list[SourceLine] = field(default_factory=list)
+    gb_id: str = ""  # Dynamo's graph-break id, e.g. "GB0170"
+    doc_url: str = ""  # the graph break's documentation page
+
+    OPTIONAL_KEYS = frozenset({"stack", "gb_id", "doc_url"})
 
 
 @dataclass
 class Recompile(Record):
     """A compile triggered because an earlier compile's guards failed."""
 
-    reason: str
-    compile_id: str = ""
-    guard: str = ""
+    reason: str  # the failed guard in words, e.g. ``tensor 'x' dtype mismatch. ...``
+    compile_id: str = ""  # ``"0/1"``: frame 0, its second compile
+    guard: str = ""  # the failed guard as Dynamo wrote it
 
 
 @dataclass
 class Kernel(Record):
     """One piece of generated code: a C++/Triton kernel, an extern call or the wrapper.
 
-    ``language`` is ``cpp``, ``triton`` or ``python``; ``kind`` is ``kernel`` (generated),
-    ``extern`` (a call into a library op such as ``extern_kernels.addmm``) or ``wrapper``
-    (the Python ``call`` function that launches everything).
+    ``kind`` is ``kernel`` (generated code: the kernels that run), ``extern`` (a call
+    into a library op such as ``extern_kernels.addmm``) or ``wrapper`` (the Python
+    ``call`` function that launches everything).
     """
 
     name: str
-    language: str
-    source: str
-    kind: str = "kernel"
-    size: int = 0
+    language: KernelLanguage
+    source: str  # the code
+    kind: KernelKind = "kernel"
+    size: int = 0  # characters of source
     compile_id: str = ""
-    ops: list[str] = field(default_factory=list)
+    ops: list[str] = field(default_factory=list)  # ATen ops it computes (``aten.mul``)
+    # The user lines it came from: exact when Inductor's provenance tracking named them
+    # (nbcompile turns it on while loaded), else matched by op names and order.
     lines: list[SourceLine] = field(default_factory=list)
     stage: str = ""  # inference | forward | backward (AOT graph the code belongs to)
     handle: str = ""  # Inductor's provenance handle ("cpp_fused_add_1:4"), when tracked
     nodes: list[str] = field(default_factory=list)  # FX node names it computes
+
+    OPTIONAL_KEYS = frozenset({"stage", "handle", "nodes"})
 
 
 @dataclass
 class CompileRecord(Record):
     """One Dynamo frame compile (``compile_id`` like ``"0/1"``): graphs, guards, code."""
 
-    compile_id: str
+    compile_id: str  # ``"0/1"``: frame 0, its second compile
+    # Code name; code after a graph break runs as ``torch_dynamo_resume_in_<fn>_at_<line>``.
     frame: str
     filename: str = ""
     firstlineno: int = 0
-    status: str = "ok"  # ok | failed
-    error: str = ""
+    status: Literal["ok", "failed"] = "ok"
+    error: str = ""  # why it failed
     recompile_reason: str = ""  # the failed guard(s), in words
     recompile_guard: str = ""  # the failed guard(s) as Dynamo wrote them
-    graphs: list[str] = field(default_factory=list)
-    graph_op_count: int = 0
-    guards: str = ""
-    output_code: str = ""
-    output_code_path: str = ""
-    kernels: list[Kernel] = field(default_factory=list)
+    graphs: list[str] = field(default_factory=list)  # readable FX graphs (``# File:`` lines)
+    graph_op_count: int = 0  # ops in the graphs
+    guards: str = ""  # Dynamo's guard tree as text
+    output_code: str = ""  # generated module (empty when published: it is at target level)
+    output_code_path: str = ""  # where Inductor wrote the generated module
+    kernels: list[Kernel] = field(default_factory=list)  # empty when published
     post_grad_graphs: list[str] = field(default_factory=list)  # Inductor's input graphs
     graph_breaks: list[GraphBreak] = field(default_factory=list)
+    # Seconds: ``total_s``, ``backend_compile_s``, ``inductor_compile_s``, ``code_gen_s``...
     times: dict[str, float] = field(default_factory=dict)
+    # Counts of ``fx_graph_cache_hit``/``_miss``, ``aotautograd_cache_hit``/``_miss``.
     cache: dict[str, int] = field(default_factory=dict)
-    started_at: float = 0.0
+    started_at: float = 0.0  # Unix time the compile started
     recompile_limit: int = 0  # torch._dynamo.config.recompile_limit in force (0: unknown)
+    # Exclusive seconds per compile phase (``Dynamo tracing``, ``AOTAutograd``, ``Inductor
+    # passes``, ``Inductor lowering``, ``code generation``, ``C++/Triton compile``, ``gc``),
+    # summing to at most ``times.total_s``; phases torch did not report are absent.
+    phases: dict[str, float] = field(default_factory=dict)
+    guard_latency_s: float | None = None  # guard evaluation time torch measured, if any
+
+    OPTIONAL_KEYS = frozenset({"recompile_guard", "post_grad_graphs", "recompile_limit",
+                               "phases", "guard_latency_s"})
 
 
 @dataclass
@@ -144,43 +175,45 @@ class LineAnnotation(Record):
 
     filename: str
     lineno: int
-    line: str
-    category: str
+    line: str  # the source text
+    category: str  # kernel | extern | graph_break | error | traced | python | pending | ...
     kernels: list[str] = field(default_factory=list)  # labels of generated kernels
     externs: list[str] = field(default_factory=list)  # labels of extern calls
     kernel_refs: list[int] = field(default_factory=list)  # indexes into TargetRecord.kernels
-    ops: list[str] = field(default_factory=list)
-    reason: str = ""
+    ops: list[str] = field(default_factory=list)  # ATen ops of this line
+    reason: str = ""  # for a graph break or an error: why
 
 
 @dataclass
 class CodeDiff(Record):
     """What changed in one kernel's generated code since the previous compile."""
 
-    kernel: str
+    kernel: str  # the kernel's name in this compile
     compile_id: str
     previous_compile_id: str
-    previous_kernel: str = ""
-    stage: str = ""
+    previous_kernel: str = ""  # its name in the previous compile
+    stage: str = ""  # inference | forward | backward
     language: str = ""
     change: str = "changed"  # changed | added | removed
     cause: str = ""  # the recompile reason, or "cell re-run"
     diff: str = ""  # unified diff text
-    added: int = 0
-    removed: int = 0
+    added: int = 0  # lines added
+    removed: int = 0  # lines removed
 
 
 @dataclass
 class TargetError(Record):
     """Why a target could not compile (e.g. a ``fullgraph=True`` break), tied to a line."""
 
-    type: str
+    type: str  # the exception type
     message: str
-    filename: str | None = None
+    filename: str | None = None  # the innermost frame, often a library line
     lineno: int | None = None
     line: str = ""
-    hint: str = ""
+    hint: str = ""  # newline-separated hints from Dynamo
     stack: list[SourceLine] = field(default_factory=list)  # as ``GraphBreak.stack``
+
+    OPTIONAL_KEYS = frozenset({"stack"})
 
 
 @dataclass
@@ -191,18 +224,20 @@ class Advice(Record):
     ``scalar-specialization`` (an ``.item()`` value baked in), ``recompile-limit``.
     """
 
-    kind: str
-    message: str
+    kind: str  # recompile-storm | scalar-specialization | recompile-limit
+    message: str  # in words
     fix: str = ""  # the setting or code to use
 
 
 @dataclass
 class CellRef(Record):
-    """The notebook cell that defined a target."""
+    """The notebook cell that defined a target (a summary's may be empty)."""
 
-    filename: str = ""
-    execution_count: int | None = None
-    cell_id: str | None = None
+    filename: str = ""  # the cell's code filename, as in tracebacks
+    execution_count: int | None = None  # the cell number the notebook shows
+    cell_id: str | None = None  # JupyterLab's cell id from the execute request, when known
+
+    OPTIONAL_KEYS = frozenset({"filename", "execution_count", "cell_id"})
 
 
 @dataclass
@@ -213,30 +248,41 @@ class TargetRecord(Record):
     and ``compile_time_s`` are derived from ``compiles`` when the record is built.
     """
 
-    id: str
-    name: str
-    kind: str  # function | module
+    id: str  # unique per kernel session (``"t3"``); a re-run cell gets new ids
+    name: str  # the name in the user's namespace
+    kind: Literal["function", "module"]
+    # ``mode``, ``fullgraph``, ``dynamic``, ``backend``, ``options``, ``disable`` as given.
     options: dict[str, Any] = field(default_factory=dict)
-    status: str = "pending"
-    wrapper: str | None = None
-    compiled_object: str = ""
-    cell: CellRef = field(default_factory=CellRef)
-    notes: list[str] = field(default_factory=list)
-    error: TargetError | None = None
-    compiling_since: float | None = None
-    compiles: list[CompileRecord] = field(default_factory=list)
-    graph_count: int = 0
-    graph_breaks: list[GraphBreak] = field(default_factory=list)
-    recompiles: list[Recompile] = field(default_factory=list)
-    kernels: list[Kernel] = field(default_factory=list)
-    output_code: str = ""
-    compile_time_s: float = 0.0
-    annotations: list[LineAnnotation] = field(default_factory=list)
-    code_diffs: list[CodeDiff] = field(default_factory=list)
-    advice: list[Advice] = field(default_factory=list)
+    status: TargetStatus = "pending"
+    wrapper: str | None = None  # the wrapper(s) the name holds, outermost first
+    compiled_object: str = ""  # what was compiled, e.g. ``torch.compile(fn)``
+    cell: CellRef = field(default_factory=CellRef)  # the defining cell
+    notes: list[str] = field(default_factory=list)  # things the user should know
+    error: TargetError | None = None  # why the last compile failed
+    compiling_since: float | None = None  # Unix time a running compile started
+    compiles: list[CompileRecord] = field(default_factory=list)  # every frame compile
+    graph_count: int = 0  # FX graphs produced (a graph break splits a function)
+    graph_breaks: list[GraphBreak] = field(default_factory=list)  # de-duplicated
+    recompiles: list[Recompile] = field(default_factory=list)  # in order
+    kernels: list[Kernel] = field(default_factory=list)  # every code piece of every compile
+    output_code: str = ""  # every compile's generated module, each after a header line
+    compile_time_s: float = 0.0  # sum of the compiles' ``total_s``
+    annotations: list[LineAnnotation] = field(default_factory=list)  # one per source line
+    code_diffs: list[CodeDiff] = field(default_factory=list)  # changes since last compile
+    advice: list[Advice] = field(default_factory=list)  # what to change, from patterns
     preview: str = ""  # e.g. "triton": generated code is a preview (--codegen triton)
-    schema_version: int = SCHEMA_VERSION
-    record: str = "target"
+    schema_version: Literal[1] = SCHEMA_VERSION
+    record: Literal["target"] = "target"
+
+    OPTIONAL_KEYS = frozenset({"annotations", "code_diffs", "advice", "preview",
+                             "code_piece_count", "truncated"})
+    COMPUTED = {
+        "graph_break_count": (int, "len(graph_breaks)"),
+        "recompile_count": (int, "len(recompiles)"),
+        "kernel_count": (int, "generated kernels that run (kernels of kind kernel)"),
+        "code_piece_count": (int, "every code piece: kernels, extern calls, wrappers"),
+        "truncated": (bool, "set when published inline and some text was capped"),
+    }
 
     @property
     def graph_break_count(self) -> int:
@@ -246,9 +292,31 @@ class TargetRecord(Record):
     def recompile_count(self) -> int:
         return len(self.recompiles)
 
+    @property
+    def kernel_count(self) -> int:
+        """Generated kernels that run (``kind == "kernel"``; not externs or wrappers)."""
+        return sum(1 for k in self.kernels if k.kind == "kernel")
+
+    @property
+    def code_piece_count(self) -> int:
+        """Every piece of generated code: kernels, extern calls and wrappers."""
+        return len(self.kernels)
+
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
         data["graph_break_count"] = self.graph_break_count
         data["recompile_count"] = self.recompile_count
-        data["kernel_count"] = len(self.kernels)
+        data["kernel_count"] = self.kernel_count
+        data["code_piece_count"] = self.code_piece_count
         return data
+
+
+@dataclass
+class SummaryRecord(Record):
+    """The live output of a ``%%compile`` cell (``display.payload.summary_payload``)."""
+
+    cell: CellRef  # the ``%%compile`` cell
+    updated_at: float  # Unix time of this update
+    targets: list[TargetRecord]  # the cell's targets (published: capped), in order
+    schema_version: Literal[1] = SCHEMA_VERSION
+    record: Literal["summary"] = "summary"

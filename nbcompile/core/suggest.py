@@ -27,13 +27,14 @@ import torch
 import torch._dynamo
 
 from .capture import TraceEvent, TraceListener, suppressed
+from .frames import is_cell_file
 from .isolation import Sandbox
 from .records import SCHEMA_VERSION, GraphBreak, Record
 from .rewrites import RewriteError, keep_as_tensor
 from .targets import eager_callable, fresh_copy
 from .timing import _snapshot, numeric_diff
 from .tracefmt import parse_graph_break
-from .userstack import is_cell_file, parse_user_stack
+from .userstack import parse_user_stack
 
 #: A fix that is this much slower than the baseline says so.
 SLOWER = 1.10

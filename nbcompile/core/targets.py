@@ -15,7 +15,6 @@ unique filename also lets the capture engine attribute compile events to the tar
 
 from __future__ import annotations
 
-import dis
 import itertools
 import linecache
 import re
@@ -28,49 +27,16 @@ from typing import Any
 
 import torch
 
-from .advice import advise
+from .frames import ENTRY_PREFIX, Span
 from .options import CompileOptions
 from .records import (
     CellRef,
     CompileRecord,
-    GraphBreak,
-    Kernel,
-    Recompile,
     TargetError,
-    TargetRecord,
 )
 
-ENTRY_PREFIX = "<nbcompile-entry-"
 _entry_ids = itertools.count()
 _target_ids = itertools.count(1)
-
-
-@dataclass(frozen=True)
-class CodeSpan:
-    """Lines ``first..last`` of ``filename``: frames there belong to a target."""
-
-    filename: str
-    first: int
-    last: int
-
-    def contains(self, filename: str, lineno: int) -> bool:
-        return filename == self.filename and self.first <= lineno <= self.last
-
-    @classmethod
-    def of(cls, code: types.CodeType) -> CodeSpan:
-        return cls(code.co_filename, code.co_firstlineno, _last_line(code))
-
-
-def _last_line(code: types.CodeType) -> int:
-    last = code.co_firstlineno
-    for _, line in dis.findlinestarts(code):
-        if line is not None:
-            last = max(last, line)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            last = max(last, _last_line(const))
-    return last
-
 
 # --- wrappers (DDP, FSDP, ...) -------------------------------------------------------
 
@@ -197,7 +163,7 @@ class Target:
     cell: CellRef = field(default_factory=CellRef)
     compiled_module: torch.nn.Module | None = None
     wrapper: str | None = None
-    spans: list[CodeSpan] = field(default_factory=list)
+    spans: list[Span] = field(default_factory=list)
     entry_filename: str | None = None
     notes: list[str] = field(default_factory=list)
     compiles: list[CompileRecord] = field(default_factory=list)
@@ -240,87 +206,6 @@ class Target:
             self.status = "compiled"
             self.error = None
 
-    def record(self) -> TargetRecord:
-        """A JSON-ready snapshot of this target."""
-        breaks: list[GraphBreak] = []
-        seen: set[tuple[Any, ...]] = set()
-        for c in self.compiles:
-            for gb in c.graph_breaks:
-                key = (gb.filename, gb.lineno, gb.reason)
-                if key not in seen:
-                    seen.add(key)
-                    breaks.append(gb)
-        recompiles = [
-            Recompile(reason=c.recompile_reason, compile_id=c.compile_id,
-                      guard=c.recompile_guard)
-            for c in self.compiles
-            if c.recompile_reason
-        ]
-        kernels: list[Kernel] = [k for c in self.compiles for k in c.kernels]
-        advice = advise(self.name, self.compiles, module=self.compiled_module,
-                        dynamic=self.options.dynamic)
-        output_code = "\n\n".join(
-            f"# ===== compile {c.compile_id} ({c.frame}) =====\n{c.output_code}"
-            for c in self.compiles
-            if c.output_code
-        )
-        record = TargetRecord(
-            id=self.id,
-            name=self.name,
-            kind=self.kind,
-            options=self.options.to_dict(),
-            status=self.status,
-            wrapper=self.wrapper,
-            compiled_object=_describe_compiled(self),
-            cell=self.cell,
-            notes=list(self.notes) + [f"{a.message} Fix: {a.fix}" for a in advice],
-            advice=advice,
-            error=self.error,
-            compiling_since=self.compiling_since,
-            compiles=list(self.compiles),
-            graph_count=sum(len(c.graphs) for c in self.compiles),
-            graph_breaks=breaks,
-            recompiles=recompiles,
-            kernels=kernels,
-            output_code=output_code,
-            compile_time_s=round(sum(c.times.get("total_s", 0.0) for c in self.compiles), 4),
-            preview=self.preview,
-        )
-        return _with_codegen_views(record, self)
-
-
-def _with_codegen_views(record: TargetRecord, target: Target) -> TargetRecord:
-    """Add the annotated source and the code diffs (``annotate``, ``codegen``)."""
-    from . import annotate, codegen
-
-    # Both views only change when compiles do: the live summary refreshes every second
-    # while a compile runs, and must not redo this work (or hold the GIL) each time.
-    key = (record.status, record.error and record.error.message, len(target.previous_compiles),
-           tuple((len(c.output_code), len(c.graph_breaks),
-                  tuple(tuple(line.lineno for line in k.lines) for k in c.kernels))
-                 for c in target.compiles))
-    if target._views is not None and target._views[0] == key:
-        record.annotations, record.code_diffs = target._views[1], target._views[2]
-        return record
-    spans = [(s.filename, s.first, s.last) for s in target.spans]
-    try:
-        record.annotations = annotate.annotate_record(record, spans)
-        record.code_diffs = codegen.diff_compiles(target.compiles, target.previous_compiles)
-    except Exception as e:  # a parsing bug must not hide the rest of the record
-        record.notes.append(f"nbcompile could not annotate the source: {e!r}")
-        return record
-    target._views = (key, record.annotations, record.code_diffs)
-    return record
-
-
-def _describe_compiled(target: Target) -> str:
-    if target.kind == "function":
-        return f"torch.compile({target.name})"
-    if target.wrapper:
-        inner = type(target.compiled_module).__name__
-        return f"the {inner} inside {target.name} ({target.wrapper}), compiled in place"
-    return f"{target.name}.compile()"
-
 
 def is_candidate(name: str, value: Any, module_name: str) -> bool:
     """Whether a name bound by a cell is a compile target (see the design card)."""
@@ -339,7 +224,7 @@ def compile_function(name: str, fn: types.FunctionType, options: CompileOptions,
                      cell: CellRef) -> Target:
     compiled = torch.compile(fn, **options.torch_kwargs())
     target = Target(name=name, kind="function", original=fn, bound=compiled,
-                    options=options, cell=cell, spans=[CodeSpan.of(fn.__code__)])
+                    options=options, cell=cell, spans=[Span.of(fn.__code__)])
     if options.disable:
         target.status = "disabled"
     return target
@@ -356,7 +241,7 @@ def compile_module(name: str, obj: torch.nn.Module, options: CompileOptions,
     spans = []
     forward = getattr(type(inner).forward, "__code__", None)
     if forward is not None and "/torch/" not in forward.co_filename.replace("\\", "/"):
-        spans.append(CodeSpan.of(forward))
+        spans.append(Span.of(forward))
     target = Target(name=name, kind="module", original=obj, bound=obj, options=options,
                     cell=cell, compiled_module=inner, wrapper=wrapper, spans=spans,
                     entry_filename=entry.__code__.co_filename)

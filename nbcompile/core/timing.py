@@ -59,7 +59,7 @@ import time
 import timeit
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import torch
 
@@ -183,36 +183,45 @@ def resolve_modes(modes: Sequence[Any]) -> list[ModeSpec]:
 class TimingRow(Record):
     """The measurements of one mode (or backend); eager is the baseline row."""
 
+    # ``eager``, an Inductor mode, a Dynamo backend name, or ``backend:<name>``
     mode: str
     kind: str  # eager | mode | backend
-    backend: str = "inductor"
+    backend: str = "inductor"  # ``inductor`` for modes, the backend's name, ``""`` for eager
     status: str = "ok"  # ok | failed
-    error: str = ""
-    first_call_s: float | None = None
-    compile_s: float | None = None
-    median_s: float | None = None
-    q1_s: float | None = None
-    q3_s: float | None = None
-    iqr_s: float | None = None
-    repeats: int = 0
-    calls_per_repeat: int = 0
-    speedup: float | None = None
-    speedup_q1: float | None = None
-    speedup_q3: float | None = None
+    error: str = ""  # ``Type: first line`` when failed
+    first_call_s: float | None = None  # the first call (compile + one run), timed apart
+    compile_s: float | None = None  # ``first_call_s`` minus the steady-state median
+    median_s: float | None = None  # per-call run time over the repeats (warm-up excluded)
+    q1_s: float | None = None  # first quartile of the per-call run time
+    q3_s: float | None = None  # third quartile of the per-call run time
+    iqr_s: float | None = None  # interquartile range of the per-call run time
+    repeats: int = 0  # interleaved repeats
+    calls_per_repeat: int = 0  # calls per timed block
+    speedup: float | None = None  # median of the per-repeat ratios eager/mode
+    speedup_q1: float | None = None  # first quartile of those ratios
+    speedup_q3: float | None = None  # third quartile of those ratios
+    # The ``confidence`` interval of the median paired speedup (order statistics)
     speedup_ci_low: float | None = None
-    speedup_ci_high: float | None = None
+    speedup_ci_high: float | None = None  # upper bound of that interval
+    # At least ``min_verdict_repeats`` repeats, the interval no wider than ``max_ci_ratio``,
+    # excluding 1.0, and the effect is >= ``min_effect``
     significant: bool = False
-    spreads_overlap: bool | None = None
-    # baseline | faster | slower | no significant difference | INCONCLUSIVE | failed
+    spreads_overlap: bool | None = None  # whether the run-time IQRs of mode and eager overlap
+    # baseline | faster | slower | no significant difference | inconclusive on this machine
+    # now | failed
     verdict: str = ""
+    # Max absolute difference of the outputs (and inputs changed in place) to eager's
+    # (null: structure differs, NaN mismatch, or random ops made them incomparable)
     max_abs_diff: float | None = None
-    numerics_ok: bool | None = None
-    tolerance: str = ""
-    peak_memory_bytes: int | None = None
-    memory_note: str = ""
-    cache: dict[str, int] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    times_s: list[float] = field(default_factory=list)
+    numerics_ok: bool | None = None  # within ``tolerance`` of eager's output
+    tolerance: str = ""  # e.g. ``torch.float32: rtol=0.001, atol=0.0001``, or ``exact``
+    peak_memory_bytes: int | None = None  # CUDA ``max_memory_allocated`` in one call
+    memory_note: str = ""  # how memory was measured, or ``not measured on CPU``
+    cache: dict[str, int] = field(default_factory=dict)  # this row's compile cache hits/misses
+    notes: list[str] = field(default_factory=list)  # e.g. ``numerics differ from eager ...``
+    times_s: list[float] = field(default_factory=list)  # per-call time of each repeat's block
+
+    OPTIONAL_KEYS = frozenset({"speedup_ci_low", "speedup_ci_high"})
 
 
 @dataclass
@@ -224,25 +233,32 @@ class Comparison(Record):
     record). Plain data: ``nbcompile.compare`` returns the subclass with rich reprs.
     """
 
-    name: str
-    rows: list[TimingRow] = field(default_factory=list)
-    device: str = "cpu"
-    num_threads: int = 1
-    budget_s: float = 0.0
-    elapsed_s: float = 0.0
-    min_effect: float = MIN_EFFECT
-    inputs: list[str] = field(default_factory=list)
+    name: str  # the function's ``__name__`` (or the module's class name)
+    rows: list[TimingRow] = field(default_factory=list)  # eager first, then one per mode
+    device: str = "cpu"  # device of the first tensor argument (``cpu``, ``cuda:0``)
+    num_threads: int = 1  # ``torch.get_num_threads()``, held for every measurement
+    budget_s: float = 0.0  # the steady-state measurement budget (compiles come on top)
+    elapsed_s: float = 0.0  # wall time of the whole comparison, compiles included
+    min_effect: float = MIN_EFFECT  # smallest relative difference called significant
+    inputs: list[str] = field(default_factory=list)  # e.g. ``Tensor[256, 1024] float32 cpu``
+    # ``torch``, ``python``, ``machine``, ``cpu_count``, ``processor`` (``gpu``)
     environment: dict[str, str] = field(default_factory=dict)
-    created_at: str = ""
-    notes: list[str] = field(default_factory=list)
-    confidence: float = CONFIDENCE
-    min_verdict_repeats: int = MIN_VERDICT_REPEATS
-    max_ci_ratio: float = MAX_CI_RATIO
+    created_at: str = ""  # ISO 8601, UTC
+    notes: list[str] = field(default_factory=list)  # comparison-wide notes
+    confidence: float = CONFIDENCE  # level of the median speedup's confidence interval
+    min_verdict_repeats: int = MIN_VERDICT_REPEATS  # fewest paired repeats for a verdict
+    max_ci_ratio: float = MAX_CI_RATIO  # widest interval (upper / lower) for a verdict
+    # Inputs the call changes in place (``args[0]``); timed on copies, the user's unchanged
     mutated_inputs: list[str] = field(default_factory=list)
-    random_ops: bool = False
-    captured_output_lines: int = 0
-    schema_version: int = SCHEMA_VERSION
-    record: str = "timing"
+    random_ops: bool = False  # the call draws random numbers (same RNG start for every mode)
+    captured_output_lines: int = 0  # lines the function printed (captured, not shown)
+    schema_version: Literal[1] = SCHEMA_VERSION
+    record: Literal["timing"] = "timing"
+
+    OPTIONAL_KEYS = frozenset({"confidence", "min_verdict_repeats", "max_ci_ratio",
+                               "mutated_inputs", "random_ops", "captured_output_lines"})
+    COMPUTED = {"best": (str | None, "fastest mode significantly faster than eager and "
+                         "numerically right")}
 
     def row(self, mode: str) -> TimingRow:
         for r in self.rows:

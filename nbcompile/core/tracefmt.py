@@ -11,6 +11,8 @@ from .records import GraphBreak
 _BREAK_AT = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$", re.M)
 _COMPILE_PREFIX = re.compile(r"^\s*\d+/\d+:\s*")
 _GUARD_COMMENT = re.compile(r"\s{2,}#\s.*$")  # "guard   # source line  # file:line in fn"
+_DOC_URL = re.compile(r"For more details about this graph break, please visit:\s*(?P<url>\S+)")
+_GB_ID = re.compile(r"/gb(?P<num>\d+)\.html", re.I)
 
 
 def source_line(filename: str | None, lineno: int | None) -> str:
@@ -78,7 +80,24 @@ def parse_graph_break(payload: str, compile_id: str = "") -> GraphBreak:
         explanation=explanation,
         gb_type=gb_type,
         compile_id=compile_id,
+        **graph_break_link(payload, gb_type),
     )
+
+
+def graph_break_link(payload: str, gb_type: str = "") -> dict[str, str]:
+    """``gb_id`` ("GB0170") and ``doc_url`` of a break: the URL torch prints in the reason,
+    else torch's registry looked up by ``gb_type``; empty strings when neither knows it."""
+    m = _DOC_URL.search(payload)
+    url = m.group("url").rstrip(".") if m else ""
+    if not url and gb_type:
+        try:
+            from torch._dynamo.exc import get_gbid_documentation_link
+
+            url = get_gbid_documentation_link(gb_type) or ""
+        except (ImportError, OSError, ValueError):
+            url = ""
+    gb = _GB_ID.search(url)
+    return {"gb_id": f"GB{gb.group('num')}" if gb else "", "doc_url": url}
 
 
 def split_recompile_reasons(payload: str) -> list[str]:

@@ -30,6 +30,8 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .targets import Target
+
 PREVIEW = "triton"
 PREVIEW_HASH = "NBCOMPILE-TRITON-PREVIEW-NO-GPU"
 PREVIEW_NOTE = (
@@ -265,7 +267,7 @@ def _from_triton(error: BaseException) -> bool:
     return False
 
 
-def apply(target: Any) -> None:
+def apply(target: Target) -> None:
     """Make ``target`` (a ``Target`` compiled with ``preview_options``) a preview target:
     its calls run in ``preview_scope()``, and its record says it is a preview."""
     target.preview = PREVIEW

@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from .frames import ENTRY_PREFIX, is_cell_file
 from .records import SourceLine
 from .tracefmt import source_line
 
 _HEADERS = ("User code traceback:", "from user code:")
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<name>.+))?\s*$')
-_CELL_FILE = re.compile(r"^<ipython-input-\d+-[0-9a-f]+>$|[/\\]ipykernel_\d+[/\\]\d+\.py$")
-_INTERNAL = ("<nbcompile-entry-", "/torch/_dynamo/", "/torch/utils/_contextlib.py")
+_INTERNAL = (ENTRY_PREFIX, "/torch/_dynamo/", "/torch/utils/_contextlib.py")
 
 
 def parse_user_stack(payload: str) -> list[SourceLine]:
@@ -56,11 +56,6 @@ def stack_of_frames(frames: Iterable[object]) -> list[SourceLine]:
             continue
         out.append(SourceLine(filename, lineno, source_line(filename, lineno)))
     return out
-
-
-def is_cell_file(filename: str | None) -> bool:
-    """Whether ``filename`` is a notebook cell (IPython's in-memory or ipykernel's file)."""
-    return bool(filename) and bool(_CELL_FILE.search(filename or ""))
 
 
 def cell_frame(stack: list[SourceLine]) -> SourceLine | None:

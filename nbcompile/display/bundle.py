@@ -48,6 +48,8 @@ def _target_line(t: TargetSummary) -> str:
 def _item_lines(item: SummaryItem) -> list[str]:
     head = _head(_TEXT_LABELS[item.kind], item, str)
     body = item.text if item.code is None else f"{item.code}  -- {item.text}"
+    if item.link:
+        body += f" [{item.link_label or 'docs'}: {item.link}]"
     lines = [f"  {head}: {body}" if head else f"  {body}"]
     if item.location and item.location.via:
         lines.append(f"    {item.location.via}")
@@ -72,6 +74,9 @@ def _item_html(item: SummaryItem) -> str:
     head = _head(_HTML_LABELS[item.kind], item, escape)
     body = (escape(item.text) if item.code is None
             else f"<code>{escape(item.code)}</code> &mdash; {escape(item.text)}")
+    if item.link.startswith("https://"):
+        body += (f" (<a href='{escape(item.link)}' target='_blank' rel='noopener'>"
+                 f"{escape(item.link_label or 'docs')}</a>)")
     via = f"<br>{escape(item.location.via)}" if item.location and item.location.via else ""
     return f"<li>{head}: {body}{via}</li>" if head else f"<li>{body}{via}</li>"
 

@@ -9,6 +9,7 @@ from typing import Any
 from IPython.display import display
 
 from ..core.session import CaptureSession
+from ..core.snapshot import target_record
 from ..core.targets import Target
 from .annotate import annotated_html, annotated_text
 from .bundle import summary_bundle
@@ -34,7 +35,7 @@ class LiveSummary:
         self._unsubscribe = session.subscribe(self._changed) if targets else None
 
     def bundle(self) -> dict[str, Any]:
-        records = [t.record() for t in self.targets]
+        records = [target_record(t) for t in self.targets]
         bundle = summary_bundle(records, self.cell)
         if self.annotate:
             bundle["text/html"] += "".join(annotated_html(r) for r in records if r.compiles)

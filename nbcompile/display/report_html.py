@@ -10,6 +10,7 @@ from .annotate import diffs_html
 from .bundle import summary_html, summary_text
 from .highlight import highlight_code
 from .payload import summary_payload
+from .phases import phases_html
 from .text import KERNEL_CAP, cap, escape
 
 __all__ = ["highlight_code", "report_bundle", "report_html"]
@@ -43,6 +44,6 @@ def report_bundle(record: TargetRecord) -> dict[str, Any]:
     """The MIME bundle of one ``CompileReport`` (a one-target summary plus details)."""
     return {
         MIME_TYPE: summary_payload([record]),
-        "text/html": report_html(record) + diffs_html(record),
+        "text/html": report_html(record) + phases_html(record) + diffs_html(record),
         "text/plain": summary_text([record]),
     }

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..core.cache import describe_cache
+from ..core.frames import is_cell_file
 from ..core.records import SourceLine, TargetRecord
-from ..core.userstack import cell_frame, is_cell_file
+from ..core.userstack import cell_frame
 
 ItemKind = Literal["note", "cache", "graph_break", "recompile", "error"]
 
@@ -41,6 +42,8 @@ class SummaryItem:
     code: str | None = None
     location: SourceLocation | None = None
     compile_id: str | None = None
+    link: str = ""  # documentation page (a graph break's doc_url)
+    link_label: str = ""  # e.g. the graph-break id "GB0170"
 
 
 @dataclass(frozen=True)
@@ -91,7 +94,8 @@ def _items(r: TargetRecord) -> tuple[SummaryItem, ...]:
     if cache_note := describe_cache(c.cache for c in r.compiles):
         items.append(SummaryItem("cache", cache_note))
     items += [SummaryItem("graph_break", gb.reason, gb.line,
-                          locate(gb.filename, gb.lineno, gb.stack)) for gb in r.graph_breaks]
+                          locate(gb.filename, gb.lineno, gb.stack),
+                          link=gb.doc_url, link_label=gb.gb_id) for gb in r.graph_breaks]
     items += [SummaryItem("recompile", rc.reason, compile_id=rc.compile_id)
               for rc in r.recompiles]
     if r.error:
@@ -105,7 +109,7 @@ def summarize_target(record: TargetRecord, now: float) -> TargetSummary:
         graphs=record.graph_count,
         breaks=record.graph_break_count,
         recompiles=record.recompile_count,
-        kernels=sum(1 for k in record.kernels if k.kind == "kernel"),
+        kernels=record.kernel_count,
         compile_s=record.compile_time_s,
     )
     return TargetSummary(record.name, record.kind, status_text(record, now), counts,

@@ -10,10 +10,11 @@ from .admin import AdminMagics
 from .compare import CompareMagics
 from .compile import CompileMagics
 from .errors import install_error_display, uninstall_error_display
+from .profile import ProfileMagics
 from .suggest import SuggestMagics
 
 #: Magics classes registered by ``%load_ext nbcompile``.
-MAGICS: list[type] = [CompileMagics, CompareMagics, SuggestMagics, AdminMagics]
+MAGICS: list[type] = [CompileMagics, CompareMagics, SuggestMagics, AdminMagics, ProfileMagics]
 
 
 def load_ipython_extension(shell: Any) -> None:

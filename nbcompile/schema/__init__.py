@@ -1,0 +1,1 @@
+"""The record JSON Schema, generated from the record dataclasses (``generate.py``)."""
