@@ -8,12 +8,14 @@ import importlib.util
 import json
 import sys
 
+import jsonschema
 import torch
 import torch._dynamo
 from torch._dynamo.eval_frame import _debug_get_cache_entry_list
 
 import nbcompile
 from nbcompile.core.suggest import suggest
+from nbcompile.schema.generate import SCHEMA_PATH
 
 from .conftest import run_cell
 
@@ -63,6 +65,10 @@ def test_item_break_setting_is_verified_and_config_restored():
     data = json.loads(json.dumps(result.to_dict()))
     assert data["record"] == "suggestions" and data["schema_version"] == nbcompile.SCHEMA_VERSION
     assert data["items"][0]["problem"]["line"] == "s = x.sum().item()"
+    schema = json.loads(SCHEMA_PATH.read_text())
+    jsonschema.validators.validator_for(schema)(schema).validate(data)
+    data["items"][0]["verified"] = "yes"
+    assert not jsonschema.validators.validator_for(schema)(schema).is_valid(data)
 
 
 def test_fix_that_does_not_remove_the_break_is_not_verified():

@@ -54,11 +54,11 @@ class SuggestError(ValueError):
 class Measured(Record):
     """Counts and run time of one setup (the baseline, or a trial on a copy)."""
 
-    graphs: int = 0
-    breaks: int = 0
-    recompiles: int = 0
+    graphs: int = 0  # graphs compiled over the calls
+    breaks: int = 0  # graph breaks
+    recompiles: int = 0  # compiles after a guard failed
     time_s: float | None = None  # median steady-state time of one pass over the calls
-    error: str = ""
+    error: str = ""  # the trial failed: the exception
 
 
 @dataclass
@@ -70,15 +70,15 @@ class Problem(Record):
     filename: str | None = None
     lineno: int | None = None
     line: str = ""
-    in_library: bool = False
+    in_library: bool = False  # the break is inside code the user cannot edit
 
 
 @dataclass
 class SameResult(Record):
     """The numeric check of a trial's outputs against the eager original's."""
 
-    ok: bool | None = None
-    max_abs_diff: float | None = None
+    ok: bool | None = None  # within the dtype's tolerance (null: not run)
+    max_abs_diff: float | None = None  # largest absolute difference to eager's output
     tolerance: str = ""
     notes: list[str] = field(default_factory=list)
 
@@ -87,27 +87,27 @@ class SameResult(Record):
 class Suggestion(Record):
     """One proposed change and what trying it on a copy showed."""
 
-    problem: Problem
+    problem: Problem  # the break or recompile it addresses
     kind: str  # setting | option | rewrite
-    change: str
-    verified: bool = False
+    change: str  # the exact thing to do, as code
+    verified: bool = False  # fewer breaks (or recompiles) on the copy and the same result
     status: str = "not tried"  # verified | tried, did not help | not tried
-    after: Measured | None = None
-    same_result: SameResult = field(default_factory=SameResult)
-    note: str = ""
+    after: Measured | None = None  # the trial on a copy (null: not tried)
+    same_result: SameResult = field(default_factory=SameResult)  # vs the eager original
+    note: str = ""  # what it costs or risks, what happened
 
 
 @dataclass
 class Suggestions(Record):
     """What ``suggest()`` returns: ``baseline``, ``problems`` and ``items``."""
 
-    name: str
-    baseline: Measured
-    problems: list[Problem] = field(default_factory=list)
-    items: list[Suggestion] = field(default_factory=list)
-    calls: int = 1
-    budget_s: float = DEFAULT_BUDGET_S
-    elapsed_s: float = 0.0
+    name: str  # the function or module class
+    baseline: Measured  # a fresh copy compiled as it is, the calls replayed
+    problems: list[Problem] = field(default_factory=list)  # the baseline's breaks, recompiles
+    items: list[Suggestion] = field(default_factory=list)  # one per proposed change
+    calls: int = 1  # calls replayed per trial
+    budget_s: float = DEFAULT_BUDGET_S  # seconds allowed for all trials
+    elapsed_s: float = 0.0  # seconds the trials took
     notes: list[str] = field(default_factory=list)
     schema_version: int = SCHEMA_VERSION
     record: str = "suggestions"
