@@ -1,7 +1,8 @@
 """nbcompile: see what torch.compile did, from a Jupyter notebook.
 
 ``%load_ext nbcompile`` registers ``%%compile`` and starts capturing compile events;
-``nbcompile.report(obj)`` returns everything captured for a compiled target.
+``nbcompile.report(obj)`` returns everything captured for a compiled target;
+``nbcompile.open_trace(path)`` reads a ``TORCH_TRACE`` run (a log file or a directory).
 """
 
 from __future__ import annotations
@@ -13,12 +14,15 @@ from .api import (
     CompileReport,
     Profile,
     Suggestions,
+    TraceReport,
     compare,
+    open_trace,
     profile,
     report,
     suggest,
 )
 from .core.records import MIME_TYPE, SCHEMA_VERSION
+from .core.tracereport import Divergence, TraceCompile
 
 __version__ = "0.1.0"
 __all__ = [
@@ -26,9 +30,13 @@ __all__ = [
     "SCHEMA_VERSION",
     "CompileReport",
     "Comparison",
+    "Divergence",
     "Profile",
     "Suggestions",
+    "TraceCompile",
+    "TraceReport",
     "compare",
+    "open_trace",
     "profile",
     "report",
     "suggest",
