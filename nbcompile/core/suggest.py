@@ -32,7 +32,7 @@ from .isolation import Sandbox
 from .records import SCHEMA_VERSION, GraphBreak, Record
 from .rewrites import RewriteError, keep_as_tensor
 from .targets import eager_callable, fresh_copy
-from .timing import _snapshot, numeric_diff
+from .timing import WARMUP_CALLS, _frames, _snapshot, numeric_diff
 from .tracefmt import parse_graph_break
 from .userstack import parse_user_stack
 
@@ -59,6 +59,7 @@ class Measured(Record):
     recompiles: int = 0  # compiles after a guard failed
     time_s: float | None = None  # median steady-state time of one pass over the calls
     error: str = ""  # the trial failed: the exception
+    timing_note: str = ""  # e.g. Dynamo frame compiles during the timed passes
 
 
 @dataclass
@@ -235,7 +236,12 @@ def _run(fn: Any, calls: list[tuple[tuple, dict]], reference: list[list[Any]],
             measured.graphs = capture.graphs
             measured.breaks = len(capture.breaks)
             measured.recompiles = capture.recompiles
+            frames = _frames()
             measured.time_s = _time(compiled, boxes, deadline)
+            if frames_during := _frames() - frames:
+                measured.timing_note = (
+                    f"{frames_during} Dynamo frame compile(s) during the timed passes: "
+                    "the time includes that work")
         except Exception as e:  # a trial that fails says so; the others go on
             measured.error = f"{type(e).__name__}: {_first_line(str(e))}"
             same.ok = None
@@ -247,7 +253,12 @@ def _run(fn: Any, calls: list[tuple[tuple, dict]], reference: list[list[Any]],
 
 
 def _time(compiled: Callable[..., Any], boxes: list[Sandbox], deadline: float) -> float | None:
-    """Median time of one steady-state pass over the calls (their compiles are done)."""
+    """Median time of one steady-state pass over the calls (their compiles are done),
+    after ``WARMUP_CALLS`` untimed passes (as ``compare()``: first passes still load code)."""
+    for _ in range(WARMUP_CALLS):
+        for box in boxes:
+            with box.captured_output():
+                compiled(*box.args, **box.kwargs)
     times: list[float] = []
     for _ in range(TIMED_PASSES):
         if times and time.perf_counter() + times[-1] > deadline:
@@ -406,6 +417,8 @@ def _judge(item: Suggestion, baseline: Measured, breaks: list[GraphBreak]) -> No
     if baseline.time_s and after.time_s and after.time_s > baseline.time_s * SLOWER:
         item.note += (f"; slower: {after.time_s * 1e3:.3g} ms vs {baseline.time_s * 1e3:.3g} "
                       "ms per pass")
+    if after.timing_note:
+        item.note += f"; {after.timing_note}"
 
 
 # --- entry point ------------------------------------------------------------------------

@@ -889,6 +889,10 @@ export interface Measured {
    * the trial failed: the exception
    */
   error: string;
+  /**
+   * e.g. Dynamo frame compiles during the timed passes
+   */
+  timing_note: string;
 }
 /**
  * A graph break or recompile of the baseline: reason and where.
@@ -979,6 +983,10 @@ export interface Measured1 {
    * the trial failed: the exception
    */
   error: string;
+  /**
+   * e.g. Dynamo frame compiles during the timed passes
+   */
+  timing_note: string;
 }
 /**
  * vs the eager original

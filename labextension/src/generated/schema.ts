@@ -1456,6 +1456,10 @@ export const RECORD_SCHEMA: unknown = {
         "error": {
           "type": "string",
           "description": "the trial failed: the exception"
+        },
+        "timing_note": {
+          "type": "string",
+          "description": "e.g. Dynamo frame compiles during the timed passes"
         }
       },
       "required": [
@@ -1463,7 +1467,8 @@ export const RECORD_SCHEMA: unknown = {
         "breaks",
         "recompiles",
         "time_s",
-        "error"
+        "error",
+        "timing_note"
       ],
       "additionalProperties": false
     },
