@@ -42,6 +42,7 @@ EXPECTED = [
     "05-reading-generated-code",
     "06-compiling-a-training-step",
     "07-libraries-hf-and-fabric",
+    "08-opening-torch-trace-logs",
 ]
 
 #: Per notebook: (the first code cell whose source starts with the first string and
@@ -105,6 +106,13 @@ SHOWS: dict[str, list[tuple[str, str, str]]] = {
          r"set_up \(module\): compiled; 1 graph\(s\).*"
          r"_FabricModule wrapper: nbcompile compiled its inner module \(Net\) in place"),
     ],
+    "08-opening-torch-trace-logs": [
+        ("trace = nbcompile.open_trace", "",
+         r"ranks: 0, 1,.*^DIVERGENCE compile_ids \(rank groups 0 \| 1\)"),
+        ("for d in trace.divergences", "",
+         r"^compile_ids \[\[0\], \[1\]\] 0/1\n.*rank 1 compiled 0/1.*rank 0 did not"),
+        ("odd = next(", "", r"^recompile reason: .*size mismatch at index 0"),
+    ],
 }
 
 
@@ -122,7 +130,7 @@ def _text(cell) -> str:
     return "".join(parts)
 
 
-def test_all_seven_tutorials_exist_in_both_forms():
+def test_all_eight_tutorials_exist_in_both_forms():
     assert [p.stem for p in SOURCES] == EXPECTED
     assert [p.stem for p in NOTEBOOKS] == EXPECTED
     assert not (NOTEBOOKS_DIR / "make_notebooks.py").exists()

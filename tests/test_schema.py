@@ -74,7 +74,7 @@ def test_schema_is_valid_and_every_object_is_closed():
     jsonschema.Draft202012Validator.check_schema(SCHEMA)
     assert {s["$ref"] for s in SCHEMA["oneOf"]} == {
         "#/$defs/SummaryRecord", "#/$defs/TargetRecord", "#/$defs/Comparison",
-        "#/$defs/Profile", "#/$defs/Suggestions"}
+        "#/$defs/Profile", "#/$defs/Suggestions", "#/$defs/TraceRecord"}
     for name, definition in SCHEMA["$defs"].items():
         assert definition["additionalProperties"] is False, name
         assert set(definition["required"]) <= set(definition["properties"]), name
@@ -239,3 +239,33 @@ def _key_paths(value, prefix="") -> set[str]:
         for item in value:
             paths |= _key_paths(item, f"{prefix}[]")
     return paths
+
+
+# --- a real trace record (a single-process TORCH_TRACE run) ------------------------------
+
+
+def test_real_trace_record_validates(tmp_path):
+    from nbcompile.display.trace import published_trace
+
+    from .fixtures.traces import record_runs
+
+    report = nbcompile.open_trace(record_runs.record("breaks", tmp_path))
+    record = report.to_dict()
+    assert record["record"] == "trace" and record["compiles"]
+    assert any(c["graph_breaks"] for c in record["compiles"])
+    assert any(c["recompile_reason"] for c in record["compiles"])
+    assert not any(k.startswith("_") for c in record["compiles"] for k in c)
+    _validate(record)
+    _validate(published_trace(report))
+    bundle = report._repr_mimebundle_()
+    _validate(bundle[MIME_TYPE])
+    # closed: a key the schema does not know, or a status it does not allow, is caught
+    broken = copy.deepcopy(record)
+    broken["compiles"][0]["status"] = "exploded"
+    broken["compiles"][0]["_source"] = "internal"
+    assert _errors(broken)  # oneOf: the record matches no variant
+    trace_only = jsonschema.Draft202012Validator(
+        {"$ref": "#/$defs/TraceRecord", "$defs": SCHEMA["$defs"]})
+    messages = [e.message for e in trace_only.iter_errors(json.loads(json.dumps(broken)))]
+    assert any("'exploded'" in m for m in messages), messages
+    assert any("'_source'" in m for m in messages), messages

@@ -61,24 +61,28 @@ def test_public_names(chain_comparison):
     assert not hasattr(timing.Comparison, "_repr_mimebundle_")
 
 
-VERDICTS = {"faster", "slower", "no significant difference"}
+VERDICTS = {"faster", "slower", "no significant difference", timing.INCONCLUSIVE}
 
 
 def _check_verdict(row: TimingRow, eager: TimingRow) -> None:
-    """The row's speedup and verdict are what its own paired times say."""
+    """The row's speedup and verdict are what its own paired times say (the rule of
+    ``judge_speedups``: enough repeats, a narrow interval, clear of 1.0 by >= 3 %)."""
     assert row.verdict in VERDICTS, row.verdict
     assert len(row.times_s) == row.repeats == len(eager.times_s) >= 3
     ratios = [e / t for e, t in zip(eager.times_s, row.times_s, strict=True)]
     assert row.speedup == pytest.approx(statistics.median(ratios), rel=1e-3)
     assert row.speedup_q1 <= row.speedup <= row.speedup_q3
-    assert row.significant == (row.verdict != "no significant difference")
-    if row.significant:
-        assert row.spreads_overlap is False
+    low, high = timing.median_confidence_interval(ratios)
+    assert (row.speedup_ci_low, row.speedup_ci_high) == pytest.approx((low, high), rel=1e-3)
+    assert row.significant == (row.verdict in ("faster", "slower"))
+    if row.verdict == timing.INCONCLUSIVE:
+        assert row.repeats < timing.MIN_VERDICT_REPEATS or high / low > timing.MAX_CI_RATIO
+        assert any(timing.INCONCLUSIVE in note for note in row.notes)
+    elif row.significant:
         assert row.verdict == ("faster" if row.speedup > 1 else "slower")
-        assert row.speedup_q1 > 1.0 or row.speedup_q3 < 1.0
-    else:  # one of the three conditions of significance fails (min_effect is 3 %)
-        assert (row.spreads_overlap or not (row.speedup_q1 > 1.0 or row.speedup_q3 < 1.0)
-                or abs(row.speedup - 1.0) < 0.03)
+        assert (low > 1.0 or high < 1.0) and abs(row.speedup - 1.0) >= 0.03
+    else:  # enough evidence, and it says "no difference worth a verdict"
+        assert not (low > 1.0 or high < 1.0) or abs(row.speedup - 1.0) < 0.03
 
 
 def test_pointwise_chain_rows_and_verdicts(chain_comparison):

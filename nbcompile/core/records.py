@@ -31,9 +31,11 @@ TargetStatus = Literal[
 
 
 def _plain(value: Any) -> Any:
-    """Recursively turn dataclasses, tuples and sets into JSON-ready values."""
+    """Recursively turn dataclasses, tuples and sets into JSON-ready values (a
+    dataclass's private ``_fields`` are internal state, never part of a record)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if not f.name.startswith("_")}
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set)):

@@ -65,7 +65,8 @@ class CaptureSession:
             if replaced and not target.previous_compiles:  # code diffs across cell re-runs
                 target.previous_compiles = list(replaced[-1].compiles
                                                 or replaced[-1].previous_compiles)
-            self.targets = [t for t in self.targets if t.name != target.name or t is target]
+            self.targets = [t for t in self.targets
+                            if (t.name != target.name and t.alive) or t is target]
             self.targets.append(target)
 
     def find(self, obj: Any) -> Target | None:

@@ -90,6 +90,7 @@ def _describe_compiled(target: Target) -> str:
     if target.kind == "function":
         return f"torch.compile({target.name})"
     if target.wrapper:
-        inner = type(target.compiled_module).__name__
+        module = target.compiled_module  # None once the user dropped it
+        inner = type(module).__name__ if module is not None else "module"
         return f"the {inner} inside {target.name} ({target.wrapper}), compiled in place"
     return f"{target.name}.compile()"

@@ -15,6 +15,7 @@ unique filename also lets the capture engine attribute compile events to the tar
 
 from __future__ import annotations
 
+import functools
 import itertools
 import linecache
 import re
@@ -34,6 +35,8 @@ from .records import (
     CompileRecord,
     TargetError,
 )
+from .usernames import module_text
+from .weakslot import WeakSlot
 
 _entry_ids = itertools.count()
 _target_ids = itertools.count(1)
@@ -109,6 +112,24 @@ def make_entry(call: Callable[..., Any], label: str) -> types.FunctionType:
     return namespace[ident]
 
 
+def make_module_entry(label: str) -> types.FunctionType:
+    """A fresh function ``(self, *args, **kwargs)`` that calls ``self._call_impl``.
+
+    Own code object and unique filename, like ``make_entry``; the module comes in as an
+    argument so that nothing compiled holds it strongly.
+    """
+    ident = re.sub(r"\W", "_", label) or "target"
+    if ident[0].isdigit():
+        ident = f"_{ident}"
+    filename = f"{ENTRY_PREFIX}{next(_entry_ids)}:{label}>"
+    source = (f"def {ident}(self, /, *args, **kwargs):\n"
+              "    return self._call_impl(*args, **kwargs)\n")
+    namespace: dict[str, Any] = {"__name__": "nbcompile.entry"}
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - fixed source
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return namespace[ident]
+
+
 def eager_callable(obj: Any) -> Callable[..., Any]:
     """The uncompiled behaviour of a target object (function or module)."""
     if isinstance(obj, torch.nn.Module):
@@ -151,17 +172,22 @@ def fresh_copy(fn: Callable[..., Any]) -> Callable[..., Any]:
 # --- targets -------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Target:
-    """One compiled function or module and everything captured for it so far."""
+    """One compiled function or module and everything captured for it so far.
+
+    The user's objects (``original``, ``bound``, ``compiled_module``) are held weakly
+    (``WeakSlot``): they read ``None`` once the user dropped them. Until the magic has
+    bound them to the user's names, ``_keep`` holds them; ``release()`` lets go.
+    """
 
     name: str
     kind: str
-    original: Any
-    bound: Any  # what the user's name holds after compiling
+    original: Any = WeakSlot()
+    bound: Any = WeakSlot()  # what the user's name holds after compiling
     options: CompileOptions
     cell: CellRef = field(default_factory=CellRef)
-    compiled_module: torch.nn.Module | None = None
+    compiled_module: torch.nn.Module | None = WeakSlot()
     wrapper: str | None = None
     spans: list[Span] = field(default_factory=list)
     entry_filename: str | None = None
@@ -174,6 +200,23 @@ class Target:
     preview: str = ""  # "triton": --codegen triton (see triton_preview)
     previous_compiles: list[CompileRecord] = field(default_factory=list)  # before a re-run
     _views: tuple[Any, ...] | None = field(default=None, repr=False)  # cached derived views
+    _keep: list[Any] = field(default_factory=list, repr=False)  # strong, until release()
+
+    def __post_init__(self) -> None:
+        self.keep(self.original, self.bound, self.compiled_module)
+
+    def keep(self, *objects: Any) -> None:
+        """Hold ``objects`` strongly until ``release()`` (e.g. a new ``bound`` wrapper)."""
+        self._keep.extend(o for o in objects if o is not None)
+
+    def release(self) -> None:
+        """Hold the user's objects weakly from now on (they are bound to user names)."""
+        self._keep = []
+
+    @property
+    def alive(self) -> bool:
+        """Whether the user's object still exists."""
+        return self.bound is not None or self.compiled_module is not None
 
     # --- attribution ---
     def owns_frame(self, filename: str, lineno: int) -> bool:
@@ -198,6 +241,9 @@ class Target:
             self.compiling_since = time.time()
 
     def finish_compile(self, record: CompileRecord) -> None:
+        if self.kind == "module":  # guards name the entry's argument, not the user's name
+            record.recompile_reason = module_text(record.recompile_reason, self.name)
+            record.recompile_guard = module_text(record.recompile_guard, self.name)
         self.compiles.append(record)
         self.compiling_since = None
         if record.status == "failed":
@@ -214,14 +260,22 @@ def is_candidate(name: str, value: Any, module_name: str) -> bool:
     if isinstance(value, torch.nn.Module):
         return True
     if isinstance(value, types.FunctionType):
-        if hasattr(value, "_torchdynamo_orig_callable"):
-            return False  # already compiled by the user
-        return value.__module__ == module_name
+        # already compiled by the user (@torch.compile in the cell): recorded, not recompiled
+        original = getattr(value, "_torchdynamo_orig_callable", value)
+        return getattr(original, "__module__", None) == module_name
     return False
 
 
 def compile_function(name: str, fn: types.FunctionType, options: CompileOptions,
                      cell: CellRef) -> Target:
+    user_compiled = getattr(fn, "_torchdynamo_orig_callable", None)
+    if isinstance(user_compiled, types.FunctionType):  # @torch.compile in the cell
+        target = Target(name=name, kind="function", original=user_compiled, bound=fn,
+                        options=options, cell=cell, spans=[Span.of(user_compiled.__code__)])
+        target.notes.append(f"{name} was already compiled with torch.compile in the cell: "
+                            "nbcompile records its compiles and leaves its own options "
+                            "as they are (the %%compile flags do not apply to it).")
+        return target
     compiled = torch.compile(fn, **options.torch_kwargs())
     target = Target(name=name, kind="function", original=fn, bound=compiled,
                     options=options, cell=cell, spans=[Span.of(fn.__code__)])
@@ -235,9 +289,11 @@ def compile_module(name: str, obj: torch.nn.Module, options: CompileOptions,
     inner, wrapper = unwrap(obj)
     kwargs = options.torch_kwargs()
     inner.compile(**kwargs)  # PyTorch's in-place API; then give it a traceable entry
-    entry = make_entry(inner._call_impl, f"{name}")
+    entry = make_module_entry(name)
     if not options.disable:
-        inner._compiled_call_impl = torch.compile(entry, **kwargs)
+        # the module is the entry's first argument, not a global: Dynamo then guards on
+        # it weakly (a dropped module is freed) and names it ``self`` in guards and graphs
+        inner._compiled_call_impl = functools.partial(torch.compile(entry, **kwargs), inner)
     spans = []
     forward = getattr(type(inner).forward, "__code__", None)
     if forward is not None and "/torch/" not in forward.co_filename.replace("\\", "/"):

@@ -10,24 +10,24 @@ stay in ``tracefile``.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import re
 from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from .capture import StringTable, TraceEvent
 from .compile_builder import CompileBuilder
 from .parsers import PROVENANCE_ARTIFACT, Metrics, explain_reasons, parse
-from .records import SCHEMA_VERSION, CompileRecord, GraphBreak, Kernel, Record, SourceLine, _plain
+from .records import SCHEMA_VERSION, CompileRecord, GraphBreak, Kernel, Record, SourceLine
 from .tracefile import LogEvent, TraceLog, find_logs
 from .tracefmt import parse_dynamo_message
 
-TraceStatus = str  # compiled | failed | restarted | cache_hit
-DIVERGENCE_KINDS = ("compile_ids", "cache", "graphs", "guards")
+TraceStatus = Literal["compiled", "failed", "restarted", "cache_hit"]
+DivergenceKind = Literal["compile_ids", "cache", "graphs", "guards"]
+DIVERGENCE_KINDS: tuple[DivergenceKind, ...] = ("compile_ids", "cache", "graphs", "guards")
 
 #: Events whose payload feeds a compile's contents (read on demand).
 _CONTENT_KINDS = frozenset({"dynamo_output_graph", "dynamo_cpp_guards_str", "inductor_output_code",
@@ -66,17 +66,17 @@ class TraceCompile(Record):
     access.
     """
 
-    rank: int | None
-    compile_id: str
-    frame: str  # "fn file:line"
-    function: str = ""
-    filename: str = ""
-    lineno: int = 0
+    rank: int | None  # the rank whose log holds it (null when no rank is known)
+    compile_id: str  # as Dynamo writes it, without brackets: "0/0", "1/2", "0/0_1"
+    frame: str  # "fn file:line" of the frame being compiled
+    function: str = ""  # the frame's function name
+    filename: str = ""  # the frame's file
+    lineno: int = 0  # the frame's first line
     status: TraceStatus = "compiled"
-    fail_reason: str = ""
-    compile_time_s: float = 0.0
+    fail_reason: str = ""  # why the compile failed or restarted ("" when it compiled)
+    compile_time_s: float = 0.0  # from compilation_metrics
     metric_phases: dict[str, float] = field(default_factory=dict)  # compilation_metrics
-    cache: dict[str, int] = field(default_factory=dict)
+    cache: dict[str, int] = field(default_factory=dict)  # hits and misses per cache layer
     stack: list[SourceLine] = field(default_factory=list)  # user stack, outermost first
     log: str = ""  # file:line of the compile's first event
     _source: TraceLog | None = field(default=None, repr=False, compare=False)
@@ -89,6 +89,17 @@ class TraceCompile(Record):
     _chromium: array[int] = field(default_factory=lambda: array("q"), repr=False,
                                   compare=False)
     _phases: dict[str, float] | None = field(default=None, repr=False, compare=False)
+
+    COMPUTED = {
+        "phases": (dict[str, float], "seconds per compile phase (metrics and chromium events)"),
+        "graph_breaks": (list[GraphBreak], "the compile's graph breaks"),
+        "recompile_reason": (str, "why this compile recompiled an earlier one (or \"\")"),
+        "recompile_guard": (str, "the guard that failed, when known (or \"\")"),
+        "guards": (str, "the guards Dynamo installed"),
+        "graphs": (list[str], "the FX graphs, as readable code"),
+        "kernels": (list[Kernel], "every piece of generated code"),
+        "output_code": (str, "the generated module(s)"),
+    }
 
     @property
     def phases(self) -> dict[str, float]:
@@ -137,8 +148,7 @@ class TraceCompile(Record):
         return self.content().output_code
 
     def to_dict(self) -> dict[str, Any]:
-        data = {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)
-                if not f.name.startswith("_")}
+        data = super().to_dict()
         record = self.content()
         data.update(
             phases=self.phases,
@@ -158,9 +168,9 @@ class Divergence(Record):
     """Ranks that compiled differently: ``kind``, the ``groups`` of ranks that agree, and
     ``detail`` (what differs, first place)."""
 
-    kind: str  # compile_ids | cache | graphs | guards
-    groups: list[list[int]]
-    detail: str
+    kind: DivergenceKind
+    groups: list[list[int]]  # ranks that agree with each other, one list per variant
+    detail: str  # what differs, first place
     compile_id: str = ""  # the first compile id where it shows
 
 
@@ -171,15 +181,23 @@ class TraceRecord(Record):
     ``nbcompile.TraceReport`` adds the rich reprs (rendering lives outside ``core``).
     """
 
-    path: str
-    ranks: list[int] = field(default_factory=list)
-    compiles: list[TraceCompile] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
-    unknown_events: dict[str, int] = field(default_factory=dict)
-    events: int = 0
-    bytes_read: int = 0
+    path: str  # the log file or directory opened
+    ranks: list[int] = field(default_factory=list)  # sorted; empty when no rank is known
+    compiles: list[TraceCompile] = field(default_factory=list)  # log order, every rank
+    problems: list[str] = field(default_factory=list)  # "file:line: what was wrong"
+    files: list[str] = field(default_factory=list)  # the trace files read
+    unknown_events: dict[str, int] = field(default_factory=dict)  # event kind -> count
+    events: int = 0  # trace lines read
+    bytes_read: int = 0  # bytes of log indexed
     _divergences: list[Divergence] | None = field(default=None, repr=False)
+    schema_version: Literal[1] = SCHEMA_VERSION
+    record: Literal["trace"] = "trace"
+
+    OPTIONAL_KEYS = frozenset({"bytes_read", "truncated"})
+    COMPUTED = {
+        "divergences": (list[Divergence], "where the ranks compiled differently"),
+        "truncated": (bool, "set when published inline and some text was capped"),
+    }
 
     @property
     def divergences(self) -> list[Divergence]:
@@ -209,18 +227,10 @@ class TraceRecord(Record):
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "schema_version": SCHEMA_VERSION,
-            "record": "trace",
-            "path": self.path,
-            "ranks": list(self.ranks),
-            "files": list(self.files),
-            "compiles": [c.to_dict() for c in self.compiles],
-            "divergences": [d.to_dict() for d in self.divergences],
-            "problems": list(self.problems),
-            "unknown_events": dict(self.unknown_events),
-            "events": self.events,
-        }
+        data = super().to_dict()
+        data["compiles"] = [c.to_dict() for c in self.compiles]
+        data["divergences"] = [d.to_dict() for d in self.divergences]
+        return data
 
     def __repr__(self) -> str:
         return (f"<{type(self).__name__} {self.path}: {len(self.compiles)} compile(s), "

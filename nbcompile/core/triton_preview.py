@@ -291,4 +291,6 @@ def apply(target: Target) -> None:
             inner._compiled_call_impl = wrap(inner._compiled_call_impl, target.name,
                                              generated, failed)
     else:
-        target.bound = wrap(target.bound, target.name, generated, failed)
+        wrapped = wrap(target.bound, target.name, generated, failed)
+        target.keep(wrapped)  # held until the magic binds it to the user's name
+        target.bound = wrapped

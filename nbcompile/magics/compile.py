@@ -105,8 +105,9 @@ class CompileMagics(Magics):
                 triton_preview.apply(target)
         session = get_session()
         for name, target in zip(target_names, targets, strict=True):
-            session.register(target)
             ns[name] = target.bound
+            session.register(target)
+            target.release()  # the user's names hold the objects; nbcompile holds them weakly
         LiveSummary(session, targets, cell_ref.to_dict(), annotate=args.annotate)
         return result
 

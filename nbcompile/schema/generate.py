@@ -1,5 +1,6 @@
 """Generate the record JSON Schema and the field tables of ``docs/records.md`` from the
-record dataclasses (``nbcompile.core.records``, ``timing``, ``profile``, ``suggest``).
+record dataclasses (``nbcompile.core.records``, ``timing``, ``profile``, ``suggest``,
+``tracereport``).
 
     python -m nbcompile.schema.generate [--check]
 
@@ -24,14 +25,14 @@ import typing
 from pathlib import Path
 from typing import Any, Literal, Union
 
-from ..core import profile, records, suggest, timing
+from ..core import profile, records, suggest, timing, tracereport
 
 SCHEMA_PATH = Path(__file__).with_name("record-v1.schema.json")
 DOCS_PATH = Path(__file__).resolve().parents[2] / "docs" / "records.md"
 
 #: The top-level records, one per value of ``record``.
 TOP_LEVEL: tuple[type, ...] = (records.SummaryRecord, records.TargetRecord, timing.Comparison,
-                                profile.Profile, suggest.Suggestions)
+                                profile.Profile, suggest.Suggestions, tracereport.TraceRecord)
 
 _SIMPLE = {str: "string", int: "integer", float: "number", bool: "boolean",
            type(None): "null"}
@@ -63,6 +64,19 @@ def field_docs(cls: type) -> dict[str, str]:
         if above:
             docs[match.group(1)] = " ".join(above)
     return docs
+
+
+def public_hints(cls: type) -> dict[str, Any]:
+    """The evaluated annotations of ``cls``'s public fields (private ``_fields`` may use
+    types that are not JSON, or not subscriptable at run time, such as ``array[int]``)."""
+    hints: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name.startswith("_"):
+            continue
+        owner = next(c for c in cls.__mro__ if f.name in vars(c).get("__annotations__", {}))
+        namespace = vars(sys.modules[owner.__module__])
+        hints[f.name] = eval(f.type, namespace) if isinstance(f.type, str) else f.type
+    return hints
 
 
 class _Builder:
@@ -105,11 +119,13 @@ class _Builder:
         self.defs[cls.__name__] = self.object_schema(cls)
 
     def object_schema(self, cls: type) -> dict[str, Any]:
-        hints = typing.get_type_hints(cls)
+        hints = public_hints(cls)
         docs = field_docs(cls)
         optional = getattr(cls, "OPTIONAL_KEYS", frozenset())
         properties: dict[str, Any] = {}
         for f in dataclasses.fields(cls):
+            if f.name.startswith("_"):  # internal state, never published
+                continue
             prop = self.type_schema(hints[f.name])
             if f.name in docs:
                 prop["description"] = docs[f.name]
@@ -137,8 +153,8 @@ def build_schema() -> dict[str, Any]:
         "title": f"nbcompile record, schema version {records.SCHEMA_VERSION}",
         "description": (
             f"What the kernel publishes under the MIME type {records.MIME_TYPE}. "
-            "Generated from the dataclasses in nbcompile/core/records.py and "
-            "nbcompile/core/timing.py by `python -m nbcompile.schema.generate`: "
+            "Generated from the dataclasses in nbcompile/core/ (records.py, timing.py, "
+            "profile.py, tracereport.py) by `python -m nbcompile.schema.generate`: "
             "do not edit. Documented in docs/records.md."
         ),
         "oneOf": [{"$ref": f"#/$defs/{cls.__name__}"} for cls in TOP_LEVEL],

@@ -2,10 +2,10 @@
  * (json-schema-to-typescript). Do not edit: run `npm run gen:types`. */
 
 /**
- * What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/records.py and nbcompile/core/timing.py by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.
+ * What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/ (records.py, timing.py, profile.py, tracereport.py) by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.
  */
 export type NbcompileRecordSchemaVersion1 =
-  SummaryRecord | TargetRecord | Comparison | Profile | Suggestions;
+  SummaryRecord | TargetRecord | Comparison | Profile | Suggestions | TraceRecord;
 
 /**
  * The live output of a `%%compile` cell (`display.payload.summary_payload`).
@@ -1002,4 +1002,163 @@ export interface SameResult {
   max_abs_diff: number | null;
   tolerance: string;
   notes: string[];
+}
+/**
+ * A TORCH_TRACE run (one log file or a directory of per-rank logs).
+ */
+export interface TraceRecord {
+  /**
+   * the log file or directory opened
+   */
+  path: string;
+  /**
+   * sorted; empty when no rank is known
+   */
+  ranks: number[];
+  /**
+   * log order, every rank
+   */
+  compiles: TraceCompile[];
+  /**
+   * "file:line: what was wrong"
+   */
+  problems: string[];
+  /**
+   * the trace files read
+   */
+  files: string[];
+  /**
+   * event kind -> count
+   */
+  unknown_events: {
+    [k: string]: number;
+  };
+  /**
+   * trace lines read
+   */
+  events: number;
+  /**
+   * bytes of log indexed
+   */
+  bytes_read?: number;
+  schema_version: 1;
+  record: 'trace';
+  /**
+   * where the ranks compiled differently
+   */
+  divergences: Divergence[];
+  /**
+   * set when published inline and some text was capped
+   */
+  truncated?: boolean;
+}
+/**
+ * One Dynamo compile attempt read from a trace (`compile_id` like `0/0`, `0/0_1`).
+ */
+export interface TraceCompile {
+  /**
+   * the rank whose log holds it (null when no rank is known)
+   */
+  rank: number | null;
+  /**
+   * as Dynamo writes it, without brackets: "0/0", "1/2", "0/0_1"
+   */
+  compile_id: string;
+  /**
+   * "fn file:line" of the frame being compiled
+   */
+  frame: string;
+  /**
+   * the frame's function name
+   */
+  function: string;
+  /**
+   * the frame's file
+   */
+  filename: string;
+  /**
+   * the frame's first line
+   */
+  lineno: number;
+  status: 'compiled' | 'failed' | 'restarted' | 'cache_hit';
+  /**
+   * why the compile failed or restarted ("" when it compiled)
+   */
+  fail_reason: string;
+  /**
+   * from compilation_metrics
+   */
+  compile_time_s: number;
+  /**
+   * compilation_metrics
+   */
+  metric_phases: {
+    [k: string]: number;
+  };
+  /**
+   * hits and misses per cache layer
+   */
+  cache: {
+    [k: string]: number;
+  };
+  /**
+   * user stack, outermost first
+   */
+  stack: SourceLine[];
+  /**
+   * file:line of the compile's first event
+   */
+  log: string;
+  /**
+   * seconds per compile phase (metrics and chromium events)
+   */
+  phases: {
+    [k: string]: number;
+  };
+  /**
+   * the compile's graph breaks
+   */
+  graph_breaks: GraphBreak[];
+  /**
+   * why this compile recompiled an earlier one (or "")
+   */
+  recompile_reason: string;
+  /**
+   * the guard that failed, when known (or "")
+   */
+  recompile_guard: string;
+  /**
+   * the guards Dynamo installed
+   */
+  guards: string;
+  /**
+   * the FX graphs, as readable code
+   */
+  graphs: string[];
+  /**
+   * every piece of generated code
+   */
+  kernels: Kernel[];
+  /**
+   * the generated module(s)
+   */
+  output_code: string;
+}
+/**
+ * Ranks that compiled differently: `kind`, the `groups` of ranks that agree, and `detail` (what differs, first place).
+ */
+export interface Divergence {
+  kind: 'compile_ids' | 'cache' | 'graphs' | 'guards';
+  /**
+   * ranks that agree with each other, one list per variant
+   */
+  groups: number[][];
+  /**
+   * what differs, first place
+   */
+  detail: string;
+  /**
+   * the first compile id where it shows
+   */
+  compile_id: string;
 }

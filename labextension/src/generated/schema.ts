@@ -5,7 +5,7 @@ export const RECORD_SCHEMA: unknown = {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "application/vnd.nbcompile.v1+json",
   "title": "nbcompile record, schema version 1",
-  "description": "What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/records.py and nbcompile/core/timing.py by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.",
+  "description": "What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/ (records.py, timing.py, profile.py, tracereport.py) by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.",
   "oneOf": [
     {
       "$ref": "#/$defs/SummaryRecord"
@@ -21,6 +21,9 @@ export const RECORD_SCHEMA: unknown = {
     },
     {
       "$ref": "#/$defs/Suggestions"
+    },
+    {
+      "$ref": "#/$defs/TraceRecord"
     }
   ],
   "$defs": {
@@ -1605,6 +1608,273 @@ export const RECORD_SCHEMA: unknown = {
         "max_abs_diff",
         "tolerance",
         "notes"
+      ],
+      "additionalProperties": false
+    },
+    "TraceRecord": {
+      "title": "TraceRecord",
+      "type": "object",
+      "description": "A TORCH_TRACE run (one log file or a directory of per-rank logs).",
+      "properties": {
+        "path": {
+          "type": "string",
+          "description": "the log file or directory opened"
+        },
+        "ranks": {
+          "type": "array",
+          "items": {
+            "type": "integer"
+          },
+          "description": "sorted; empty when no rank is known"
+        },
+        "compiles": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/TraceCompile"
+          },
+          "description": "log order, every rank"
+        },
+        "problems": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "\"file:line: what was wrong\""
+        },
+        "files": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "the trace files read"
+        },
+        "unknown_events": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "integer"
+          },
+          "description": "event kind -> count"
+        },
+        "events": {
+          "type": "integer",
+          "description": "trace lines read"
+        },
+        "bytes_read": {
+          "type": "integer",
+          "description": "bytes of log indexed"
+        },
+        "schema_version": {
+          "const": 1
+        },
+        "record": {
+          "const": "trace"
+        },
+        "divergences": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Divergence"
+          },
+          "description": "where the ranks compiled differently"
+        },
+        "truncated": {
+          "type": "boolean",
+          "description": "set when published inline and some text was capped"
+        }
+      },
+      "required": [
+        "path",
+        "ranks",
+        "compiles",
+        "problems",
+        "files",
+        "unknown_events",
+        "events",
+        "schema_version",
+        "record",
+        "divergences"
+      ],
+      "additionalProperties": false
+    },
+    "TraceCompile": {
+      "title": "TraceCompile",
+      "type": "object",
+      "description": "One Dynamo compile attempt read from a trace (`compile_id` like `0/0`, `0/0_1`).",
+      "properties": {
+        "rank": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "the rank whose log holds it (null when no rank is known)"
+        },
+        "compile_id": {
+          "type": "string",
+          "description": "as Dynamo writes it, without brackets: \"0/0\", \"1/2\", \"0/0_1\""
+        },
+        "frame": {
+          "type": "string",
+          "description": "\"fn file:line\" of the frame being compiled"
+        },
+        "function": {
+          "type": "string",
+          "description": "the frame's function name"
+        },
+        "filename": {
+          "type": "string",
+          "description": "the frame's file"
+        },
+        "lineno": {
+          "type": "integer",
+          "description": "the frame's first line"
+        },
+        "status": {
+          "enum": [
+            "compiled",
+            "failed",
+            "restarted",
+            "cache_hit"
+          ]
+        },
+        "fail_reason": {
+          "type": "string",
+          "description": "why the compile failed or restarted (\"\" when it compiled)"
+        },
+        "compile_time_s": {
+          "type": "number",
+          "description": "from compilation_metrics"
+        },
+        "metric_phases": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "number"
+          },
+          "description": "compilation_metrics"
+        },
+        "cache": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "integer"
+          },
+          "description": "hits and misses per cache layer"
+        },
+        "stack": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/SourceLine"
+          },
+          "description": "user stack, outermost first"
+        },
+        "log": {
+          "type": "string",
+          "description": "file:line of the compile's first event"
+        },
+        "phases": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "number"
+          },
+          "description": "seconds per compile phase (metrics and chromium events)"
+        },
+        "graph_breaks": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/GraphBreak"
+          },
+          "description": "the compile's graph breaks"
+        },
+        "recompile_reason": {
+          "type": "string",
+          "description": "why this compile recompiled an earlier one (or \"\")"
+        },
+        "recompile_guard": {
+          "type": "string",
+          "description": "the guard that failed, when known (or \"\")"
+        },
+        "guards": {
+          "type": "string",
+          "description": "the guards Dynamo installed"
+        },
+        "graphs": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "the FX graphs, as readable code"
+        },
+        "kernels": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Kernel"
+          },
+          "description": "every piece of generated code"
+        },
+        "output_code": {
+          "type": "string",
+          "description": "the generated module(s)"
+        }
+      },
+      "required": [
+        "rank",
+        "compile_id",
+        "frame",
+        "function",
+        "filename",
+        "lineno",
+        "status",
+        "fail_reason",
+        "compile_time_s",
+        "metric_phases",
+        "cache",
+        "stack",
+        "log",
+        "phases",
+        "graph_breaks",
+        "recompile_reason",
+        "recompile_guard",
+        "guards",
+        "graphs",
+        "kernels",
+        "output_code"
+      ],
+      "additionalProperties": false
+    },
+    "Divergence": {
+      "title": "Divergence",
+      "type": "object",
+      "description": "Ranks that compiled differently: `kind`, the `groups` of ranks that agree, and `detail` (what differs, first place).",
+      "properties": {
+        "kind": {
+          "enum": [
+            "compile_ids",
+            "cache",
+            "graphs",
+            "guards"
+          ]
+        },
+        "groups": {
+          "type": "array",
+          "items": {
+            "type": "array",
+            "items": {
+              "type": "integer"
+            }
+          },
+          "description": "ranks that agree with each other, one list per variant"
+        },
+        "detail": {
+          "type": "string",
+          "description": "what differs, first place"
+        },
+        "compile_id": {
+          "type": "string",
+          "description": "the first compile id where it shows"
+        }
+      },
+      "required": [
+        "kind",
+        "groups",
+        "detail",
+        "compile_id"
       ],
       "additionalProperties": false
     }
