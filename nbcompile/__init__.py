@@ -13,11 +13,13 @@ from .api import (
     Comparison,
     CompileReport,
     Profile,
+    Suggestions,
     TraceReport,
     compare,
     open_trace,
     profile,
     report,
+    suggest,
 )
 from .core.records import MIME_TYPE, SCHEMA_VERSION
 from .core.tracereport import Divergence, TraceCompile
@@ -30,12 +32,14 @@ __all__ = [
     "Comparison",
     "Divergence",
     "Profile",
+    "Suggestions",
     "TraceCompile",
     "TraceReport",
     "compare",
     "open_trace",
     "profile",
     "report",
+    "suggest",
 ]
 
 

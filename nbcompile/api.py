@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .core import profile as _profile
+from .core import suggest as _suggest
 from .core import timing as _timing
 from .core.records import TargetRecord
 from .core.session import get_session
@@ -128,6 +129,31 @@ class Profile(_profile.Profile):
 @functools.wraps(_profile.profile)
 def profile(fn: Any, *args: Any, **kwargs: Any) -> Profile:
     return Profile.from_record(_profile.profile(fn, *args, **kwargs))
+
+
+@dataclasses.dataclass(repr=False)
+class Suggestions(_suggest.Suggestions):
+    """What ``suggest()`` returns: ``baseline``, ``items`` (each a ``Suggestion``),
+    ``to_dict()`` (the ``suggestions`` record), and rich reprs (one row per suggestion)."""
+
+    @classmethod
+    def from_record(cls, record: _suggest.Suggestions) -> Suggestions:
+        return cls(**{f.name: getattr(record, f.name) for f in dataclasses.fields(record)})
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from .display.suggest import suggestions_bundle
+
+        return suggestions_bundle(self)
+
+    def __repr__(self) -> str:
+        from .display.suggest import suggestions_text
+
+        return suggestions_text(self)
+
+
+@functools.wraps(_suggest.suggest)
+def suggest(fn: Any, *args: Any, **kwargs: Any) -> Suggestions:
+    return Suggestions.from_record(_suggest.suggest(fn, *args, **kwargs))
 
 
 class TraceReport(TraceRecord):

@@ -121,7 +121,34 @@ assert any("data-dependent" in gb.reason.lower() for gb in r.graph_breaks)
 # * **unsupported NumPy function**: Dynamo maps NumPy calls to torch functions when it
 #   knows an equivalent; `np.digitize` is not in its table. Use the torch operation
 #   directly: `torch.bucketize(x, edges, right=True)` is `np.digitize(x, edges)`.
+
+# %% [markdown]
+# ## Prove a fix before you make it: `%suggest`
 #
+# `%suggest CALL` proposes a change for each break (a `torch._dynamo.config` setting,
+# a `%%compile` option, or a rewrite of your line), tries each one on a *fresh copy*
+# of the function with the same input, and shows before and after side by side. A
+# change is marked **verified** only when the copy has fewer breaks *and* gives the
+# same result; otherwise it says "tried, did not help" and what happened. Your
+# `featurize`, its compiled code and its report are not touched, and every torch
+# setting a trial changed is put back.
+
+# %%
+before = nbcompile.report(featurize).to_dict()
+# fixes = %suggest featurize(data)
+fixes
+
+# %%
+# check: the print and .item() fixes are proven; featurize and torch's settings are unchanged
+proven = {s.change for s in fixes.verified}
+print(sorted(proven))
+assert "torch._dynamo.config.capture_scalar_outputs = True" in proven
+assert "torch._dynamo.config.reorderable_logging_functions.add(print)" in proven
+assert all(s.same_result.ok and s.after.breaks < fixes.baseline.breaks for s in fixes.verified)
+assert nbcompile.report(featurize).to_dict() == before
+assert torch._dynamo.config.capture_scalar_outputs is False
+
+# %% [markdown]
 # ## What `--fullgraph` does
 #
 # `--fullgraph` (`torch.compile(..., fullgraph=True)`) turns the first graph break

@@ -106,7 +106,7 @@ export function editorMimeType(language: string): string {
 
 /** A CSS-safe class suffix for a status or kind (anything unexpected is `other`). */
 export function classSuffix(value: string): string {
-  return /^[a-z]{1,20}$/.test(value) ? value : 'other';
+  return /^[a-z_]{1,20}$/.test(value) ? value : 'other';
 }
 
 /** Human words for a status. */
@@ -114,6 +114,8 @@ export function statusText(t: ITargetRecord, nowSeconds?: number): string {
   switch (t.status) {
     case 'pending':
       return 'waiting for first call';
+    case 'not_compiled':
+      return 'not compiled (runs eagerly)';
     case 'compiling':
       return t.compiling_since && nowSeconds
         ? compilingText(nowSeconds - t.compiling_since)

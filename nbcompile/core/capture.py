@@ -90,9 +90,13 @@ class TraceEvent:
 class TraceListener(logging.Handler):
     """Decode structured-trace records and hand them to ``sink``; never raise into torch."""
 
-    def __init__(self, sink: Callable[[TraceEvent], None]) -> None:
+    def __init__(self, sink: Callable[[TraceEvent], None], *,
+                 private: bool = False) -> None:
+        """``private``: also hear compiles made under ``suppressed()`` (a trial's own
+        capture, e.g. ``nbcompile.suggest``), which the session must not see."""
         super().__init__(level=logging.DEBUG)
         self._sink = sink
+        self._private = private
         self.strings = StringTable()
         self._logger = logging.getLogger(TRACE_LOGGER)
 
@@ -116,7 +120,7 @@ class TraceListener(logging.Handler):
             metadata = getattr(record, "metadata", None)
             if not isinstance(metadata, dict):
                 return
-            if self.strings.add(metadata) or _suppressed.get():
+            if self.strings.add(metadata) or (_suppressed.get() and not self._private):
                 return
             event = TraceEvent.from_metadata(metadata, getattr(record, "payload", None) or "")
             if event is not None:

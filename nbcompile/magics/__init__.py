@@ -12,12 +12,13 @@ from .compare import CompareMagics
 from .compile import CompileMagics
 from .errors import install_error_display, uninstall_error_display
 from .profile import ProfileMagics
+from .suggest import SuggestMagics
 
 #: torch's compile log records routed into records while loaded (see core.torch_logs).
 _torch_logs: TorchLogRouting | None = None
 
 #: Magics classes registered by ``%load_ext nbcompile``.
-MAGICS: list[type] = [CompileMagics, CompareMagics, AdminMagics, ProfileMagics]
+MAGICS: list[type] = [CompileMagics, CompareMagics, SuggestMagics, AdminMagics, ProfileMagics]
 
 
 def load_ipython_extension(shell: Any) -> None:

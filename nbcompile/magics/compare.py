@@ -14,6 +14,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from ..api import Comparison, compare
 from ..core.timing import DEFAULT_MODES, CompareError
 from .arguments import Once, check_repeats, join_comma_lists, unquoted
+from .calls import evaluate_call
 
 _LEADING = re.compile(r"^\s*(--?[A-Za-z][\w-]*)(?:=|\s+)(\S+)")
 _OPTION = re.compile(r"^--?[A-Za-z][\w-]*(=.*)?$")
@@ -118,40 +119,5 @@ class CompareMagics(Magics):
             raise UsageError(f"%compare: {e}") from None
 
     def _evaluate(self, expr: str) -> tuple[Any, list[Any], dict[str, Any]]:
-        try:
-            tree = ast.parse(expr.strip(), mode="eval")
-        except SyntaxError as e:
-            raise UsageError(f"%compare: not a Python expression: {expr!r} ({e.msg})") from None
-        call = tree.body
-        if not isinstance(call, ast.Call):
-            raise UsageError(
-                f"%compare needs a call such as f(x), not {expr!r}: it times the call "
-                "eagerly and compiled."
-            )
-        fn = self._eval(call.func, expr)
-        if not callable(fn):
-            raise UsageError(f"%compare: {ast.unparse(call.func)} is a "
-                             f"{type(fn).__name__}, not a function or module")
-        args: list[Any] = []
-        for node in call.args:
-            if isinstance(node, ast.Starred):
-                args.extend(self._eval(node.value, expr))
-            else:
-                args.append(self._eval(node, expr))
-        kwargs: dict[str, Any] = {}
-        for kw in call.keywords:
-            if kw.arg is None:
-                kwargs.update(self._eval(kw.value, expr))
-            else:
-                kwargs[kw.arg] = self._eval(kw.value, expr)
-        return fn, args, kwargs
-
-    def _eval(self, node: ast.expr, expr: str) -> Any:
-        code = compile(ast.Expression(node), "<%compare>", "eval")
-        try:
-            return eval(code, self.shell.user_global_ns, self.shell.user_ns)  # noqa: S307
-        except Exception as e:
-            raise UsageError(
-                f"%compare: could not evaluate {ast.unparse(node)} in {expr!r}: "
-                f"{type(e).__name__}: {e}"
-            ) from None
+        return evaluate_call(self.shell, expr, "%compare",
+                             "it times the call eagerly and compiled.")

@@ -1,5 +1,6 @@
 """Generate the record JSON Schema and the field tables of ``docs/records.md`` from the
-record dataclasses (``nbcompile.core.records``, ``timing``, ``profile``, ``tracereport``).
+record dataclasses (``nbcompile.core.records``, ``timing``, ``profile``, ``suggest``,
+``tracereport``).
 
     python -m nbcompile.schema.generate [--check]
 
@@ -24,14 +25,14 @@ import typing
 from pathlib import Path
 from typing import Any, Literal, Union
 
-from ..core import profile, records, timing, tracereport
+from ..core import profile, records, suggest, timing, tracereport
 
 SCHEMA_PATH = Path(__file__).with_name("record-v1.schema.json")
 DOCS_PATH = Path(__file__).resolve().parents[2] / "docs" / "records.md"
 
 #: The top-level records, one per value of ``record``.
 TOP_LEVEL: tuple[type, ...] = (records.SummaryRecord, records.TargetRecord, timing.Comparison,
-                                profile.Profile, tracereport.TraceRecord)
+                                profile.Profile, suggest.Suggestions, tracereport.TraceRecord)
 
 _SIMPLE = {str: "string", int: "integer", float: "number", bool: "boolean",
            type(None): "null"}

@@ -5,7 +5,7 @@
  * What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/ (records.py, timing.py, profile.py, tracereport.py) by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.
  */
 export type NbcompileRecordSchemaVersion1 =
-  SummaryRecord | TargetRecord | Comparison | Profile | TraceRecord;
+  SummaryRecord | TargetRecord | Comparison | Profile | Suggestions | TraceRecord;
 
 /**
  * The live output of a `%%compile` cell (`display.payload.summary_payload`).
@@ -881,6 +881,177 @@ export interface LineTime {
    * eager over compiled time (null unless both)
    */
   speedup: number | null;
+}
+/**
+ * What `suggest()` returns: `baseline`, `problems` and `items`.
+ */
+export interface Suggestions {
+  /**
+   * the function or module class
+   */
+  name: string;
+  baseline: Measured;
+  /**
+   * the baseline's breaks, recompiles
+   */
+  problems: Problem[];
+  /**
+   * one per proposed change
+   */
+  items: Suggestion[];
+  /**
+   * calls replayed per trial
+   */
+  calls: number;
+  /**
+   * seconds allowed for all trials
+   */
+  budget_s: number;
+  /**
+   * seconds the trials took
+   */
+  elapsed_s: number;
+  notes: string[];
+  schema_version: number;
+  record: string;
+}
+/**
+ * a fresh copy compiled as it is, the calls replayed
+ */
+export interface Measured {
+  /**
+   * graphs compiled over the calls
+   */
+  graphs: number;
+  /**
+   * graph breaks
+   */
+  breaks: number;
+  /**
+   * compiles after a guard failed
+   */
+  recompiles: number;
+  /**
+   * median steady-state time of one pass over the calls
+   */
+  time_s: number | null;
+  /**
+   * the trial failed: the exception
+   */
+  error: string;
+  /**
+   * e.g. Dynamo frame compiles during the timed passes
+   */
+  timing_note: string;
+}
+/**
+ * A graph break or recompile of the baseline: reason and where.
+ */
+export interface Problem {
+  /**
+   * graph_break | recompile
+   */
+  kind: string;
+  reason: string;
+  filename: string | null;
+  lineno: number | null;
+  line: string;
+  /**
+   * the break is inside code the user cannot edit
+   */
+  in_library: boolean;
+}
+/**
+ * One proposed change and what trying it on a copy showed.
+ */
+export interface Suggestion {
+  problem: Problem1;
+  /**
+   * setting | option | rewrite
+   */
+  kind: string;
+  /**
+   * the exact thing to do, as code
+   */
+  change: string;
+  /**
+   * fewer breaks (or recompiles) on the copy and the same result
+   */
+  verified: boolean;
+  /**
+   * verified | tried, did not help | not tried
+   */
+  status: string;
+  /**
+   * the trial on a copy (null: not tried)
+   */
+  after: Measured1 | null;
+  same_result: SameResult;
+  /**
+   * what it costs or risks, what happened
+   */
+  note: string;
+}
+/**
+ * A graph break or recompile of the baseline: reason and where.
+ */
+export interface Problem1 {
+  /**
+   * graph_break | recompile
+   */
+  kind: string;
+  reason: string;
+  filename: string | null;
+  lineno: number | null;
+  line: string;
+  /**
+   * the break is inside code the user cannot edit
+   */
+  in_library: boolean;
+}
+/**
+ * Counts and run time of one setup (the baseline, or a trial on a copy).
+ */
+export interface Measured1 {
+  /**
+   * graphs compiled over the calls
+   */
+  graphs: number;
+  /**
+   * graph breaks
+   */
+  breaks: number;
+  /**
+   * compiles after a guard failed
+   */
+  recompiles: number;
+  /**
+   * median steady-state time of one pass over the calls
+   */
+  time_s: number | null;
+  /**
+   * the trial failed: the exception
+   */
+  error: string;
+  /**
+   * e.g. Dynamo frame compiles during the timed passes
+   */
+  timing_note: string;
+}
+/**
+ * vs the eager original
+ */
+export interface SameResult {
+  /**
+   * within the dtype's tolerance (null: not run)
+   */
+  ok: boolean | null;
+  /**
+   * largest absolute difference to eager's output
+   */
+  max_abs_diff: number | null;
+  tolerance: string;
+  notes: string[];
 }
 /**
  * A TORCH_TRACE run (one log file or a directory of per-rank logs).

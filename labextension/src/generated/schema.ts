@@ -20,6 +20,9 @@ export const RECORD_SCHEMA: unknown = {
       "$ref": "#/$defs/Profile"
     },
     {
+      "$ref": "#/$defs/Suggestions"
+    },
+    {
       "$ref": "#/$defs/TraceRecord"
     }
   ],
@@ -1435,6 +1438,251 @@ export const RECORD_SCHEMA: unknown = {
         "eager_s",
         "kernels",
         "speedup"
+      ],
+      "additionalProperties": false
+    },
+    "Suggestions": {
+      "title": "Suggestions",
+      "type": "object",
+      "description": "What `suggest()` returns: `baseline`, `problems` and `items`.",
+      "properties": {
+        "name": {
+          "type": "string",
+          "description": "the function or module class"
+        },
+        "baseline": {
+          "$ref": "#/$defs/Measured",
+          "description": "a fresh copy compiled as it is, the calls replayed"
+        },
+        "problems": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Problem"
+          },
+          "description": "the baseline's breaks, recompiles"
+        },
+        "items": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Suggestion"
+          },
+          "description": "one per proposed change"
+        },
+        "calls": {
+          "type": "integer",
+          "description": "calls replayed per trial"
+        },
+        "budget_s": {
+          "type": "number",
+          "description": "seconds allowed for all trials"
+        },
+        "elapsed_s": {
+          "type": "number",
+          "description": "seconds the trials took"
+        },
+        "notes": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "schema_version": {
+          "type": "integer"
+        },
+        "record": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "name",
+        "baseline",
+        "problems",
+        "items",
+        "calls",
+        "budget_s",
+        "elapsed_s",
+        "notes",
+        "schema_version",
+        "record"
+      ],
+      "additionalProperties": false
+    },
+    "Measured": {
+      "title": "Measured",
+      "type": "object",
+      "description": "Counts and run time of one setup (the baseline, or a trial on a copy).",
+      "properties": {
+        "graphs": {
+          "type": "integer",
+          "description": "graphs compiled over the calls"
+        },
+        "breaks": {
+          "type": "integer",
+          "description": "graph breaks"
+        },
+        "recompiles": {
+          "type": "integer",
+          "description": "compiles after a guard failed"
+        },
+        "time_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "median steady-state time of one pass over the calls"
+        },
+        "error": {
+          "type": "string",
+          "description": "the trial failed: the exception"
+        },
+        "timing_note": {
+          "type": "string",
+          "description": "e.g. Dynamo frame compiles during the timed passes"
+        }
+      },
+      "required": [
+        "graphs",
+        "breaks",
+        "recompiles",
+        "time_s",
+        "error",
+        "timing_note"
+      ],
+      "additionalProperties": false
+    },
+    "Problem": {
+      "title": "Problem",
+      "type": "object",
+      "description": "A graph break or recompile of the baseline: reason and where.",
+      "properties": {
+        "kind": {
+          "type": "string",
+          "description": "graph_break | recompile"
+        },
+        "reason": {
+          "type": "string"
+        },
+        "filename": {
+          "type": [
+            "string",
+            "null"
+          ]
+        },
+        "lineno": {
+          "type": [
+            "integer",
+            "null"
+          ]
+        },
+        "line": {
+          "type": "string"
+        },
+        "in_library": {
+          "type": "boolean",
+          "description": "the break is inside code the user cannot edit"
+        }
+      },
+      "required": [
+        "kind",
+        "reason",
+        "filename",
+        "lineno",
+        "line",
+        "in_library"
+      ],
+      "additionalProperties": false
+    },
+    "Suggestion": {
+      "title": "Suggestion",
+      "type": "object",
+      "description": "One proposed change and what trying it on a copy showed.",
+      "properties": {
+        "problem": {
+          "$ref": "#/$defs/Problem",
+          "description": "the break or recompile it addresses"
+        },
+        "kind": {
+          "type": "string",
+          "description": "setting | option | rewrite"
+        },
+        "change": {
+          "type": "string",
+          "description": "the exact thing to do, as code"
+        },
+        "verified": {
+          "type": "boolean",
+          "description": "fewer breaks (or recompiles) on the copy and the same result"
+        },
+        "status": {
+          "type": "string",
+          "description": "verified | tried, did not help | not tried"
+        },
+        "after": {
+          "anyOf": [
+            {
+              "$ref": "#/$defs/Measured"
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "the trial on a copy (null: not tried)"
+        },
+        "same_result": {
+          "$ref": "#/$defs/SameResult",
+          "description": "vs the eager original"
+        },
+        "note": {
+          "type": "string",
+          "description": "what it costs or risks, what happened"
+        }
+      },
+      "required": [
+        "problem",
+        "kind",
+        "change",
+        "verified",
+        "status",
+        "after",
+        "same_result",
+        "note"
+      ],
+      "additionalProperties": false
+    },
+    "SameResult": {
+      "title": "SameResult",
+      "type": "object",
+      "description": "The numeric check of a trial's outputs against the eager original's.",
+      "properties": {
+        "ok": {
+          "type": [
+            "boolean",
+            "null"
+          ],
+          "description": "within the dtype's tolerance (null: not run)"
+        },
+        "max_abs_diff": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "largest absolute difference to eager's output"
+        },
+        "tolerance": {
+          "type": "string"
+        },
+        "notes": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        }
+      },
+      "required": [
+        "ok",
+        "max_abs_diff",
+        "tolerance",
+        "notes"
       ],
       "additionalProperties": false
     },

@@ -1,0 +1,65 @@
+"""``%suggest EXPR``: propose a fix per graph break and recompile of a call, proven on a copy."""
+
+from __future__ import annotations
+
+import shlex
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from ..api import Suggestions, suggest
+from ..core.suggest import DEFAULT_BUDGET_S, SuggestError
+from .arguments import Once, check_repeats
+from .calls import evaluate_call
+from .compare import split_line
+
+
+@magics_class
+class SuggestMagics(Magics):
+    """The ``%suggest`` line magic."""
+
+    @magic_arguments()
+    @argument("expr", nargs="*", help="A call, e.g. f(x) or model(x, y=2).")
+    @argument("--budget", "-b", type=float, default=DEFAULT_BUDGET_S, metavar="S",
+              action=Once,
+              help=f"Seconds for all trials together (default {DEFAULT_BUDGET_S:g}); "
+                   "trials left when it runs out are listed as not tried.")
+    @line_magic("suggest")
+    def suggest(self, line: str) -> Suggestions:
+        """Propose a change for each graph break and recompile of EXPR, and prove it.
+
+        The call is compiled on a fresh copy (your compiled function, its caches and its
+        report are untouched) for the baseline; each proposed change (a torch._dynamo
+        setting, a %%compile option, or a rewrite of your line) is tried on another copy,
+        and marked verified only with fewer breaks/recompiles and the same result.
+        For recompiles over several calls use nbcompile.suggest(fn, calls=[...]).
+
+        Examples::
+
+            %suggest step(x)
+            %suggest model(x) --budget 30
+            s = %suggest f(x)       # s is an nbcompile.Suggestions
+        """
+        __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
+        expr, option_tokens = split_line(line)
+        try:
+            args = parse_argstring(self.suggest, " ".join(shlex.quote(t) for t in option_tokens))
+        except UsageError as e:
+            raise UsageError(f"%suggest: {e}") from None
+        check_repeats(args, "%suggest")
+        if args.expr:
+            raise UsageError(
+                f"%suggest: unexpected {' '.join(repr(t) for t in args.expr)} after the "
+                "options; put the call before or after the options. Nothing was run.")
+        if not expr:
+            raise UsageError("%suggest needs a call expression, e.g. %suggest f(x)")
+        if not args.budget > 0:
+            raise UsageError(f"%suggest: --budget must be a positive number of seconds, "
+                             f"not {args.budget}")
+        fn, call_args, call_kwargs = evaluate_call(
+            self.shell, expr, "%suggest", "it compiles and replays the call.")
+        try:
+            return suggest(fn, *call_args, budget_s=args.budget, **call_kwargs)
+        except SuggestError as e:
+            raise UsageError(f"%suggest: {e}") from None
