@@ -156,9 +156,13 @@ class CompileRecord(Record):
     # summing to at most ``times.total_s``; phases torch did not report are absent.
     phases: dict[str, float] = field(default_factory=dict)
     guard_latency_s: float | None = None  # guard evaluation time torch measured, if any
+    # torch's Chrome-trace events of this compile (``ph`` B/E/i, ``ts`` in us, ``name``,
+    # ``cat``...), for ``report(x).save_chrome_trace(path)``; kept in the kernel, left out
+    # of published records.
+    chromium_events: list[dict[str, Any]] = field(default_factory=list)
 
     OPTIONAL_KEYS = frozenset({"recompile_guard", "post_grad_graphs", "recompile_limit",
-                               "phases", "guard_latency_s"})
+                               "phases", "guard_latency_s", "chromium_events"})
 
 
 @dataclass
