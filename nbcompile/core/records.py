@@ -234,6 +234,22 @@ class Advice(Record):
 
 
 @dataclass
+class Explanation(Record):
+    """Why a compiled mode is not faster than eager, from a measured profile.
+
+    ``kind``: ``overhead`` (per-call overhead dominates a small workload), ``extern``
+    (library calls such as ``addmm`` dominate, so fusion has little to win),
+    ``graph-breaks`` (Python between graphs in the hot path), ``recompiles`` (compiles
+    during the measurement), ``kernels`` (the generated kernels themselves are slow).
+    """
+
+    kind: str  # overhead | extern | graph-breaks | recompiles | kernels
+    message: str  # in words, naming the numbers below
+    evidence: dict[str, float] = field(default_factory=dict)  # the measured numbers
+    lines: list[int] = field(default_factory=list)  # source lines it points at
+
+
+@dataclass
 class CellRef(Record):
     """The notebook cell that defined a target (a summary's may be empty)."""
 
