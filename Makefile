@@ -19,8 +19,9 @@ setup: $(STAMP)
 # once (hatch-jupyter-builder hook, needs node + npm) and copies it into the venv; after a
 # source change this rebuilds it and links the venv to the build output.
 LABEXT_OUT := nbcompile/labextension/static/style.js
-LABEXT_SRC := $(wildcard labextension/src/*.ts labextension/style/*) \
-	labextension/package.json labextension/package-lock.json labextension/tsconfig.json
+LABEXT_SRC := $(wildcard labextension/src/*.ts labextension/src/*/*.ts labextension/style/*) \
+	labextension/package.json labextension/package-lock.json labextension/tsconfig.json \
+	labextension/scripts/gen-types.mjs nbcompile/schema/record-v1.schema.json
 VENV_PATH := PATH="$(abspath $(VENV))/bin:$$PATH"
 
 $(LABEXT_OUT): $(LABEXT_SRC) | $(STAMP)

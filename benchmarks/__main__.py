@@ -6,7 +6,9 @@
 3. first compile in a fresh process with a warm persistent cache vs cold
 4. ``nbcompile.compare()``'s estimate vs an independent ``torch.utils.benchmark`` run
 5. time to publish a record whose output code has 10k lines
-6. ``nbcompile.profile()`` run time by profiled calls, its accounting, and normal calls
+6. ``nbcompile.compare()``'s verdicts: a fused pointwise chain is faster than eager, a
+   single matmul (the same extern kernel on both sides) shows no significant difference
+7. ``nbcompile.profile()`` run time by profiled calls, its accounting, and normal calls
    after a profile (``benchmarks/profile_bench.py``)
 """
 
@@ -261,6 +263,49 @@ def bench_publish() -> list[dict]:
              "ok": med < 0.05, "detail": f"{len(code)} characters"}]
 
 
+# --- 6. compare() verdicts -----------------------------------------------------------------
+
+
+def bench_compare_verdicts(budget: float) -> list[dict]:
+    """The speed claims tests/test_timing.py cannot make on a loaded machine."""
+    import torch
+
+    from nbcompile import compare
+
+    def pointwise_chain(x):
+        for _ in range(6):
+            x = torch.sin(x) * 1.5 + torch.cos(x)
+        return torch.relu(x)
+
+    w = torch.randn(768, 768)
+
+    def single_matmul(a):
+        return a @ w
+
+    chain = compare(pointwise_chain, torch.randn(256, 1024), modes=("default",),
+                    budget_s=budget).row("default")
+    matmul = compare(single_matmul, torch.randn(768, 768), modes=("default",),
+                     budget_s=budget).row("default")
+
+    def spread(row) -> float | None:
+        if row.speedup_q1 is None or row.speedup_q3 is None:
+            return None
+        return (row.speedup_q3 - row.speedup_q1) / 2
+
+    return [
+        {"name": "6a. compare(): pointwise chain, default / eager speedup",
+         "value": chain.speedup or 0.0, "spread": spread(chain),
+         "target": "> 1.5, verdict faster",
+         "ok": (chain.speedup or 0.0) > 1.5 and chain.verdict == "faster",
+         "detail": f"verdict: {chain.verdict}; {chain.repeats} repeats"},
+        {"name": "6b. compare(): single matmul, default / eager speedup",
+         "value": matmul.speedup or 0.0, "spread": spread(matmul),
+         "target": "no significant diff.",
+         "ok": matmul.verdict == "no significant difference",
+         "detail": f"verdict: {matmul.verdict}; {matmul.repeats} repeats"},
+    ]
+
+
 # --- driver --------------------------------------------------------------------------------
 
 
@@ -287,8 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=41,
                         help="interleaved repeats for 1 (default 41)")
     parser.add_argument("--budget", type=float, default=3.0,
-                        help="compare() budget for 4 (default 3 s)")
-    parser.add_argument("--only", default="1,2,3,4,5,6", help="which benchmarks (e.g. 1,5)")
+                        help="compare() budget for 4 and 6 (default 3 s)")
+    parser.add_argument("--only", default="1,2,3,4,5,6,7", help="which benchmarks (e.g. 1,5)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
     args = parser.parse_args(argv)
     only = set(args.only.replace("3", "2").split(","))
@@ -304,6 +349,8 @@ def main(argv: list[str] | None = None) -> int:
     if "5" in only:
         rows += bench_publish()
     if "6" in only:
+        rows += bench_compare_verdicts(args.budget)
+    if "7" in only:
         from .profile_bench import bench_profile
 
         rows += bench_profile()

@@ -1,4 +1,4 @@
-"""6. ``nbcompile.profile``: run time against profiled calls, the accounting identity on
+"""7. ``nbcompile.profile``: run time against profiled calls, the accounting identity on
 the benchmark workloads, and no profiler cost on normal calls afterwards.
 
 ``python -m benchmarks --only 6``
@@ -85,10 +85,10 @@ def bench_profile(counts: tuple[int, ...] = (5, 20, 80), repeats: int = 11) -> l
             runs.append(f"{name} x{n}: {time.perf_counter() - t0:.1f} s")
             parts = p.kernel_s + p.outside_graphs_s + p.overhead_s
             worst = max(worst, abs(parts - p.wall_s) / p.wall_s)
-    rows.append({"name": "6. profile() run time by profiled calls (compile of the copy incl.)",
+    rows.append({"name": "7. profile() run time by profiled calls (compile of the copy incl.)",
                  "value": 0.0, "spread": None, "target": "reported", "ok": True,
                  "detail": "; ".join(runs)})
-    rows.append({"name": "6. accounting: |kernels+outside+overhead - wall| / wall, worst",
+    rows.append({"name": "7. accounting: |kernels+outside+overhead - wall| / wall, worst",
                  "value": worst, "spread": None, "target": "under 0.10", "ok": worst <= 0.10})
     enabled = torch.autograd.profiler._is_profiler_enabled
     kernel_profile = torch._inductor.config.cpp.enable_kernel_profile
@@ -96,7 +96,7 @@ def bench_profile(counts: tuple[int, ...] = (5, 20, 80), repeats: int = 11) -> l
         after, spread = _interleaved_ratio(ns[name], bares[name], (x,), repeats)
         ratio = after / before[name][0]
         spread = ratio * (spread / after + before[name][1] / before[name][0])
-        rows.append({"name": f"6. %%compile'd {name} vs bare, after/before a profile",
+        rows.append({"name": f"7. %%compile'd {name} vs bare, after/before a profile",
                      "value": ratio, "spread": spread, "target": "within 5% (0.95-1.05)",
                      "ok": abs(ratio - 1) <= 0.05 and not enabled and not kernel_profile,
                      "detail": f"profiler left on: {enabled}, kernel profiling left on: "

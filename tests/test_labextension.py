@@ -27,8 +27,7 @@ def _npm() -> str:
 
 def test_typescript_unit_tests_parse_the_shared_fixture():
     npm = _npm()
-    if not (EXT / "node_modules" / "typescript").exists():
-        subprocess.run([npm, "ci"], cwd=EXT, check=True, timeout=600)
+    _node_modules()
     proc = subprocess.run([npm, "test"], cwd=EXT, capture_output=True, text=True, timeout=600)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-6000:]
@@ -36,6 +35,27 @@ def test_typescript_unit_tests_parse_the_shared_fixture():
     failed = re.search(r"^# fail (\d+)", out, re.M)
     assert passed and int(passed.group(1)) >= 10, out[-3000:]
     assert failed and int(failed.group(1)) == 0, out[-3000:]
+
+
+def _node_modules() -> None:
+    if not (EXT / "node_modules" / "json-schema-to-typescript").exists():
+        subprocess.run([_npm(), "ci"], cwd=EXT, check=True, timeout=600)
+
+
+def test_generated_record_types_and_schema_module_are_fresh(tmp_path):
+    """src/generated/ is what the generator makes of the JSON Schema today: the record
+    types (json-schema-to-typescript) and the schema module the renderer validates with."""
+    _node_modules()
+    node = shutil.which("node")
+    assert node is not None, "node is required to test the JupyterLab extension"
+    proc = subprocess.run([node, "scripts/gen-types.mjs", str(tmp_path)], cwd=EXT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for name in ("record.ts", "schema.ts"):
+        committed = EXT / "src" / "generated" / name
+        assert committed.read_text() == (tmp_path / name).read_text(), (
+            f"labextension/src/generated/{name} is stale: run `npm run gen:types` in labextension/")
+    assert "export interface TargetRecord" in (tmp_path / "record.ts").read_text()
 
 
 def test_prebuilt_extension_is_installed_and_enabled():

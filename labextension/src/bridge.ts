@@ -3,7 +3,7 @@
  * Both entry points live in the same federated bundle, so they share this module.
  */
 
-import { Payload } from './records';
+import { Payload } from './model';
 
 /** Open the inspector on a target; `origin` is the rendered output's node. */
 export type InspectorOpener = (

@@ -11,6 +11,29 @@ import { EditorView, keymap } from '@codemirror/view';
 
 import { button, h } from './dom';
 
+/** Longest text and line shown (CodeMirror lays out a whole line at once). */
+const MAX_CHARS = 4_000_000;
+const MAX_LINE = 5_000;
+
+/** `text` with over-long lines and tails cut, each cut saying how much was left out. */
+export function boundText(text: string): string {
+  let t = text.length > MAX_CHARS ? text.slice(0, MAX_CHARS) : text;
+  if (t.length > MAX_LINE) {
+    const lines = t.split('\n');
+    let cut = false;
+    for (let i = 0; i < lines.length; i++) {
+      if (lines[i].length > MAX_LINE) {
+        lines[i] = `${lines[i].slice(0, MAX_LINE)} … (${lines[i].length - MAX_LINE} more characters)`;
+        cut = true;
+      }
+    }
+    if (cut) {
+      t = lines.join('\n');
+    }
+  }
+  return text.length > MAX_CHARS ? `${t}\n… (${text.length - MAX_CHARS} more characters not shown)` : t;
+}
+
 export class CodeView {
   constructor(editorServices: IEditorServices, label: string) {
     this.node = h('div', { class: 'nbc-codeview', data: { view: label } });
@@ -47,12 +70,15 @@ export class CodeView {
     }
     if (text !== this._text) {
       this._text = text;
-      this._model.sharedModel.setSource(text);
+      this._model.sharedModel.setSource(boundText(text));
       // A new text starts at its top.
       this._editor.setCursorPosition({ line: 0, column: 0 });
       this._view()?.scrollDOM.scrollTo({ top: 0 });
     }
-    const lines = text ? text.split('\n').length : 0;
+    let lines = text ? 1 : 0;
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
+      lines++;
+    }
     this._info.textContent = info
       ? `${info} · ${lines} line${lines === 1 ? '' : 's'}`
       : `${lines} line${lines === 1 ? '' : 's'}`;

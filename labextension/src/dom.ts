@@ -70,3 +70,45 @@ export function button(
   const b = h('button', { class: cls, title, onClick, attrs: { type: 'button' } }, label);
   return b;
 }
+
+/**
+ * Append `items` to `parent` a page at a time: the first `pageSize` now, then a
+ * "Show N more" button that appends the next page. Rendering work stays bounded by
+ * what the user asked to see, whatever the length of `items`.
+ */
+export function appendPaged<T>(
+  parent: HTMLElement,
+  items: readonly T[],
+  render: (item: T, index: number) => Node,
+  pageSize: number,
+  noun = 'more'
+): void {
+  let shown = 0;
+  let more: HTMLElement | null = null;
+  const next = () => {
+    more?.remove();
+    more = null;
+    const end = Math.min(items.length, shown + pageSize);
+    const frag = document.createDocumentFragment();
+    for (; shown < end; shown++) {
+      frag.appendChild(render(items[shown], shown));
+    }
+    if (shown < items.length) {
+      const rest = items.length - shown;
+      const b = button(
+        `Show ${Math.min(rest, pageSize)} more (${rest} ${noun} not shown)`,
+        next,
+        'nbc-button nbc-small nbc-more'
+      );
+      more =
+        parent.tagName === 'OL' || parent.tagName === 'UL'
+          ? h('li', { class: 'nbc-more-item' }, b)
+          : parent.tagName === 'TBODY'
+            ? h('tr', { class: 'nbc-more-item' }, h('td', { attrs: { colspan: '99' } }, b))
+            : b;
+      frag.appendChild(more);
+    }
+    parent.appendChild(frag);
+  };
+  next();
+}

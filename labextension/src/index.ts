@@ -18,7 +18,7 @@ import { LabIcon } from '@jupyterlab/ui-components';
 
 import { setInspectorOpener } from './bridge';
 import { NotebookWatcher } from './notebook';
-import { InspectorPanel } from './sidebar';
+import { InspectorPanel } from './sidebar/panel';
 
 export const PLUGIN_ID = 'nbcompile-labextension:inspector';
 

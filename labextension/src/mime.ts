@@ -9,9 +9,18 @@ import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
 import { hasInspector, openInspector } from './bridge';
-import { button, h } from './dom';
-import { ISummaryPayload, MIME_TYPE, parsePayload, statusText, whereText } from './records';
-import { countsText, plural, renderTiming } from './views';
+import { button, Child, h } from './dom';
+import { classSuffix, clip, countsText, plural, statusText, whereText } from './format';
+import { ISummaryPayload, MIME_TYPE } from './model';
+import { parsePayload } from './parse';
+import { renderTiming } from './timingview';
+
+/** Targets listed inline per output (the inspector lists them all). */
+const MAX_ROWS = 50;
+/** Detail lines (notes, breaks, recompiles) listed inline per target. */
+const MAX_DETAILS = 10;
+/** Longest text shown inline. */
+const MAX_TEXT = 500;
 
 export class InlineSummary extends Widget implements IRenderMime.IRenderer {
   constructor(options: IRenderMime.IRendererOptions) {
@@ -21,25 +30,40 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
   }
 
   renderModel(model: IRenderMime.IMimeModel): Promise<void> {
-    const payload = parsePayload(model.data[this._mimeType]);
-    const plain = model.data['text/plain'];
     this.node.replaceChildren();
+    try {
+      this._render(model);
+    } catch (err) {
+      // Never break the notebook: whatever went wrong, say so in place of this record.
+      console.error('nbcompile: could not render a record', err);
+      this.node.replaceChildren(this._note('it could not be rendered'));
+    }
+    return Promise.resolve();
+  }
+
+  private _render(model: IRenderMime.IMimeModel): void {
+    const payload = parsePayload(model.data[this._mimeType]);
     if (!payload || payload.record === 'unknown') {
-      // Not ours to interpret: show the kernel's own plain-text fallback.
-      this.node.appendChild(
-        h('pre', { class: 'nbc-inline-plain' }, typeof plain === 'string' ? plain : 'nbcompile record')
-      );
-      return Promise.resolve();
+      this.node.appendChild(this._note(payload ? payload.reason : 'it is not a JSON object'));
+      // The kernel's own plain-text fallback, capped.
+      const plain = model.data['text/plain'];
+      if (typeof plain === 'string') {
+        this.node.appendChild(h('pre', { class: 'nbc-inline-plain' }, clip(plain, 2000)));
+      }
+      return;
     }
     if (payload.record === 'timing') {
       this.node.appendChild(
-        h('div', { class: 'nbc-inline-head' }, h('b', null, 'nbcompile'), ' · ', payload.title)
+        h('div', { class: 'nbc-inline-head' }, h('b', null, 'nbcompile'), ' · ', clip(payload.title, 200))
       );
       this.node.appendChild(renderTiming(payload));
-      return Promise.resolve();
+      return;
     }
     this._renderSummary(payload);
-    return Promise.resolve();
+  }
+
+  private _note(reason: string): HTMLElement {
+    return h('div', { class: 'nbc-note nbc-invalid' }, `nbcompile record not shown: ${clip(reason, 300)}.`);
   }
 
   private _renderSummary(p: ISummaryPayload): void {
@@ -53,17 +77,14 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
     this.node.appendChild(head);
     const canOpen = hasInspector();
     const now = Date.now() / 1000;
-    for (const t of p.targets) {
+    for (const t of p.targets.slice(0, MAX_ROWS)) {
+      const name = clip(t.name, 200);
       const row = h(
         'div',
         { class: 'nbc-inline-row', data: { targetId: t.id } },
-        h('code', { class: 'nbc-target-name' }, t.name),
-        h('span', { class: 'nbc-badge' }, t.kind),
-        h(
-          'span',
-          { class: `nbc-status nbc-status-${/^[a-z]+$/.test(t.status) ? t.status : 'other'}` },
-          statusText(t, now)
-        ),
+        h('code', { class: 'nbc-target-name' }, name),
+        h('span', { class: 'nbc-badge' }, clip(t.kind, 30)),
+        h('span', { class: `nbc-status nbc-status-${classSuffix(t.status)}` }, clip(statusText(t, now), 50)),
         h('span', { class: 'nbc-inline-counts' }, countsText(t))
       );
       if (canOpen) {
@@ -72,44 +93,53 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
             'Inspect',
             () => void openInspector(t.id, this.node, p),
             'nbc-button nbc-small nbc-inspect',
-            `Open the Compile inspector on ${t.name}`
+            `Open the Compile inspector on ${name}`
           )
         );
       }
       this.node.appendChild(row);
+      const lines: Child[][] = [];
+      for (const note of t.notes.slice(0, MAX_DETAILS)) {
+        lines.push([clip(note, MAX_TEXT)]);
+      }
+      for (const gb of t.graph_breaks.slice(0, MAX_DETAILS)) {
+        lines.push([
+          `graph break at ${clip(whereText(gb.filename, gb.lineno, t.cell, gb.stack), 300)}: `,
+          h('code', null, clip(gb.line.trim(), 200)),
+          ` — ${clip(gb.gb_type || gb.reason, MAX_TEXT)}`
+        ]);
+      }
+      for (const rc of t.recompiles.slice(0, MAX_DETAILS)) {
+        lines.push([`recompile ${clip(rc.compile_id, 50)}: ${clip(rc.reason, MAX_TEXT)}`]);
+      }
       const details = h('ul', { class: 'nbc-inline-details' });
-      for (const note of t.notes) {
-        details.appendChild(h('li', null, note));
+      for (const line of lines.slice(0, MAX_DETAILS)) {
+        details.appendChild(h('li', null, ...line));
       }
-      for (const gb of t.graph_breaks) {
-        details.appendChild(
-          h(
-            'li',
-            null,
-            `graph break at ${whereText(gb.filename, gb.lineno, t.cell, gb.stack)}: `,
-            h('code', null, gb.line.trim()),
-            ` — ${gb.gb_type || gb.reason}`
-          )
-        );
-      }
-      for (const rc of t.recompiles) {
-        details.appendChild(h('li', null, `recompile ${rc.compile_id}: ${rc.reason}`));
+      const hidden = t.notes.length + t.graph_breaks.length + t.recompiles.length - details.childElementCount;
+      if (hidden > 0) {
+        details.appendChild(h('li', { class: 'nbc-meta' }, `${hidden} more (see the Compile inspector)`));
       }
       if (t.error) {
+        const err = t.error;
         details.appendChild(
           h(
             'li',
             { class: 'nbc-error' },
-            `${t.error.type || 'error'} at ` +
-              `${whereText(t.error.filename, t.error.lineno, t.cell, t.error.stack)}: `,
-            h('code', null, t.error.line.trim()),
-            ` — ${t.error.message}`
+            `${clip(err.type, 100) || 'error'} at ` + `${clip(whereText(err.filename, err.lineno, t.cell, err.stack), 300)}: `,
+            h('code', null, clip(err.line.trim(), 200)),
+            ` — ${clip(err.message, MAX_TEXT)}`
           )
         );
       }
       if (details.childElementCount) {
         this.node.appendChild(details);
       }
+    }
+    if (p.targets.length > MAX_ROWS) {
+      this.node.appendChild(
+        h('div', { class: 'nbc-meta' }, `${p.targets.length - MAX_ROWS} more targets: the Compile inspector lists them all`)
+      );
     }
   }
 

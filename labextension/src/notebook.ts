@@ -8,9 +8,10 @@ import { ISessionContext, Notification } from '@jupyterlab/apputils';
 import { ICodeCellModel } from '@jupyterlab/cells';
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
+import { ISignal, Signal } from '@lumino/signaling';
 
-import { ICellRef } from './records';
-import { IInspectorSource } from './sidebar';
+import { ICellRef } from './model';
+import { IInspectorSource } from './sidebar/section';
 import { payloadFromMessage, payloadsFromOutputs, RecordStore } from './store';
 
 export class NotebookWatcher implements IInspectorSource {
@@ -47,9 +48,8 @@ export class NotebookWatcher implements IInspectorSource {
     return this._sawLive ? `kernel ${status} · live` : `kernel ${status} · from saved outputs`;
   }
 
-  onStateChanged(fn: () => void): () => void {
-    this._stateListeners.add(fn);
-    return () => this._stateListeners.delete(fn);
+  get stateChanged(): ISignal<this, void> {
+    return this._stateChanged;
   }
 
   /** Forget everything and re-read the records saved in the notebook's outputs. */
@@ -102,9 +102,10 @@ export class NotebookWatcher implements IInspectorSource {
     await nb.scrollToItem(index, 'smart');
     await cell.ready;
     const editor = cell.editor;
-    if (lineno !== null && editor) {
+    if (lineno !== null && Number.isFinite(lineno) && editor) {
       const lines = cell.model.sharedModel.getSource().split('\n');
-      const line = Math.min(Math.max(0, lineno - 1), lines.length - 1);
+      // Record line numbers are untrusted: an integer index into the cell's lines.
+      const line = Math.min(Math.max(0, Math.floor(lineno) - 1), lines.length - 1);
       editor.setSelection({
         start: { line, column: 0 },
         end: { line, column: lines[line].length }
@@ -130,7 +131,7 @@ export class NotebookWatcher implements IInspectorSource {
     sc.kernelChanged.disconnect(this._onKernelChanged, this);
     sc.connectionStatusChanged.disconnect(this._emitState, this);
     this.panel.title.changed.disconnect(this._emitState, this);
-    this._stateListeners.clear();
+    Signal.clearData(this);
   }
 
   /** The index of the cell a record points to: by cell id, else by prompt number. */
@@ -186,13 +187,11 @@ export class NotebookWatcher implements IInspectorSource {
   }
 
   private _emitState(): void {
-    for (const fn of [...this._stateListeners]) {
-      fn();
-    }
+    this._stateChanged.emit();
   }
 
   private _shell: JupyterFrontEnd.IShell;
-  private _stateListeners = new Set<() => void>();
+  private _stateChanged = new Signal<this, void>(this);
   private _refillPending = false;
   private _sawLive = false;
   private _disposed = false;

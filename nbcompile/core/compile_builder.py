@@ -16,6 +16,7 @@ still update the finished record: ``updated`` names it after such a ``feed``.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -123,7 +124,7 @@ class CompileBuilder:
         if "output_code" in fields:
             _add_output_code(record, fields)
         if "provenance" in fields:
-            apply_provenance(record.kernels, fields["provenance"])
+            apply_provenance(record.kernels, fields["provenance"], _traced_files(record))
         if "metrics" in fields:
             return self._finish(key, current, fields["metrics"])
         return None
@@ -138,7 +139,7 @@ class CompileBuilder:
             _add_output_code(record, fields)
             return True
         if "provenance" in fields:
-            apply_provenance(record.kernels, fields["provenance"])
+            apply_provenance(record.kernels, fields["provenance"], _traced_files(record))
             return True
         return False
 
@@ -174,3 +175,14 @@ def _add_output_code(record: CompileRecord, fields: Fields) -> None:
     record.kernels.extend(split_kernels(code, record.graphs,
                                                 compile_id=record.compile_id,
                                                 post_grad_graph=post_grad))
+
+
+_GRAPH_FILE = re.compile(r"# File: (.+?):\d+ in ")
+
+
+def _traced_files(record: CompileRecord) -> set[str]:
+    """The source files this compile traced: its frame's and those its FX graphs name."""
+    files = {record.filename}
+    for graph in record.graphs:
+        files.update(_GRAPH_FILE.findall(graph))
+    return files

@@ -56,6 +56,15 @@ def is_cell_file(filename: str | None) -> bool:
     return bool(filename) and bool(_CELL_FILE.search(filename or ""))
 
 
+def cell_key(filename: str) -> str:
+    """What names a cell's source across processes: the source hash in IPython's
+    ``<ipython-input-N-HASH>`` and ipykernel's ``/tmp/ipykernel_PID/HASH.py`` (the same
+    cell text gives the same hash in every kernel); other files are their own key."""
+    m = re.search(r"^<ipython-input-\d+-([0-9a-f]+)>$|[/\\]ipykernel_\d+[/\\](\d+)\.py$",
+                  filename)
+    return f"cell:{m.group(1) or m.group(2)}" if m else filename
+
+
 def is_torch_file(filename: str) -> bool:
     """torch's own code, or the entry function nbcompile gives a module target."""
     path = filename.replace("\\", "/")

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import linecache
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .frames import is_torch_file
+from .frames import cell_key, is_torch_file
 from .fx_graph import VIEW_OPS, FxNode, parse_graph
 from .records import Kernel, SourceLine
 
@@ -267,10 +268,24 @@ def _unique_lines(nodes: list[FxNode]) -> list[SourceLine]:
     return lines
 
 
-_TRACE_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
+_TRACE_FRAME = re.compile(
+    r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in [^\n]*\n[ \t]*(?P<code>[^\n]*))?')
 
 
-def apply_provenance(kernels: list[Kernel], stack_traces: dict[str, list[str]]) -> int:
+def _current_file(filename: str, lineno: int, code: str | None, current: list[str]) -> str:
+    """The file of ``current`` holding a replayed frame's line (see ``apply_provenance``)."""
+    for candidate in current:
+        if cell_key(candidate) == cell_key(filename):
+            return candidate
+    text = (code or "").strip()
+    for candidate in current:
+        if text and linecache.getline(candidate, lineno).strip() == text:
+            return candidate
+    return filename
+
+
+def apply_provenance(kernels: list[Kernel], stack_traces: dict[str, list[str]],
+                     current_files: Iterable[str] = ()) -> int:
     """Tie kernels to source lines with Inductor's own provenance tracking.
 
     ``stack_traces`` is the ``inductor_provenance_tracking_kernel_stack_traces`` artifact:
@@ -279,7 +294,13 @@ def apply_provenance(kernels: list[Kernel], stack_traces: dict[str, list[str]]) 
     writes no source-node comments for C++ kernels). Frames inside torch itself (and
     nbcompile's entry functions) are dropped; a kernel with no user frame keeps its
     guessed lines. Returns how many kernels it re-mapped.
+
+    On an FX-graph cache hit Inductor replays the traces of the compile that filled the
+    cache, whose cell files may belong to another kernel process: a frame in a file this
+    process cannot read is moved to the one of ``current_files`` (the files this compile
+    traced) that names the same cell (``frames.cell_key``) or has the same code on that line.
     """
+    current = [f for f in current_files if f]
     mapped = 0
     for kernel in kernels:
         traces = stack_traces.get(kernel.handle) if kernel.handle else None
@@ -289,6 +310,8 @@ def apply_provenance(kernels: list[Kernel], stack_traces: dict[str, list[str]]) 
         for trace in traces:
             for m in _TRACE_FRAME.finditer(trace):
                 filename, lineno = m.group("file"), int(m.group("line"))
+                if not linecache.getline(filename, lineno):
+                    filename = _current_file(filename, lineno, m.group("code"), current)
                 if all((f.filename, f.lineno) != (filename, lineno) for f in frames):
                     frames.append(SourceLine(filename, lineno,
                                              linecache.getline(filename, lineno).strip()))

@@ -1,0 +1,833 @@
+/* Generated from nbcompile/schema/record-v1.schema.json by scripts/gen-types.mjs
+ * (json-schema-to-typescript). Do not edit: run `npm run gen:types`. */
+
+/**
+ * What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/records.py and nbcompile/core/timing.py by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.
+ */
+export type NbcompileRecordSchemaVersion1 = SummaryRecord | TargetRecord | Comparison | Profile;
+
+/**
+ * The live output of a `%%compile` cell (`display.payload.summary_payload`).
+ */
+export interface SummaryRecord {
+  cell: CellRef;
+  /**
+   * Unix time of this update
+   */
+  updated_at: number;
+  /**
+   * the cell's targets (published: capped), in order
+   */
+  targets: TargetRecord[];
+  schema_version: 1;
+  record: 'summary';
+}
+/**
+ * the `%%compile` cell
+ */
+export interface CellRef {
+  /**
+   * the cell's code filename, as in tracebacks
+   */
+  filename?: string;
+  /**
+   * the cell number the notebook shows
+   */
+  execution_count?: number | null;
+  /**
+   * JupyterLab's cell id from the execute request, when known
+   */
+  cell_id?: string | null;
+}
+/**
+ * Everything known about one compiled target, as one JSON-ready record.
+ */
+export interface TargetRecord {
+  /**
+   * unique per kernel session (`"t3"`); a re-run cell gets new ids
+   */
+  id: string;
+  /**
+   * the name in the user's namespace
+   */
+  name: string;
+  kind: 'function' | 'module';
+  /**
+   * `mode`, `fullgraph`, `dynamic`, `backend`, `options`, `disable` as given.
+   */
+  options: {
+    [k: string]: unknown;
+  };
+  status: 'pending' | 'compiling' | 'compiled' | 'failed' | 'disabled';
+  /**
+   * the wrapper(s) the name holds, outermost first
+   */
+  wrapper: string | null;
+  /**
+   * what was compiled, e.g. `torch.compile(fn)`
+   */
+  compiled_object: string;
+  cell: CellRef1;
+  /**
+   * things the user should know
+   */
+  notes: string[];
+  /**
+   * why the last compile failed
+   */
+  error: TargetError | null;
+  /**
+   * Unix time a running compile started
+   */
+  compiling_since: number | null;
+  /**
+   * every frame compile
+   */
+  compiles: CompileRecord[];
+  /**
+   * FX graphs produced (a graph break splits a function)
+   */
+  graph_count: number;
+  /**
+   * de-duplicated
+   */
+  graph_breaks: GraphBreak[];
+  /**
+   * in order
+   */
+  recompiles: Recompile[];
+  /**
+   * every code piece of every compile
+   */
+  kernels: Kernel[];
+  /**
+   * every compile's generated module, each after a header line
+   */
+  output_code: string;
+  /**
+   * sum of the compiles' `total_s`
+   */
+  compile_time_s: number;
+  /**
+   * one per source line
+   */
+  annotations?: LineAnnotation[];
+  /**
+   * changes since last compile
+   */
+  code_diffs?: CodeDiff[];
+  /**
+   * what to change, from patterns
+   */
+  advice?: Advice[];
+  /**
+   * e.g. "triton": generated code is a preview (--codegen triton)
+   */
+  preview?: string;
+  schema_version: 1;
+  record: 'target';
+  /**
+   * len(graph_breaks)
+   */
+  graph_break_count: number;
+  /**
+   * len(recompiles)
+   */
+  recompile_count: number;
+  /**
+   * generated kernels that run (kernels of kind kernel)
+   */
+  kernel_count: number;
+  /**
+   * every code piece: kernels, extern calls, wrappers
+   */
+  code_piece_count?: number;
+  /**
+   * set when published inline and some text was capped
+   */
+  truncated?: boolean;
+}
+/**
+ * the defining cell
+ */
+export interface CellRef1 {
+  /**
+   * the cell's code filename, as in tracebacks
+   */
+  filename?: string;
+  /**
+   * the cell number the notebook shows
+   */
+  execution_count?: number | null;
+  /**
+   * JupyterLab's cell id from the execute request, when known
+   */
+  cell_id?: string | null;
+}
+/**
+ * Why a target could not compile (e.g. a `fullgraph=True` break), tied to a line.
+ */
+export interface TargetError {
+  /**
+   * the exception type
+   */
+  type: string;
+  message: string;
+  /**
+   * the innermost frame, often a library line
+   */
+  filename: string | null;
+  lineno: number | null;
+  line: string;
+  /**
+   * newline-separated hints from Dynamo
+   */
+  hint: string;
+  /**
+   * as `GraphBreak.stack`
+   */
+  stack?: SourceLine[];
+}
+/**
+ * One line of user source: where it lives and what it says.
+ */
+export interface SourceLine {
+  /**
+   * the code filename, as in tracebacks (a cell's is `<ipython-input-...>`)
+   */
+  filename: string;
+  /**
+   * 1-based; in a `%%compile` cell the magic line is line 1
+   */
+  lineno: number;
+  /**
+   * the source text
+   */
+  line: string;
+}
+/**
+ * One Dynamo frame compile (`compile_id` like `"0/1"`): graphs, guards, code.
+ */
+export interface CompileRecord {
+  /**
+   * `"0/1"`: frame 0, its second compile
+   */
+  compile_id: string;
+  /**
+   * Code name; code after a graph break runs as `torch_dynamo_resume_in_<fn>_at_<line>`.
+   */
+  frame: string;
+  filename: string;
+  firstlineno: number;
+  status: 'ok' | 'failed';
+  /**
+   * why it failed
+   */
+  error: string;
+  /**
+   * the failed guard(s), in words
+   */
+  recompile_reason: string;
+  /**
+   * the failed guard(s) as Dynamo wrote them
+   */
+  recompile_guard?: string;
+  /**
+   * readable FX graphs (`# File:` lines)
+   */
+  graphs: string[];
+  /**
+   * ops in the graphs
+   */
+  graph_op_count: number;
+  /**
+   * Dynamo's guard tree as text
+   */
+  guards: string;
+  /**
+   * generated module (empty when published: it is at target level)
+   */
+  output_code: string;
+  /**
+   * where Inductor wrote the generated module
+   */
+  output_code_path: string;
+  /**
+   * empty when published
+   */
+  kernels: Kernel[];
+  /**
+   * Inductor's input graphs
+   */
+  post_grad_graphs?: string[];
+  graph_breaks: GraphBreak[];
+  /**
+   * Seconds: `total_s`, `backend_compile_s`, `inductor_compile_s`, `code_gen_s`...
+   */
+  times: {
+    [k: string]: number;
+  };
+  /**
+   * Counts of `fx_graph_cache_hit`/`_miss`, `aotautograd_cache_hit`/`_miss`.
+   */
+  cache: {
+    [k: string]: number;
+  };
+  /**
+   * Unix time the compile started
+   */
+  started_at: number;
+  /**
+   * torch._dynamo.config.recompile_limit in force (0: unknown)
+   */
+  recompile_limit?: number;
+  /**
+   * Exclusive seconds per compile phase (`Dynamo tracing`, `AOTAutograd`, `Inductor passes`, `Inductor lowering`, `code generation`, `C++/Triton compile`, `gc`), summing to at most `times.total_s`; phases torch did not report are absent.
+   */
+  phases?: {
+    [k: string]: number;
+  };
+  /**
+   * guard evaluation time torch measured, if any
+   */
+  guard_latency_s?: number | null;
+}
+/**
+ * One piece of generated code: a C++/Triton kernel, an extern call or the wrapper.
+ */
+export interface Kernel {
+  name: string;
+  language: 'cpp' | 'triton' | 'python';
+  /**
+   * the code
+   */
+  source: string;
+  kind: 'kernel' | 'extern' | 'wrapper';
+  /**
+   * characters of source
+   */
+  size: number;
+  compile_id: string;
+  /**
+   * ATen ops it computes (`aten.mul`)
+   */
+  ops: string[];
+  /**
+   * The user lines it came from: exact when Inductor's provenance tracking named them (nbcompile turns it on while loaded), else matched by op names and order.
+   */
+  lines: SourceLine[];
+  /**
+   * inference | forward | backward (AOT graph the code belongs to)
+   */
+  stage?: string;
+  /**
+   * Inductor's provenance handle ("cpp_fused_add_1:4"), when tracked
+   */
+  handle?: string;
+  /**
+   * FX node names it computes
+   */
+  nodes?: string[];
+}
+/**
+ * A place where Dynamo stopped tracing and fell back to Python.
+ */
+export interface GraphBreak {
+  /**
+   * type and explanation in words
+   */
+  reason: string;
+  /**
+   * where it broke (the innermost frame)
+   */
+  filename: string | null;
+  lineno: number | null;
+  /**
+   * the source text of that line
+   */
+  line: string;
+  /**
+   * newline-separated hints from Dynamo
+   */
+  hint: string;
+  /**
+   * Dynamo's explanation
+   */
+  explanation: string;
+  /**
+   * Dynamo's graph-break type
+   */
+  gb_type: string;
+  /**
+   * the compile that broke (`"0/1"`)
+   */
+  compile_id: string;
+  /**
+   * Dynamo's user stack, outermost first: e.g. the user's cell line, then the library lines it called into, down to the line that broke (`filename`/`lineno`).
+   */
+  stack?: SourceLine[];
+  /**
+   * Dynamo's graph-break id, e.g. "GB0170"
+   */
+  gb_id?: string;
+  /**
+   * the graph break's documentation page
+   */
+  doc_url?: string;
+}
+/**
+ * A compile triggered because an earlier compile's guards failed.
+ */
+export interface Recompile {
+  /**
+   * the failed guard in words, e.g. `tensor 'x' dtype mismatch. ...`
+   */
+  reason: string;
+  /**
+   * `"0/1"`: frame 0, its second compile
+   */
+  compile_id: string;
+  /**
+   * the failed guard as Dynamo wrote it
+   */
+  guard: string;
+}
+/**
+ * What became of one source line (`%%compile --annotate`, `report(obj).annotate()`).
+ */
+export interface LineAnnotation {
+  filename: string;
+  lineno: number;
+  /**
+   * the source text
+   */
+  line: string;
+  /**
+   * kernel | extern | graph_break | error | traced | python | pending | ...
+   */
+  category: string;
+  /**
+   * labels of generated kernels
+   */
+  kernels: string[];
+  /**
+   * labels of extern calls
+   */
+  externs: string[];
+  /**
+   * indexes into TargetRecord.kernels
+   */
+  kernel_refs: number[];
+  /**
+   * ATen ops of this line
+   */
+  ops: string[];
+  /**
+   * for a graph break or an error: why
+   */
+  reason: string;
+}
+/**
+ * What changed in one kernel's generated code since the previous compile.
+ */
+export interface CodeDiff {
+  /**
+   * the kernel's name in this compile
+   */
+  kernel: string;
+  compile_id: string;
+  previous_compile_id: string;
+  /**
+   * its name in the previous compile
+   */
+  previous_kernel: string;
+  /**
+   * inference | forward | backward
+   */
+  stage: string;
+  language: string;
+  /**
+   * changed | added | removed
+   */
+  change: string;
+  /**
+   * the recompile reason, or "cell re-run"
+   */
+  cause: string;
+  /**
+   * unified diff text
+   */
+  diff: string;
+  /**
+   * lines added
+   */
+  added: number;
+  /**
+   * lines removed
+   */
+  removed: number;
+}
+/**
+ * What the user should change, in words, from a pattern seen across compiles.
+ */
+export interface Advice {
+  /**
+   * recompile-storm | scalar-specialization | recompile-limit
+   */
+  kind: string;
+  /**
+   * in words
+   */
+  message: string;
+  /**
+   * the setting or code to use
+   */
+  fix: string;
+}
+/**
+ * The result of `compare()`: one row per mode, eager first.
+ */
+export interface Comparison {
+  /**
+   * the function's `__name__` (or the module's class name)
+   */
+  name: string;
+  /**
+   * eager first, then one per mode
+   */
+  rows: TimingRow[];
+  /**
+   * device of the first tensor argument (`cpu`, `cuda:0`)
+   */
+  device: string;
+  /**
+   * `torch.get_num_threads()`, held for every measurement
+   */
+  num_threads: number;
+  /**
+   * the steady-state measurement budget (compiles come on top)
+   */
+  budget_s: number;
+  /**
+   * wall time of the whole comparison, compiles included
+   */
+  elapsed_s: number;
+  /**
+   * smallest relative difference called significant
+   */
+  min_effect: number;
+  /**
+   * e.g. `Tensor[256, 1024] float32 cpu`
+   */
+  inputs: string[];
+  /**
+   * `torch`, `python`, `machine`, `cpu_count`, `processor` (`gpu`)
+   */
+  environment: {
+    [k: string]: string;
+  };
+  /**
+   * ISO 8601, UTC
+   */
+  created_at: string;
+  /**
+   * comparison-wide notes
+   */
+  notes: string[];
+  /**
+   * level of the median speedup's confidence interval
+   */
+  confidence?: number;
+  /**
+   * fewest paired repeats for a verdict
+   */
+  min_verdict_repeats?: number;
+  /**
+   * widest interval (upper / lower) for a verdict
+   */
+  max_ci_ratio?: number;
+  /**
+   * Inputs the call changes in place (`args[0]`); timed on copies, the user's unchanged
+   */
+  mutated_inputs?: string[];
+  /**
+   * the call draws random numbers (same RNG start for every mode)
+   */
+  random_ops?: boolean;
+  /**
+   * lines the function printed (captured, not shown)
+   */
+  captured_output_lines?: number;
+  schema_version: 1;
+  record: 'timing';
+  /**
+   * fastest mode significantly faster than eager and numerically right
+   */
+  best: string | null;
+}
+/**
+ * The measurements of one mode (or backend); eager is the baseline row.
+ */
+export interface TimingRow {
+  /**
+   * `eager`, an Inductor mode, a Dynamo backend name, or `backend:<name>`
+   */
+  mode: string;
+  /**
+   * eager | mode | backend
+   */
+  kind: string;
+  /**
+   * `inductor` for modes, the backend's name, `""` for eager
+   */
+  backend: string;
+  /**
+   * ok | failed
+   */
+  status: string;
+  /**
+   * `Type: first line` when failed
+   */
+  error: string;
+  /**
+   * the first call (compile + one run), timed apart
+   */
+  first_call_s: number | null;
+  /**
+   * `first_call_s` minus the steady-state median
+   */
+  compile_s: number | null;
+  /**
+   * per-call run time over the repeats (warm-up excluded)
+   */
+  median_s: number | null;
+  /**
+   * first quartile of the per-call run time
+   */
+  q1_s: number | null;
+  /**
+   * third quartile of the per-call run time
+   */
+  q3_s: number | null;
+  /**
+   * interquartile range of the per-call run time
+   */
+  iqr_s: number | null;
+  /**
+   * interleaved repeats
+   */
+  repeats: number;
+  /**
+   * calls per timed block
+   */
+  calls_per_repeat: number;
+  /**
+   * median of the per-repeat ratios eager/mode
+   */
+  speedup: number | null;
+  /**
+   * first quartile of those ratios
+   */
+  speedup_q1: number | null;
+  /**
+   * third quartile of those ratios
+   */
+  speedup_q3: number | null;
+  /**
+   * The `confidence` interval of the median paired speedup (order statistics)
+   */
+  speedup_ci_low?: number | null;
+  /**
+   * upper bound of that interval
+   */
+  speedup_ci_high?: number | null;
+  /**
+   * At least `min_verdict_repeats` repeats, the interval no wider than `max_ci_ratio`, excluding 1.0, and the effect is >= `min_effect`
+   */
+  significant: boolean;
+  /**
+   * whether the run-time IQRs of mode and eager overlap
+   */
+  spreads_overlap: boolean | null;
+  /**
+   * baseline | faster | slower | no significant difference | inconclusive on this machine now | failed
+   */
+  verdict: string;
+  /**
+   * Max absolute difference of the outputs (and inputs changed in place) to eager's (null: structure differs, NaN mismatch, or random ops made them incomparable)
+   */
+  max_abs_diff: number | null;
+  /**
+   * within `tolerance` of eager's output
+   */
+  numerics_ok: boolean | null;
+  /**
+   * e.g. `torch.float32: rtol=0.001, atol=0.0001`, or `exact`
+   */
+  tolerance: string;
+  /**
+   * CUDA `max_memory_allocated` in one call
+   */
+  peak_memory_bytes: number | null;
+  /**
+   * how memory was measured, or `not measured on CPU`
+   */
+  memory_note: string;
+  /**
+   * this row's compile cache hits/misses
+   */
+  cache: {
+    [k: string]: number;
+  };
+  /**
+   * e.g. `numerics differ from eager ...`
+   */
+  notes: string[];
+  /**
+   * per-call time of each repeat's block
+   */
+  times_s: number[];
+}
+/**
+ * The result of `profile()`: kernels, source lines and the per-call time budget.
+ */
+export interface Profile {
+  /**
+   * the profiled function or module
+   */
+  name: string;
+  /**
+   * profiled calls
+   */
+  repeat: number;
+  /**
+   * slowest first
+   */
+  kernels: KernelTime[];
+  /**
+   * every line of the target's source
+   */
+  lines: LineTime[];
+  /**
+   * the source file of `lines`
+   */
+  filename: string;
+  /**
+   * measured wall time per compiled call
+   */
+  wall_s: number;
+  /**
+   * sum of `kernels[].total_s` / `repeat`
+   */
+  kernel_s: number;
+  /**
+   * per call: Python and eager ops between graphs
+   */
+  outside_graphs_s: number;
+  /**
+   * per call: guards, torch.compile/AOT wrappers, launches, allocs
+   */
+  overhead_s: number;
+  /**
+   * per call: wall time around the profiled call window
+   */
+  unaccounted_s: number;
+  /**
+   * kernel time per call not tied to any line of the target
+   */
+  untied_s: number;
+  /**
+   * wall time per eager call
+   */
+  eager_wall_s: number;
+  /**
+   * eager time per call outside the target's own lines
+   */
+  eager_untied_s: number;
+  /**
+   * kernels + outside graphs + overhead within 10 % of the wall
+   */
+  accounted: boolean;
+  /**
+   * compile ids of the profiled copy
+   */
+  compiles: string[];
+  recompiles_during_profile: number;
+  /**
+   * what is missing, what is not tied
+   */
+  notes: string[];
+  schema_version: number;
+  record: string;
+}
+/**
+ * Measured time of one generated kernel or extern call, over all profiled calls.
+ */
+export interface KernelTime {
+  /**
+   * as in the report's kernels, or the profiler event's name
+   */
+  name: string;
+  /**
+   * kernel | extern | other (allocations, views, unknown ops)
+   */
+  kind: string;
+  /**
+   * launches over all profiled calls
+   */
+  calls: number;
+  /**
+   * time over all profiled calls
+   */
+  total_s: number;
+  /**
+   * per launch
+   */
+  mean_s: number;
+  /**
+   * of all kernel time
+   */
+  share: number;
+  /**
+   * the copy's compile that generated it ("" if none matched)
+   */
+  compile_id: string;
+  /**
+   * inference | forward | backward
+   */
+  stage: string;
+  /**
+   * the profiler event name
+   */
+  event: string;
+  /**
+   * in `Profile.filename`; empty: not tied
+   */
+  lines: number[];
+}
+/**
+ * One source line of the target: compiled and eager seconds per call.
+ */
+export interface LineTime {
+  lineno: number;
+  /**
+   * the source text
+   */
+  line: string;
+  /**
+   * kernel time per call (a fused kernel split over its lines)
+   */
+  compiled_s: number;
+  /**
+   * eager time per call, inclusive of what the line calls
+   */
+  eager_s: number;
+  /**
+   * names of the kernels it fed
+   */
+  kernels: string[];
+  /**
+   * eager over compiled time (null unless both)
+   */
+  speedup: number | null;
+}

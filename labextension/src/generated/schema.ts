@@ -1,0 +1,1364 @@
+/* Generated from nbcompile/schema/record-v1.schema.json by scripts/gen-types.mjs.
+ * Do not edit: run `npm run gen:types`. Read by ../validate.ts. */
+
+export const RECORD_SCHEMA: unknown = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "application/vnd.nbcompile.v1+json",
+  "title": "nbcompile record, schema version 1",
+  "description": "What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/records.py and nbcompile/core/timing.py by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.",
+  "oneOf": [
+    {
+      "$ref": "#/$defs/SummaryRecord"
+    },
+    {
+      "$ref": "#/$defs/TargetRecord"
+    },
+    {
+      "$ref": "#/$defs/Comparison"
+    },
+    {
+      "$ref": "#/$defs/Profile"
+    }
+  ],
+  "$defs": {
+    "SummaryRecord": {
+      "title": "SummaryRecord",
+      "type": "object",
+      "description": "The live output of a `%%compile` cell (`display.payload.summary_payload`).",
+      "properties": {
+        "cell": {
+          "$ref": "#/$defs/CellRef",
+          "description": "the `%%compile` cell"
+        },
+        "updated_at": {
+          "type": "number",
+          "description": "Unix time of this update"
+        },
+        "targets": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/TargetRecord"
+          },
+          "description": "the cell's targets (published: capped), in order"
+        },
+        "schema_version": {
+          "const": 1
+        },
+        "record": {
+          "const": "summary"
+        }
+      },
+      "required": [
+        "cell",
+        "updated_at",
+        "targets",
+        "schema_version",
+        "record"
+      ],
+      "additionalProperties": false
+    },
+    "CellRef": {
+      "title": "CellRef",
+      "type": "object",
+      "description": "The notebook cell that defined a target (a summary's may be empty).",
+      "properties": {
+        "filename": {
+          "type": "string",
+          "description": "the cell's code filename, as in tracebacks"
+        },
+        "execution_count": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "the cell number the notebook shows"
+        },
+        "cell_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "JupyterLab's cell id from the execute request, when known"
+        }
+      },
+      "required": [],
+      "additionalProperties": false
+    },
+    "TargetRecord": {
+      "title": "TargetRecord",
+      "type": "object",
+      "description": "Everything known about one compiled target, as one JSON-ready record.",
+      "properties": {
+        "id": {
+          "type": "string",
+          "description": "unique per kernel session (`\"t3\"`); a re-run cell gets new ids"
+        },
+        "name": {
+          "type": "string",
+          "description": "the name in the user's namespace"
+        },
+        "kind": {
+          "enum": [
+            "function",
+            "module"
+          ]
+        },
+        "options": {
+          "type": "object",
+          "additionalProperties": {},
+          "description": "`mode`, `fullgraph`, `dynamic`, `backend`, `options`, `disable` as given."
+        },
+        "status": {
+          "enum": [
+            "pending",
+            "compiling",
+            "compiled",
+            "failed",
+            "disabled"
+          ]
+        },
+        "wrapper": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "the wrapper(s) the name holds, outermost first"
+        },
+        "compiled_object": {
+          "type": "string",
+          "description": "what was compiled, e.g. `torch.compile(fn)`"
+        },
+        "cell": {
+          "$ref": "#/$defs/CellRef",
+          "description": "the defining cell"
+        },
+        "notes": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "things the user should know"
+        },
+        "error": {
+          "anyOf": [
+            {
+              "$ref": "#/$defs/TargetError"
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "why the last compile failed"
+        },
+        "compiling_since": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "Unix time a running compile started"
+        },
+        "compiles": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/CompileRecord"
+          },
+          "description": "every frame compile"
+        },
+        "graph_count": {
+          "type": "integer",
+          "description": "FX graphs produced (a graph break splits a function)"
+        },
+        "graph_breaks": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/GraphBreak"
+          },
+          "description": "de-duplicated"
+        },
+        "recompiles": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Recompile"
+          },
+          "description": "in order"
+        },
+        "kernels": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Kernel"
+          },
+          "description": "every code piece of every compile"
+        },
+        "output_code": {
+          "type": "string",
+          "description": "every compile's generated module, each after a header line"
+        },
+        "compile_time_s": {
+          "type": "number",
+          "description": "sum of the compiles' `total_s`"
+        },
+        "annotations": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/LineAnnotation"
+          },
+          "description": "one per source line"
+        },
+        "code_diffs": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/CodeDiff"
+          },
+          "description": "changes since last compile"
+        },
+        "advice": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Advice"
+          },
+          "description": "what to change, from patterns"
+        },
+        "preview": {
+          "type": "string",
+          "description": "e.g. \"triton\": generated code is a preview (--codegen triton)"
+        },
+        "schema_version": {
+          "const": 1
+        },
+        "record": {
+          "const": "target"
+        },
+        "graph_break_count": {
+          "type": "integer",
+          "description": "len(graph_breaks)"
+        },
+        "recompile_count": {
+          "type": "integer",
+          "description": "len(recompiles)"
+        },
+        "kernel_count": {
+          "type": "integer",
+          "description": "generated kernels that run (kernels of kind kernel)"
+        },
+        "code_piece_count": {
+          "type": "integer",
+          "description": "every code piece: kernels, extern calls, wrappers"
+        },
+        "truncated": {
+          "type": "boolean",
+          "description": "set when published inline and some text was capped"
+        }
+      },
+      "required": [
+        "id",
+        "name",
+        "kind",
+        "options",
+        "status",
+        "wrapper",
+        "compiled_object",
+        "cell",
+        "notes",
+        "error",
+        "compiling_since",
+        "compiles",
+        "graph_count",
+        "graph_breaks",
+        "recompiles",
+        "kernels",
+        "output_code",
+        "compile_time_s",
+        "schema_version",
+        "record",
+        "graph_break_count",
+        "recompile_count",
+        "kernel_count"
+      ],
+      "additionalProperties": false
+    },
+    "TargetError": {
+      "title": "TargetError",
+      "type": "object",
+      "description": "Why a target could not compile (e.g. a `fullgraph=True` break), tied to a line.",
+      "properties": {
+        "type": {
+          "type": "string",
+          "description": "the exception type"
+        },
+        "message": {
+          "type": "string"
+        },
+        "filename": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "the innermost frame, often a library line"
+        },
+        "lineno": {
+          "type": [
+            "integer",
+            "null"
+          ]
+        },
+        "line": {
+          "type": "string"
+        },
+        "hint": {
+          "type": "string",
+          "description": "newline-separated hints from Dynamo"
+        },
+        "stack": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/SourceLine"
+          },
+          "description": "as `GraphBreak.stack`"
+        }
+      },
+      "required": [
+        "type",
+        "message",
+        "filename",
+        "lineno",
+        "line",
+        "hint"
+      ],
+      "additionalProperties": false
+    },
+    "SourceLine": {
+      "title": "SourceLine",
+      "type": "object",
+      "description": "One line of user source: where it lives and what it says.",
+      "properties": {
+        "filename": {
+          "type": "string",
+          "description": "the code filename, as in tracebacks (a cell's is `<ipython-input-...>`)"
+        },
+        "lineno": {
+          "type": "integer",
+          "description": "1-based; in a `%%compile` cell the magic line is line 1"
+        },
+        "line": {
+          "type": "string",
+          "description": "the source text"
+        }
+      },
+      "required": [
+        "filename",
+        "lineno",
+        "line"
+      ],
+      "additionalProperties": false
+    },
+    "CompileRecord": {
+      "title": "CompileRecord",
+      "type": "object",
+      "description": "One Dynamo frame compile (`compile_id` like `\"0/1\"`): graphs, guards, code.",
+      "properties": {
+        "compile_id": {
+          "type": "string",
+          "description": "`\"0/1\"`: frame 0, its second compile"
+        },
+        "frame": {
+          "type": "string",
+          "description": "Code name; code after a graph break runs as `torch_dynamo_resume_in_<fn>_at_<line>`."
+        },
+        "filename": {
+          "type": "string"
+        },
+        "firstlineno": {
+          "type": "integer"
+        },
+        "status": {
+          "enum": [
+            "ok",
+            "failed"
+          ]
+        },
+        "error": {
+          "type": "string",
+          "description": "why it failed"
+        },
+        "recompile_reason": {
+          "type": "string",
+          "description": "the failed guard(s), in words"
+        },
+        "recompile_guard": {
+          "type": "string",
+          "description": "the failed guard(s) as Dynamo wrote them"
+        },
+        "graphs": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "readable FX graphs (`# File:` lines)"
+        },
+        "graph_op_count": {
+          "type": "integer",
+          "description": "ops in the graphs"
+        },
+        "guards": {
+          "type": "string",
+          "description": "Dynamo's guard tree as text"
+        },
+        "output_code": {
+          "type": "string",
+          "description": "generated module (empty when published: it is at target level)"
+        },
+        "output_code_path": {
+          "type": "string",
+          "description": "where Inductor wrote the generated module"
+        },
+        "kernels": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Kernel"
+          },
+          "description": "empty when published"
+        },
+        "post_grad_graphs": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "Inductor's input graphs"
+        },
+        "graph_breaks": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/GraphBreak"
+          }
+        },
+        "times": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "number"
+          },
+          "description": "Seconds: `total_s`, `backend_compile_s`, `inductor_compile_s`, `code_gen_s`..."
+        },
+        "cache": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "integer"
+          },
+          "description": "Counts of `fx_graph_cache_hit`/`_miss`, `aotautograd_cache_hit`/`_miss`."
+        },
+        "started_at": {
+          "type": "number",
+          "description": "Unix time the compile started"
+        },
+        "recompile_limit": {
+          "type": "integer",
+          "description": "torch._dynamo.config.recompile_limit in force (0: unknown)"
+        },
+        "phases": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "number"
+          },
+          "description": "Exclusive seconds per compile phase (`Dynamo tracing`, `AOTAutograd`, `Inductor passes`, `Inductor lowering`, `code generation`, `C++/Triton compile`, `gc`), summing to at most `times.total_s`; phases torch did not report are absent."
+        },
+        "guard_latency_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "guard evaluation time torch measured, if any"
+        }
+      },
+      "required": [
+        "compile_id",
+        "frame",
+        "filename",
+        "firstlineno",
+        "status",
+        "error",
+        "recompile_reason",
+        "graphs",
+        "graph_op_count",
+        "guards",
+        "output_code",
+        "output_code_path",
+        "kernels",
+        "graph_breaks",
+        "times",
+        "cache",
+        "started_at"
+      ],
+      "additionalProperties": false
+    },
+    "Kernel": {
+      "title": "Kernel",
+      "type": "object",
+      "description": "One piece of generated code: a C++/Triton kernel, an extern call or the wrapper.",
+      "properties": {
+        "name": {
+          "type": "string"
+        },
+        "language": {
+          "enum": [
+            "cpp",
+            "triton",
+            "python"
+          ]
+        },
+        "source": {
+          "type": "string",
+          "description": "the code"
+        },
+        "kind": {
+          "enum": [
+            "kernel",
+            "extern",
+            "wrapper"
+          ]
+        },
+        "size": {
+          "type": "integer",
+          "description": "characters of source"
+        },
+        "compile_id": {
+          "type": "string"
+        },
+        "ops": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "ATen ops it computes (`aten.mul`)"
+        },
+        "lines": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/SourceLine"
+          },
+          "description": "The user lines it came from: exact when Inductor's provenance tracking named them (nbcompile turns it on while loaded), else matched by op names and order."
+        },
+        "stage": {
+          "type": "string",
+          "description": "inference | forward | backward (AOT graph the code belongs to)"
+        },
+        "handle": {
+          "type": "string",
+          "description": "Inductor's provenance handle (\"cpp_fused_add_1:4\"), when tracked"
+        },
+        "nodes": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "FX node names it computes"
+        }
+      },
+      "required": [
+        "name",
+        "language",
+        "source",
+        "kind",
+        "size",
+        "compile_id",
+        "ops",
+        "lines"
+      ],
+      "additionalProperties": false
+    },
+    "GraphBreak": {
+      "title": "GraphBreak",
+      "type": "object",
+      "description": "A place where Dynamo stopped tracing and fell back to Python.",
+      "properties": {
+        "reason": {
+          "type": "string",
+          "description": "type and explanation in words"
+        },
+        "filename": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "where it broke (the innermost frame)"
+        },
+        "lineno": {
+          "type": [
+            "integer",
+            "null"
+          ]
+        },
+        "line": {
+          "type": "string",
+          "description": "the source text of that line"
+        },
+        "hint": {
+          "type": "string",
+          "description": "newline-separated hints from Dynamo"
+        },
+        "explanation": {
+          "type": "string",
+          "description": "Dynamo's explanation"
+        },
+        "gb_type": {
+          "type": "string",
+          "description": "Dynamo's graph-break type"
+        },
+        "compile_id": {
+          "type": "string",
+          "description": "the compile that broke (`\"0/1\"`)"
+        },
+        "stack": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/SourceLine"
+          },
+          "description": "Dynamo's user stack, outermost first: e.g. the user's cell line, then the library lines it called into, down to the line that broke (`filename`/`lineno`)."
+        },
+        "gb_id": {
+          "type": "string",
+          "description": "Dynamo's graph-break id, e.g. \"GB0170\""
+        },
+        "doc_url": {
+          "type": "string",
+          "description": "the graph break's documentation page"
+        }
+      },
+      "required": [
+        "reason",
+        "filename",
+        "lineno",
+        "line",
+        "hint",
+        "explanation",
+        "gb_type",
+        "compile_id"
+      ],
+      "additionalProperties": false
+    },
+    "Recompile": {
+      "title": "Recompile",
+      "type": "object",
+      "description": "A compile triggered because an earlier compile's guards failed.",
+      "properties": {
+        "reason": {
+          "type": "string",
+          "description": "the failed guard in words, e.g. `tensor 'x' dtype mismatch. ...`"
+        },
+        "compile_id": {
+          "type": "string",
+          "description": "`\"0/1\"`: frame 0, its second compile"
+        },
+        "guard": {
+          "type": "string",
+          "description": "the failed guard as Dynamo wrote it"
+        }
+      },
+      "required": [
+        "reason",
+        "compile_id",
+        "guard"
+      ],
+      "additionalProperties": false
+    },
+    "LineAnnotation": {
+      "title": "LineAnnotation",
+      "type": "object",
+      "description": "What became of one source line (`%%compile --annotate`, `report(obj).annotate()`).",
+      "properties": {
+        "filename": {
+          "type": "string"
+        },
+        "lineno": {
+          "type": "integer"
+        },
+        "line": {
+          "type": "string",
+          "description": "the source text"
+        },
+        "category": {
+          "type": "string",
+          "description": "kernel | extern | graph_break | error | traced | python | pending | ..."
+        },
+        "kernels": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "labels of generated kernels"
+        },
+        "externs": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "labels of extern calls"
+        },
+        "kernel_refs": {
+          "type": "array",
+          "items": {
+            "type": "integer"
+          },
+          "description": "indexes into TargetRecord.kernels"
+        },
+        "ops": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "ATen ops of this line"
+        },
+        "reason": {
+          "type": "string",
+          "description": "for a graph break or an error: why"
+        }
+      },
+      "required": [
+        "filename",
+        "lineno",
+        "line",
+        "category",
+        "kernels",
+        "externs",
+        "kernel_refs",
+        "ops",
+        "reason"
+      ],
+      "additionalProperties": false
+    },
+    "CodeDiff": {
+      "title": "CodeDiff",
+      "type": "object",
+      "description": "What changed in one kernel's generated code since the previous compile.",
+      "properties": {
+        "kernel": {
+          "type": "string",
+          "description": "the kernel's name in this compile"
+        },
+        "compile_id": {
+          "type": "string"
+        },
+        "previous_compile_id": {
+          "type": "string"
+        },
+        "previous_kernel": {
+          "type": "string",
+          "description": "its name in the previous compile"
+        },
+        "stage": {
+          "type": "string",
+          "description": "inference | forward | backward"
+        },
+        "language": {
+          "type": "string"
+        },
+        "change": {
+          "type": "string",
+          "description": "changed | added | removed"
+        },
+        "cause": {
+          "type": "string",
+          "description": "the recompile reason, or \"cell re-run\""
+        },
+        "diff": {
+          "type": "string",
+          "description": "unified diff text"
+        },
+        "added": {
+          "type": "integer",
+          "description": "lines added"
+        },
+        "removed": {
+          "type": "integer",
+          "description": "lines removed"
+        }
+      },
+      "required": [
+        "kernel",
+        "compile_id",
+        "previous_compile_id",
+        "previous_kernel",
+        "stage",
+        "language",
+        "change",
+        "cause",
+        "diff",
+        "added",
+        "removed"
+      ],
+      "additionalProperties": false
+    },
+    "Advice": {
+      "title": "Advice",
+      "type": "object",
+      "description": "What the user should change, in words, from a pattern seen across compiles.",
+      "properties": {
+        "kind": {
+          "type": "string",
+          "description": "recompile-storm | scalar-specialization | recompile-limit"
+        },
+        "message": {
+          "type": "string",
+          "description": "in words"
+        },
+        "fix": {
+          "type": "string",
+          "description": "the setting or code to use"
+        }
+      },
+      "required": [
+        "kind",
+        "message",
+        "fix"
+      ],
+      "additionalProperties": false
+    },
+    "Comparison": {
+      "title": "Comparison",
+      "type": "object",
+      "description": "The result of `compare()`: one row per mode, eager first.",
+      "properties": {
+        "name": {
+          "type": "string",
+          "description": "the function's `__name__` (or the module's class name)"
+        },
+        "rows": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/TimingRow"
+          },
+          "description": "eager first, then one per mode"
+        },
+        "device": {
+          "type": "string",
+          "description": "device of the first tensor argument (`cpu`, `cuda:0`)"
+        },
+        "num_threads": {
+          "type": "integer",
+          "description": "`torch.get_num_threads()`, held for every measurement"
+        },
+        "budget_s": {
+          "type": "number",
+          "description": "the steady-state measurement budget (compiles come on top)"
+        },
+        "elapsed_s": {
+          "type": "number",
+          "description": "wall time of the whole comparison, compiles included"
+        },
+        "min_effect": {
+          "type": "number",
+          "description": "smallest relative difference called significant"
+        },
+        "inputs": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "e.g. `Tensor[256, 1024] float32 cpu`"
+        },
+        "environment": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "string"
+          },
+          "description": "`torch`, `python`, `machine`, `cpu_count`, `processor` (`gpu`)"
+        },
+        "created_at": {
+          "type": "string",
+          "description": "ISO 8601, UTC"
+        },
+        "notes": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "comparison-wide notes"
+        },
+        "confidence": {
+          "type": "number",
+          "description": "level of the median speedup's confidence interval"
+        },
+        "min_verdict_repeats": {
+          "type": "integer",
+          "description": "fewest paired repeats for a verdict"
+        },
+        "max_ci_ratio": {
+          "type": "number",
+          "description": "widest interval (upper / lower) for a verdict"
+        },
+        "mutated_inputs": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "Inputs the call changes in place (`args[0]`); timed on copies, the user's unchanged"
+        },
+        "random_ops": {
+          "type": "boolean",
+          "description": "the call draws random numbers (same RNG start for every mode)"
+        },
+        "captured_output_lines": {
+          "type": "integer",
+          "description": "lines the function printed (captured, not shown)"
+        },
+        "schema_version": {
+          "const": 1
+        },
+        "record": {
+          "const": "timing"
+        },
+        "best": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "fastest mode significantly faster than eager and numerically right"
+        }
+      },
+      "required": [
+        "name",
+        "rows",
+        "device",
+        "num_threads",
+        "budget_s",
+        "elapsed_s",
+        "min_effect",
+        "inputs",
+        "environment",
+        "created_at",
+        "notes",
+        "schema_version",
+        "record",
+        "best"
+      ],
+      "additionalProperties": false
+    },
+    "TimingRow": {
+      "title": "TimingRow",
+      "type": "object",
+      "description": "The measurements of one mode (or backend); eager is the baseline row.",
+      "properties": {
+        "mode": {
+          "type": "string",
+          "description": "`eager`, an Inductor mode, a Dynamo backend name, or `backend:<name>`"
+        },
+        "kind": {
+          "type": "string",
+          "description": "eager | mode | backend"
+        },
+        "backend": {
+          "type": "string",
+          "description": "`inductor` for modes, the backend's name, `\"\"` for eager"
+        },
+        "status": {
+          "type": "string",
+          "description": "ok | failed"
+        },
+        "error": {
+          "type": "string",
+          "description": "`Type: first line` when failed"
+        },
+        "first_call_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "the first call (compile + one run), timed apart"
+        },
+        "compile_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "`first_call_s` minus the steady-state median"
+        },
+        "median_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "per-call run time over the repeats (warm-up excluded)"
+        },
+        "q1_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "first quartile of the per-call run time"
+        },
+        "q3_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "third quartile of the per-call run time"
+        },
+        "iqr_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "interquartile range of the per-call run time"
+        },
+        "repeats": {
+          "type": "integer",
+          "description": "interleaved repeats"
+        },
+        "calls_per_repeat": {
+          "type": "integer",
+          "description": "calls per timed block"
+        },
+        "speedup": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "median of the per-repeat ratios eager/mode"
+        },
+        "speedup_q1": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "first quartile of those ratios"
+        },
+        "speedup_q3": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "third quartile of those ratios"
+        },
+        "speedup_ci_low": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "The `confidence` interval of the median paired speedup (order statistics)"
+        },
+        "speedup_ci_high": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "upper bound of that interval"
+        },
+        "significant": {
+          "type": "boolean",
+          "description": "At least `min_verdict_repeats` repeats, the interval no wider than `max_ci_ratio`, excluding 1.0, and the effect is >= `min_effect`"
+        },
+        "spreads_overlap": {
+          "type": [
+            "boolean",
+            "null"
+          ],
+          "description": "whether the run-time IQRs of mode and eager overlap"
+        },
+        "verdict": {
+          "type": "string",
+          "description": "baseline | faster | slower | no significant difference | inconclusive on this machine now | failed"
+        },
+        "max_abs_diff": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "Max absolute difference of the outputs (and inputs changed in place) to eager's (null: structure differs, NaN mismatch, or random ops made them incomparable)"
+        },
+        "numerics_ok": {
+          "type": [
+            "boolean",
+            "null"
+          ],
+          "description": "within `tolerance` of eager's output"
+        },
+        "tolerance": {
+          "type": "string",
+          "description": "e.g. `torch.float32: rtol=0.001, atol=0.0001`, or `exact`"
+        },
+        "peak_memory_bytes": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "CUDA `max_memory_allocated` in one call"
+        },
+        "memory_note": {
+          "type": "string",
+          "description": "how memory was measured, or `not measured on CPU`"
+        },
+        "cache": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "integer"
+          },
+          "description": "this row's compile cache hits/misses"
+        },
+        "notes": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "e.g. `numerics differ from eager ...`"
+        },
+        "times_s": {
+          "type": "array",
+          "items": {
+            "type": "number"
+          },
+          "description": "per-call time of each repeat's block"
+        }
+      },
+      "required": [
+        "mode",
+        "kind",
+        "backend",
+        "status",
+        "error",
+        "first_call_s",
+        "compile_s",
+        "median_s",
+        "q1_s",
+        "q3_s",
+        "iqr_s",
+        "repeats",
+        "calls_per_repeat",
+        "speedup",
+        "speedup_q1",
+        "speedup_q3",
+        "significant",
+        "spreads_overlap",
+        "verdict",
+        "max_abs_diff",
+        "numerics_ok",
+        "tolerance",
+        "peak_memory_bytes",
+        "memory_note",
+        "cache",
+        "notes",
+        "times_s"
+      ],
+      "additionalProperties": false
+    },
+    "Profile": {
+      "title": "Profile",
+      "type": "object",
+      "description": "The result of `profile()`: kernels, source lines and the per-call time budget.",
+      "properties": {
+        "name": {
+          "type": "string",
+          "description": "the profiled function or module"
+        },
+        "repeat": {
+          "type": "integer",
+          "description": "profiled calls"
+        },
+        "kernels": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/KernelTime"
+          },
+          "description": "slowest first"
+        },
+        "lines": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/LineTime"
+          },
+          "description": "every line of the target's source"
+        },
+        "filename": {
+          "type": "string",
+          "description": "the source file of `lines`"
+        },
+        "wall_s": {
+          "type": "number",
+          "description": "measured wall time per compiled call"
+        },
+        "kernel_s": {
+          "type": "number",
+          "description": "sum of `kernels[].total_s` / `repeat`"
+        },
+        "outside_graphs_s": {
+          "type": "number",
+          "description": "per call: Python and eager ops between graphs"
+        },
+        "overhead_s": {
+          "type": "number",
+          "description": "per call: guards, torch.compile/AOT wrappers, launches, allocs"
+        },
+        "unaccounted_s": {
+          "type": "number",
+          "description": "per call: wall time around the profiled call window"
+        },
+        "untied_s": {
+          "type": "number",
+          "description": "kernel time per call not tied to any line of the target"
+        },
+        "eager_wall_s": {
+          "type": "number",
+          "description": "wall time per eager call"
+        },
+        "eager_untied_s": {
+          "type": "number",
+          "description": "eager time per call outside the target's own lines"
+        },
+        "accounted": {
+          "type": "boolean",
+          "description": "kernels + outside graphs + overhead within 10 % of the wall"
+        },
+        "compiles": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "compile ids of the profiled copy"
+        },
+        "recompiles_during_profile": {
+          "type": "integer"
+        },
+        "notes": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "what is missing, what is not tied"
+        },
+        "schema_version": {
+          "type": "integer"
+        },
+        "record": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "name",
+        "repeat",
+        "kernels",
+        "lines",
+        "filename",
+        "wall_s",
+        "kernel_s",
+        "outside_graphs_s",
+        "overhead_s",
+        "unaccounted_s",
+        "untied_s",
+        "eager_wall_s",
+        "eager_untied_s",
+        "accounted",
+        "compiles",
+        "recompiles_during_profile",
+        "notes",
+        "schema_version",
+        "record"
+      ],
+      "additionalProperties": false
+    },
+    "KernelTime": {
+      "title": "KernelTime",
+      "type": "object",
+      "description": "Measured time of one generated kernel or extern call, over all profiled calls.",
+      "properties": {
+        "name": {
+          "type": "string",
+          "description": "as in the report's kernels, or the profiler event's name"
+        },
+        "kind": {
+          "type": "string",
+          "description": "kernel | extern | other (allocations, views, unknown ops)"
+        },
+        "calls": {
+          "type": "integer",
+          "description": "launches over all profiled calls"
+        },
+        "total_s": {
+          "type": "number",
+          "description": "time over all profiled calls"
+        },
+        "mean_s": {
+          "type": "number",
+          "description": "per launch"
+        },
+        "share": {
+          "type": "number",
+          "description": "of all kernel time"
+        },
+        "compile_id": {
+          "type": "string",
+          "description": "the copy's compile that generated it (\"\" if none matched)"
+        },
+        "stage": {
+          "type": "string",
+          "description": "inference | forward | backward"
+        },
+        "event": {
+          "type": "string",
+          "description": "the profiler event name"
+        },
+        "lines": {
+          "type": "array",
+          "items": {
+            "type": "integer"
+          },
+          "description": "in `Profile.filename`; empty: not tied"
+        }
+      },
+      "required": [
+        "name",
+        "kind",
+        "calls",
+        "total_s",
+        "mean_s",
+        "share",
+        "compile_id",
+        "stage",
+        "event",
+        "lines"
+      ],
+      "additionalProperties": false
+    },
+    "LineTime": {
+      "title": "LineTime",
+      "type": "object",
+      "description": "One source line of the target: compiled and eager seconds per call.",
+      "properties": {
+        "lineno": {
+          "type": "integer"
+        },
+        "line": {
+          "type": "string",
+          "description": "the source text"
+        },
+        "compiled_s": {
+          "type": "number",
+          "description": "kernel time per call (a fused kernel split over its lines)"
+        },
+        "eager_s": {
+          "type": "number",
+          "description": "eager time per call, inclusive of what the line calls"
+        },
+        "kernels": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "names of the kernels it fed"
+        },
+        "speedup": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "eager over compiled time (null unless both)"
+        }
+      },
+      "required": [
+        "lineno",
+        "line",
+        "compiled_s",
+        "eager_s",
+        "kernels",
+        "speedup"
+      ],
+      "additionalProperties": false
+    }
+  }
+};

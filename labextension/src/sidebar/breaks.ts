@@ -1,0 +1,64 @@
+/** The "Graph breaks" section: where each break is, why, and Dynamo's hint. */
+
+import { appendPaged, h } from '../dom';
+import { cellFrame, clip, isCellFile, shortPath } from '../format';
+import { IGraphBreak, ITargetRecord } from '../model';
+import { ISectionHost, MAX_TEXT, PAGE, Section, sourceLink } from './section';
+
+export class BreaksSection extends Section {
+  constructor(host: ISectionHost) {
+    super(host, 'breaks', 'Graph breaks', true);
+  }
+
+  protected count(t: ITargetRecord): number {
+    return t.graph_breaks.length;
+  }
+
+  protected render(t: ITargetRecord): HTMLElement {
+    if (!t.graph_breaks.length) {
+      return h(
+        'p',
+        { class: 'nbc-muted' },
+        t.status === 'pending'
+          ? 'Not compiled yet: call it once.'
+          : 'No graph breaks: each frame compiled as one graph.'
+      );
+    }
+    const list = h('ol', { class: 'nbc-breaks' });
+    appendPaged(list, t.graph_breaks, gb => this._renderBreak(t, gb), PAGE, 'breaks');
+    return list;
+  }
+
+  private _renderBreak(t: ITargetRecord, gb: IGraphBreak): HTMLElement {
+    const item = h('li', { class: 'nbc-break' });
+    if (gb.filename && !isCellFile(gb.filename, t.cell)) {
+      // A break inside library code: name the file, and link the cell line that led there.
+      item.appendChild(
+        h(
+          'div',
+          { class: 'nbc-library-line' },
+          h('span', { class: 'nbc-lineno' }, clip(shortPath(gb.filename, gb.lineno), 300)),
+          h('code', { class: 'nbc-line' }, clip(gb.line.trim(), 300) || '(source not available)')
+        )
+      );
+      const via = cellFrame(gb.stack, t.cell);
+      if (via) {
+        item.appendChild(h('div', { class: 'nbc-meta' }, 'reached from your cell:'));
+        item.appendChild(sourceLink(this.host, t.cell, via.lineno, via.line));
+      }
+    } else {
+      item.appendChild(sourceLink(this.host, t.cell, gb.lineno, gb.line));
+    }
+    item.appendChild(h('div', { class: 'nbc-reason' }, clip(gb.reason || gb.gb_type || 'graph break', MAX_TEXT)));
+    if (gb.explanation && !gb.reason.includes(gb.explanation)) {
+      item.appendChild(h('div', { class: 'nbc-explanation' }, clip(gb.explanation, MAX_TEXT)));
+    }
+    if (gb.hint) {
+      item.appendChild(h('div', { class: 'nbc-hint' }, h('b', null, 'Hint: '), clip(gb.hint, MAX_TEXT)));
+    }
+    if (gb.compile_id) {
+      item.appendChild(h('div', { class: 'nbc-meta' }, `first seen in compile ${clip(gb.compile_id, 100)}`));
+    }
+    return item;
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * The per-compile sections: "FX graphs" and "Guards" (a picker over the compiles and a
+ * code view) and "Compiles" (a table of every compile with status, ops, time, cache).
+ */
+
+import { appendPaged, h } from '../dom';
+import { clip, formatSeconds, plural } from '../format';
+import { ITargetRecord } from '../model';
+import { ISectionHost, PAGE, Section } from './section';
+
+interface IPickItem {
+  label: string;
+  text: string;
+}
+
+/** Options listed in a picker (a `<select>`); more are reachable from the Compiles table. */
+const MAX_PICK = 500;
+
+abstract class PickerSection extends Section {
+  refresh(): void {
+    this.host.codeView(this.key).refresh();
+  }
+
+  protected abstract items(t: ITargetRecord): IPickItem[];
+  protected abstract readonly mimeType: string;
+  protected abstract readonly empty: string;
+
+  protected render(t: ITargetRecord): HTMLElement {
+    const wrap = h('div', { class: `nbc-${this.key}` });
+    const items = this.items(t).slice(0, MAX_PICK);
+    if (!items.length) {
+      wrap.appendChild(h('p', { class: 'nbc-muted' }, this.empty));
+      return wrap;
+    }
+    let selected = this._picked.get(t.id) ?? 0;
+    if (selected >= items.length) {
+      selected = 0;
+    }
+    const view = this.host.codeView(this.key);
+    const select = h('select', { class: 'nbc-select' });
+    items.forEach((item, i) => {
+      const opt = h('option', null, clip(item.label, 200));
+      opt.value = String(i);
+      select.appendChild(opt);
+    });
+    select.value = String(selected);
+    const show = (i: number) => {
+      this._picked.set(t.id, i);
+      view.setText(items[i].text, this.mimeType, clip(items[i].label, 200));
+    };
+    select.addEventListener('change', () => show(Number(select.value)));
+    if (items.length > 1) {
+      wrap.appendChild(select);
+    }
+    wrap.appendChild(view.node);
+    show(selected);
+    return wrap;
+  }
+
+  private _picked = new Map<string, number>();
+}
+
+export class GraphsSection extends PickerSection {
+  constructor(host: ISectionHost) {
+    super(host, 'graphs', 'FX graphs', false);
+  }
+
+  protected readonly mimeType = 'text/x-python';
+  protected readonly empty = 'No FX graphs captured yet.';
+
+  protected count(t: ITargetRecord): number {
+    let n = 0;
+    for (const c of t.compiles) {
+      n += c.graphs.length;
+    }
+    return n;
+  }
+
+  protected items(t: ITargetRecord): IPickItem[] {
+    const items: IPickItem[] = [];
+    for (const c of t.compiles) {
+      c.graphs.forEach((g, i) => {
+        items.push({
+          label:
+            `compile ${c.compile_id} · ${c.frame}` +
+            (c.graphs.length > 1 ? ` · graph ${i + 1}` : '') +
+            (c.graph_op_count ? ` · ${plural(c.graph_op_count, 'op')}` : ''),
+          text: g
+        });
+      });
+      if (items.length >= MAX_PICK) {
+        break;
+      }
+    }
+    return items;
+  }
+}
+
+export class GuardsSection extends PickerSection {
+  constructor(host: ISectionHost) {
+    super(host, 'guards', 'Guards', false);
+  }
+
+  protected readonly mimeType = 'text/plain';
+  protected readonly empty = 'No guards captured yet.';
+
+  protected count(t: ITargetRecord): number {
+    return t.compiles.filter(c => c.guards).length;
+  }
+
+  protected items(t: ITargetRecord): IPickItem[] {
+    return t.compiles
+      .filter(c => c.guards)
+      .map(c => ({ label: `compile ${c.compile_id} · ${c.frame}`, text: c.guards.replace(/^\n+/, '') }));
+  }
+}
+
+export class CompilesSection extends Section {
+  constructor(host: ISectionHost) {
+    super(host, 'compiles', 'Compiles', false);
+  }
+
+  protected count(t: ITargetRecord): number {
+    return t.compiles.length;
+  }
+
+  protected render(t: ITargetRecord): HTMLElement {
+    if (!t.compiles.length) {
+      return h('p', { class: 'nbc-muted' }, 'Nothing compiled yet.');
+    }
+    const head = ['compile', 'frame', 'status', 'ops', 'time', 'cache'];
+    const tbody = h('tbody');
+    appendPaged(
+      tbody,
+      t.compiles,
+      c => {
+        const cache = [...c.cache]
+          .filter(([, n]) => n > 0)
+          .slice(0, 10)
+          .map(([k, n]) => `${k.replace(/_cache_/, ' ').replace(/_/g, ' ')}${n > 1 ? ` ×${n}` : ''}`)
+          .join(', ');
+        const total = c.times.get('total_s') ?? c.times.get('entire_frame_compile_time_s');
+        return h(
+          'tr',
+          { title: c.recompile_reason ? `recompiled: ${clip(c.recompile_reason, 500)}` : undefined },
+          h('td', null, clip(c.compile_id, 50)),
+          h('td', { class: 'nbc-frame' }, clip(c.frame, 200)),
+          h('td', null, clip(c.status + (c.error ? `: ${c.error}` : ''), 500)),
+          h('td', { class: 'nbc-num' }, String(c.graph_op_count)),
+          h('td', { class: 'nbc-num' }, total !== undefined ? formatSeconds(total) : ''),
+          h('td', null, clip(cache, 300))
+        );
+      },
+      PAGE,
+      'compiles'
+    );
+    const table = h(
+      'table',
+      { class: 'nbc-table nbc-compiles' },
+      h('thead', null, h('tr', null, ...head.map(x => h('th', null, x)))),
+      tbody
+    );
+    return h('div', { class: 'nbc-table-wrap' }, table);
+  }
+}

@@ -1,0 +1,73 @@
+/** The selected target: its header, summary and one section per concern. */
+
+import { append, h } from '../dom';
+import { clip } from '../format';
+import { ITargetEntry } from '../store';
+import { BreaksSection } from './breaks';
+import { CodeSection } from './code';
+import { CompilesSection, GraphsSection, GuardsSection } from './compiles';
+import { RecompilesSection } from './recompiles';
+import { ISectionHost, Section } from './section';
+import { SummaryView } from './summary';
+
+export class TargetView {
+  constructor(host: ISectionHost) {
+    this._summary = new SummaryView(host);
+    this._sections = [
+      new BreaksSection(host),
+      new RecompilesSection(host),
+      new CodeSection(host),
+      new GraphsSection(host),
+      new GuardsSection(host),
+      new CompilesSection(host)
+    ];
+    this.node = h(
+      'div',
+      { class: 'nbc-target' },
+      this._header,
+      this._summary.node,
+      ...this._sections.map(s => s.node)
+    );
+  }
+
+  readonly node: HTMLDivElement;
+
+  /** Show `entry`; each part re-renders only if its record changed. */
+  update(entry: ITargetEntry): void {
+    if (entry === this._entry) {
+      return;
+    }
+    this._entry = entry;
+    const t = entry.record;
+    this.node.dataset.targetId = t.id;
+    this._header.replaceChildren(h('span', { class: 'nbc-target-title' }, clip(t.name, 200)));
+    append(
+      this._header,
+      entry.source === 'saved'
+        ? h(
+            'span',
+            {
+              class: 'nbc-badge nbc-badge-saved',
+              title: 'Read from the notebook\u2019s saved outputs, not from a running kernel'
+            },
+            'saved output'
+          )
+        : null
+    );
+    this._summary.update(t);
+    for (const s of this._sections) {
+      s.update(t);
+    }
+  }
+
+  refresh(): void {
+    for (const s of this._sections) {
+      s.refresh();
+    }
+  }
+
+  private _header = h('div', { class: 'nbc-target-header' });
+  private _summary: SummaryView;
+  private _sections: Section[];
+  private _entry: ITargetEntry | null = null;
+}
