@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 #: Verdicts that call for an explanation.
 NOT_FASTER = ("slower", "no significant difference")
-#: Overhead share of the wall time from which it "dominates" the call.
+#: Overhead share of the wall time from which it "dominates" the call (it also does when
+#: it exceeds the kernels' time).
 OVERHEAD_SHARE = 0.3
 #: Extern share of the kernel time from which fusion has little left to win.
 EXTERN_SHARE = 0.5
@@ -36,8 +37,11 @@ def _us(seconds: float) -> str:
 
 
 def overhead(prof: Profile) -> Explanation | None:
-    """Per-call overhead (guards, wrappers, launches) dominating a small workload."""
-    if prof.wall_s <= 0 or prof.overhead_s / prof.wall_s < OVERHEAD_SHARE:
+    """Per-call overhead (guards, wrappers, launches) dominating a small workload: a
+    large share of the wall time, or more than the kernels' own time."""
+    if prof.wall_s <= 0 or prof.overhead_s <= 0:
+        return None
+    if prof.overhead_s / prof.wall_s < OVERHEAD_SHARE and prof.overhead_s < prof.kernel_s:
         return None
     share = prof.overhead_s / prof.wall_s
     return Explanation(
