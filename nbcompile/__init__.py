@@ -1,15 +1,26 @@
 """nbcompile: see what torch.compile did, from a Jupyter notebook.
 
 ``%load_ext nbcompile`` registers ``%%compile`` and starts capturing compile events;
-``nbcompile.report(obj)`` returns everything captured for a compiled target.
+``nbcompile.report(obj)`` returns everything captured for a compiled target;
+``nbcompile.open_trace(path)`` reads a ``TORCH_TRACE`` run (a log file or a directory).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .api import Comparison, CompileReport, Profile, compare, profile, report
+from .api import (
+    Comparison,
+    CompileReport,
+    Profile,
+    TraceReport,
+    compare,
+    open_trace,
+    profile,
+    report,
+)
 from .core.records import MIME_TYPE, SCHEMA_VERSION
+from .core.tracereport import Divergence, TraceCompile
 
 __version__ = "0.1.0"
 __all__ = [
@@ -17,8 +28,12 @@ __all__ = [
     "SCHEMA_VERSION",
     "CompileReport",
     "Comparison",
+    "Divergence",
     "Profile",
+    "TraceCompile",
+    "TraceReport",
     "compare",
+    "open_trace",
     "profile",
     "report",
 ]

@@ -1,4 +1,5 @@
-"""The public Python API: ``report(obj)``, ``compare(fn, *args)`` and their results.
+"""The public Python API: ``report(obj)``, ``compare(fn, *args)``, ``open_trace(path)`` and
+their results.
 
 The results are core records (plain data) with rich reprs added here, so ``core/`` never
 imports ``display/`` and the results still display richly without ``%load_ext``.
@@ -17,6 +18,7 @@ from .core import timing as _timing
 from .core.records import TargetRecord
 from .core.session import get_session
 from .core.snapshot import target_record
+from .core.tracereport import TraceRecord, read_trace
 
 if TYPE_CHECKING:
     from .display.annotate import AnnotatedSource
@@ -132,3 +134,26 @@ class Profile(_profile.Profile):
 @functools.wraps(_profile.profile)
 def profile(fn: Any, *args: Any, **kwargs: Any) -> Profile:
     return Profile.from_record(_profile.profile(fn, *args, **kwargs))
+
+
+class TraceReport(TraceRecord):
+    """A TORCH_TRACE run read by ``open_trace``: ``.path``, ``.ranks``, ``.compiles``
+    (``TraceCompile``), ``.compile(id, rank)``, ``.divergences``, ``.problems``,
+    ``.to_dict()``, and the rich reprs (record, HTML, text) of a trace."""
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from .display.trace import trace_bundle
+
+        return trace_bundle(self)
+
+
+def open_trace(path: str | Path) -> TraceReport:
+    """Read a ``TORCH_TRACE`` log file or directory (any number of ranks).
+
+    Logs are streamed: compiles are indexed from event headers, and graphs, guards and
+    generated code are read from the files when first asked for. Raises
+    ``FileNotFoundError`` for a missing path; everything else that is wrong (unreadable,
+    truncated or foreign files, corrupt lines, md5 mismatches) is listed in ``.problems``
+    and the rest is still read.
+    """
+    return read_trace(path, TraceReport)

@@ -1,14 +1,18 @@
-"""``%nbcompile cache [--dir D | --clear | --info]``: the persistent compile cache."""
+"""``%nbcompile cache [--dir D | --clear | --info]`` (the persistent compile cache) and
+``%nbcompile open PATH`` (show a TORCH_TRACE run)."""
 
 from __future__ import annotations
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.display import display
 
+from ..api import open_trace
 from ..core import cache
 from ..display.cache_info import info_text
 from ..display.units import format_bytes
+from .arguments import unquoted
 
 
 @magics_class
@@ -16,7 +20,10 @@ class AdminMagics(Magics):
     """The ``%nbcompile`` line magic (administration)."""
 
     @magic_arguments()
-    @argument("command", choices=["cache"], help="What to manage (only: cache).")
+    @argument("command", choices=["cache", "open"],
+              help="cache: manage the compile cache; open PATH: show a TORCH_TRACE run.")
+    @argument("path", nargs="?", default=None,
+              help="open: a TORCH_TRACE log file or directory (quote paths with spaces).")
     @argument("--dir", default=None, metavar="D",
               help="Use D (created 0700; must be yours and not group/world-writable) "
                    "for Inductor's on-disk caches from now on.")
@@ -27,7 +34,8 @@ class AdminMagics(Magics):
                    "(the default).")
     @line_magic("nbcompile")
     def nbcompile(self, line: str) -> None:
-        """Manage nbcompile: ``%nbcompile cache [--dir D | --clear | --info]``.
+        """Manage nbcompile: ``%nbcompile cache [--dir D | --clear | --info]``, or show a
+        TORCH_TRACE run (a log file or a directory of per-rank logs): ``%nbcompile open PATH``.
 
         nbcompile keeps Inductor's compile caches (FX graph cache, AOTAutograd cache,
         compiled kernels) in a persistent per-user directory (default
@@ -38,6 +46,12 @@ class AdminMagics(Magics):
             args = parse_argstring(self.nbcompile, line)
         except UsageError as e:
             raise UsageError(f"%nbcompile: {e}") from None
+        if args.command == "open":
+            self._open(args)
+            return
+        if args.path is not None:
+            raise UsageError(f"%nbcompile cache: unexpected argument {args.path!r} "
+                             "(a path is only for: %nbcompile open PATH)")
         if sum([args.dir is not None, args.clear, args.info]) > 1:
             raise UsageError("%nbcompile cache: use one of --dir, --clear, --info")
         try:
@@ -53,3 +67,19 @@ class AdminMagics(Magics):
                 print(info_text(cache.info()))
         except (cache.CacheDirError, OSError) as e:
             raise UsageError(f"%nbcompile cache: {e}") from None
+
+    @staticmethod
+    def _open(args: object) -> None:
+        path = unquoted(getattr(args, "path", None) or "")
+        if getattr(args, "dir", None) is not None or getattr(args, "clear", False) \
+                or getattr(args, "info", False):
+            raise UsageError("%nbcompile open: --dir, --clear and --info are for "
+                             "%nbcompile cache; use: %nbcompile open PATH")
+        if not path:
+            raise UsageError("%nbcompile open: give a TORCH_TRACE log file or directory, "
+                             "e.g. %nbcompile open /tmp/trace_dir")
+        try:
+            report = open_trace(path)
+        except (FileNotFoundError, PermissionError) as e:
+            raise UsageError(f"%nbcompile open: {e}") from None
+        display(report)

@@ -1,0 +1,52 @@
+"""``python -m nbcompile open PATH [--json FILE] [--html FILE]``: a TORCH_TRACE run in a
+terminal (the text summary), as the JSON record, or as one self-contained HTML page."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .api import open_trace
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m nbcompile",
+                                     description="nbcompile from a terminal.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    open_ = commands.add_parser("open", help="Read a TORCH_TRACE log file or directory.")
+    open_.add_argument("path", help="a TORCH_TRACE log file or a directory of per-rank logs")
+    open_.add_argument("--json", metavar="FILE", type=Path,
+                       help="also write the trace record (JSON) to FILE")
+    open_.add_argument("--html", metavar="FILE", type=Path,
+                       help="also write one self-contained HTML page of the view to FILE")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status (2 for a missing/unreadable path)."""
+    args = _parser().parse_args(argv)
+    try:
+        report = open_trace(args.path)
+    except (FileNotFoundError, PermissionError) as e:
+        print(f"nbcompile open: {e}", file=sys.stderr)
+        return 2
+    from .display.trace import trace_page, trace_text
+
+    print(trace_text(report))
+    try:
+        if args.json:
+            args.json.write_text(json.dumps(report.to_dict(), indent=1), encoding="utf-8")
+            print(f"wrote {args.json}")
+        if args.html:
+            args.html.write_text(trace_page(report), encoding="utf-8")
+            print(f"wrote {args.html}")
+    except OSError as e:
+        print(f"nbcompile open: cannot write {e.filename}: {e.strerror}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
