@@ -12,6 +12,7 @@ import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .core import chrome_trace as _chrome_trace
 from .core import profile as _profile
 from .core import suggest as _suggest
 from .core import timing as _timing
@@ -56,6 +57,11 @@ class CompileReport(TargetRecord):
         from .display.annotate import AnnotatedSource
 
         return AnnotatedSource(self)
+
+    def save_chrome_trace(self, path: str | Path) -> Path:
+        """Write the compiles' phase events (Dynamo, AOTAutograd, Inductor...) as a
+        Chrome trace JSON file that Perfetto and ``chrome://tracing`` open."""
+        return _chrome_trace.save_chrome_trace(self.compiles, path)
 
     def __repr__(self) -> str:
         from .display.units import format_seconds, plural

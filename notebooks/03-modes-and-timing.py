@@ -146,6 +146,64 @@ assert all(row.numerics_ok for row in stack_cmp.rows)
 
 
 # %% [markdown]
+# ## Where the time goes
+#
+# `%compare` times the whole call. When a mode is not faster than eager, it also
+# profiles the call and says why, with the measured number each reason rests on
+# (the *why not faster* lines under the `stack` rows above): per-call overhead
+# dominating a small workload, extern library calls taking most of the time, graph
+# breaks between graphs, recompiles during the measurement.
+#
+# `%kprun` (after IPython's `%prun`) shows that profile itself: it compiles a fresh
+# copy, runs it under `torch.profiler`, and lists the measured time of every
+# generated kernel and extern call, painted on the source lines they came from,
+# next to what eager spent on the same lines.
+
+# %%
+# stack_prof = %kprun stack(xs) --repeat 10
+stack_prof
+
+# %%
+# check: the matmul stack's kernel time is in the library matmuls (extern calls),
+# and every mode the comparison did not find faster carries a measured explanation
+from nbcompile.core.explain import needs_explanation
+
+extern_share = sum(k.share for k in stack_prof.kernels if k.kind == "extern")
+print(f"extern calls: {extern_share:.0%} of the kernel time")
+assert any(k.kind == "extern" and "addmm" in k.name for k in stack_prof.kernels)
+for row in stack_cmp.rows:
+    assert bool(row.explanations) == needs_explanation(row), row.mode
+    print(row.mode, row.verdict, [e.kind for e in row.explanations])
+
+# %% [markdown]
+# The first call's compile has phases too. A function compiled with `%%compile`
+# reports each compile's time by phase (Dynamo tracing, AOTAutograd, Inductor passes
+# and lowering, code generation, the C++ compile) as a stacked bar, and
+# `save_chrome_trace` writes the same events for Perfetto or `chrome://tracing`.
+
+# %%
+# %%compile
+def wave_compiled(x):
+    return wave(x)
+
+# %%
+import os
+import tempfile
+
+_ = wave_compiled(x)
+wave_report = nbcompile.report(wave_compiled)
+trace_path = wave_report.save_chrome_trace(os.path.join(tempfile.mkdtemp(), "wave.json"))
+print("chrome trace:", trace_path.stat().st_size, "bytes")
+wave_report
+
+# %%
+# check: every compile has its phases, and they add up to at most its compile time
+for c in wave_report.compiles:
+    assert c.phases and sum(c.phases.values()) <= c.times["total_s"] + 1e-6
+    print(c.compile_id, {name: round(s, 2) for name, s in c.phases.items()})
+
+
+# %% [markdown]
 # ## Does the compile time pay back?
 #
 # A speedup per call only helps after enough calls to repay the first call's

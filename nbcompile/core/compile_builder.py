@@ -114,6 +114,7 @@ class CompileBuilder:
         record.graph_breaks.extend(fields.get("graph_breaks", ()))
         current.recompile_reasons.extend(fields.get("recompile_reasons", ()))
         current.phases.extend(fields.get("phases", ()))
+        record.chromium_events.extend(fields.get("chromium_events", ()))
         if "error_stack" in fields:
             current.error_stack = fields["error_stack"]
         if "guards" in fields:
@@ -133,6 +134,7 @@ class CompileBuilder:
         record = done.record
         record.post_grad_graphs.extend(fields.get("post_grad_graphs", ()))  # the backward's
         done.phases.extend(fields.get("phases", ()))
+        record.chromium_events.extend(fields.get("chromium_events", ()))
         if "output_code" in fields:
             _add_output_code(record, fields)
             return True

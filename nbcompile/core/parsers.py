@@ -8,7 +8,7 @@ that both torch's logging handler and a ``TORCH_TRACE`` log line hold) and retur
 Field names the builder understands: ``stack`` (``dynamo_start``), ``graphs``,
 ``post_grad_graphs``, ``graph_breaks``, ``recompile_reasons``, ``error_stack``,
 ``provenance``, ``cache``, ``guards``, ``output_code`` + ``output_code_path``,
-``phases``, and ``metrics`` (a ``Metrics``, which closes the compile).
+``phases``, ``chromium_events``, and ``metrics`` (a ``Metrics``, which closes the compile).
 """
 
 from __future__ import annotations
@@ -131,7 +131,8 @@ def inductor_output_code(metadata: Mapping[str, Any], payload: str) -> Fields:
 
 
 def chromium_event(metadata: Mapping[str, Any], payload: str) -> Fields:
-    """A Chrome-trace event (JSON payload) as a ``Phase``; nothing if malformed."""
+    """A Chrome-trace event (JSON payload) as a ``Phase`` plus the event itself (for
+    ``CompileRecord.chromium_events``); nothing if malformed."""
     try:
         event = json.loads(payload)
     except ValueError:
@@ -139,7 +140,8 @@ def chromium_event(metadata: Mapping[str, Any], payload: str) -> Fields:
     if not isinstance(event, dict) or not isinstance(event.get("ts"), (int, float)):
         return {}
     return {"phases": [Phase(str(event.get("name", "")), str(event.get("ph", "")),
-                             float(event["ts"]), str(event.get("cat", "")))]}
+                             float(event["ts"]), str(event.get("cat", "")))],
+            "chromium_events": [event]}
 
 
 def compilation_metrics(metadata: Mapping[str, Any], payload: str) -> Fields:

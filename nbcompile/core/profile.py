@@ -40,7 +40,7 @@ from . import capture
 from .capture import TraceListener, suppressed
 from .frames import Span
 from .options import CompileOptions
-from .records import SCHEMA_VERSION, Kernel, Record
+from .records import SCHEMA_VERSION, GraphBreak, Kernel, Record
 from .session import CaptureSession
 from .snapshot import target_record
 from .targets import Target, eager_callable, fresh_copy, unwrap
@@ -147,8 +147,11 @@ class Profile(Record):
     compiles: list[str] = field(default_factory=list)  # compile ids of the profiled copy
     recompiles_during_profile: int = 0
     notes: list[str] = field(default_factory=list)  # what is missing, what is not tied
+    graph_breaks: list[GraphBreak] = field(default_factory=list)  # of the profiled copy
     schema_version: int = SCHEMA_VERSION
     record: str = "profile"
+
+    OPTIONAL_KEYS = frozenset({"graph_breaks"})
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
@@ -488,6 +491,7 @@ def _build(name: str, target: Target, code: types.CodeType | None, prof: Any,
         overhead_s=overhead / n / 1e6, eager_wall_s=sum(eager_walls) / len(eager_walls),
         compiles=[c.compile_id for c in record.compiles],
         recompiles_during_profile=recompiles,
+        graph_breaks=list(record.graph_breaks),
     )
     # What perf_counter saw around the profiled call window (record_function bookkeeping).
     prof_out.unaccounted_s = max(wall - prof_out.kernel_s - prof_out.outside_graphs_s

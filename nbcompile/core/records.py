@@ -159,9 +159,13 @@ class CompileRecord(Record):
     # summing to at most ``times.total_s``; phases torch did not report are absent.
     phases: dict[str, float] = field(default_factory=dict)
     guard_latency_s: float | None = None  # guard evaluation time torch measured, if any
+    # torch's Chrome-trace events of this compile (``ph`` B/E/i, ``ts`` in us, ``name``,
+    # ``cat``...), for ``report(x).save_chrome_trace(path)``; kept in the kernel, left out
+    # of published records.
+    chromium_events: list[dict[str, Any]] = field(default_factory=list)
 
     OPTIONAL_KEYS = frozenset({"recompile_guard", "post_grad_graphs", "recompile_limit",
-                               "phases", "guard_latency_s"})
+                               "phases", "guard_latency_s", "chromium_events"})
 
 
 @dataclass
@@ -240,6 +244,22 @@ class TorchLog(Record):
     logger: str  # e.g. ``torch._dynamo.variables.tensor``
     compile_id: str  # the compile it was logged in (``"0/1"``)
     message: str  # torch's text, as it would have printed (multi-line)
+
+
+@dataclass
+class Explanation(Record):
+    """Why a compiled mode is not faster than eager, from a measured profile.
+
+    ``kind``: ``overhead`` (per-call overhead dominates a small workload), ``extern``
+    (library calls such as ``addmm`` dominate, so fusion has little to win),
+    ``graph-breaks`` (Python between graphs in the hot path), ``recompiles`` (compiles
+    during the measurement), ``kernels`` (the generated kernels themselves are slow).
+    """
+
+    kind: str  # overhead | extern | graph-breaks | recompiles | kernels
+    message: str  # in words, naming the numbers below
+    evidence: dict[str, float] = field(default_factory=dict)  # the measured numbers
+    lines: list[int] = field(default_factory=list)  # source lines it points at
 
 
 @dataclass

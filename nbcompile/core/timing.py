@@ -63,9 +63,11 @@ from typing import Any, Literal
 
 import torch
 
+from . import explain as explain_mod
+from . import profile as profile_mod
 from .capture import suppressed
 from .isolation import Sandbox
-from .records import SCHEMA_VERSION, Record
+from .records import SCHEMA_VERSION, Explanation, Record
 from .targets import eager_callable, fresh_copy
 
 EAGER = "eager"
@@ -74,6 +76,8 @@ DEFAULT_MODES = ("eager", "default", "reduce-overhead", "max-autotune-no-cudagra
 BACKEND_PREFIX = "backend:"
 #: Smallest relative difference reported as a real speedup or slowdown.
 MIN_EFFECT = 0.03
+#: Profiled calls behind the explanation of a mode not faster than eager.
+EXPLAIN_REPEAT = 5
 MIN_REPEATS = 5
 #: Fewest paired repeats a faster/slower/no-difference verdict may rest on.
 MIN_VERDICT_REPEATS = 10
@@ -220,8 +224,10 @@ class TimingRow(Record):
     cache: dict[str, int] = field(default_factory=dict)  # this row's compile cache hits/misses
     notes: list[str] = field(default_factory=list)  # e.g. ``numerics differ from eager ...``
     times_s: list[float] = field(default_factory=list)  # per-call time of each repeat's block
+    # Why this mode is not faster than eager, from a measured profile (``core/explain.py``)
+    explanations: list[Explanation] = field(default_factory=list)
 
-    OPTIONAL_KEYS = frozenset({"speedup_ci_low", "speedup_ci_high"})
+    OPTIONAL_KEYS = frozenset({"speedup_ci_low", "speedup_ci_high", "explanations"})
 
 
 @dataclass
@@ -452,6 +458,7 @@ def compare(
     modes: Sequence[Any] = DEFAULT_MODES,
     budget_s: float = 10.0,
     min_effect: float = MIN_EFFECT,
+    explain: bool = True,
     **kwargs: Any,
 ) -> Comparison:
     """Compare eager and compiled run times of ``fn(*args, **kwargs)``, mode by mode.
@@ -461,7 +468,9 @@ def compare(
     of the tensor inputs, and the parameters, buffers and RNG state they change are put
     back afterwards. ``modes`` holds ``"eager"``, Inductor mode names, Dynamo backend
     names and/or backend callables. ``budget_s`` bounds the steady-state measurement
-    (compiles come on top). Other keyword arguments are passed to ``fn``.
+    (compiles come on top). With ``explain``, a mode not faster than eager gets
+    ``explanations`` from a ``profile`` of the call (one more compile, on the same input
+    copies). Other keyword arguments are passed to ``fn``.
     """
     if not callable(fn):
         raise CompareError(f"compare needs a function or module, not {type(fn).__name__}")
@@ -486,19 +495,22 @@ def compare(
     box = Sandbox(fn, args, kwargs)
     try:
         with box.captured_output():
-            candidates = _run_all(fn, specs, box, result, device, threads, float(budget_s))
+            candidates, recompiled = _run_all(fn, specs, box, result, device, threads,
+                                              float(budget_s))
+        eager_row = candidates[0]
+        _summarise(eager_row, None, min_effect)
+        for cand in candidates[1:]:
+            _summarise(cand, eager_row, min_effect)
+        for cand in candidates:
+            if cand.row.first_call_s is not None and cand.spec.kind != "eager":
+                steady = cand.row.median_s or 0.0
+                cand.row.compile_s = round(max(0.0, cand.row.first_call_s - steady), 6)
+        result.rows = [c.row for c in candidates]
+        result.captured_output_lines = box.printed_lines
+        if explain:
+            _explain_rows(fn, box, result, recompiled)
     finally:
         box.restore()
-    eager_row = candidates[0]
-    _summarise(eager_row, None, min_effect)
-    for cand in candidates[1:]:
-        _summarise(cand, eager_row, min_effect)
-    for cand in candidates:
-        if cand.row.first_call_s is not None and cand.spec.kind != "eager":
-            steady = cand.row.median_s or 0.0
-            cand.row.compile_s = round(max(0.0, cand.row.first_call_s - steady), 6)
-    result.rows = [c.row for c in candidates]
-    result.captured_output_lines = box.printed_lines
     if box.printed_lines:
         result.notes.append(
             f"{name} printed {box.printed_lines} lines during the comparison; they were "
@@ -522,8 +534,29 @@ def compare(
     return result
 
 
+def _explain_rows(fn: Any, box: Sandbox, result: Comparison, recompiled: int) -> None:
+    """Profile the call once (default mode) and explain each mode not faster than eager."""
+    rows = [r for r in result.rows if explain_mod.needs_explanation(r)]
+    if not rows:
+        return
+    box.reset()
+    try:
+        with box.captured_output():
+            prof = profile_mod.profile(fn, *box.args, repeat=EXPLAIN_REPEAT, **box.kwargs)
+    except Exception as exc:  # an explanation must never cost the user the comparison
+        result.notes.append(f"could not profile {result.name} to explain the slow mode(s): "
+                            f"{_first_line(f'{type(exc).__name__}: {exc}')}")
+        return
+    for row in rows:
+        row.explanations = explain_mod.explain(row, prof, recompiled)
+        if row.mode not in ("default", "inductor"):
+            for e in row.explanations:
+                e.message += " (measured on a default-mode compile of the same call)"
+
+
 def _run_all(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison,
-             device: torch.device, threads: int, budget_s: float) -> list[_Candidate]:
+             device: torch.device, threads: int, budget_s: float
+             ) -> tuple[list[_Candidate], int]:
     """The eager reference call, each mode's first call, then the interleaved timing."""
     args, kwargs = box.args, box.kwargs
     eager = eager_callable(fn)
@@ -568,7 +601,7 @@ def _run_all(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison,
             f"{recompiled} frame compile(s) happened during the timed calls: some "
             "measurements include compile time (a guard failed between calls)."
         )
-    return candidates
+    return candidates, recompiled
 
 
 def _prepare(cand: _Candidate, fn: Any, box: Sandbox, device: torch.device,

@@ -29,6 +29,7 @@ def published_record(record: TargetRecord | dict[str, Any]) -> dict[str, Any]:
         compile_["output_code"] = ""  # published once, at target level
         compile_["kernels"] = []
         compile_["post_grad_graphs"] = []  # kernels carry their lines; graphs stay in the kernel
+        compile_.pop("chromium_events", None)  # ~25 kB a compile: report(x).save_chrome_trace
         compile_["graphs"] = [cap(g, GRAPH_CAP, name)[0] for g in compile_.get("graphs", [])]
         compile_["guards"], t = cap(compile_.get("guards", ""), GUARDS_CAP, name)
         truncated |= t

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..core.break_ranking import rank_breaks
 from ..core.cache import describe_cache
 from ..core.frames import is_cell_file
 from ..core.records import SourceLine, TargetRecord
@@ -110,7 +111,8 @@ def _items(r: TargetRecord) -> tuple[SummaryItem, ...]:
         items.append(SummaryItem("cache", cache_note))
     items += [SummaryItem("graph_break", gb.reason, gb.line,
                           locate(gb.filename, gb.lineno, gb.stack),
-                          link=gb.doc_url, link_label=gb.gb_id) for gb in r.graph_breaks]
+                          link=gb.doc_url, link_label=gb.gb_id)
+              for gb in (b.graph_break for b in rank_breaks([r]))]  # most hit first
     items += [SummaryItem("recompile", clip(rc.reason), compile_id=rc.compile_id)
               for rc in r.recompiles[:MAX_RECOMPILE_ITEMS]]
     if (more := len(r.recompiles) - MAX_RECOMPILE_ITEMS) > 0:

@@ -72,7 +72,8 @@ HEADERS = ["mode", "compile (1st call)", "run: median ± IQR/2", "speedup vs eag
 
 
 def _row_notes(row: TimingRow) -> list[str]:
-    notes = list(row.notes)
+    notes = [f"why not faster ({x.kind}): {x.message}" for x in row.explanations]
+    notes += row.notes
     if row.error:
         notes.insert(0, row.error)
     if row.cache:

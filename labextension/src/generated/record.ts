@@ -300,6 +300,12 @@ export interface CompileRecord {
    * guard evaluation time torch measured, if any
    */
   guard_latency_s?: number | null;
+  /**
+   * torch's Chrome-trace events of this compile (`ph` B/E/i, `ts` in us, `name`, `cat`...), for `report(x).save_chrome_trace(path)`; kept in the kernel, left out of published records.
+   */
+  chromium_events?: {
+    [k: string]: unknown;
+  }[];
 }
 /**
  * One piece of generated code: a C++/Triton kernel, an extern call or the wrapper.
@@ -738,6 +744,33 @@ export interface TimingRow {
    * per-call time of each repeat's block
    */
   times_s: number[];
+  /**
+   * Why this mode is not faster than eager, from a measured profile (`core/explain.py`)
+   */
+  explanations?: Explanation[];
+}
+/**
+ * Why a compiled mode is not faster than eager, from a measured profile.
+ */
+export interface Explanation {
+  /**
+   * overhead | extern | graph-breaks | recompiles | kernels
+   */
+  kind: string;
+  /**
+   * in words, naming the numbers below
+   */
+  message: string;
+  /**
+   * the measured numbers
+   */
+  evidence: {
+    [k: string]: number;
+  };
+  /**
+   * source lines it points at
+   */
+  lines: number[];
 }
 /**
  * The result of `profile()`: kernels, source lines and the per-call time budget.
@@ -808,6 +841,10 @@ export interface Profile {
    * what is missing, what is not tied
    */
   notes: string[];
+  /**
+   * of the profiled copy
+   */
+  graph_breaks?: GraphBreak[];
   schema_version: number;
   record: string;
 }

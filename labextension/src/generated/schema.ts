@@ -487,6 +487,14 @@ export const RECORD_SCHEMA: unknown = {
             "null"
           ],
           "description": "guard evaluation time torch measured, if any"
+        },
+        "chromium_events": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "additionalProperties": {}
+          },
+          "description": "torch's Chrome-trace events of this compile (`ph` B/E/i, `ts` in us, `name`, `cat`...), for `report(x).save_chrome_trace(path)`; kept in the kernel, left out of published records."
         }
       },
       "required": [
@@ -1186,6 +1194,13 @@ export const RECORD_SCHEMA: unknown = {
             "type": "number"
           },
           "description": "per-call time of each repeat's block"
+        },
+        "explanations": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Explanation"
+          },
+          "description": "Why this mode is not faster than eager, from a measured profile (`core/explain.py`)"
         }
       },
       "required": [
@@ -1216,6 +1231,42 @@ export const RECORD_SCHEMA: unknown = {
         "cache",
         "notes",
         "times_s"
+      ],
+      "additionalProperties": false
+    },
+    "Explanation": {
+      "title": "Explanation",
+      "type": "object",
+      "description": "Why a compiled mode is not faster than eager, from a measured profile.",
+      "properties": {
+        "kind": {
+          "type": "string",
+          "description": "overhead | extern | graph-breaks | recompiles | kernels"
+        },
+        "message": {
+          "type": "string",
+          "description": "in words, naming the numbers below"
+        },
+        "evidence": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "number"
+          },
+          "description": "the measured numbers"
+        },
+        "lines": {
+          "type": "array",
+          "items": {
+            "type": "integer"
+          },
+          "description": "source lines it points at"
+        }
+      },
+      "required": [
+        "kind",
+        "message",
+        "evidence",
+        "lines"
       ],
       "additionalProperties": false
     },
@@ -1302,6 +1353,13 @@ export const RECORD_SCHEMA: unknown = {
             "type": "string"
           },
           "description": "what is missing, what is not tied"
+        },
+        "graph_breaks": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/GraphBreak"
+          },
+          "description": "of the profiled copy"
         },
         "schema_version": {
           "type": "integer"

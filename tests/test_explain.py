@@ -1,0 +1,155 @@
+"""Issue 12, "why is it slower?": explanations from real profiles of workloads built to
+show each cause (tiny op -> overhead, one big matmul -> extern, a print in the step a
+loop calls -> graph breaks), and ``compare`` attaching them to a mode not faster than eager."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+import torch
+
+import nbcompile
+from nbcompile.core import explain, timing
+from nbcompile.core.isolation import Sandbox
+from nbcompile.core.profile import profile
+from nbcompile.core.timing import Comparison, TimingRow
+from nbcompile.display.timing import timing_bundle
+from nbcompile.schema import generate
+
+from .conftest import run_cell
+
+VALIDATOR = jsonschema.Draft202012Validator(json.loads(generate.SCHEMA_PATH.read_text()))
+
+
+def tiny_op(x):
+    return x + 1.0
+
+
+def big_matmul(a, b):
+    return a @ b
+
+
+def printing_step(x):
+    y = torch.sin(x) * 2.0
+    print("step")  # the graph break, on every call of the user's loop
+    return torch.cos(y) + y
+
+
+def _slow_row(verdict: str = "slower") -> TimingRow:
+    return TimingRow(mode="default", kind="mode", verdict=verdict, speedup=0.5)
+
+
+def _kinds(explanations) -> list[str]:
+    return [e.kind for e in explanations]
+
+
+def test_tiny_op_is_explained_by_overhead():
+    prof = profile(tiny_op, torch.randn(8), repeat=5)
+    found = explain.overhead(prof)
+    assert found is not None, (prof.overhead_s, prof.wall_s)
+    assert found.evidence["overhead_s"] == prof.overhead_s
+    assert found.evidence["wall_s"] == prof.wall_s
+    assert found.evidence["overhead_share"] == pytest.approx(prof.overhead_s / prof.wall_s)
+    assert found.evidence["kernel_s"] == prof.kernel_s < prof.overhead_s  # a tiny add
+    # the message names the numbers it rests on
+    assert f"{prof.overhead_s * 1e6:.1f} us" in found.message
+    assert f"{prof.wall_s * 1e6:.1f} us" in found.message
+    assert "overhead" in _kinds(explain.explain(_slow_row(), prof))
+    assert explain.extern(prof) is None  # no library call here
+
+
+def test_big_matmul_is_explained_by_extern_calls():
+    a, b = torch.randn(512, 512), torch.randn(512, 512)
+    prof = profile(big_matmul, a, b, repeat=3)
+    found = explain.extern(prof)
+    assert found is not None, [(k.name, k.kind, k.total_s) for k in prof.kernels]
+    externs = [k for k in prof.kernels if k.kind == "extern"]
+    assert found.evidence["extern_s"] == pytest.approx(
+        sum(k.total_s for k in externs) / prof.repeat)
+    assert found.evidence["extern_share"] >= explain.EXTERN_SHARE
+    assert any("mm" in k.name for k in externs) and "mm" in found.message
+    assert found.lines == [big_matmul.__code__.co_firstlineno + 1]  # the `a @ b` line
+    assert "extern" in _kinds(explain.explain(_slow_row("no significant difference"), prof))
+
+
+def test_print_in_a_loop_is_explained_by_graph_breaks(capsys):
+    # (a break inside a `for` loop of the compiled function makes Dynamo skip the whole
+    # frame: the print sits in the body the user's loop calls)
+    prof = profile(printing_step, torch.randn(16), repeat=3)
+    capsys.readouterr()
+    assert prof.graph_breaks and prof.outside_graphs_s > 0
+    found = explain.graph_breaks(prof)
+    assert found is not None, (prof.outside_graphs_s, prof.wall_s)
+    print_line = printing_step.__code__.co_firstlineno + 2
+    assert found.lines == [print_line]
+    assert f"line {print_line}" in found.message and "print" in found.message
+    assert found.evidence["outside_graphs_s"] == prof.outside_graphs_s
+    assert f"{prof.outside_graphs_s * 1e6:.1f} us" in found.message
+    assert "graph-breaks" in _kinds(explain.explain(_slow_row(), prof))
+
+
+def test_only_modes_not_faster_are_explained_and_recompiles_count():
+    prof = profile(tiny_op, torch.randn(8), repeat=2)
+    for row in (TimingRow(mode="eager", kind="eager", verdict="baseline"),
+                TimingRow(mode="default", kind="mode", verdict="faster"),
+                TimingRow(mode="default", kind="mode", status="failed", verdict="failed"),
+                TimingRow(mode="backend:eager", kind="backend", verdict="slower")):
+        assert explain.explain(row, prof) == []
+    found = explain.recompiles(prof, during_timing=2)
+    assert found is not None and found.evidence["recompiles_during_timing"] == 2.0
+    assert "2 compile(s)" in found.message
+    assert "recompiles" in _kinds(explain.explain(_slow_row(), prof, 2))
+    assert explain.recompiles(prof, during_timing=0) is (
+        None if not prof.recompiles_during_profile else explain.recompiles(prof))
+    # the fallback names the kernel time against eager's
+    fallback = explain.kernels(prof)
+    assert fallback.evidence["eager_wall_s"] == prof.eager_wall_s
+
+
+def test_explanations_render_and_validate():
+    prof = profile(tiny_op, torch.randn(8), repeat=2)
+    row = _slow_row()
+    row.explanations = explain.explain(row, prof)
+    comparison = Comparison(name="tiny_op", rows=[
+        TimingRow(mode="eager", kind="eager", verdict="baseline"), row])
+    bundle = timing_bundle(comparison)
+    record = bundle[nbcompile.MIME_TYPE]
+    VALIDATOR.validate(record)
+    assert record["rows"][1]["explanations"][0]["kind"] == row.explanations[0].kind
+    assert "why not faster" in bundle["text/plain"]
+    assert "why not faster" in bundle["text/html"]
+    assert row.explanations[0].message.split(":")[0] in bundle["text/plain"]
+
+
+def test_compare_profiles_once_and_explains_the_rows_not_faster():
+    x = torch.randn(8)
+    comparison = Comparison(name="tiny_op", rows=[
+        TimingRow(mode="eager", kind="eager", verdict="baseline"),
+        TimingRow(mode="default", kind="mode", verdict="slower"),
+        TimingRow(mode="max-autotune-no-cudagraphs", kind="mode", verdict="faster"),
+        TimingRow(mode="reduce-overhead", kind="mode", verdict="no significant difference")])
+    box = Sandbox(tiny_op, (x,), {})
+    timing._explain_rows(tiny_op, box, comparison, recompiled=0)
+    eager, slower, faster, same = comparison.rows
+    assert not eager.explanations and not faster.explanations
+    assert slower.explanations and same.explanations
+    assert all(e.evidence and e.message for e in slower.explanations)
+    assert not slower.explanations[0].message.endswith("of the same call)")
+    assert same.explanations[0].message.endswith("(measured on a default-mode compile of "
+                                                 "the same call)")
+
+
+def test_compare_magic_explains_a_mode_not_faster(ip):
+    run_cell(ip, "import torch\nx_tiny = torch.randn(8)\n"
+                 "def add_one(x):\n    return x + 1.0\n")
+    run_cell(ip, "res_tiny = %compare add_one(x_tiny) --modes eager,default --budget 3")
+    res = ip.user_ns["res_tiny"]
+    row = res.row("default")
+    # ~7 us of Dynamo overhead around one tiny add: "slower" unless the machine is too
+    # loaded for a verdict ("inconclusive": then nothing is explained)
+    assert bool(row.explanations) == (row.verdict in explain.NOT_FASTER), row
+    assert res.row("eager").explanations == []
+    if row.explanations:
+        assert "why not faster" in res._repr_mimebundle_()["text/plain"]
