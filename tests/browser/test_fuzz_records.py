@@ -30,8 +30,12 @@ def notebooks() -> dict[str, list[hostile.Case]]:
         "issue-cases.ipynb": [c for c in issue if c[0] not in big],
         "chart-rows.ipynb": [c for c in issue if c[0].startswith(("timing 150k", "timing 2000"))],
         "many-targets.ipynb": [c for c in issue if c[0] == "20000 targets"],
-        "mutations-a.ipynb": hostile.mutations(seed=16, count=30),
-        "mutations-b.ipynb": hostile.mutations(seed=1016, count=30),
+        # A valid record first, so the inspector always has a target to click and the
+        # test sees it still render among the hostile ones.
+        "mutations-a.ipynb": [("real record", hostile.real_record()),
+                              *hostile.mutations(seed=16, count=30)],
+        "mutations-b.ipynb": [("real record", hostile.real_record()),
+                              *hostile.mutations(seed=1016, count=30)],
     }
 
 
