@@ -20,11 +20,12 @@ def module_name(path: Path) -> str:
 
 
 def imports_of(path: Path) -> set[str]:
-    """Every nbcompile module ``path`` imports, at any depth (function-level too)."""
+    """Every nbcompile module ``path`` imports at run time, at any depth (function-level
+    too); imports under ``if TYPE_CHECKING:`` never run (annotations only) and are left out."""
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in _runtime_nodes(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.startswith("nbcompile"))
         elif isinstance(node, ast.ImportFrom):
@@ -39,6 +40,18 @@ def imports_of(path: Path) -> set[str]:
             found.add(module)
             found.update(f"{module}.{a.name}" for a in node.names)  # from . import compile_diff
     return found
+
+
+def _runtime_nodes(tree: ast.AST):
+    """``ast.walk`` without the bodies of ``if TYPE_CHECKING:`` blocks."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            todo.extend(node.orelse)
+            continue
+        todo.extend(ast.iter_child_nodes(node))
 
 
 def import_graph() -> dict[str, set[str]]:
