@@ -506,11 +506,11 @@ def compare(
                 steady = cand.row.median_s or 0.0
                 cand.row.compile_s = round(max(0.0, cand.row.first_call_s - steady), 6)
         result.rows = [c.row for c in candidates]
-        result.captured_output_lines = box.printed_lines
         if explain:
             _explain_rows(fn, box, result, recompiled)
     finally:
         box.restore()
+    result.captured_output_lines = box.printed_lines  # the explaining profile's prints too
     if box.printed_lines:
         result.notes.append(
             f"{name} printed {box.printed_lines} lines during the comparison; they were "
