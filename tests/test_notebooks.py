@@ -9,13 +9,13 @@ The notebooks' own ``# check:`` cells assert what their prose claims, so a wrong
 stops the run. On top of that each run must show no error output outside the cells tagged
 ``raises-exception`` (which must raise), and named cells must show the summary text the
 prose describes. Run times are printed (``pytest -s``) and recorded with
-``record_property``; the budget (``NBCOMPILE_NOTEBOOK_BUDGET_S``, 480 s by default) only
-catches a runaway notebook, it is not a speed claim.
+``record_property``; they are not asserted (a loaded CI machine with a cold Inductor cache
+runs a notebook several times slower than a laptop). nbclient's per-cell timeout catches
+a runaway cell.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -31,9 +31,6 @@ from .conftest import ROOT, execute_notebook
 NOTEBOOKS_DIR = ROOT / "notebooks"
 SOURCES = sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]-*.py"))
 NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]-*.ipynb"))
-#: Catches a runaway notebook, not a speed claim: on 2 shared cores notebook 07 (three
-#: compiles of a small HF model) took 220 s while other jobs loaded the machine.
-BUDGET_S = float(os.environ.get("NBCOMPILE_NOTEBOOK_BUDGET_S", "480"))
 EXPECTED = [
     "01-getting-started",
     "02-graph-breaks",
@@ -202,4 +199,3 @@ def test_notebook_runs_top_to_bottom(path: Path, record_property):
     for start_, contains, pattern in SHOWS.get(path.stem, []):
         text = _text(_find(executed, start_, contains))
         assert re.search(pattern, text, re.S | re.M), f"{pattern!r} not in:\n{text}"
-    assert elapsed < BUDGET_S, f"{path.name} took {elapsed:.0f} s (budget {BUDGET_S:.0f} s)"
