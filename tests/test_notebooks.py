@@ -20,6 +20,7 @@ import re
 import subprocess
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 
 import jupytext
@@ -170,6 +171,22 @@ def test_committed_notebook_has_no_outputs(path: Path):
     assert any(c.source.startswith("# check:") for c in nb.cells), "no assertion cell"
 
 
+def _slowest_cells(nb, count: int = 5) -> list[tuple[float, str]]:
+    """(seconds, first source line) of the slowest cells, from nbclient's timing metadata."""
+    times = []
+    for cell in nb.cells:
+        timing = cell.metadata.get("execution", {})
+        began, ended = timing.get("iopub.execute_input"), timing.get("shell.execute_reply")
+        if cell.cell_type == "code" and began and ended:
+            seconds = (_parse_time(ended) - _parse_time(began)).total_seconds()
+            times.append((seconds, (cell.source.splitlines() or [""])[0][:70]))
+    return sorted(times, reverse=True)[:count]
+
+
+def _parse_time(stamp: str) -> datetime:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+
+
 def _find(nb, start: str, contains: str):
     for cell in nb.cells:
         if cell.cell_type == "code" and cell.source.startswith(start) and contains in cell.source:
@@ -186,7 +203,9 @@ def test_notebook_runs_top_to_bottom(path: Path, record_property):
     executed = execute_notebook(nb, cwd=NOTEBOOKS_DIR, timeout=600, allow_errors=True)
     elapsed = time.perf_counter() - start
     record_property("run_time_s", round(elapsed, 1))
-    print(f"\n{path.name}: {elapsed:.1f} s")
+    print(f"\n{path.name}: {elapsed:.1f} s; slowest cells:")
+    for seconds, first_line in _slowest_cells(executed):
+        print(f"  {seconds:7.1f} s  {first_line}")
 
     code = [c for c in executed.cells if c.cell_type == "code"]
     assert all(c.execution_count for c in code), "a code cell did not run"
