@@ -21,3 +21,41 @@ def test_recompile_reason_names_the_users_module(ip):
     assert "eval()" in reason, reason
     for plumbing in ("__nbcompile_call__", "L['self']", "_modules", "argument self"):
         assert plumbing not in reason, reason
+
+
+def test_storm_reason_says_what_changed_this_time(ip):
+    ip.run_cell_magic("compile", "--no-dynamic", "def scaled(x, k):\n    return x * k + 1\n")
+    run_cell(ip, "import torch._dynamo\n"
+                 "_limit = torch._dynamo.config.recompile_limit\n"
+                 "torch._dynamo.config.recompile_limit = 8\n"
+                 "try:\n"
+                 "    for _k in range(6):\n"
+                 "        scaled(torch.ones(4), _k)\n"
+                 "finally:\n"
+                 "    torch._dynamo.config.recompile_limit = _limit\n")
+    report = nbcompile.report(ip.user_ns["scaled"])
+    assert report.recompile_count == 5, report.recompiles
+    last = report.recompiles[-1]
+    # The fifth recompile (k=5) failed the guards of versions k=0..4; the reason words the
+    # newest version's guard (k == 4) once, and counts the four older ones.
+    assert last.reason.count("k == ") <= 1 and last.reason.count(";") == 0, last.reason
+    assert "4" in last.reason and "4 older compiled versions did not match" in last.reason
+    assert all(f"k == {k}" in last.guard for k in range(5)), last.guard
+    first = report.recompiles[0]
+    assert "older" not in first.reason, first.reason
+
+
+def test_rank_change_advice_never_suggests_dynamic(ip):
+    ip.run_cell_magic("compile", "", "def total(x):\n    return (x * 2).sum()\n")
+    run_cell(ip, "for _shape in [(4,), (4, 4), (4, 4, 4)]:\n    total(torch.ones(_shape))\n")
+    target = ip.user_ns["total"]
+    report = nbcompile.report(target)
+    assert report.recompile_count == 2 and "rank mismatch" in report.recompiles[-1].reason
+    advice = {a.kind: a for a in report.advice}
+    assert "rank-change" in advice, report.advice
+    assert "cannot help" in advice["rank-change"].message
+    for a in report.advice:
+        assert "%%compile --dynamic" not in a.fix and "mark_dynamic(" not in a.fix, a
+    import torch
+    fixes = nbcompile.suggest(target, calls=[(torch.ones(s),) for s in [(4,), (4, 4), (4, 4, 4)]])
+    assert not any("--dynamic" in s.change or "mark_dynamic" in s.change for s in fixes.items)

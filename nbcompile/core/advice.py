@@ -9,6 +9,8 @@ one setting. This module looks at a target's compile records (their ``compile_id
   shapes (HF: ``cache_implementation="static"``), bucketing, or a dynamic dimension.
 * **scalar specialisation** -- an ``.item()``/``float(tensor)`` value was baked into the
   graph as a constant, so every new value recompiles.
+* **rank change** -- a tensor's number of dimensions changes between calls: each rank
+  needs its own code, and dynamic shapes (symbolic sizes) cannot help. Fix: a fixed rank.
 * **recompile limit** -- a frame hit ``torch._dynamo.config.recompile_limit``: it now runs
   without compiling for new inputs.
 
@@ -29,6 +31,9 @@ _SIZE = re.compile(
     r"tensor '(?P<src>.+?)' size mismatch at index (?P<dim>\d+)\. "
     r"expected (?P<expected>\d+), actual (?P<actual>\d+)"
 )
+_RANK = re.compile(
+    r"tensor '(?P<src>.+?)' rank mismatch\. expected (?P<expected>\d+), actual (?P<actual>\d+)"
+)
 _SCALAR = re.compile(r"___stack\d+\s*==|Python number computed at run time")
 _LIMIT = re.compile(r"recompile[_ ]limit|cache_size_limit", re.I)
 _RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<fn>\w+?)_at_(?P<line>\d+)$")
@@ -43,6 +48,7 @@ class _Frame:
     compiles: list[CompileRecord] = field(default_factory=list)
     growth: list[tuple[str, int, int, int]] = field(default_factory=list)  # src, dim, old, new
     growing_recompiles: int = 0
+    ranks: list[tuple[str, int, int]] = field(default_factory=list)  # src, old, new
     scalar_recompiles: int = 0
 
 
@@ -69,6 +75,10 @@ def _frames(compiles: Iterable[CompileRecord]) -> dict[str, _Frame]:
         if grew:
             f.growth.extend(grew)
             f.growing_recompiles += 1
+        rank = _RANK.search(reason)  # the first: the newest version's (what changed now)
+        if rank:
+            f.ranks.append((rank.group("src"), int(rank.group("expected")),
+                            int(rank.group("actual"))))
         if _SCALAR.search(reason):
             f.scalar_recompiles += 1
     return frames
@@ -110,6 +120,8 @@ def advise(name: str, compiles: list[CompileRecord], *, module: Any = None,
             kv = any(h in src for src, *_ in f.growth for h in _KV_HINTS)
             if f.growing_recompiles >= 2 or kv:
                 out.append(_storm_advice(name, f, hf=hf or kv, dynamic=dynamic))
+        if f.ranks:
+            out.append(_rank_advice(name, f))
         if f.scalar_recompiles >= 2:
             out.append(Advice(
                 kind="scalar-specialization",
@@ -140,6 +152,23 @@ def advise(name: str, compiles: list[CompileRecord], *, module: Any = None,
                      "are really needed."),
             ))
     return out
+
+
+def _rank_advice(name: str, f: _Frame) -> Advice:
+    src = f.ranks[0][0]
+    ranks = " -> ".join(str(r) for r in dict.fromkeys(
+        [f.ranks[0][1]] + [new for s, _, new in f.ranks if s == src]))
+    n = len(f.ranks)
+    return Advice(
+        kind="rank-change",
+        message=(f"{name}: {f.name} recompiled {n} time{'s' if n > 1 else ''} because the "
+                 f"number of dimensions of {src} changed ({ranks}). Each number of dimensions "
+                 "needs its own compiled code; dynamic shapes (--dynamic, mark_dynamic) make "
+                 "sizes symbolic, not the number of dimensions, so they cannot help."),
+        fix=("Call it with one number of dimensions (reshape before the call, e.g. "
+             "x.reshape(-1, x.shape[-1]) or x.unsqueeze(0)), or keep one compiled version "
+             "per rank: each compiles once and is reused."),
+    )
 
 
 def _storm_advice(name: str, f: _Frame, *, hf: bool, dynamic: bool | None) -> Advice:

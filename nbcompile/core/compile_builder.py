@@ -38,6 +38,7 @@ class _Compile:
 
     record: CompileRecord
     recompile_reasons: list[str] = field(default_factory=list)
+    recompile_newest: list[str] = field(default_factory=list)
     error_stack: list[SourceLine] = field(default_factory=list)
     phases: list[Phase] = field(default_factory=list)
     failure: TargetError | None = None
@@ -113,6 +114,7 @@ class CompileBuilder:
         record.post_grad_graphs.extend(fields.get("post_grad_graphs", ()))
         record.graph_breaks.extend(fields.get("graph_breaks", ()))
         current.recompile_reasons.extend(fields.get("recompile_reasons", ()))
+        current.recompile_newest.extend(fields.get("recompile_newest", ()))
         current.phases.extend(fields.get("phases", ()))
         record.chromium_events.extend(fields.get("chromium_events", ()))
         if "error_stack" in fields:
@@ -152,8 +154,10 @@ class CompileBuilder:
         record.firstlineno = metrics.firstlineno or record.firstlineno
         record.graph_op_count = metrics.graph_op_count
         record.recompile_limit = metrics.recompile_limit
-        reasons = current.recompile_reasons or metrics.recompile_reasons
-        record.recompile_reason = explain_reasons(reasons)
+        reasons, newest = ((current.recompile_reasons, current.recompile_newest)
+                           if current.recompile_reasons
+                           else (metrics.recompile_reasons, metrics.recompile_newest))
+        record.recompile_reason = explain_reasons(reasons, newest)
         record.recompile_guard = "; ".join(reasons)
         record.times = dict(metrics.times)
         record.times.setdefault("total_s", round(self._clock() - record.started_at, 4))

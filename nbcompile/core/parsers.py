@@ -26,6 +26,7 @@ from .tracefmt import (
     explain_guard,
     parse_dynamo_message,
     parse_graph_break,
+    recompile_reason_groups,
     source_line,
     split_recompile_reasons,
 )
@@ -57,6 +58,7 @@ class Metrics:
     graph_op_count: int = 0
     recompile_limit: int = 0
     recompile_reasons: list[str] = field(default_factory=list)  # when no artifact had them
+    recompile_newest: list[str] = field(default_factory=list)  # the newest version's
     times: dict[str, float] = field(default_factory=dict)
     error: str = ""  # "FailType: reason" of a failed compile
     failure: TargetError | None = None  # the same, for the target's error view
@@ -96,7 +98,10 @@ def graph_break_reason(metadata: Mapping[str, Any], payload: str) -> Fields:
 
 
 def recompile_reasons(metadata: Mapping[str, Any], payload: str) -> Fields:
-    return {"recompile_reasons": split_recompile_reasons(payload)}
+    """Every failed guard, and those of the newest compiled version: what changed this time."""
+    groups = recompile_reason_groups(payload)
+    return {"recompile_reasons": split_recompile_reasons(payload),
+            "recompile_newest": groups[0] if groups else []}
 
 
 def dynamo_error(metadata: Mapping[str, Any], payload: str) -> Fields:
@@ -147,13 +152,15 @@ def chromium_event(metadata: Mapping[str, Any], payload: str) -> Fields:
 def compilation_metrics(metadata: Mapping[str, Any], payload: str) -> Fields:
     """Frame, op count, phase times, recompile limit and failure of a finished compile."""
     m = _data(metadata, "compilation_metrics")
+    reason_text = "\n".join(_as_list(m.get("recompile_reason")))
     metrics = Metrics(
         frame=m.get("co_name") or "",
         filename=m.get("co_filename") or "",
         firstlineno=m.get("co_firstlineno") or 0,
         graph_op_count=m.get("graph_op_count") or 0,
         recompile_limit=_config_value(m.get("dynamo_config"), "recompile_limit"),
-        recompile_reasons=_as_list(m.get("recompile_reason")),
+        recompile_reasons=split_recompile_reasons(reason_text),
+        recompile_newest=(recompile_reason_groups(reason_text) or [[]])[0],
         times={
             k.removesuffix("_time_s") + "_s" if k != "entire_frame_compile_time_s" else "total_s":
             float(v)
@@ -179,9 +186,21 @@ def compilation_metrics(metadata: Mapping[str, Any], payload: str) -> Fields:
     return {"metrics": metrics}
 
 
-def explain_reasons(reasons: list[str]) -> str:
-    """Recompile reasons in words, ``; ``-joined."""
-    return "; ".join(explain_guard(r) for r in reasons)
+def explain_reasons(reasons: list[str], newest: list[str] | None = None) -> str:
+    """Recompile reasons in words, ``; ``-joined.
+
+    With ``newest`` (the failed guards of the most recent compiled version), only those
+    are worded, and the others counted: in a storm every recompile lists the guards of
+    every earlier version (``k == 28; ...; k == 0``), while the user wants what changed.
+    """
+    if not newest or len(newest) >= len(reasons):
+        return "; ".join(explain_guard(r) for r in reasons)
+    older = len([r for r in reasons if r not in newest])
+    words = "; ".join(explain_guard(r) for r in newest)
+    if older:
+        words += (f" (and {older} older compiled version{'s' if older > 1 else ''} did not "
+                  "match either)")
+    return words
 
 
 #: Event kind -> parser. Artifacts are keyed ``artifact:<name>``; ``parser_for`` also maps

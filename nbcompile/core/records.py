@@ -228,10 +228,11 @@ class Advice(Record):
     """What the user should change, in words, from a pattern seen across compiles.
 
     ``kind``: ``recompile-storm`` (a size keeps changing, e.g. a growing KV cache),
-    ``scalar-specialization`` (an ``.item()`` value baked in), ``recompile-limit``.
+    ``scalar-specialization`` (an ``.item()`` value baked in), ``recompile-limit``,
+    ``rank-change`` (a tensor's number of dimensions changes: dynamic shapes cannot help).
     """
 
-    kind: str  # recompile-storm | scalar-specialization | recompile-limit
+    kind: str  # recompile-storm | scalar-specialization | recompile-limit | rank-change
     message: str  # in words
     fix: str = ""  # the setting or code to use
 

@@ -324,14 +324,25 @@ def _changing_dims(calls: list[tuple[tuple, dict]]) -> list[tuple[int, int]]:
     return dims
 
 
+def _rank_changes(calls: list[tuple[tuple, dict]]) -> bool:
+    """Whether a tensor argument's number of dimensions changes between calls."""
+    first = calls[0][0]
+    return any(
+        isinstance(a, torch.Tensor)
+        and any(len(c[0]) > i and isinstance(c[0][i], torch.Tensor) and c[0][i].dim() != a.dim()
+                for c in calls)
+        for i, a in enumerate(first))
+
+
 def _proposals(fn: Any, problem: Problem, calls: list[tuple[tuple, dict]]
                ) -> list[tuple[Suggestion, _Trial | None]]:
     out: list[tuple[Suggestion, _Trial | None]] = []
     if problem.kind == "recompile":
-        out.append((Suggestion(
-            problem, "option", "%%compile --dynamic   # torch.compile(fn, dynamic=True)",
-            note="dynamic shapes give up kernels specialised to each size"),
-            _Trial(dynamic=True)))
+        if not _rank_changes(calls):  # dynamic shapes cannot make the number of dims symbolic
+            out.append((Suggestion(
+                problem, "option", "%%compile --dynamic   # torch.compile(fn, dynamic=True)",
+                note="dynamic shapes give up kernels specialised to each size"),
+                _Trial(dynamic=True)))
         dims = _changing_dims(calls)
         if dims:
             change = "\n".join(f"torch._dynamo.mark_dynamic(arg{i}, {d})  # argument {i}"

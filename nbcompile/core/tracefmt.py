@@ -100,8 +100,10 @@ def graph_break_link(payload: str, gb_type: str = "") -> dict[str, str]:
     return {"gb_id": f"GB{gb.group('num')}" if gb else "", "doc_url": url}
 
 
-def split_recompile_reasons(payload: str) -> list[str]:
-    """Guard failures of a ``recompile_reasons`` artifact, without ``0/0:`` prefixes."""
+def recompile_reason_groups(payload: str) -> list[list[str]]:
+    """Guard failures of a ``recompile_reasons`` artifact, one list per compiled version
+    (``0/1: ...`` starts a version's list; Dynamo lists the newest version first), without
+    the ``0/1:`` prefixes, source comments and user stacks."""
     text = payload.strip()
     if text.startswith("["):  # json-encoded list
         import json
@@ -111,19 +113,27 @@ def split_recompile_reasons(payload: str) -> list[str]:
             text = "\n".join(str(i) for i in items)
         except ValueError:
             pass
-    reasons: list[str] = []
+    groups: list[list[str]] = []
     in_stack = False
     for raw in text.splitlines():
         if _COMPILE_PREFIX.match(raw):
             in_stack = False
+            groups.append([])
         elif raw.strip() == "User stack trace:":
             in_stack = True  # the guard's source location follows: not a reason
         if in_stack:
             continue
         line = _GUARD_COMMENT.sub("", _COMPILE_PREFIX.sub("", raw)).strip()
-        if line and line not in reasons:
-            reasons.append(line)
-    return reasons
+        if line:
+            if not groups:
+                groups.append([])
+            groups[-1].append(line)
+    return [g for g in groups if g]
+
+
+def split_recompile_reasons(payload: str) -> list[str]:
+    """Every distinct guard failure of a ``recompile_reasons`` artifact, newest first."""
+    return list(dict.fromkeys(r for group in recompile_reason_groups(payload) for r in group))
 
 
 _SOURCE = r"(?P<src>[LG]\[['\"](?P<name>[^'\"]+)['\"]\](?:\.\w+|\[[^\]]+\])*)"
@@ -148,6 +158,10 @@ def explain_guard(guard: str) -> str:
     if m:
         what = _readable_source(m.group("src"), m.group("name"))
         return f"{what} changed (the compiled code assumed {m.group('src')} == {m.group('val')})"
+    m = re.fullmatch(r"(?P<name>[A-Za-z_]\w*(?:\.\w+)*)\s*==\s*(?P<val>-?\d+(?:\.\d*)?)", g)
+    if m and not m.group("name").startswith("___"):
+        return (f"{m.group('name')} changed (the compiled code assumed {g}: a Python number "
+                "is specialised on its value)")
     m = re.fullmatch(r"___stack\d+\s*==\s*(?P<val>.+)", g)
     if m:
         return (

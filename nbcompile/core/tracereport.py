@@ -489,13 +489,15 @@ def _build_record(c: TraceCompile) -> CompileRecord:
         events.append(c._metrics)
     key = None
     reasons: list[str] = []  # closed into the record only by compilation_metrics
+    newest: list[str] = []  # the newest compiled version's failed guards
     for log_event in events:
         event = _trace_event(log, log_event)
         if event is None:
             continue
         if event.artifact_name == "recompile_reasons":
-            reasons.extend(parse(event.kind, event.metadata, event.payload)
-                           .get("recompile_reasons", ()))
+            fields = parse(event.kind, event.metadata, event.payload)
+            reasons.extend(fields.get("recompile_reasons", ()))
+            newest.extend(fields.get("recompile_newest", ()))
         if event.kind == "dynamo_start" or log_event is c._start:
             key = event.frame
         if event.frame is not None and key is not None and event.frame != key:
@@ -505,7 +507,7 @@ def _build_record(c: TraceCompile) -> CompileRecord:
         compile_id=c.compile_id, frame=c.function)
     record.compile_id = c.compile_id
     if c._metrics is None and reasons:  # a restarted attempt: the reasons it was made for
-        record.recompile_reason = explain_reasons(reasons)
+        record.recompile_reason = explain_reasons(reasons, newest)
         record.recompile_guard = "; ".join(reasons)
     for kernel in record.kernels:
         kernel.compile_id = c.compile_id

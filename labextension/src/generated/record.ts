@@ -487,7 +487,7 @@ export interface CodeDiff {
  */
 export interface Advice {
   /**
-   * recompile-storm | scalar-specialization | recompile-limit
+   * recompile-storm | scalar-specialization | recompile-limit | rank-change
    */
   kind: string;
   /**

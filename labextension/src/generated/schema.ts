@@ -822,7 +822,7 @@ export const RECORD_SCHEMA: unknown = {
       "properties": {
         "kind": {
           "type": "string",
-          "description": "recompile-storm | scalar-specialization | recompile-limit"
+          "description": "recompile-storm | scalar-specialization | recompile-limit | rank-change"
         },
         "message": {
           "type": "string",
