@@ -59,3 +59,33 @@ def test_rank_change_advice_never_suggests_dynamic(ip):
     import torch
     fixes = nbcompile.suggest(target, calls=[(torch.ones(s),) for s in [(4,), (4, 4), (4, 4, 4)]])
     assert not any("--dynamic" in s.change or "mark_dynamic" in s.change for s in fixes.items)
+
+
+def test_syntax_error_in_a_compile_cell_reads_like_a_plain_cells(ip, capsys):
+    ip.user_ns.pop("broken", None)
+    capsys.readouterr()
+    plain = ip.run_cell("def broken(x:\n    return x\n")
+    plain_text = capsys.readouterr().out
+    result = ip.run_cell("%%compile\ndef broken(x:\n    return x\n")
+    text = capsys.readouterr().out
+    assert isinstance(result.error_in_exec, SyntaxError) and not result.success
+    assert plain.error_before_exec is not None and "broken" not in ip.user_ns
+    assert "SyntaxError: '(' was never closed" in text and "def broken(x:" in text, text
+    for plumbing in ("compile.py", "cells.py", "ast.py", "interactiveshell.py", "Traceback"):
+        assert plumbing not in text, text
+    # the plain cell's display, its line number counting the %%compile line
+    assert "line 2" in text and "line 1" in plain_text, (plain_text, text)
+    assert text.strip().splitlines()[1:] == plain_text.strip().splitlines()[1:], (plain_text, text)
+
+
+def test_error_in_a_modules_forward_shows_no_nbcompile_frame(ip, capsys):
+    ip.run_cell_magic("compile", "", "class Raises(torch.nn.Module):\n"
+                                     "    def forward(self, x):\n"
+                                     "        raise ValueError('boom in forward')\n"
+                                     "raiser = Raises()\n")
+    capsys.readouterr()
+    result = ip.run_cell("raiser(torch.ones(2))")
+    text = capsys.readouterr().out
+    assert isinstance(result.error_in_exec, ValueError), result
+    assert "boom in forward" in text and "raise ValueError('boom in forward')" in text, text
+    assert "nbcompile-entry" not in text and "nbcompile/" not in text, text

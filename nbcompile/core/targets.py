@@ -100,13 +100,19 @@ def unwrap(module: torch.nn.Module) -> tuple[torch.nn.Module, str | None]:
 # --- entry functions -----------------------------------------------------------------
 
 
+#: IPython leaves frames that set ``__tracebackhide__`` out of tracebacks: a user's error
+#: shows the user's frames (and torch's), not nbcompile's entry function.
+_HIDE = "    __tracebackhide__ = True\n"
+
+
 def make_entry(call: Callable[..., Any], label: str) -> types.FunctionType:
     """A fresh function (own code object, unique filename) that forwards to ``call``."""
     ident = re.sub(r"\W", "_", label) or "target"
     if ident[0].isdigit():
         ident = f"_{ident}"
     filename = f"{ENTRY_PREFIX}{next(_entry_ids)}:{label}>"
-    source = f"def {ident}(*args, **kwargs):\n    return __nbcompile_call__(*args, **kwargs)\n"
+    source = (f"def {ident}(*args, **kwargs):\n{_HIDE}"
+              "    return __nbcompile_call__(*args, **kwargs)\n")
     namespace: dict[str, Any] = {"__nbcompile_call__": call, "__name__": "nbcompile.entry"}
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - fixed source
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
@@ -123,7 +129,7 @@ def make_module_entry(label: str) -> types.FunctionType:
     if ident[0].isdigit():
         ident = f"_{ident}"
     filename = f"{ENTRY_PREFIX}{next(_entry_ids)}:{label}>"
-    source = (f"def {ident}(self, /, *args, **kwargs):\n"
+    source = (f"def {ident}(self, /, *args, **kwargs):\n{_HIDE}"
               "    return self._call_impl(*args, **kwargs)\n")
     namespace: dict[str, Any] = {"__name__": "nbcompile.entry"}
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - fixed source

@@ -18,6 +18,7 @@ from ..core.session import get_session
 from ..core.targets import Target, compile_target
 from ..display.live import LiveSummary
 from .arguments import Once, OnceBoolean, check_repeats, join_comma_lists, unquoted
+from .errors import CellSyntaxError
 
 
 @magics_class
@@ -143,7 +144,10 @@ class CompileMagics(Magics):
         """Execute the cell; its last expression's value is returned (and displayed)."""
         __tracebackhide__ = True  # noqa: F841
         shell = self.shell
-        body, tail = cells.split_last_expression(text, filename, shell.compile.flags)
+        try:
+            body, tail = cells.split_last_expression(text, filename, shell.compile.flags)
+        except SyntaxError as e:  # nothing ran: shown as a plain cell's syntax error
+            raise CellSyntaxError.of(e) from None
         exec(body, shell.user_global_ns, shell.user_ns)  # noqa: S102 - the user's cell
         if tail is not None:
             return eval(tail, shell.user_global_ns, shell.user_ns)  # noqa: S307

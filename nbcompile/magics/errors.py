@@ -1,4 +1,5 @@
-"""A clear message for ``fullgraph=True`` failures of nbcompile targets.
+"""A clear message for ``fullgraph=True`` failures of nbcompile targets, and a
+``%%compile`` cell's syntax error shown as IPython shows a plain cell's.
 
 Installed with IPython's ``set_custom_exc`` while the extension is loaded; the
 previous handler is restored on unload. The message names the target, the cell line
@@ -15,6 +16,16 @@ from ..core.tracefmt import parse_dynamo_message, source_line
 from ..core.userstack import cell_frame, stack_of_frames
 
 _saved: dict[int, tuple[tuple[type, ...], Any]] = {}
+
+
+class CellSyntaxError(SyntaxError):
+    """A syntax error in a ``%%compile`` cell body: displayed like a plain cell's (no
+    frames of nbcompile or of the parser), before anything in the cell ran."""
+
+    @classmethod
+    def of(cls, error: SyntaxError) -> CellSyntaxError:
+        return cls(error.msg, (error.filename, error.lineno, error.offset, error.text,
+                               error.end_lineno, error.end_offset))
 
 
 def _unsupported_types() -> tuple[type, ...]:
@@ -56,6 +67,10 @@ def describe_unsupported(shell: Any, value: BaseException) -> str:
 
 def _handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: Any = None) -> Any:
     """IPython discards what a custom handler returns: it must display the error itself."""
+    if isinstance(value, CellSyntaxError):
+        stb = shell.SyntaxTB.structured_traceback(SyntaxError, value, [])
+        shell._showtraceback(SyntaxError, value, stb)
+        return stb
     if getattr(value, "innermost_user_frame_summary", None) is None:
         shell.showtraceback((etype, value, tb), tb_offset=tb_offset, running_compiled_code=True)
         return None
@@ -67,8 +82,8 @@ def _handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: 
 
 
 def install_error_display(shell: Any) -> None:
-    types = _unsupported_types()
-    if not types or id(shell) in _saved:
+    types = (CellSyntaxError, *_unsupported_types())
+    if id(shell) in _saved:
         return
     _saved[id(shell)] = (tuple(shell.custom_exceptions), shell.CustomTB)
     shell.set_custom_exc(types, _handler)
