@@ -89,3 +89,19 @@ def test_error_in_a_modules_forward_shows_no_nbcompile_frame(ip, capsys):
     assert isinstance(result.error_in_exec, ValueError), result
     assert "boom in forward" in text and "raise ValueError('boom in forward')" in text, text
     assert "nbcompile-entry" not in text and "nbcompile/" not in text, text
+
+
+def test_module_graphs_use_the_users_names(ip):
+    ip.run_cell_magic("compile", "", "class Scale(torch.nn.Module):\n"
+                                     "    def __init__(self):\n"
+                                     "        super().__init__()\n"
+                                     "        self.lin = torch.nn.Linear(4, 4)\n"
+                                     "    def forward(self, batch):\n"
+                                     "        return self.lin(batch).relu()\n"
+                                     "scaler = Scale()\n")
+    run_cell(ip, "_ = scaler(torch.ones(2, 4))")
+    graph = nbcompile.report(ip.user_ns["scaler"]).compiles[0].graphs[0]
+    assert "scaler_lin_weight" in graph and "scaler_lin_bias" in graph, graph
+    assert "batch" in graph, graph
+    for plumbing in ("L_self", "l_self", "L_args", "nbcompile-entry", "_call_impl"):
+        assert plumbing not in graph, graph

@@ -16,6 +16,7 @@ unique filename also lets the capture engine attribute compile events to the tar
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 import linecache
 import re
@@ -36,7 +37,7 @@ from .records import (
     TargetError,
     TorchLog,
 )
-from .usernames import module_text
+from .usernames import graph_text, module_text
 from .weakslot import WeakSlot
 
 _entry_ids = itertools.count()
@@ -103,6 +104,16 @@ def unwrap(module: torch.nn.Module) -> tuple[torch.nn.Module, str | None]:
 #: IPython leaves frames that set ``__tracebackhide__`` out of tracebacks: a user's error
 #: shows the user's frames (and torch's), not nbcompile's entry function.
 _HIDE = "    __tracebackhide__ = True\n"
+
+
+def forward_arg_names(module: Any) -> tuple[str, ...]:
+    """The positional argument names of ``module.forward`` (without ``self``)."""
+    try:
+        params = inspect.signature(module.forward).parameters.values()
+    except (TypeError, ValueError, AttributeError):
+        return ()
+    return tuple(p.name for p in params
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
 
 
 def make_entry(call: Callable[..., Any], label: str) -> types.FunctionType:
@@ -253,6 +264,10 @@ class Target:
         if self.kind == "module":  # guards name the entry's argument, not the user's name
             record.recompile_reason = module_text(record.recompile_reason, self.name)
             record.recompile_guard = module_text(record.recompile_guard, self.name)
+            args = forward_arg_names(self.compiled_module)
+            record.graphs = [graph_text(g, self.name, args) for g in record.graphs]
+            record.post_grad_graphs = [graph_text(g, self.name, args)
+                                       for g in record.post_grad_graphs]
         self.compiles.append(record)
         self.compiling_since = None
         # Without fullgraph, Dynamo skips a frame it cannot trace ("Unsupported", e.g. an
