@@ -116,6 +116,8 @@ export function statusText(t: ITargetRecord, nowSeconds?: number): string {
       return 'waiting for first call';
     case 'not_compiled':
       return 'not compiled (runs eagerly)';
+    case 'compiled_inside':
+      return `compiled inside ${t.compiled_inside || 'another target'}`;
     case 'compiling':
       return t.compiling_since && nowSeconds
         ? compilingText(nowSeconds - t.compiling_since)

@@ -93,6 +93,8 @@ export interface ITargetRecord {
   kind: string;
   options: ITargetOptions;
   status: string;
+  /** With status `compiled_inside`: the target whose graph this module ran in. */
+  compiled_inside: string;
   wrapper: string | null;
   compiled_object: string;
   cell: ICellRef;

@@ -257,6 +257,7 @@ export function parseTarget(v: Json): ITargetRecord | null {
     kind: str(o.kind, 'function'),
     options: parseOptions(o.options),
     status: str(o.status, 'pending'),
+    compiled_inside: str(o.compiled_inside),
     wrapper: strOrNull(o.wrapper),
     compiled_object: str(o.compiled_object),
     cell: parseCellRef(o.cell),

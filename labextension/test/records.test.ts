@@ -162,6 +162,8 @@ test('options and status read as words', () => {
   const compiling = { ...gelu, status: 'compiling', compiling_since: 100 };
   assert.equal(statusText(compiling, 112.4), 'compiling… 12s');
   assert.equal(statusText({ ...gelu, status: 'pending' }), 'waiting for first call');
+  assert.equal(statusText({ ...gelu, status: 'compiled_inside', compiled_inside: 'step' }),
+               'compiled inside step');
 });
 
 test('malformed, foreign and invalid payloads never throw; invalid ones say why', () => {

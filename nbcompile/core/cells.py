@@ -94,6 +94,19 @@ def _global_names(code: Any) -> set[str]:
     return names
 
 
+def module_users(targets: list[str], namespace: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Module target name -> the function targets of the same cell that call it."""
+    functions = {n: namespace[n] for n in targets if hasattr(namespace[n], "__code__")}
+    out: dict[str, list[str]] = {}
+    for name in targets:
+        if not isinstance(namespace[name], torch.nn.Module):
+            continue
+        users = [f for f, fn in functions.items() if name in _global_names(fn.__code__)]
+        if users:
+            out[name] = users
+    return out
+
+
 def usage_notes(targets: list[str], namespace: Mapping[str, Any]) -> dict[str, str]:
     """Notes for module targets that function targets of the same cell call.
 
@@ -101,11 +114,7 @@ def usage_notes(targets: list[str], namespace: Mapping[str, Any]) -> dict[str, s
     that function's graph; its own compiled entry only runs when it is called directly.
     """
     notes: dict[str, str] = {}
-    functions = {n: namespace[n] for n in targets if hasattr(namespace[n], "__code__")}
-    for name in targets:
-        if not isinstance(namespace[name], torch.nn.Module):
-            continue
-        users = [f for f, fn in functions.items() if name in _global_names(fn.__code__)]
+    for name, users in module_users(targets, namespace).items():
         if users:
             notes[name] = (
                 f"{name} is used inside {', '.join(users)}: calls through "

@@ -11,7 +11,9 @@ empty and the reason says it was internal.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Sequence
+from typing import Any
 
 from .frames import ENTRY_PREFIX
 from .records import CompileRecord, GraphBreak
@@ -19,6 +21,16 @@ from .records import CompileRecord, GraphBreak
 INTERNAL_PLACE = ("at the call of the target itself (the place Dynamo names is nbcompile's "
                   "internal entry function, not a line of yours)")
 _RNN = "RNN, GRU, or LSTM"
+_RAISED = "Observed exception"  # Dynamo's words for an exception raised while tracing
+
+
+def _nested_functions(function: Any) -> list[str]:
+    """Names of the functions ``function`` defines in its body (a factory or decorator)."""
+    code = getattr(function, "__code__", None)
+    if code is None:
+        return []
+    return [c.co_name for c in code.co_consts
+            if inspect.iscode(c) and not c.co_name.startswith("<")]
 
 
 def is_internal(filename: str | None) -> bool:
@@ -38,8 +50,24 @@ def without_internal_place(gb: GraphBreak) -> GraphBreak:
 
 
 def why_not_compiled(name: str, compiles: Sequence[CompileRecord],
-                     breaks: Sequence[GraphBreak]) -> str:
+                     breaks: Sequence[GraphBreak], function: Any = None) -> str:
     """The note of a target Dynamo produced no graph for: why, and what would help."""
+    if function is not None and (inspect.isgeneratorfunction(function)
+                                 or inspect.isasyncgenfunction(function)
+                                 or inspect.iscoroutinefunction(function)):
+        what = "a coroutine" if inspect.iscoroutinefunction(function) else "a generator"
+        return (f"{name} is {what} function: torch.compile does not compile it (calling it "
+                f"only creates the {what.split()[-1]}), so it runs eagerly. Fix: put the "
+                "tensor work of one step in a plain function, %%compile that, and call it "
+                f"from {name}.")
+    inner = _nested_functions(function)
+    if inner and compiles and not breaks:
+        names = ", ".join(inner)
+        return (f"{name} ran without producing a graph: it builds and returns a function "
+                f"({names}), and the function it returns runs uncompiled (compiling a factory "
+                "or decorator does not compile what it returns). Fix: compile the returned "
+                f"function, e.g. g = torch.compile({name}(...)), or return "
+                f"torch.compile({inner[0]}) from {name}.")
     reasons = " ".join(gb.reason for gb in breaks)
     if _RNN in reasons:
         return (f"{name} was not compiled: Dynamo does not trace RNN modules "
@@ -47,6 +75,12 @@ def why_not_compiled(name: str, compiles: Sequence[CompileRecord],
                 "Fix: set torch._dynamo.config.allow_rnn = True before the first call "
                 "(experimental), or compile the code around the RNN and leave the RNN "
                 "eager.")
+    if _RAISED in reasons:
+        return (f"{name}'s first call raised an exception inside the compiled code (the line "
+                "below), so torch.compile gave up on it: it now runs uncompiled for good, and "
+                "later calls do not compile it again, even with inputs that do not raise. "
+                "To compile it again, fix the error (or make the first call one that does "
+                "not raise) and re-run this %%compile cell.")
     if breaks:
         return (f"{name} was not compiled: Dynamo gave up on every frame (see the graph "
                 "break below) and produced no graph, so it ran eagerly. Fix: rewrite the "

@@ -28,6 +28,7 @@ TargetStatus = Literal[
     "failed",  # the last compile raised (e.g. a fullgraph break)
     "disabled",  # --disable: the target runs eagerly
     "not_compiled",  # compiles finished without a graph (e.g. torch.nn.LSTM): runs eagerly
+    "compiled_inside",  # a module not called directly yet, compiled inside another target
 ]
 
 
@@ -322,9 +323,11 @@ class TargetRecord(Record):
     record: Literal["target"] = "target"
     # torch's log records about its compiles, kept off stderr (``--torch-logs`` keeps them)
     torch_logs: list[TorchLog] = field(default_factory=list)
+    # status compiled_inside: the target of the same cell whose graph this module ran in
+    compiled_inside: str = ""
 
     OPTIONAL_KEYS = frozenset({"annotations", "code_diffs", "advice", "preview", "torch_logs",
-                             "code_piece_count", "truncated", "omitted"})
+                             "code_piece_count", "truncated", "omitted", "compiled_inside"})
     COMPUTED = {
         "graph_break_count": (int, "len(graph_breaks)"),
         "recompile_count": (int, "len(recompiles)"),

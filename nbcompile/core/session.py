@@ -30,7 +30,8 @@ class CaptureSession:
     """Targets of one kernel and the capture that fills their records."""
 
     def __init__(self) -> None:
-        self.targets: list[Target] = []
+        self.targets: list[Target] = []  # one per name: what the user's names hold
+        self.replaced: list[Target] = []  # redefined, still alive (weakly held) elsewhere
         self._listeners: list[Listener] = []
         self._owners: dict[tuple[int, int], Target | None] = {}  # frame compile -> target
         self._lock = threading.RLock()
@@ -65,13 +66,18 @@ class CaptureSession:
             if replaced and not target.previous_compiles:  # code diffs across cell re-runs
                 target.previous_compiles = list(replaced[-1].compiles
                                                 or replaced[-1].previous_compiles)
+            # A replaced target is kept aside while its object lives on under another name
+            # (``f_v1 = f`` before ``f`` was redefined): ``report(f_v1)`` keeps its record
+            # and its later compiles.
+            self.replaced = [t for t in self.replaced if t.alive] + [
+                t for t in replaced if t.alive]
             self.targets = [t for t in self.targets
                             if (t.name != target.name and t.alive) or t is target]
             self.targets.append(target)
 
     def find(self, obj: Any) -> Target | None:
         with self._lock:
-            for target in reversed(self.targets):
+            for target in (*reversed(self.targets), *reversed(self.replaced)):
                 if target.matches(obj):
                     return target
         return None
@@ -93,7 +99,8 @@ class CaptureSession:
         candidates: list[Target] | None = None
         for entry in reversed(stack):
             filename = self.listener.filename(entry.get("filename"))
-            owners = [t for t in self.targets if t.owns_frame(filename, entry.get("line", 0))]
+            owners = [t for t in (*self.replaced, *self.targets)
+                      if t.owns_frame(filename, entry.get("line", 0))]
             if candidates is not None:
                 narrowed = [t for t in owners if t in candidates]
                 if narrowed:

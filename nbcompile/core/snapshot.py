@@ -17,6 +17,24 @@ from .records import CompileRecord, GraphBreak, Kernel, Recompile, TargetRecord
 from .targets import Target
 
 
+def compiled_inside(target: Target) -> str:
+    """The name of a target of the same cell that compiled this not yet called module as
+    part of its graph ("" if none)."""
+    if target.status != "pending":
+        return ""
+    return next((user.name for user in target.used_by
+                 if user.status == "compiled" and any(c.graphs for c in user.compiles)), "")
+
+
+def _notes(target: Target, inside: str) -> list[str]:
+    if not inside:
+        return list(target.notes)
+    notes = [n for n in target.notes if not n.startswith(f"{target.name} is used inside")]
+    return notes + [f"{target.name} compiled inside {inside}: it ran as part of {inside}'s "
+                    f"graph (its kernels are in {inside}'s report); called directly, it "
+                    "compiles on its own."]
+
+
 def target_record(target: Target) -> TargetRecord:
     """A JSON-ready snapshot of ``target``: its compiles summed up, with the annotated
     source and code diffs (cached until the compiles change)."""
@@ -42,17 +60,19 @@ def target_record(target: Target) -> TargetRecord:
         for c in target.compiles
         if c.output_code
     )
+    inside = compiled_inside(target)
     record = TargetRecord(
         id=target.id,
         name=target.name,
         kind=target.kind,
         options=target.options.to_dict(),
-        status=target.status,
+        status="compiled_inside" if inside else target.status,
+        compiled_inside=inside,
         wrapper=target.wrapper,
         compiled_object=_describe_compiled(target),
         cell=target.cell,
-        notes=list(target.notes) + [f"{a.message} Fix: {a.fix}" for a in advice]
-        + ([why_not_compiled(target.name, target.compiles, breaks)]
+        notes=_notes(target, inside) + [f"{a.message} Fix: {a.fix}" for a in advice]
+        + ([why_not_compiled(target.name, target.compiles, breaks, target.original)]
            if target.status == "not_compiled" else []),
         advice=advice,
         error=target.error,

@@ -212,6 +212,8 @@ class Target:
     notes: list[str] = field(default_factory=list)
     compiles: list[CompileRecord] = field(default_factory=list)
     status: str = "pending"
+    #: function targets of the same cell that call this module (set by the magic)
+    used_by: list[Target] = field(default_factory=list)
     error: TargetError | None = None
     compiling_since: float | None = None
     id: str = field(default_factory=lambda: f"t{next(_target_ids)}")
@@ -295,6 +297,13 @@ def is_candidate(name: str, value: Any, module_name: str) -> bool:
     return False
 
 
+def is_generator_like(fn: Any) -> bool:
+    """A generator, async generator or coroutine function: torch.compile does not
+    compile its frames (calling it only creates the generator or coroutine)."""
+    return (inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)
+            or inspect.iscoroutinefunction(fn))
+
+
 def compile_function(name: str, fn: types.FunctionType, options: CompileOptions,
                      cell: CellRef) -> Target:
     user_compiled = getattr(fn, "_torchdynamo_orig_callable", None)
@@ -304,6 +313,11 @@ def compile_function(name: str, fn: types.FunctionType, options: CompileOptions,
         target.notes.append(f"{name} was already compiled with torch.compile in the cell: "
                             "nbcompile records its compiles and leaves its own options "
                             "as they are (the %%compile flags do not apply to it).")
+        return target
+    if is_generator_like(fn):  # Dynamo never compiles these frames: say so, bind fn as is
+        target = Target(name=name, kind="function", original=fn, bound=fn, options=options,
+                        cell=cell, spans=[Span.of(fn.__code__)])
+        target.status = "not_compiled"
         return target
     compiled = torch.compile(fn, **options.torch_kwargs())
     target = Target(name=name, kind="function", original=fn, bound=compiled,

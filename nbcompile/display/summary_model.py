@@ -77,6 +77,8 @@ def status_text(record: TargetRecord, now: float) -> str:
         return f"compiling... {now - record.compiling_since:.0f}s"
     if record.status == "pending":
         return "waiting for first call"
+    if record.status == "compiled_inside":
+        return f"compiled inside {record.compiled_inside or 'another target'}"
     return record.status
 
 

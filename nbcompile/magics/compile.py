@@ -102,13 +102,16 @@ class CompileMagics(Magics):
             names = only
         target_names, notes = cells.find_targets(names, ns, module_name)
         usage = cells.usage_notes(target_names, ns)
+        users = cells.module_users(target_names, ns)
         cell_ref = self._cell_ref(filename, number)
         targets = self._compile_all(target_names, options, cell_ref)
         if targets and notes:
             targets[0].notes.extend(notes)
+        by_name = {t.name: t for t in targets}
         for target in targets:
             if note := usage.get(target.name):
                 target.notes.append(note)
+                target.used_by = [by_name[u] for u in users.get(target.name, ()) if u in by_name]
         for target in targets:
             target.show_torch_logs = args.torch_logs
         if args.codegen != "default":

@@ -59,7 +59,14 @@ export interface TargetRecord {
   options: {
     [k: string]: unknown;
   };
-  status: 'pending' | 'compiling' | 'compiled' | 'failed' | 'disabled' | 'not_compiled';
+  status:
+    | 'pending'
+    | 'compiling'
+    | 'compiled'
+    | 'failed'
+    | 'disabled'
+    | 'not_compiled'
+    | 'compiled_inside';
   /**
    * the wrapper(s) the name holds, outermost first
    */
@@ -135,6 +142,10 @@ export interface TargetRecord {
    * torch's log records about its compiles, kept off stderr (`--torch-logs` keeps them)
    */
   torch_logs?: TorchLog[];
+  /**
+   * status compiled_inside: the target of the same cell whose graph this module ran in
+   */
+  compiled_inside?: string;
   /**
    * len(graph_breaks)
    */

@@ -121,7 +121,8 @@ export const RECORD_SCHEMA: unknown = {
             "compiled",
             "failed",
             "disabled",
-            "not_compiled"
+            "not_compiled",
+            "compiled_inside"
           ]
         },
         "wrapper": {
@@ -248,6 +249,10 @@ export const RECORD_SCHEMA: unknown = {
             "$ref": "#/$defs/TorchLog"
           },
           "description": "torch's log records about its compiles, kept off stderr (`--torch-logs` keeps them)"
+        },
+        "compiled_inside": {
+          "type": "string",
+          "description": "status compiled_inside: the target of the same cell whose graph this module ran in"
         },
         "graph_break_count": {
           "type": "integer",

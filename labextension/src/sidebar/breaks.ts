@@ -21,6 +21,8 @@ export class BreaksSection extends Section {
         { class: 'nbc-muted' },
         t.status === 'pending'
           ? 'Not compiled yet: call it once.'
+          : t.status === 'compiled_inside'
+            ? `Compiled inside ${t.compiled_inside}: its breaks are listed there.`
           : 'No graph breaks: each frame compiled as one graph.'
       );
     }

@@ -25,7 +25,11 @@ export class CodeSection extends Section {
         h(
           'p',
           { class: 'nbc-muted' },
-          t.status === 'pending' ? 'No code yet: it is generated at the first call.' : 'No generated code was captured.'
+          t.status === 'pending'
+            ? 'No code yet: it is generated at the first call.'
+            : t.status === 'compiled_inside'
+              ? `Its code is part of ${t.compiled_inside}'s generated code.`
+              : 'No generated code was captured.'
         )
       );
       return wrap;
