@@ -111,3 +111,34 @@ def test_kernel_keeps_the_full_record_and_budget_is_a_setting(ip):
     finally:
         budget.set_output_budget(DEFAULT_OUTPUT_BUDGET)
     assert parse_size("1M") == 1024 * 1024 and parse_size("512K") == 512 * 1024
+
+
+def test_inspector_gets_the_whole_record_from_the_live_kernel(ip):
+    """What the Compile inspector sends for a cut record: a user expression (IPython's own
+    ``user_expressions``, as the kernel runs it) whose MIME bundle is the whole record."""
+    from nbcompile.display import budget
+    from nbcompile.display.bundle import summary_bundle
+
+    from .conftest import run_cell
+
+    run_cell(ip, "import torch\ntorch._dynamo.config.recompile_limit = 64")
+    run_cell(ip, "%%compile --no-dynamic\ndef whole_bump(x, k):\n    return x * k + 2\n")
+    run_cell(ip, "for k in range(12):\n    whole_bump(torch.ones(3), k)")
+    target_id = nbcompile.report(ip.user_ns["whole_bump"]).id
+    try:
+        budget.set_output_budget(16 * 1024)
+        published = summary_bundle([nbcompile.report(ip.user_ns["whole_bump"])])[MIME_TYPE]
+        assert published["targets"][0]["omitted"], "the published record must be cut"
+        expr = ('__import__("nbcompile.display.inspector", fromlist=["_"])'
+                f'.whole_record("{target_id}")')
+        answer = ip.user_expressions({"nbcompile": expr, "gone": expr.replace(target_id, "t0x")})
+    finally:
+        budget.set_output_budget(DEFAULT_OUTPUT_BUDGET)
+    assert answer["nbcompile"]["status"] == "ok", answer["nbcompile"]
+    whole = answer["nbcompile"]["data"][MIME_TYPE]
+    target = whole["targets"][0]
+    assert target["id"] == target_id and len(target["compiles"]) == 12
+    assert target["omitted"] == [] and target["recompile_count"] == 11
+    jsonschema.validate(whole, SCHEMA)
+    # an id this kernel does not know (a saved output of an earlier kernel): nothing
+    assert MIME_TYPE not in answer["gone"].get("data", {}), answer["gone"]

@@ -112,6 +112,16 @@ export interface ITargetRecord {
   output_code: string;
   compile_time_s: number;
   truncated: boolean;
+  /** Parts the published record left out to fit the output budget (the kernel has them). */
+  omitted: IOmission[];
+}
+
+/** A part of a record cut from a published output: `count` `unit` of `field`, whole in `how`. */
+export interface IOmission {
+  field: string;
+  count: number;
+  how: string;
+  unit: string;
 }
 
 /** A `"record": "summary"` payload: the targets of one `%%compile` cell (or report). */

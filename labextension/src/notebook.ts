@@ -10,7 +10,8 @@ import { NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { ICellRef } from './model';
+import { ICellRef, ITargetRecord, MIME_TYPE } from './model';
+import { parsePayload } from './parse';
 import { IInspectorSource } from './sidebar/section';
 import { payloadFromMessage, payloadsFromOutputs, RecordStore } from './store';
 
@@ -67,6 +68,7 @@ export class NotebookWatcher implements IInspectorSource {
       payloads.push(...payloadsFromOutputs((cell as ICodeCellModel).outputs.toJSON()));
     }
     this._sawLive = false;
+    this._asked.clear();
     this.store.rebuild(payloads);
     this._emitState();
   }
@@ -120,6 +122,37 @@ export class NotebookWatcher implements IInspectorSource {
     return true;
   }
 
+  /**
+   * A published record cut to fit the output budget: ask the live kernel for the whole
+   * record (a silent request whose user expression returns the record's MIME bundle),
+   * once per target. The id is checked before it goes into the expression.
+   */
+  wantWhole(record: ITargetRecord): void {
+    const kernel = this.panel.sessionContext.session?.kernel;
+    const id = record.id;
+    if (!record.omitted.length || !kernel || !this._sawLive || this._asked.has(id) ||
+        !/^[A-Za-z0-9_-]{1,40}$/.test(id)) {
+      return;
+    }
+    this._asked.add(id);
+    const expression = `__import__("nbcompile.display.inspector", fromlist=["_"]).whole_record(${JSON.stringify(id)})`;
+    const future = kernel.requestExecute(
+      { code: '', silent: true, store_history: false, user_expressions: { nbcompile: expression } },
+      true
+    );
+    void future.done
+      .then(reply => {
+        const result = (reply.content as { user_expressions?: Record<string, unknown> })
+          .user_expressions?.nbcompile as { status?: string; data?: Record<string, unknown> } | undefined;
+        const data = result?.status === 'ok' ? result.data?.[MIME_TYPE] : undefined;
+        const payload = data === undefined || this._disposed ? null : parsePayload(data);
+        if (payload) {
+          this.store.apply(payload, 'live');
+        }
+      })
+      .catch(() => undefined);
+  }
+
   dispose(): void {
     if (this._disposed) {
       return;
@@ -154,6 +187,11 @@ export class NotebookWatcher implements IInspectorSource {
     if (payload) {
       const first = !this._sawLive;
       this._sawLive = true;
+      if (payload.record === 'summary') {
+        for (const t of payload.targets) {
+          this._asked.delete(t.id); // a newer (possibly cut) record: ask again if cut
+        }
+      }
       this.store.apply(payload, 'live');
       if (first) {
         this._emitState();
@@ -193,6 +231,7 @@ export class NotebookWatcher implements IInspectorSource {
   private _shell: JupyterFrontEnd.IShell;
   private _stateChanged = new Signal<this, void>(this);
   private _refillPending = false;
+  private _asked = new Set<string>();
   private _sawLive = false;
   private _disposed = false;
 }

@@ -14,6 +14,7 @@ import {
   ICompile,
   IGraphBreak,
   IKernel,
+  IOmission,
   IRecompile,
   ISourceLine,
   ITable,
@@ -272,8 +273,16 @@ export function parseTarget(v: Json): ITargetRecord | null {
     generated_kernel_count: generated,
     output_code: str(o.output_code),
     compile_time_s: num(o.compile_time_s),
-    truncated: o.truncated === true
+    truncated: o.truncated === true,
+    omitted: list(o.omitted, parseOmission)
   };
+}
+
+export function parseOmission(v: Json): IOmission | null {
+  const o = obj<R.Omission>(v);
+  return o
+    ? { field: str(o.field), count: num(o.count), how: str(o.how), unit: str(o.unit, 'items') }
+    : null;
 }
 
 /** A timing record as read: the generated `Comparison` and the fields older ones had. */

@@ -32,7 +32,13 @@ def gelu_chain(x):
     print("debug")          # a graph break
     return torch.relu(y) + 1'''
 CALL_CELL = "y = gelu_chain(torch.randn(8, 64))\ny.shape"
+# A recompile published under a tiny output budget (the saved record is cut), then the
+# budget restored (the next update publishes it whole again).
+CUT_CELL = "%nbcompile config --output-budget 16K\ny = gelu_chain(torch.randn(16, 64))"
+RESTORE_CELL = ("%nbcompile config --output-budget 256K\n"
+                "y = gelu_chain(torch.randn(8, 64, dtype=torch.float64))")
 # Long enough that the notebook scrolls away from the %%compile cell.
+FILLER_CELL = 5
 FILLER = "## Notes\n\n" + "\n\n".join(f"Line {i} of a long markdown cell." for i in range(60))
 
 
@@ -42,6 +48,8 @@ def make_notebook(path: Path) -> None:
         nbformat.v4.new_code_cell("%load_ext nbcompile"),
         nbformat.v4.new_code_cell(COMPILE_CELL),
         nbformat.v4.new_code_cell(CALL_CELL),
+        nbformat.v4.new_code_cell(CUT_CELL),
+        nbformat.v4.new_code_cell(RESTORE_CELL),
         nbformat.v4.new_markdown_cell(FILLER),
     ]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
@@ -131,7 +139,7 @@ def test_sidebar_live_jump_and_reopen(browser, tmp_path, artifacts):
         # ---- 1. Live: run the cells, open the inspector from the inline summary. ----
         with lab_server(root, state, token) as server:
             page.goto(server.lab_url(NOTEBOOK))
-            cells(page).nth(3).wait_for(timeout=60_000)
+            cells(page).nth(FILLER_CELL).wait_for(timeout=60_000)
             server.wait_kernel_idle(NOTEBOOK)
             wait_idle_status(page)
             timings["lab ready"] = time.monotonic() - t0
@@ -182,9 +190,36 @@ def test_sidebar_live_jump_and_reopen(browser, tmp_path, artifacts):
             page.screenshot(path=str(artifacts / "sidebar-live.png"))
             timings["sidebar checked"] = time.monotonic() - t0
 
+            # ---- 1b. A record cut to fit the output budget: the inspector asks the live
+            # kernel for it whole (issue 15 part 2); the saved output stays cut. ----
+            run_cell(page, 3)
+            page.wait_for_function(
+                """() => document.querySelector('#nbcompile-inspector '
+                    + '.nbc-section[data-section="compiles"] .nbc-count')?.textContent === '4'""",
+                timeout=60_000)
+            assert sidebar.locator(".nbc-omitted").count() == 0
+            page.keyboard.press("Control+s")
+            deadline = time.monotonic() + 30
+            cut = None
+            while time.monotonic() < deadline:
+                outs = json.loads((root / NOTEBOOK).read_text())["cells"][1].get("outputs", [])
+                records = [o["data"][MIME]["targets"][0] for o in outs
+                           if MIME in o.get("data", {})]
+                if records and records[0]["recompile_count"] == 2:
+                    cut = records[0]
+                    break
+                time.sleep(0.3)
+            assert cut is not None and cut["omitted"] and len(cut["compiles"]) < 4, cut
+            run_cell(page, 4)
+            page.wait_for_function(
+                """() => document.querySelector('#nbcompile-inspector '
+                    + '.nbc-section[data-section="compiles"] .nbc-count')?.textContent === '6'""",
+                timeout=60_000)
+            timings["whole record fetched"] = time.monotonic() - t0
+
             # ---- 2. Click the break: the notebook scrolls back to that cell and line. ----
             # Make the last cell active and scroll to the bottom of the notebook.
-            cells(page).nth(3).locator(".jp-InputPrompt").first.click()
+            cells(page).nth(FILLER_CELL).locator(".jp-InputPrompt").first.click()
             scroller = page.locator(".jp-NotebookPanel:visible .jp-WindowedPanel-outer")
             scroller.evaluate("e => { e.scrollTop = e.scrollHeight; }")
             page.wait_for_timeout(300)
@@ -252,7 +287,7 @@ def test_sidebar_live_jump_and_reopen(browser, tmp_path, artifacts):
         with lab_server(root, state, token,
                         ["--KernelSpecManager.allowed_kernelspecs=nbcompile-no-kernel"]) as server:
             page.goto(server.lab_url(NOTEBOOK))
-            cells(page).nth(3).wait_for(timeout=60_000)
+            cells(page).nth(FILLER_CELL).wait_for(timeout=60_000)
             # JupyterLab asks for a kernel (python3 is not available): choose none.
             dialog = page.locator(".jp-Dialog")
             try:

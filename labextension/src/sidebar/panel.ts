@@ -68,6 +68,7 @@ export class InspectorPanel extends Widget implements ISectionHost {
     this._list.setSelected(current?.record.id ?? null);
     if (current) {
       this._target.update(current);
+      this._source?.wantWhole?.(current.record);
       this._updateTimer();
     }
   }
@@ -150,6 +151,7 @@ export class InspectorPanel extends Widget implements ISectionHost {
     if (current) {
       this._list.setSelected(current.record.id);
       this._target.update(current);
+      this._source?.wantWhole?.(current.record);
     }
     if (p.timings || p.unknown) {
       this._renderExtras();
@@ -187,6 +189,7 @@ export class InspectorPanel extends Widget implements ISectionHost {
     if (current) {
       this._body.append(this._list.node, this._target.node);
       this._target.update(current);
+      this._source?.wantWhole?.(current.record);
     }
     this._body.append(this._extras);
     this._renderExtras();

@@ -25,6 +25,8 @@ export interface IInspectorSource {
   cellLabel(cell: ICellRef): string | null;
   /** Activate the cell a record points to and scroll to `lineno` (1-based, editor lines). */
   reveal(cell: ICellRef, lineno: number | null): Promise<boolean>;
+  /** The panel shows `record`: if its published copy was cut, ask the kernel for it whole. */
+  wantWhole?(record: ITargetRecord): void;
 }
 
 /** What sections get from the panel. */

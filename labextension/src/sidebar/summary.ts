@@ -95,6 +95,20 @@ export class SummaryView {
     if (t.notes.length > notes.length) {
       out.push(h('div', { class: 'nbc-meta' }, `${t.notes.length - notes.length} more notes not shown`));
     }
+    const marks = t.omitted.slice(0, 10);
+    for (const m of marks) {
+      out.push(
+        h(
+          'div',
+          { class: 'nbc-note nbc-omitted' },
+          `${m.count} more ${clip(m.unit, 20)} of ${clip(m.field, 80)} cut from the saved output; in the kernel: `,
+          h('code', null, clip(m.how, 200))
+        )
+      );
+    }
+    if (t.omitted.length > marks.length) {
+      out.push(h('div', { class: 'nbc-meta' }, `${t.omitted.length - marks.length} more cuts not shown`));
+    }
     if (t.truncated) {
       out.push(
         h(

@@ -1,0 +1,41 @@
+"""What the Compile inspector asks the kernel for: a target's whole record.
+
+Published outputs fit the output budget (cut lists carry ``omitted`` marks); the kernel
+keeps everything. When the inspector shows a cut record and the kernel is live, it sends
+a silent request whose user expression is ``whole_record(id)`` and reads the record from
+the returned MIME bundle (the kernel's display formatter calls ``_repr_mimebundle_``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.records import MIME_TYPE
+from ..core.session import get_session
+from ..core.snapshot import target_record
+from .payload import summary_payload
+
+#: Bytes of one whole record sent to the inspector (the front end refuses more than
+#: 64 M characters): generous, since it is never saved in the notebook.
+WHOLE_BUDGET = 32_000_000
+
+
+class WholeRecord:
+    """A target's record within ``WHOLE_BUDGET`` instead of the output budget."""
+
+    def __init__(self, payload: dict[str, Any]) -> None:
+        self.payload = payload
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return {MIME_TYPE: self.payload, "text/plain": "<nbcompile record>"}
+
+
+def whole_record(target_id: str) -> WholeRecord | None:
+    """The record of the target with ``id`` (``"t3"``) in this kernel, or ``None``."""
+    session = get_session()
+    target = next((t for t in (*session.targets, *session.replaced) if t.id == target_id),
+                  None)
+    if target is None:
+        return None
+    record = target_record(target)
+    return WholeRecord(summary_payload([record], record.cell.to_dict(), budget=WHOLE_BUDGET))
