@@ -36,6 +36,24 @@ def int_count(x):
     return x / n
 
 
+def branch_assign(x):
+    if x.sum() > 0:
+        y = x * 2
+    else:
+        y = x - 1
+    return y + 1
+
+
+def branch_ternary(x):
+    return x * 2 if x.sum() > 0 else x - 1
+
+
+def branch_shapes_differ(x):
+    if x.mean() > 0:
+        return torch.ones(3)
+    return x[:2]
+
+
 def resized(x):
     return torch.sin(x) * 2
 
@@ -90,6 +108,29 @@ def test_rewrite_that_changes_the_result_is_never_verified():
     assert rewrite.after.breaks == 0  # the break is gone ...
     assert rewrite.same_result.ok is False and rewrite.same_result.max_abs_diff > 1e-3
     assert not rewrite.verified and "changes the result" in rewrite.note  # ... but not proven
+
+
+def test_data_dependent_if_becomes_torch_where_and_is_verified():
+    for fn, line in ((branch_assign, "y = torch.where(x.sum() > 0, x * 2, x - 1)"),
+                     (branch_ternary, "return torch.where(x.sum() > 0, x * 2, x - 1)")):
+        for x in (torch.rand(16), -torch.rand(16)):  # both branches taken
+            result = suggest(fn, x)
+            assert result.baseline.breaks == 1, fn.__name__
+            assert "data-dependent branching" in result.problems[0].reason.lower()
+            rewrite = _item(result, "rewrite", "torch.where")
+            assert rewrite.change.splitlines()[-1] == f"+ {line}"
+            assert rewrite.verified and rewrite.after.breaks == 0, rewrite.note
+            assert rewrite.same_result.ok
+    multi = _item(suggest(branch_assign, torch.rand(4)), "rewrite").change.splitlines()
+    assert multi[1:] == ["- if x.sum() > 0:", "-     y = x * 2", "- else:", "-     y = x - 1",
+                         "+ y = torch.where(x.sum() > 0, x * 2, x - 1)"]
+
+
+def test_where_rewrite_whose_branches_differ_in_shape_is_not_verified():
+    result = suggest(branch_shapes_differ, torch.rand(8))
+    rewrite = _item(result, "rewrite", "torch.where(x.mean() > 0, torch.ones(3), x[:2])")
+    assert not rewrite.verified and rewrite.status == "tried, did not help"
+    assert "the copy failed" in rewrite.note
 
 
 LIBRARY = '''

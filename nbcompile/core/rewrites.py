@@ -2,7 +2,10 @@
 
 ``keep_as_tensor(fn, lineno)``: on line ``lineno`` of ``fn``'s source, ``t.item()``,
 ``float(t)`` and ``int(t)`` become ``t`` (the value stays a tensor, so Dynamo keeps
-tracing). The result is a new function (the user's is untouched) and the changed line.
+tracing). ``branch_to_where(fn, lineno)``: a data-dependent ``if`` on line ``lineno``
+whose branches each give one value (``y = a`` / ``y = b``, ``return a`` / ``return b``,
+or ``a if cond else b``) becomes ``torch.where(cond, a, b)``. The result is a new
+function (the user's is untouched) and the changed line(s).
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import textwrap
 import types
 from dataclasses import dataclass
 from typing import Any
+
+import torch
 
 _SCALAR_CASTS = ("float", "int")
 
@@ -27,8 +32,8 @@ class Rewrite:
 
     fn: types.FunctionType
     lineno: int  # in the original file
-    before: str
-    after: str
+    before: str  # the line(s) replaced, without their indentation
+    after: str  # what replaces them
 
 
 class _KeepAsTensor(ast.NodeTransformer):
@@ -66,14 +71,31 @@ def _source(fn: Any) -> tuple[types.FunctionType, str, int]:
     return fn, textwrap.dedent("".join(lines)), first
 
 
-def keep_as_tensor(fn: Any, lineno: int) -> Rewrite:
-    """``fn`` with ``.item()``/``float()``/``int()`` on file line ``lineno`` removed."""
+def _parse(fn: Any) -> tuple[types.FunctionType, str, int, ast.Module, ast.FunctionDef]:
     fn, src, first = _source(fn)
     tree = ast.parse(src)
     func = tree.body[0]
     if not isinstance(func, ast.FunctionDef):
         raise RewriteError(f"{fn.__name__} is not a plain def")
     func.decorator_list = []
+    return fn, src, first, tree, func
+
+
+def _build(fn: types.FunctionType, tree: ast.Module, first: int) -> types.FunctionType:
+    ast.fix_missing_locations(tree)
+    ast.increment_lineno(tree, first - 1)  # tracebacks and breaks name the cell's lines
+    code = compile(tree, fn.__code__.co_filename, "exec")
+    namespace: dict[str, Any] = {}
+    exec(code, fn.__globals__, namespace)  # noqa: S102 - the user's own, rewritten code
+    new = namespace[fn.__name__]
+    new = types.FunctionType(new.__code__, fn.__globals__, fn.__name__, fn.__defaults__)
+    new.__kwdefaults__ = fn.__kwdefaults__
+    return new
+
+
+def keep_as_tensor(fn: Any, lineno: int) -> Rewrite:
+    """``fn`` with ``.item()``/``float()``/``int()`` on file line ``lineno`` removed."""
+    fn, src, first, tree, func = _parse(fn)
     local_line = lineno - first + 1
     transformer = _KeepAsTensor(local_line)
     transformer.visit(func)
@@ -86,12 +108,116 @@ def keep_as_tensor(fn: Any, lineno: int) -> Rewrite:
         inner_text = ast.get_source_segment(src, inner)
         if outer_text and inner_text:
             after = after.replace(outer_text, inner_text, 1)
-    ast.fix_missing_locations(tree)
-    ast.increment_lineno(tree, first - 1)  # tracebacks and breaks name the cell's lines
-    code = compile(tree, fn.__code__.co_filename, "exec")
-    namespace: dict[str, Any] = {}
-    exec(code, fn.__globals__, namespace)  # noqa: S102 - the user's own, rewritten code
-    new = namespace[fn.__name__]
-    new = types.FunctionType(new.__code__, fn.__globals__, fn.__name__, fn.__defaults__)
-    new.__kwdefaults__ = fn.__kwdefaults__
-    return Rewrite(new, lineno, before.strip(), after.strip())
+    return Rewrite(_build(fn, tree, first), lineno, before.strip(), after.strip())
+
+
+def _where(cond: ast.expr, a: ast.expr, b: ast.expr) -> ast.Call:
+    func = ast.Attribute(ast.Name("torch", ast.Load()), "where", ast.Load())
+    return ast.Call(func, [cond, a, b], [])
+
+
+def _single_target(stmts: list[ast.stmt]) -> tuple[str, ast.expr] | None:
+    if len(stmts) != 1 or not isinstance(stmts[0], ast.Assign):
+        return None
+    (node,) = stmts
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+        return None
+    return node.targets[0].id, node.value
+
+
+def _returned(stmts: list[ast.stmt]) -> ast.expr | None:
+    if len(stmts) == 1 and isinstance(stmts[0], ast.Return) and stmts[0].value is not None:
+        return stmts[0].value
+    return None
+
+
+class _BranchToWhere(ast.NodeTransformer):
+    """Replaces the ``if`` (or conditional expression) that starts on ``line``."""
+
+    def __init__(self, line: int) -> None:
+        self.line = line
+        # (first line, last line, the old node, its replacement)
+        self.replaced: list[tuple[int, int, ast.AST, ast.AST]] = []
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+        self.generic_visit(node)
+        if node.lineno != self.line:
+            return node
+        new = ast.copy_location(_where(node.test, node.body, node.orelse), node)
+        self.replaced.append((node.lineno, node.end_lineno or node.lineno, node, new))
+        return new
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        for name in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, name, None)
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt):
+                setattr(node, name, self._statements(stmts))
+        for field_name, value in ast.iter_fields(node):
+            if field_name in ("body", "orelse", "finalbody") and isinstance(value, list):
+                continue
+            if isinstance(value, ast.AST):
+                setattr(node, field_name, self.visit(value))
+            elif isinstance(value, list):
+                setattr(node, field_name, [self.visit(v) if isinstance(v, ast.AST) else v
+                                           for v in value])
+        return node
+
+    def _statements(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        skip_next = False
+        for i, stmt in enumerate(stmts):
+            if skip_next:
+                skip_next = False
+                continue
+            if isinstance(stmt, ast.If) and stmt.lineno == self.line:
+                new, last, skip_next = self._if(stmt, stmts[i + 1] if i + 1 < len(stmts)
+                                                else None)
+                if new is not None:
+                    new = ast.copy_location(new, stmt)
+                    self.replaced.append((stmt.lineno, last, stmt, new))
+                    out.append(new)
+                    continue
+            out.append(self.visit(stmt))
+        return out
+
+    @staticmethod
+    def _if(node: ast.If, following: ast.stmt | None) -> tuple[ast.stmt | None, int, bool]:
+        last = node.end_lineno or node.lineno
+        body, orelse = _single_target(node.body), _single_target(node.orelse)
+        if body and orelse and body[0] == orelse[0]:
+            target = ast.Name(body[0], ast.Store())
+            return ast.Assign([target], _where(node.test, body[1], orelse[1])), last, False
+        then = _returned(node.body)
+        if then is not None and node.orelse and (other := _returned(node.orelse)) is not None:
+            return ast.Return(_where(node.test, then, other)), last, False
+        if (then is not None and not node.orelse and following is not None
+                and (other := _returned([following])) is not None):
+            last = following.end_lineno or following.lineno
+            return ast.Return(_where(node.test, then, other)), last, True
+        return None, last, False
+
+
+def branch_to_where(fn: Any, lineno: int) -> Rewrite:
+    """``fn`` with the data-dependent ``if`` on file line ``lineno`` as ``torch.where``."""
+    fn, src, first, tree, func = _parse(fn)
+    if fn.__globals__.get("torch") is not torch:
+        raise RewriteError(f"torch is not imported as `torch` where {fn.__name__} is defined")
+    local_line = lineno - first + 1
+    transformer = _BranchToWhere(local_line)
+    func.body = transformer._statements(func.body)
+    if not transformer.replaced:
+        raise RewriteError(
+            f"the if on line {lineno} is not one value per branch (y = a / y = b, "
+            "return a / return b, or a if cond else b)")
+    start, end, old, new = transformer.replaced[0]
+    lines = src.splitlines()
+    before_lines = lines[start - 1:end]
+    indent = before_lines[0][: len(before_lines[0]) - len(before_lines[0].lstrip())]
+    before = "\n".join(line[len(indent):] if line.startswith(indent) else line.strip()
+                       for line in before_lines)
+    if isinstance(new, ast.stmt):
+        after = ast.unparse(new)
+    else:  # a conditional expression inside a line: only its text changes
+        old_text = ast.get_source_segment(src, old) or ""
+        after = before.replace(old_text, ast.unparse(new), 1) if old_text else ast.unparse(new)
+    return Rewrite(_build(fn, tree, first), lineno, before, after)

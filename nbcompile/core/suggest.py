@@ -30,7 +30,7 @@ from .capture import TraceEvent, TraceListener, suppressed
 from .frames import is_cell_file
 from .isolation import Sandbox
 from .records import SCHEMA_VERSION, GraphBreak, Record
-from .rewrites import RewriteError, keep_as_tensor
+from .rewrites import Rewrite, RewriteError, branch_to_where, keep_as_tensor
 from .targets import eager_callable, fresh_copy
 from .timing import WARMUP_CALLS, _frames, _snapshot, numeric_diff
 from .tracefmt import parse_graph_break
@@ -43,6 +43,8 @@ DEFAULT_BUDGET_S = 60.0
 _ITEM = re.compile(r"\.item\(\)|Tensor\.item|capture_scalar_outputs|_local_scalar_dense")
 _LOGGING = re.compile(r"\bprint\b|logging|reorderable_logging", re.IGNORECASE)
 _SCALAR_CALL = re.compile(r"\.item\(\)|\b(float|int)\(")
+#: Dynamo 2.13's gb_type for ``if tensor_expr:`` ("Data-dependent branching").
+_BRANCH = re.compile(r"data-dependent branching", re.IGNORECASE)
 _LOG_FUNCTIONS = (print,)
 
 
@@ -379,6 +381,18 @@ def _proposals(fn: Any, problem: Problem, calls: list[tuple[tuple, dict]]
             note="the library call then always runs in Python (the graph is still split "
                  "there); never a rewrite of library code. Not tried: it changes your code "
                  "and removes no break."), None))
+    elif problem.lineno is not None and _BRANCH.search(reason):
+        try:
+            rewrite = branch_to_where(fn, problem.lineno)
+        except RewriteError as e:
+            out.append((Suggestion(problem, "rewrite", "torch.where(cond, a, b) for the if",
+                                   note=f"not tried: {e}"), None))
+        else:
+            out.append((Suggestion(
+                problem, "rewrite", _diff(rewrite),
+                note="both branches are computed and torch.where picks per element, so "
+                     "the graph has no Python if"),
+                _Trial(function=rewrite.fn)))
     elif problem.lineno is not None and _SCALAR_CALL.search(problem.line):
         try:
             rewrite = keep_as_tensor(fn, problem.lineno)
@@ -388,10 +402,17 @@ def _proposals(fn: Any, problem: Problem, calls: list[tuple[tuple, dict]]
         else:
             out.append((Suggestion(
                 problem, "rewrite",
-                f"# line {rewrite.lineno}\n- {rewrite.before}\n+ {rewrite.after}",
+                _diff(rewrite),
                 note="the value stays a tensor (no Python number), so tracing goes on"),
                 _Trial(function=rewrite.fn)))
     return out
+
+
+def _diff(rewrite: Rewrite) -> str:
+    """The change as ``# line N`` then ``- old`` and ``+ new`` lines."""
+    return "\n".join([f"# line {rewrite.lineno}",
+                      *(f"- {line}" for line in rewrite.before.splitlines()),
+                      *(f"+ {line}" for line in rewrite.after.splitlines())])
 
 
 def _recompiles_of(problem: Problem) -> int:
