@@ -54,6 +54,12 @@ def branch_shapes_differ(x):
     return x[:2]
 
 
+def int_loop(x, k):
+    for _ in range(k):
+        x = x * 1.5
+    return x
+
+
 def resized(x):
     return torch.sin(x) * 2
 
@@ -101,7 +107,7 @@ def test_fix_that_does_not_remove_the_break_is_not_verified():
 
 
 def test_rewrite_that_changes_the_result_is_never_verified():
-    x = torch.rand(16) * 3 + 0.1  # int() truncates the sum: keeping it a tensor differs
+    x = torch.linspace(0.1, 0.5, 16)  # sum 4.8: int() truncates it to 4, a tensor keeps 4.8
     result = suggest(int_count, x)
     rewrite = _item(result, "rewrite")
     assert "+ n = x.sum()" in rewrite.change
@@ -173,6 +179,37 @@ def test_recompiles_from_changing_sizes_suggest_dynamic():
     assert "mark_dynamic(arg0, 1)" not in mark.change  # dim 1 never changes
     for args in calls:  # marks went on nbcompile's copies, not the user's tensors
         assert not getattr(args[0], "_dynamo_dynamic_indices", set())
+
+
+INT_STORM = """
+%%compile --no-dynamic
+def sg_scaled(x, k):
+    return x * k + 1
+"""
+
+
+def test_int_argument_storm_is_fixed_by_a_tensor_argument(ip):
+    run_cell(ip, INT_STORM)
+    run_cell(ip, "import torch, nbcompile\nsg_calls = [(torch.randn(8), k) for k in range(2, 8)]\n"
+                 "sg_r = nbcompile.suggest(sg_scaled, calls=sg_calls)")
+    result = ip.user_ns["sg_r"]
+    # the copies compile as the user's %%compile did (--no-dynamic): every k recompiles
+    assert result.baseline.recompiles == 5 and result.baseline.breaks == 0
+    tensor = _item(result, "rewrite", "k = torch.tensor(k)")
+    assert tensor.verified and tensor.after.recompiles == 0, tensor.note
+    assert tensor.same_result.ok
+    assert _item(result, "option", "--dynamic").verified
+    assert all(type(k) is int for _, k in ip.user_ns["sg_calls"])  # the user's calls kept
+
+
+def test_int_used_as_a_loop_count_is_not_fixed_by_a_tensor():
+    calls = [(torch.randn(8), k) for k in range(2, 6)]
+    result = suggest(int_loop, calls=calls)
+    assert result.baseline.recompiles >= 2  # range(k) unrolls: each k is a new graph
+    tensor = _item(result, "rewrite", "k = torch.tensor(k)")
+    assert not tensor.verified and tensor.status == "tried, did not help"
+    assert "breaks 0 ->" in tensor.note  # it trades the recompiles for a graph break
+    assert not _item(result, "option", "--dynamic").verified
 
 
 def test_bad_input_is_a_clear_error():

@@ -144,6 +144,7 @@ class _Trial:
     dynamic: bool | None = None
     mark_dynamic: list[tuple[int, int]] = field(default_factory=list)  # (arg index, dim)
     function: Callable[..., Any] | None = None  # a rewritten function instead of the copy
+    tensor_args: list[int] = field(default_factory=list)  # int arguments passed as 0-d tensors
 
 
 class _PrivateCapture:
@@ -180,7 +181,9 @@ class _PrivateCapture:
                 self._listener.uninstall()
 
 
-def _calls(args: tuple, kwargs: dict, calls: Sequence[Any] | None) -> list[tuple[tuple, dict]]:
+def replay_calls(args: tuple, kwargs: dict, calls: Sequence[Any] | None
+                 ) -> list[tuple[tuple, dict]]:
+    """The calls to replay: ``calls`` (tuples or kwargs dicts) or the one call given."""
     if calls is None:
         return [(tuple(args), dict(kwargs))]
     if args or kwargs:
@@ -227,6 +230,8 @@ def _run(fn: Any, calls: list[tuple[tuple, dict]], reference: list[list[Any]],
             for box, ref in zip(boxes, reference, strict=True):
                 for index, dim in trial.mark_dynamic:
                     torch._dynamo.mark_dynamic(box.args[index], dim)
+                if trial.tensor_args:
+                    box.args = _as_tensors(box.args, trial.tensor_args)
                 with box.captured_output():
                     out = compiled(*box.args, **box.kwargs)
                 diff, ok, tol, notes = numeric_diff(ref, out)
@@ -252,6 +257,11 @@ def _run(fn: Any, calls: list[tuple[tuple, dict]], reference: list[list[Any]],
                 box.restore()
     same.tolerance = "; ".join(sorted(t for t in tolerances if t)) or "exact"
     return measured, same, capture.breaks
+
+
+def _as_tensors(args: tuple, indices: list[int]) -> tuple:
+    return tuple(torch.tensor(a) if i in indices and type(a) is int else a
+                 for i, a in enumerate(args))
 
 
 def _time(compiled: Callable[..., Any], boxes: list[Sandbox], deadline: float) -> float | None:
@@ -326,6 +336,14 @@ def _changing_dims(calls: list[tuple[tuple, dict]]) -> list[tuple[int, int]]:
     return dims
 
 
+def _changing_ints(calls: list[tuple[tuple, dict]]) -> list[int]:
+    """Indices of positional ``int`` arguments whose value changes between calls."""
+    first = calls[0][0]
+    return [i for i, a in enumerate(first)
+            if type(a) is int and all(len(c[0]) > i and type(c[0][i]) is int for c in calls)
+            and len({c[0][i] for c in calls}) > 1]
+
+
 def _rank_changes(calls: list[tuple[tuple, dict]]) -> bool:
     """Whether a tensor argument's number of dimensions changes between calls."""
     first = calls[0][0]
@@ -336,11 +354,12 @@ def _rank_changes(calls: list[tuple[tuple, dict]]) -> bool:
         for i, a in enumerate(first))
 
 
-def _proposals(fn: Any, problem: Problem, calls: list[tuple[tuple, dict]]
-               ) -> list[tuple[Suggestion, _Trial | None]]:
+def _proposals(fn: Any, problem: Problem, calls: list[tuple[tuple, dict]],
+               dynamic: bool | None = None) -> list[tuple[Suggestion, _Trial | None]]:
     out: list[tuple[Suggestion, _Trial | None]] = []
     if problem.kind == "recompile":
-        if not _rank_changes(calls):  # dynamic shapes cannot make the number of dims symbolic
+        # dynamic shapes cannot make the number of dims symbolic
+        if dynamic is not True and not _rank_changes(calls):
             out.append((Suggestion(
                 problem, "option", "%%compile --dynamic   # torch.compile(fn, dynamic=True)",
                 note="dynamic shapes give up kernels specialised to each size"),
@@ -353,6 +372,18 @@ def _proposals(fn: Any, problem: Problem, calls: list[tuple[tuple, dict]]
                 problem, "setting", change,
                 note="marks only the sizes that change; on every call's input"),
                 _Trial(mark_dynamic=dims)))
+        ints = _changing_ints(calls)
+        if ints:
+            names = _arg_names(fn)
+            label = [names[i] if i < len(names) else f"argument {i}" for i in ints]
+            out.append((Suggestion(
+                problem, "rewrite",
+                "\n".join(f"# pass {n} as a 0-d tensor, not a Python int (argument {i}):\n"
+                          f"{n} = torch.tensor({n})" for n, i in zip(label, ints, strict=True)),
+                note=f"a Python int ({', '.join(label)}) is a guarded constant; a tensor's "
+                     "value is data, so a new value reuses the graph (mark_dynamic does not "
+                     "apply to ints)"),
+                _Trial(tensor_args=ints)))
         limit = torch._dynamo.config.recompile_limit
         if problem.reason and _recompiles_of(problem) >= limit:
             out.append((Suggestion(
@@ -415,6 +446,13 @@ def _diff(rewrite: Rewrite) -> str:
                       *(f"+ {line}" for line in rewrite.after.splitlines())])
 
 
+def _arg_names(fn: Any) -> list[str]:
+    code = getattr(eager_callable(fn), "__code__", None)
+    if isinstance(fn, torch.nn.Module):
+        return []
+    return list(code.co_varnames[:code.co_argcount]) if code is not None else []
+
+
 def _recompiles_of(problem: Problem) -> int:
     m = re.match(r"(\d+)", problem.reason)
     return int(m.group(1)) if m else 0
@@ -427,9 +465,12 @@ def _judge(item: Suggestion, baseline: Measured, breaks: list[GraphBreak]) -> No
         item.status = "tried, did not help"
         item.note = f"{item.note}; the copy failed: {after.error}"
         return
-    if item.problem.kind == "recompile":
-        better = after.recompiles < baseline.recompiles
+    if item.problem.kind == "recompile":  # ... without trading them for graph breaks
+        better = (after.recompiles < baseline.recompiles
+                  and after.breaks <= baseline.breaks)
         what = f"recompiles {baseline.recompiles} -> {after.recompiles}"
+        if after.breaks != baseline.breaks:
+            what += f", breaks {baseline.breaks} -> {after.breaks}"
     else:
         better = after.breaks < baseline.breaks
         what = f"breaks {baseline.breaks} -> {after.breaks}"
@@ -465,25 +506,34 @@ def suggest(fn: Any, *args: Any, calls: Sequence[Any] | None = None,
     recompiles from changing sizes); otherwise one call with ``*args, **kwargs``.
     ``budget_s`` bounds the trials: those left when it runs out are listed as not tried.
     """
+    return suggest_calls(fn, replay_calls(args, kwargs, calls), budget_s)
+
+
+def suggest_calls(fn: Any, replay: list[tuple[tuple, dict]],
+                  budget_s: float = DEFAULT_BUDGET_S, dynamic: bool | None = None
+                  ) -> Suggestions:
+    """``suggest`` on ``replay`` (``(args, kwargs)`` per call), compiling every copy with
+    ``dynamic=`` as the user's ``%%compile`` did unless a trial changes it."""
     if not callable(fn):
         raise SuggestError(f"suggest needs a function or module, not {type(fn).__name__}")
     if not budget_s or budget_s <= 0:
         raise SuggestError(f"budget_s must be a positive number of seconds, not {budget_s!r}")
-    replay = _calls(args, kwargs, calls)
     started = time.perf_counter()
     deadline = started + float(budget_s)
     name = getattr(fn, "__name__", None) or type(fn).__name__
     reference = _reference(fn, replay)
-    baseline, _, breaks = _run(fn, replay, reference, _Trial(), deadline)
+    baseline, _, breaks = _run(fn, replay, reference, _Trial(dynamic=dynamic), deadline)
     result = Suggestions(name, baseline, calls=len(replay), budget_s=float(budget_s))
     if baseline.error:
         result.notes.append(f"the baseline compile failed: {baseline.error}")
     result.problems = _problems(fn, breaks, baseline)
     for problem in result.problems:
-        for item, trial in _proposals(fn, problem, replay):
+        for item, trial in _proposals(fn, problem, replay, dynamic):
             result.items.append(item)
             if trial is None:
                 continue
+            if trial.dynamic is None:
+                trial.dynamic = dynamic
             if time.perf_counter() > deadline:
                 item.note += f"; not tried: the {budget_s:g} s budget was used up"
                 continue
