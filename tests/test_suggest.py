@@ -9,6 +9,7 @@ import json
 import sys
 
 import jsonschema
+import numpy as np
 import torch
 import torch._dynamo
 from torch._dynamo.eval_frame import _debug_get_cache_entry_list
@@ -58,6 +59,16 @@ def int_loop(x, k):
     for _ in range(k):
         x = x * 1.5
     return x
+
+
+def np_centered(x):
+    m = np.nanmean(x.numpy())
+    return x - m
+
+
+def np_median_centered(x):
+    m = np.nanmedian(x.numpy())
+    return x - m
 
 
 def resized(x):
@@ -137,6 +148,25 @@ def test_where_rewrite_whose_branches_differ_in_shape_is_not_verified():
     rewrite = _item(result, "rewrite", "torch.where(x.mean() > 0, torch.ones(3), x[:2])")
     assert not rewrite.verified and rewrite.status == "tried, did not help"
     assert "the copy failed" in rewrite.note
+
+
+def test_unsupported_numpy_call_becomes_its_torch_equivalent():
+    result = suggest(np_centered, torch.arange(8.0))
+    assert result.baseline.breaks == 1
+    assert "numpy function unsupported" in result.problems[0].reason
+    rewrite = _item(result, "rewrite", "torch.nanmean")
+    assert rewrite.change.splitlines()[1:] == ["- m = np.nanmean(x.numpy())",
+                                               "+ m = torch.nanmean(x)"]
+    assert rewrite.verified and rewrite.after.breaks == 0 and rewrite.same_result.ok
+
+
+def test_numpy_equivalent_that_differs_is_not_verified():
+    # NumPy's median of 8 values averages the middle two (3.5); torch's takes the lower (3)
+    result = suggest(np_median_centered, torch.arange(8.0))
+    rewrite = _item(result, "rewrite", "+ m = torch.nanmedian(x)")
+    assert rewrite.after.breaks == 0 and rewrite.same_result.ok is False
+    assert rewrite.same_result.max_abs_diff == 0.5
+    assert not rewrite.verified and "changes the result" in rewrite.note
 
 
 LIBRARY = '''

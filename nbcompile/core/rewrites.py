@@ -4,8 +4,10 @@
 ``float(t)`` and ``int(t)`` become ``t`` (the value stays a tensor, so Dynamo keeps
 tracing). ``branch_to_where(fn, lineno)``: a data-dependent ``if`` on line ``lineno``
 whose branches each give one value (``y = a`` / ``y = b``, ``return a`` / ``return b``,
-or ``a if cond else b``) becomes ``torch.where(cond, a, b)``. The result is a new
-function (the user's is untouched) and the changed line(s).
+or ``a if cond else b``) becomes ``torch.where(cond, a, b)``. ``numpy_to_torch(fn,
+lineno)``: a NumPy call that Dynamo cannot trace (``np.nanmean(t.numpy())``) becomes its
+torch equivalent on the tensor (``torch.nanmean(t)``). The result is a new function (the
+user's is untouched) and the changed line(s).
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from typing import Any
 import torch
 
 _SCALAR_CASTS = ("float", "int")
+#: NumPy functions torch._numpy (Dynamo's NumPy tracing) lacks in torch 2.13 -> torch's.
+NUMPY_TO_TORCH = {"nanmean": "nanmean", "nansum": "nansum", "nanmedian": "nanmedian",
+                  "isin": "isin", "trapz": "trapezoid", "trapezoid": "trapezoid"}
 
 
 class RewriteError(ValueError):
@@ -220,4 +225,56 @@ def branch_to_where(fn: Any, lineno: int) -> Rewrite:
     else:  # a conditional expression inside a line: only its text changes
         old_text = ast.get_source_segment(src, old) or ""
         after = before.replace(old_text, ast.unparse(new), 1) if old_text else ast.unparse(new)
+    return Rewrite(_build(fn, tree, first), lineno, before, after)
+
+
+class _NumpyToTorch(ast.NodeTransformer):
+    def __init__(self, line: int, aliases: set[str]) -> None:
+        self.line, self.aliases = line, aliases
+        self.replaced: list[tuple[str, str]] = []  # (numpy name, torch name)
+        self.unknown: list[str] = []
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        func = node.func
+        if (node.lineno != self.line or not isinstance(func, ast.Attribute)
+                or not isinstance(func.value, ast.Name) or func.value.id not in self.aliases):
+            return node
+        name = NUMPY_TO_TORCH.get(func.attr)
+        if name is None:
+            self.unknown.append(f"{func.value.id}.{func.attr}")
+            return node
+        self.replaced.append((f"{func.value.id}.{func.attr}", f"torch.{name}"))
+        node.func = ast.Attribute(ast.Name("torch", ast.Load()), name, ast.Load())
+        node.args = [_tensor_of(a) for a in node.args]
+        return node
+
+
+def _tensor_of(arg: ast.expr) -> ast.expr:
+    """``t.numpy()`` -> ``t`` (the torch function takes the tensor itself)."""
+    if (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute)
+            and arg.func.attr == "numpy" and not arg.args and not arg.keywords):
+        return arg.func.value
+    return arg
+
+
+def numpy_to_torch(fn: Any, lineno: int) -> Rewrite:
+    """``fn`` with the NumPy calls on file line ``lineno`` replaced by torch's."""
+    fn, src, first, tree, func = _parse(fn)
+    if fn.__globals__.get("torch") is not torch:
+        raise RewriteError(f"torch is not imported as `torch` where {fn.__name__} is defined")
+    aliases = {k for k, v in fn.__globals__.items()
+               if isinstance(v, types.ModuleType) and v.__name__ == "numpy"}
+    local_line = lineno - first + 1
+    transformer = _NumpyToTorch(local_line, aliases)
+    transformer.visit(func)
+    if not transformer.replaced:
+        unknown = ", ".join(transformer.unknown) or "no NumPy call"
+        raise RewriteError(f"line {lineno}: {unknown}: no torch equivalent known "
+                           f"(known: {', '.join(sorted(NUMPY_TO_TORCH))})")
+    before = src.splitlines()[local_line - 1].strip()
+    statement = next(s for s in ast.walk(func)
+                     if isinstance(s, ast.stmt) and s.lineno == local_line
+                     and not isinstance(s, ast.FunctionDef))
+    after = ast.unparse(statement) if statement.end_lineno == local_line else before
     return Rewrite(_build(fn, tree, first), lineno, before, after)

@@ -30,7 +30,7 @@ from .capture import TraceEvent, TraceListener, suppressed
 from .frames import is_cell_file
 from .isolation import Sandbox
 from .records import SCHEMA_VERSION, GraphBreak, Record
-from .rewrites import Rewrite, RewriteError, branch_to_where, keep_as_tensor
+from .rewrites import Rewrite, RewriteError, branch_to_where, keep_as_tensor, numpy_to_torch
 from .targets import eager_callable, fresh_copy
 from .timing import WARMUP_CALLS, _frames, _snapshot, numeric_diff
 from .tracefmt import parse_graph_break
@@ -45,6 +45,9 @@ _LOGGING = re.compile(r"\bprint\b|logging|reorderable_logging", re.IGNORECASE)
 _SCALAR_CALL = re.compile(r"\.item\(\)|\b(float|int)\(")
 #: Dynamo 2.13's gb_type for ``if tensor_expr:`` ("Data-dependent branching").
 _BRANCH = re.compile(r"data-dependent branching", re.IGNORECASE)
+#: Dynamo traces NumPy through torch._numpy (trace_numpy, on by default); this is its
+#: break for a function torch._numpy lacks.
+_NUMPY = re.compile(r"numpy function unsupported|in torch\._numpy")
 _LOG_FUNCTIONS = (print,)
 
 
@@ -423,6 +426,18 @@ def _proposals(fn: Any, problem: Problem, calls: list[tuple[tuple, dict]],
                 problem, "rewrite", _diff(rewrite),
                 note="both branches are computed and torch.where picks per element, so "
                      "the graph has no Python if"),
+                _Trial(function=rewrite.fn)))
+    elif problem.lineno is not None and _NUMPY.search(reason):
+        try:
+            rewrite = numpy_to_torch(fn, problem.lineno)
+        except RewriteError as e:
+            out.append((Suggestion(problem, "rewrite", "the torch equivalent of the NumPy call",
+                                   note=f"not tried: {e}"), None))
+        else:
+            out.append((Suggestion(
+                problem, "rewrite", _diff(rewrite),
+                note="the torch function traces into the graph; NumPy's result type and "
+                     "edge cases (e.g. medians of even counts) may differ"),
                 _Trial(function=rewrite.fn)))
     elif problem.lineno is not None and _SCALAR_CALL.search(problem.line):
         try:
