@@ -3,8 +3,9 @@
 ``Sandbox(fn, args, kwargs)`` gives the calls their own copies of the tensor inputs
 (``sandbox.args`` / ``sandbox.kwargs``), saves the state tensors the call can reach
 (parameters and buffers of ``fn`` if it is a module, of modules passed as arguments, and
-of modules and tensors named by ``fn``'s code in its globals or closure) and the RNG
-states. ``reset()`` puts inputs, state and RNG back to where they started (so every
+of modules and tensors named by ``fn``'s code in its globals or closure), the ``.grad``
+of those parameters, the state of optimizers named the same way (a training step), and
+the RNG states. ``reset()`` puts inputs, state and RNG back to where they started (so every
 candidate of a comparison runs from the same point); ``restore()`` gives the user back
 their state and RNG. The saved state costs one copy of those tensors.
 ``captured_output()`` swallows what the function prints and counts the lines.
@@ -29,8 +30,8 @@ def _copy_input(value: Any) -> Any:
     return value
 
 
-def reachable_state(fn: Any, args: tuple, kwargs: dict) -> dict[int, torch.Tensor]:
-    """Tensors a call of ``fn(*args, **kwargs)`` can change in place, by ``id``."""
+def _roots(fn: Any, args: tuple, kwargs: dict) -> list[Any]:
+    """``fn``, module arguments, and what ``fn``'s code names in its globals or closure."""
     roots: list[Any] = [fn, *(a for a in _leaves(args, kwargs) if isinstance(a, torch.nn.Module))]
     func = getattr(fn, "_torchdynamo_orig_callable", fn)
     if isinstance(func, types.MethodType):
@@ -40,14 +41,30 @@ def reachable_state(fn: Any, args: tuple, kwargs: dict) -> dict[int, torch.Tenso
         names = func.__code__.co_names
         roots += [func.__globals__[n] for n in names if n in func.__globals__]
         roots += [c.cell_contents for c in func.__closure__ or () if _filled(c)]
+    return roots
+
+
+def reachable_state(fn: Any, args: tuple, kwargs: dict) -> dict[int, torch.Tensor]:
+    """Tensors a call of ``fn(*args, **kwargs)`` can change in place, by ``id``."""
     tensors: dict[int, torch.Tensor] = {}
-    for root in roots:
+    for root in _roots(fn, args, kwargs):
         if isinstance(root, torch.nn.Module):
             for t in [*root.parameters(), *root.buffers()]:
                 tensors[id(t)] = t
         elif isinstance(root, torch.Tensor):
             tensors[id(root)] = root
     return tensors
+
+
+def reachable_optimizers(fn: Any, args: tuple, kwargs: dict) -> list[torch.optim.Optimizer]:
+    """Optimizers ``fn``'s code names (a training step's ``opt.step()`` changes them)."""
+    roots = _roots(fn, args, kwargs)
+    return [r for r in roots if isinstance(r, torch.optim.Optimizer)]
+
+
+def _clone_state(state: dict[Any, Any]) -> dict[Any, Any]:
+    return {k: v.detach().clone() if isinstance(v, torch.Tensor) else v
+            for k, v in state.items()}
 
 
 def _filled(cell: types.CellType) -> bool:
@@ -110,8 +127,12 @@ class Sandbox:
                         if isinstance(t, torch.Tensor)]
         with torch.no_grad():
             self._pristine = [t.detach().clone() for _, t in self._inputs]
-            self._state = [(t, t.detach().clone()) for t in
-                           reachable_state(fn, tuple(args), dict(kwargs)).values()]
+            state = reachable_state(fn, tuple(args), dict(kwargs)).values()
+            self._state = [(t, t.detach().clone()) for t in state]
+            self._grads = [(t, None if t.grad is None else t.grad.detach().clone())
+                           for t in state if isinstance(t, torch.nn.Parameter)]
+            self._optimizers = [(o, {p: _clone_state(st) for p, st in o.state.items()})
+                                for o in reachable_optimizers(fn, tuple(args), dict(kwargs))]
         self._versions = [t._version for _, t in self._inputs]
         self._rng = _rng_state()
         self.printed_lines = 0
@@ -135,6 +156,11 @@ class Sandbox:
         for tensor, saved in self._state:
             if not torch.equal(tensor, saved) or tensor.dtype != saved.dtype:
                 tensor.copy_(saved)
+        for param, grad in self._grads:
+            param.grad = None if grad is None else grad.clone()
+        for optimizer, saved_state in self._optimizers:
+            optimizer.state.clear()  # a defaultdict: steps taken by the calls go away
+            optimizer.state.update({p: _clone_state(st) for p, st in saved_state.items()})
 
     def mutated_inputs(self) -> list[str]:
         """Labels of the input copies changed in place since the last ``reset()``."""
