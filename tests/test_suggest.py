@@ -71,6 +71,20 @@ def np_median_centered(x):
     return x - m
 
 
+torch.manual_seed(0)
+train_model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(),
+                                  torch.nn.Linear(16, 1))
+train_opt = torch.optim.SGD(train_model.parameters(), lr=0.1, momentum=0.9)
+
+
+def train_step(x, y):
+    train_opt.zero_grad()
+    loss = torch.nn.functional.mse_loss(train_model(x), y)
+    loss.backward()
+    train_opt.step()
+    return loss.item()
+
+
 def resized(x):
     return torch.sin(x) * 2
 
@@ -240,6 +254,66 @@ def test_int_used_as_a_loop_count_is_not_fixed_by_a_tensor():
     assert not tensor.verified and tensor.status == "tried, did not help"
     assert "breaks 0 ->" in tensor.note  # it trades the recompiles for a graph break
     assert not _item(result, "option", "--dynamic").verified
+
+
+TUTORIAL_04 = [  # the recompile examples of notebooks/04-recompiles-and-dynamic-shapes.py
+    """
+%%compile
+def sg_soft_norm(x):
+    return torch.tanh(x) / (1 + x.abs().sum(dim=-1, keepdim=True))
+""", """
+import torch, nbcompile
+sg_sizes = [(torch.randn(8, 16),), (torch.randn(8, 16),), (torch.randn(12, 16),)]
+for args in sg_sizes:
+    sg_soft_norm(*args)
+""", """
+%%compile --no-dynamic
+def sg_scale_by_max(x):
+    peak = x.abs().max().item()
+    return x / peak
+""", """
+sg_data = [(torch.randn(64),) for _ in range(6)]
+for args in sg_data:
+    sg_scale_by_max(*args)
+sg_sizes_r = nbcompile.suggest(sg_soft_norm, calls=sg_sizes)
+sg_storm_r = nbcompile.suggest(sg_scale_by_max, calls=sg_data)
+"""]
+
+
+def test_tutorial_04_recompile_examples(ip):
+    for cell in TUTORIAL_04:
+        run_cell(ip, cell)
+    sizes = ip.user_ns["sg_sizes_r"]
+    assert sizes.baseline.recompiles == 1  # 8 rows, then 12 rows
+    assert _item(sizes, "option", "--dynamic").verified
+    assert _item(sizes, "setting", "mark_dynamic(arg0, 0)").verified
+    storm = ip.user_ns["sg_storm_r"]  # --no-dynamic: every new peak value recompiles
+    assert storm.baseline.breaks == 1 and storm.baseline.recompiles == 5
+    assert _item(storm, "setting", "capture_scalar_outputs = True").verified
+    assert _item(storm, "rewrite", "+ peak = x.abs().max()").verified
+    dynamic = _item(storm, "option", "--dynamic")
+    assert dynamic.verified and dynamic.after.recompiles == 0
+    assert nbcompile.report(ip.user_ns["sg_scale_by_max"]).recompile_count == 5  # untouched
+
+
+def test_training_step_compiled_as_one_function():
+    model, opt = train_model, train_opt
+    weights = [p.detach().clone() for p in model.parameters()]
+    calls = [(torch.randn(4, 8), torch.randn(4, 1)), (torch.randn(6, 8), torch.randn(6, 1))]
+    result = suggest(train_step, calls=calls, budget_s=300)
+    assert not result.baseline.error and result.baseline.breaks >= 3
+    lines = {p.line for p in result.problems}
+    assert {"loss.backward()", "return loss.item()"} <= lines
+    scalar = _item(result, "setting", "capture_scalar_outputs = True")
+    assert scalar.verified and scalar.after.breaks < result.baseline.breaks
+    returned = _item(result, "rewrite", "+ return loss")  # a tensor is not the float returned
+    assert not returned.verified and returned.same_result.ok is False
+    mark = _item(result, "setting", "mark_dynamic(arg0, 0)")
+    assert mark.verified and mark.after.recompiles == 0
+    # every trial trained a copy's state: the user's weights and optimizer are as they were
+    assert all(torch.equal(a, b) for a, b in zip(weights, model.parameters(), strict=True))
+    assert all(not s for s in opt.state.values())  # no momentum buffers from the trials
+    assert all(p.grad is None for p in model.parameters())
 
 
 def test_bad_input_is_a_clear_error():

@@ -13,6 +13,7 @@ user's compiled callable, its Dynamo caches and its report are never touched.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import logging
 import math
@@ -226,7 +227,8 @@ def _run(fn: Any, calls: list[tuple[tuple, dict]], reference: list[list[Any]],
     capture = _PrivateCapture()
     target = trial.function if trial.function is not None else fresh_copy(fn)
     tolerances: set[str] = set()
-    with (torch._dynamo.config.patch(trial.config), capture.listening(), suppressed()):
+    with (torch._dynamo.config.patch(trial.config), capture.listening(), suppressed(),
+          _own_automatic_dynamic()):
         compiled = torch.compile(target, dynamic=trial.dynamic)
         boxes = [Sandbox(fn, args, kwargs) for args, kwargs in calls]
         try:
@@ -260,6 +262,26 @@ def _run(fn: Any, calls: list[tuple[tuple, dict]], reference: list[list[Any]],
                 box.restore()
     same.tolerance = "; ".join(sorted(t for t in tolerances if t)) or "exact"
     return measured, same, capture.breaks
+
+
+@contextlib.contextmanager
+def _own_automatic_dynamic() -> Iterator[None]:
+    """An empty automatic-dynamic memory for one trial, the session's put back after.
+
+    Dynamo remembers per code location (file, line, name) which sizes and ints changed,
+    and compiles them dynamic from then on; a copy has the user's function's location, so
+    without this a copy made after the user's own calls would start dynamic and show
+    no recompiles, and a trial's calls would leak into the user's next compile.
+    """
+    from torch._dynamo import pgo
+
+    saved = pgo._CODE_STATE, pgo._INIT_CODE_STATE
+    pgo._CODE_STATE = collections.defaultdict(pgo.CodeState)
+    pgo._INIT_CODE_STATE = collections.defaultdict(pgo.CodeState)
+    try:
+        yield
+    finally:
+        pgo._CODE_STATE, pgo._INIT_CODE_STATE = saved
 
 
 def _as_tensors(args: tuple, indices: list[int]) -> tuple:
