@@ -277,6 +277,37 @@ assert fixed.recompile_count == 0 and fixed.graph_count == 1
 assert fixed.graph_break_count == 0
 
 # %% [markdown]
+# ## Fixes that prove themselves
+#
+# `nbcompile.suggest` (the `%suggest` magic of notebook 2, for one call) proposes a
+# change for each break and recompile and tries it on a fresh copy of the function,
+# compiled as the `%%compile` cell did (here `--no-dynamic`). Recompiles need several
+# calls, so give it `calls=[...]`: it replays them. A change is *verified* only when the
+# copy recompiles less (or breaks less) **and** gives the same result; `scale_by_max`
+# itself, its caches and its report are left alone.
+
+# %%
+storm_calls = [(torch.randn(64),) for _ in range(5)]
+fixes = nbcompile.suggest(scale_by_max, calls=storm_calls, budget_s=120)
+fixes
+
+# %% [markdown]
+# The rewrite that keeps `peak` a tensor is the fix the section above found by hand;
+# `capture_scalar_outputs` and `--dynamic` are proven too, each with what it costs.
+# A Python `int` argument that changes every call gets "pass it as a 0-d tensor", a
+# data-dependent `if` gets `torch.where`, and a NumPy call Dynamo cannot trace gets its
+# torch equivalent, each tried the same way.
+
+# %%
+# check: the storm's fixes are proven on copies and scale_by_max is untouched
+proven = {s.change for s in fixes.verified}
+assert any("+ peak = x.abs().max()" in c for c in proven)
+assert "torch._dynamo.config.capture_scalar_outputs = True" in proven
+assert fixes.baseline.recompiles == 4
+assert nbcompile.report(scale_by_max).recompile_count == storm.recompile_count
+
+
+# %% [markdown]
 # ## What you saw
 #
 # * Every compiled graph has guards; a failed guard means a recompile, and
