@@ -207,6 +207,8 @@ export interface ITraceCompile {
   graphs: string[];
   kernels: IKernel[];
   output_code: string;
+  /** Published without its contents (the output's byte budget); the kernel has them. */
+  contents_omitted: boolean;
 }
 
 /** Where the ranks of a job compiled differently. */
@@ -232,6 +234,8 @@ export interface ITracePayload {
   events: number;
   bytes_read: number;
   truncated: boolean;
+  /** Parts left out to fit the output budget (compiles, compiles' contents). */
+  omitted: IOmission[];
 }
 
 /** One kernel (or extern op) of a profile: measured launches and time. */

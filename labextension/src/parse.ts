@@ -12,7 +12,6 @@ import { clip, formatBytes, formatTime } from './format';
 import {
   ICellRef,
   ICompile,
-  IOmission,
   ITable,
   ITargetError,
   ITargetOptions,
@@ -40,7 +39,7 @@ import {
   strList,
   strOrNull
 } from './coerce';
-import { parseGraphBreak, parseKernel, parseRecompile } from './parseparts';
+import { parseGraphBreak, parseKernel, parseOmission, parseRecompile } from './parseparts';
 import { parseProfile, parseSuggestions, parseTrace } from './parsereports';
 import { validateRecord } from './validate';
 
@@ -168,12 +167,6 @@ function parseTorchLog(v: Json): ITorchLog | null {
     : null;
 }
 
-export function parseOmission(v: Json): IOmission | null {
-  const o = obj<R.Omission>(v);
-  return o
-    ? { field: str(o.field), count: num(o.count), how: str(o.how), unit: str(o.unit, 'items') }
-    : null;
-}
 
 /** A timing record as read: the generated `Comparison` and the fields older ones had. */
 type ITimingIn = R.Comparison & { id: string; title: string; expr: string; updated_at: number };

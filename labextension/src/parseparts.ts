@@ -6,7 +6,7 @@
 
 import type * as R from './generated/record';
 import { Json, lineOrNull, list, num, obj, parseSourceLine, str, strOrNull } from './coerce';
-import { IGraphBreak, IKernel, IRecompile } from './model';
+import { IGraphBreak, IKernel, IOmission, IRecompile } from './model';
 
 export function parseGraphBreak(v: Json): IGraphBreak | null {
   const o = obj<R.GraphBreak>(v);
@@ -61,3 +61,10 @@ export function parseKernel(v: Json): IKernel | null {
   };
 }
 
+
+export function parseOmission(v: Json): IOmission | null {
+  const o = obj<R.Omission>(v);
+  return o
+    ? { field: str(o.field), count: num(o.count), how: str(o.how), unit: str(o.unit, 'items') }
+    : null;
+}

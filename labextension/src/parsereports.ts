@@ -18,7 +18,7 @@ import {
   ITraceCompile,
   ITracePayload
 } from './model';
-import { parseGraphBreak, parseKernel } from './parseparts';
+import { parseGraphBreak, parseKernel, parseOmission } from './parseparts';
 
 /** A rank: a non-negative integer, else null. */
 function rankOrNull(v: Json): number | null {
@@ -50,7 +50,8 @@ function parseTraceCompile(v: Json): ITraceCompile | null {
     guards: str(o.guards),
     graphs: strList(o.graphs),
     kernels: list(o.kernels, parseKernel),
-    output_code: str(o.output_code)
+    output_code: str(o.output_code),
+    contents_omitted: o.contents_omitted === true
   };
 }
 
@@ -84,7 +85,8 @@ export function parseTrace(v: Json, key: string): ITracePayload | null {
     unknown_events: numMap(o.unknown_events),
     events: num(o.events),
     bytes_read: num(o.bytes_read),
-    truncated: o.truncated === true
+    truncated: o.truncated === true,
+    omitted: list(o.omitted, parseOmission)
   };
 }
 

@@ -66,7 +66,19 @@ export function renderTrace(p: ITracePayload, options: ITraceViewOptions): HTMLE
         `${formatBytes(p.bytes_read)} in ${plural(p.files.length, 'file')}`
     )
   );
-  if (p.truncated) {
+  for (const o of p.omitted.slice(0, 10)) {
+    wrap.appendChild(
+      h(
+        'div',
+        { class: 'nbc-note nbc-omitted' },
+        `${o.count} ${o.field === 'compiles' ? 'more compiles' : 'compiles\u2019 contents'} left out of this output ` +
+          'to keep the notebook small: ',
+        h('code', null, clip(o.how, 300)),
+        ' has them.'
+      )
+    );
+  }
+  if (p.truncated && !p.omitted.length) {
     wrap.appendChild(
       h('div', { class: 'nbc-note' }, 'Long texts were capped in this output: nbcompile.open_trace(path) has them whole.')
     );
@@ -368,7 +380,17 @@ function renderCompile(c: ITraceCompile, code: ICodeSink): Node[] {
   if (c.output_code) {
     items.push({ label: 'output code', text: c.output_code, mime: 'text/x-python' });
   }
-  if (items.length) {
+  if (c.contents_omitted) {
+    out.push(
+      h(
+        'p',
+        { class: 'nbc-note nbc-omitted' },
+        'Its breaks, guards, graphs and code were left out of this output (byte budget): ',
+        h('code', null, `nbcompile.open_trace(path).compile(${JSON.stringify(c.compile_id)}, rank=${c.rank ?? 'None'})`),
+        ' has them.'
+      )
+    );
+  } else if (items.length) {
     const pick = h('select', { class: 'nbc-select', attrs: { 'aria-label': 'code of this compile' } });
     items.forEach((item, i) => {
       const opt = h('option', null, clip(item.label, 200));
