@@ -47,6 +47,29 @@ export interface IKernel {
   source: string;
   size: number;
   compile_id: string;
+  /** The source lines it computes (Inductor's provenance), when known. */
+  lines: ISourceLine[];
+}
+
+/** One source line of a target, marked with what became of it. */
+export interface IAnnotation {
+  lineno: number | null;
+  line: string;
+  /** kernel | extern | graph_break | error | traced | python | outside | blank | ... */
+  category: string;
+  /** Indexes into the target's `kernels`. */
+  kernel_refs: number[];
+  reason: string;
+}
+
+/** A kernel's code that changed between two compiles, as a unified diff. */
+export interface ICodeDiff {
+  kernel: string;
+  compile_id: string;
+  previous_compile_id: string;
+  change: string;
+  cause: string;
+  diff: string;
 }
 
 export interface ICompile {
@@ -124,6 +147,9 @@ export interface ITargetRecord {
   omitted: IOmission[];
   /** torch's own log records from the target's compiles (kept out of stderr). */
   torch_logs: ITorchLog[];
+  /** The target's source lines, each with what became of it. */
+  annotations: IAnnotation[];
+  code_diffs: ICodeDiff[];
 }
 
 export interface ITorchLog {

@@ -10,7 +10,9 @@
 import type * as R from './generated/record';
 import { clip, formatBytes, formatTime } from './format';
 import {
+  IAnnotation,
   ICellRef,
+  ICodeDiff,
   ICompile,
   ITable,
   ITargetError,
@@ -156,7 +158,38 @@ export function parseTarget(v: Json): ITargetRecord | null {
     compile_time_s: num(o.compile_time_s),
     truncated: o.truncated === true,
     omitted: list(o.omitted, parseOmission),
-    torch_logs: list(o.torch_logs, parseTorchLog)
+    torch_logs: list(o.torch_logs, parseTorchLog),
+    annotations: list(o.annotations, parseAnnotation),
+    code_diffs: list(o.code_diffs, parseCodeDiff)
+  };
+}
+
+function parseAnnotation(v: Json): IAnnotation | null {
+  const o = obj<R.LineAnnotation>(v);
+  if (!o) {
+    return null;
+  }
+  return {
+    lineno: lineOrNull(o.lineno),
+    line: str(o.line),
+    category: str(o.category),
+    kernel_refs: list(o.kernel_refs, lineOrNull),
+    reason: str(o.reason)
+  };
+}
+
+function parseCodeDiff(v: Json): ICodeDiff | null {
+  const o = obj<R.CodeDiff>(v);
+  if (!o) {
+    return null;
+  }
+  return {
+    kernel: str(o.kernel),
+    compile_id: str(o.compile_id),
+    previous_compile_id: str(o.previous_compile_id),
+    change: str(o.change, 'changed'),
+    cause: str(o.cause),
+    diff: str(o.diff)
   };
 }
 

@@ -57,7 +57,8 @@ export function parseKernel(v: Json): IKernel | null {
     kind: str(o.kind, 'kernel'),
     source,
     size: num(o.size, source.length),
-    compile_id: str(o.compile_id)
+    compile_id: str(o.compile_id),
+    lines: list(o.lines, parseSourceLine)
   };
 }
 

@@ -33,6 +33,7 @@ import { parsePayload } from '../src/parse';
 import { safeUrl } from '../src/parseparts';
 import { phaseColour, phaseSegments } from '../src/phases';
 import { rankBreaks } from '../src/rankbreaks';
+import { blockAt, buildSourceMap } from '../src/sourcemap';
 import { IStoreChange, payloadFromMessage, payloadsFromOutputs, RecordStore } from '../src/store';
 
 // test-lib/test/records.test.js -> repository root
@@ -533,4 +534,26 @@ test('phase bars fold the tail and give each phase one colour', () => {
   assert.equal(segs[11][0], '9 other phases');
   assert.equal(segs[11][1], 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9);
   assert.equal(phaseColour('Dynamo tracing'), phaseColour('Dynamo tracing'));
+});
+
+test('source map: kernels laid out one after another, tied to the source lines both ways', () => {
+  const t = summary().targets[0]; // gelu_chain: y = sin(x) * 2; print; relu(y) + 1
+  const map = buildSourceMap(t);
+  assert.ok(map.blocks.length >= 2);
+  const lines = map.text.split('\n');
+  for (const b of map.blocks) {
+    assert.match(lines[b.start - 1], new RegExp(`^// ---- ${t.kernels[b.kernel].name}`));
+    assert.ok(b.end >= b.start && b.end <= lines.length);
+    assert.equal(blockAt(map, b.start)?.kernel, b.kernel);
+    assert.equal(blockAt(map, b.end)?.kernel, b.kernel);
+  }
+  assert.equal(blockAt(map, map.blocks[0].end + 1), undefined); // the blank line between
+  const sinRow = map.rows.find(r => r.line.includes('torch.sin'))!;
+  assert.equal(sinRow.lineno, 4);
+  assert.ok(sinRow.kernels.length >= 1);
+  for (const k of sinRow.kernels) {
+    assert.ok(map.kernelLines.get(k)!.includes(4));
+    assert.notEqual(t.kernels[k].kind, 'wrapper');
+  }
+  assert.deepEqual(map.rows.find(r => r.line.includes('print'))!.kernels, []);
 });

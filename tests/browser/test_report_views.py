@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import secrets
 import shutil
+import time
 from pathlib import Path
 
 import nbformat
@@ -173,6 +174,50 @@ def test_trace_profile_and_suggestions_views(browser, tmp_path, artifacts):
             compiles.locator(".nbc-compiles .nbc-phase-bar").first.wait_for()
             assert compiles.locator(".nbc-phase-legend li").count() >= 2
             page.screenshot(path=str(artifacts / "report-views.png"))
+
+            # ---- Source and kernels side by side, in a tab. ----
+            sidebar.locator(".nbc-open-tab").click()
+            tab = page.locator(".nbc-tabview")
+            tab.wait_for()
+            # Room for the tab: fold the right sidebar away.
+            page.locator('.jp-SideBar.jp-mod-right .lm-TabBar-tab[data-id="nbcompile-inspector"]'
+                         ).click()
+            sidebar.wait_for(state="hidden")
+            rows = tab.locator(".nbc-map-row")
+            sin_row = rows.filter(has_text="torch.sin(x)")
+            sin_row.click()
+            hot_code = tab.locator(".nbc-map-code .cm-line.nbc-map-hot")
+            hot_code.first.wait_for()
+            assert "cpp_fused_mul_sin_sum_0" in hot_code.first.inner_text()
+            assert tab.locator(".nbc-map-row.nbc-map-hot").all_inner_texts()[0].split()[0] == "4"
+            # Back: a line of the other kernel's code lights up the line it came from.
+            tab.locator(".nbc-map-code .cm-line", has_text="cpp_fused_add_relu_0").first.click()
+            hot_rows = tab.locator(".nbc-map-row.nbc-map-hot")
+            hot_rows.first.wait_for()
+            assert [r.split()[0] for r in hot_rows.all_inner_texts()] == ["6"]
+            assert "cpp_fused_add_relu_0" in tab.locator(
+                ".nbc-map-code .cm-line.nbc-map-hot").first.inner_text()
+            # Keyboard: from line 4, ArrowDown then Enter selects line 5.
+            sin_row.focus()
+            page.keyboard.press("ArrowDown")
+            page.keyboard.press("Enter")
+            assert [r.split()[0] for r in hot_rows.all_inner_texts()] == ["5"]
+            page.screenshot(path=str(artifacts / "tab-view-light.png"))
+            assert page.evaluate("document.body.dataset.jpThemeLight") == "true"
+            page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
+            page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Theme$")).hover()
+            page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^JupyterLab Dark$")).click()
+            page.wait_for_function("document.body.dataset.jpThemeLight === 'false'")
+            time.sleep(0.5)
+            page.screenshot(path=str(artifacts / "tab-view-dark.png"))
+            # Readable in the dark theme: the source text is light on a dark pane.
+            colours = page.evaluate("""() => {
+                const row = document.querySelector('.nbc-map-row code');
+                const pane = document.querySelector('.nbc-tabview');
+                return [getComputedStyle(row).color, getComputedStyle(pane).backgroundColor];
+            }""")
+            text_rgb, back_rgb = ([int(v) for v in re.findall(r"\d+", c)[:3]] for c in colours)
+            assert sum(text_rgb) > 380 and sum(back_rgb) < 250, colours
     except BaseException:
         page.screenshot(path=str(artifacts / "report-views-failure.png"))
         for log in state.glob("lab-*.log"):

@@ -15,7 +15,7 @@ import { Widget } from '@lumino/widgets';
 import { CodeView } from '../codeview';
 import { h } from '../dom';
 import { clip, plural } from '../format';
-import { IProfilePayload } from '../model';
+import { IProfilePayload, ITargetRecord } from '../model';
 import { IStoreChange, ITargetEntry, RecordStore } from '../store';
 import { IInspectorSource, ISectionHost } from './section';
 import { tickCompiling } from './summary';
@@ -26,9 +26,10 @@ import { rankedBreaksSection, reportSection, timingSection } from './reports';
 export type { IInspectorSource } from './section';
 
 export class InspectorPanel extends Widget implements ISectionHost {
-  constructor(editorServices: IEditorServices) {
+  constructor(editorServices: IEditorServices, openTab?: (record: ITargetRecord) => void) {
     super();
     this._editorServices = editorServices;
+    this.openTab = openTab;
     this.addClass('nbc-inspector');
     this.id = 'nbcompile-inspector';
     this.title.caption = 'Compile inspector';
@@ -58,6 +59,8 @@ export class InspectorPanel extends Widget implements ISectionHost {
     this._renderBody();
   }
 
+  readonly openTab?: (record: ITargetRecord) => void;
+
   get source(): IInspectorSource | null {
     return this._source;
   }
@@ -76,6 +79,11 @@ export class InspectorPanel extends Widget implements ISectionHost {
 
   get selectedId(): string | null {
     return this._currentTarget()?.record.id ?? null;
+  }
+
+  /** The record of the target the panel shows, if any. */
+  get selectedRecord(): ITargetRecord | null {
+    return this._currentTarget()?.record ?? null;
   }
 
   codeView(key: string): CodeView {
