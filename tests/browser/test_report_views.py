@@ -85,6 +85,9 @@ def test_trace_profile_and_suggestions_views(browser, tmp_path, artifacts):
     kinds = [o["data"][mime]["record"] for c in saved.cells for o in c.get("outputs", [])
              if mime in o.get("data", {})]
     assert {"summary", "profile", "suggestions", "trace"} <= set(kinds), kinds
+    logs = [len(t["torch_logs"]) for c in saved.cells for o in c.get("outputs", [])
+            if o.get("data", {}).get(mime, {}).get("record") == "summary"
+            for t in o["data"][mime]["targets"]]
 
     console: list[str] = []
     context = browser.new_context(viewport={"width": 1500, "height": 1000})
@@ -173,6 +176,9 @@ def test_trace_profile_and_suggestions_views(browser, tmp_path, artifacts):
             compiles.locator(":scope > summary").click()
             compiles.locator(".nbc-compiles .nbc-phase-bar").first.wait_for()
             assert compiles.locator(".nbc-phase-legend li").count() >= 2
+            # torch's own log records about the compiles, as many as the record holds.
+            torch_logs = sidebar.locator('.nbc-section[data-section="torch-logs"]')
+            assert torch_logs.locator(".nbc-count").inner_text() == str(logs[-1])
             page.screenshot(path=str(artifacts / "report-views.png"))
 
             # ---- Source and kernels side by side, in a tab. ----
