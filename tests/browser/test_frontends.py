@@ -93,7 +93,9 @@ def test_notebook7_inline_summary_and_inspector(browser, tmp_path, artifacts):
             names = sidebar.locator(".nbc-kernel-row .nbc-kernel-name").all_inner_texts()
             assert any(n.startswith("cpp_fused") for n in names), names
             # It is Notebook 7's right side panel, not JupyterLab.
-            assert page.locator("#jp-right-stack, .jp-SidePanel").first.count() >= 0
+            # Notebook 7's own right panel (#jp-right-stack), not JupyterLab's sidebar.
+            assert page.locator("#jp-right-stack #nbcompile-inspector").count() == 1
+            assert page.locator(".jp-LabShell").count() == 0
             assert "/notebooks/" in page.url
             page.screenshot(path=str(artifacts / "notebook7-inspector.png"))
     except BaseException:
