@@ -83,7 +83,9 @@ def test_fix_that_does_not_remove_the_break_is_not_verified():
 
 
 def test_rewrite_that_changes_the_result_is_never_verified():
-    x = torch.rand(16) * 3 + 0.1  # int() truncates the sum: keeping it a tensor differs
+    # int() truncates the sum (25.6 -> 25): keeping it a tensor differs by 1.6 * (1/25 -
+    # 1/25.6) = 0.0015 per element, above float32's tolerance (fixed input: not by chance).
+    x = torch.full((16,), 1.6)
     result = suggest(int_count, x)
     rewrite = _item(result, "rewrite")
     assert "+ n = x.sum()" in rewrite.change

@@ -1,8 +1,16 @@
 """Source rewrites of the user's own function for classic graph-break patterns (``ast``).
 
-``keep_as_tensor(fn, lineno)``: on line ``lineno`` of ``fn``'s source, ``t.item()``,
-``float(t)`` and ``int(t)`` become ``t`` (the value stays a tensor, so Dynamo keeps
-tracing). The result is a new function (the user's is untouched) and the changed line.
+- ``keep_as_tensor(fn, lineno)``: ``t.item()``, ``float(t)`` and ``int(t)`` on the line
+  become ``t`` (the value stays a tensor, so Dynamo keeps tracing).
+- ``branch_to_where(fn, lineno)``: a data-dependent ``if`` on a tensor whose branches
+  assign one name (or return a value) becomes ``torch.where(cond, a, b)``; a conditional
+  expression ``a if cond else b`` on the line too.
+- ``numpy_to_torch(fn, lineno)``: a NumPy call Dynamo cannot trace becomes its torch
+  equivalent (``np.digitize(t.numpy(), bins)`` -> ``torch.bucketize(t, ...)``), and a later
+  ``torch.from_numpy(name)`` of its result becomes ``name``.
+
+Each returns a new function (the user's is untouched: same globals, a new code object
+whose lines keep the cell's numbering) and the lines that changed.
 """
 
 from __future__ import annotations
@@ -11,10 +19,14 @@ import ast
 import inspect
 import textwrap
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 _SCALAR_CASTS = ("float", "int")
+#: NumPy functions with a torch equivalent of another name: np name -> torch name.
+_NUMPY_RENAMES = {"digitize": "bucketize", "clip": "clamp", "concatenate": "cat",
+                  "amax": "amax", "amin": "amin", "absolute": "abs", "power": "pow"}
+_FROM_NUMPY = ("from_numpy", "as_tensor", "tensor")
 
 
 class RewriteError(ValueError):
@@ -23,12 +35,24 @@ class RewriteError(ValueError):
 
 @dataclass(frozen=True)
 class Rewrite:
-    """A rewritten copy of a function and the line that changed."""
+    """A rewritten copy of a function and the lines that changed."""
 
     fn: types.FunctionType
-    lineno: int  # in the original file
-    before: str
-    after: str
+    lineno: int  # the first changed line, in the original file
+    before: str  # the changed lines as they were (several lines joined by newlines)
+    after: str  # what replaced them
+    # Every changed place: (line in the original file, before, after), in order.
+    changes: list[tuple[int, str, str]] = field(default_factory=list)
+
+    def diff(self) -> str:
+        """The change as a short diff: ``# line N``, ``- old``, ``+ new`` per place."""
+        out: list[str] = []
+        for lineno, before, after in self.changes or [(self.lineno, self.before, self.after)]:
+            span = before.count("\n")
+            out.append(f"# line {lineno}" if not span else f"# lines {lineno}-{lineno + span}")
+            out += [f"- {line}" for line in before.splitlines()]
+            out += [f"+ {line}" for line in after.splitlines()]
+        return "\n".join(out)
 
 
 class _KeepAsTensor(ast.NodeTransformer):
@@ -66,32 +90,218 @@ def _source(fn: Any) -> tuple[types.FunctionType, str, int]:
     return fn, textwrap.dedent("".join(lines)), first
 
 
-def keep_as_tensor(fn: Any, lineno: int) -> Rewrite:
-    """``fn`` with ``.item()``/``float()``/``int()`` on file line ``lineno`` removed."""
-    fn, src, first = _source(fn)
-    tree = ast.parse(src)
-    func = tree.body[0]
+def _function_def(fn: types.FunctionType, src: str) -> ast.FunctionDef:
+    func = ast.parse(src).body[0]
     if not isinstance(func, ast.FunctionDef):
         raise RewriteError(f"{fn.__name__} is not a plain def")
+    return func
+
+
+def _build(fn: types.FunctionType, src: str, first: int) -> types.FunctionType:
+    """``src`` (the dedented def, rewritten) as a function like ``fn``: same globals,
+    defaults and name; its lines numbered as the original's (breaks name the cell's lines)."""
+    tree = ast.parse(src)
+    func = tree.body[0]
+    assert isinstance(func, ast.FunctionDef)
     func.decorator_list = []
-    local_line = lineno - first + 1
-    transformer = _KeepAsTensor(local_line)
-    transformer.visit(func)
-    if not transformer.replaced:
-        raise RewriteError(f"no .item(), float() or int() call on line {lineno}")
-    before = src.splitlines()[local_line - 1]
-    after = before
-    for node, inner in transformer.replaced:
-        outer_text = ast.get_source_segment(src, node)
-        inner_text = ast.get_source_segment(src, inner)
-        if outer_text and inner_text:
-            after = after.replace(outer_text, inner_text, 1)
     ast.fix_missing_locations(tree)
-    ast.increment_lineno(tree, first - 1)  # tracebacks and breaks name the cell's lines
+    ast.increment_lineno(tree, first - 1)
     code = compile(tree, fn.__code__.co_filename, "exec")
     namespace: dict[str, Any] = {}
     exec(code, fn.__globals__, namespace)  # noqa: S102 - the user's own, rewritten code
     new = namespace[fn.__name__]
     new = types.FunctionType(new.__code__, fn.__globals__, fn.__name__, fn.__defaults__)
     new.__kwdefaults__ = fn.__kwdefaults__
-    return Rewrite(new, lineno, before.strip(), after.strip())
+    return new
+
+
+def _torch_name(fn: types.FunctionType) -> str:
+    """The name ``torch`` has where ``fn`` was defined (rewrites call ``torch.where``)."""
+    import torch
+
+    for name, value in fn.__globals__.items():
+        if value is torch and not name.startswith("_"):
+            return name
+    raise RewriteError(f"torch is not imported where {fn.__name__} is defined")
+
+
+def keep_as_tensor(fn: Any, lineno: int) -> Rewrite:
+    """``fn`` with ``.item()``/``float()``/``int()`` on file line ``lineno`` removed."""
+    fn, src, first = _source(fn)
+    func = _function_def(fn, src)
+    local_line = lineno - first + 1
+    transformer = _KeepAsTensor(local_line)
+    transformer.visit(func)
+    if not transformer.replaced:
+        raise RewriteError(f"no .item(), float() or int() call on line {lineno}")
+    lines = src.splitlines()
+    before = lines[local_line - 1]
+    after = before
+    for node, inner in transformer.replaced:
+        outer_text = ast.get_source_segment(src, node)
+        inner_text = ast.get_source_segment(src, inner)
+        if outer_text and inner_text:
+            after = after.replace(outer_text, inner_text, 1)
+    lines[local_line - 1] = after
+    new = _build(fn, "\n".join(lines) + "\n", first)
+    return Rewrite(new, lineno, before.strip(), after.strip(),
+                   [(lineno, before.strip(), after.strip())])
+
+
+def _branch_value(body: list[ast.stmt]) -> tuple[str, ast.expr] | None:
+    """``("=name", value)`` for one assignment to one name, ``("return", value)`` for one
+    return of a value; None for anything else."""
+    if len(body) != 1:
+        return None
+    stmt = body[0]
+    if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)):
+        return f"={stmt.targets[0].id}", stmt.value
+    if isinstance(stmt, ast.Return) and stmt.value is not None:
+        return "return", stmt.value
+    return None
+
+
+def branch_to_where(fn: Any, lineno: int) -> Rewrite:
+    """``fn`` with the data-dependent branch on file line ``lineno`` as ``torch.where``:
+    ``if c: y = a`` / ``else: y = b`` (or no ``else``: ``b`` is ``y``), ``if c: return a`` /
+    ``else: return b``, or ``a if c else b``. Both sides are computed (torch.where selects
+    elementwise); the trial on a copy shows whether the result stays the same."""
+    fn, src, first = _source(fn)
+    torch_name = _torch_name(fn)
+    func = _function_def(fn, src)
+    local_line = lineno - first + 1
+    lines = src.splitlines()
+    for node in ast.walk(func):
+        if isinstance(node, ast.If) and node.lineno == local_line:
+            then = _branch_value(node.body)
+            other = _branch_value(node.orelse) if node.orelse else None
+            if then is None or (node.orelse and (other is None or other[0] != then[0])):
+                break
+            if other is None and then[0] == "return":
+                break  # `if c: return a` then more code: not one expression
+            cond = ast.unparse(node.test)
+            a = ast.unparse(then[1])
+            b = ast.unparse(other[1]) if other else then[0][1:]
+            where = f"{torch_name}.where({cond}, {a}, {b})"
+            stmt = f"return {where}" if then[0] == "return" else f"{then[0][1:]} = {where}"
+            end = node.end_lineno or node.lineno
+            line = lines[local_line - 1]
+            indent = line[: len(line) - len(line.lstrip())]
+            before = "\n".join(line.strip() for line in lines[local_line - 1:end])
+            # Blank lines keep the lines below where they were (breaks name cell lines).
+            lines[local_line - 1:end] = [indent + stmt] + [""] * (end - local_line)
+            new = _build(fn, "\n".join(lines) + "\n", first)
+            return Rewrite(new, lineno, before, stmt, [(lineno, before, stmt)])
+        if isinstance(node, ast.IfExp) and node.lineno == local_line == node.end_lineno:
+            segment = ast.get_source_segment(src, node)
+            where = (f"{torch_name}.where({ast.unparse(node.test)}, {ast.unparse(node.body)}, "
+                     f"{ast.unparse(node.orelse)})")
+            before = lines[local_line - 1]
+            if not segment or segment not in before:
+                break
+            after = before.replace(segment, where, 1)
+            lines[local_line - 1] = after
+            new = _build(fn, "\n".join(lines) + "\n", first)
+            return Rewrite(new, lineno, before.strip(), after.strip(),
+                           [(lineno, before.strip(), after.strip())])
+    raise RewriteError(
+        f"the branch on line {lineno} is not one assignment or return on each side; "
+        "torch.cond(pred, true_fn, false_fn, (operands,)) can express branches that "
+        "return tensors of one shape")
+
+
+class _NumpyCalls(ast.NodeTransformer):
+    """NumPy calls on one line -> torch calls; ``t.numpy()`` arguments -> ``t``."""
+
+    def __init__(self, line: int, numpy_names: set[str], torch_name: str) -> None:
+        self.line, self.np, self.torch = line, numpy_names, torch_name
+        self.replaced = 0
+
+    def _is_np_call(self, node: ast.AST) -> bool:
+        return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id in self.np)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if node.lineno != self.line:
+            return node
+        # torch.from_numpy(<rewritten call>) -> the call
+        if (isinstance(node.func, ast.Attribute) and node.func.attr in _FROM_NUMPY
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == self.torch
+                and len(node.args) == 1 and getattr(node.args[0], "_nbc_torch", False)):
+            return node.args[0]
+        if not self._is_np_call(node):
+            return node
+        assert isinstance(node.func, ast.Attribute)
+        import torch
+
+        name = node.func.attr
+        args = [self._tensor_arg(a) for a in node.args]
+        keywords = list(node.keywords)
+        if name == "digitize":
+            if keywords or len(args) != 2:
+                raise RewriteError("np.digitize with `right=` is not rewritten")
+            # np.digitize(x, bins) == torch.bucketize(x, bins, right=True)
+            args[1] = self._as_tensor(args[1])
+            keywords = [ast.keyword("right", ast.Constant(True))]
+        target = _NUMPY_RENAMES.get(name, name)
+        if not hasattr(torch, target):
+            raise RewriteError(f"np.{name} has no torch function of that name")
+        call = ast.Call(ast.Attribute(ast.Name(self.torch, ast.Load()), target, ast.Load()),
+                        args, keywords)
+        call._nbc_torch = True  # type: ignore[attr-defined]
+        self.replaced += 1
+        return ast.copy_location(call, node)
+
+    def _tensor_arg(self, arg: ast.expr) -> ast.expr:
+        if (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute)
+                and arg.func.attr == "numpy" and not arg.args):
+            return arg.func.value
+        return arg
+
+    def _as_tensor(self, arg: ast.expr) -> ast.expr:
+        return ast.Call(ast.Attribute(ast.Name(self.torch, ast.Load()), "as_tensor", ast.Load()),
+                        [arg], [])
+
+
+def numpy_to_torch(fn: Any, lineno: int) -> Rewrite:
+    """``fn`` with the NumPy call(s) on file line ``lineno`` as torch calls on the tensors
+    (``.numpy()`` dropped); if the line assigns the result to a name, later
+    ``torch.from_numpy(name)`` in ``fn`` becomes ``name``."""
+    import numpy
+
+    fn, src, first = _source(fn)
+    torch_name = _torch_name(fn)
+    numpy_names = {n for n, v in fn.__globals__.items() if v is numpy}
+    if not numpy_names:
+        raise RewriteError(f"numpy is not imported where {fn.__name__} is defined")
+    func = _function_def(fn, src)
+    local_line = lineno - first + 1
+    stmt = next((s for s in ast.walk(func) if isinstance(s, ast.stmt)
+                 and not isinstance(s, ast.FunctionDef) and s.lineno == local_line
+                 and s.end_lineno == local_line), None)
+    if stmt is None:
+        raise RewriteError(f"line {lineno} is not one whole statement")
+    transformer = _NumpyCalls(local_line, numpy_names, torch_name)
+    new_stmt = transformer.visit(stmt)
+    if not transformer.replaced:
+        raise RewriteError(f"no NumPy call on line {lineno}")
+    lines = src.splitlines()
+    line = lines[local_line - 1]
+    indent = line[: len(line) - len(line.lstrip())]
+    before = line.strip()
+    after = ast.unparse(new_stmt)
+    lines[local_line - 1] = indent + after
+    changes = [(lineno, before, after)]
+    if (isinstance(new_stmt, ast.Assign) and len(new_stmt.targets) == 1
+            and isinstance(new_stmt.targets[0], ast.Name)):
+        name = new_stmt.targets[0].id
+        for pattern in (f"{torch_name}.{f}({name})" for f in _FROM_NUMPY):
+            for i in range(local_line, len(lines)):
+                if pattern in lines[i]:
+                    old = lines[i].strip()
+                    lines[i] = lines[i].replace(pattern, name)
+                    changes.append((first + i, old, lines[i].strip()))
+    new = _build(fn, "\n".join(lines) + "\n", first)
+    return Rewrite(new, lineno, before, after, changes)

@@ -30,7 +30,7 @@ from .capture import TraceEvent, TraceListener, suppressed
 from .frames import is_cell_file
 from .isolation import Sandbox
 from .records import SCHEMA_VERSION, GraphBreak, Record
-from .rewrites import RewriteError, keep_as_tensor
+from .rewrites import Rewrite, RewriteError, branch_to_where, keep_as_tensor, numpy_to_torch
 from .targets import eager_callable, fresh_copy
 from .timing import WARMUP_CALLS, _frames, _snapshot, numeric_diff
 from .tracefmt import parse_graph_break
@@ -43,6 +43,9 @@ DEFAULT_BUDGET_S = 60.0
 _ITEM = re.compile(r"\.item\(\)|Tensor\.item|capture_scalar_outputs|_local_scalar_dense")
 _LOGGING = re.compile(r"\bprint\b|logging|reorderable_logging", re.IGNORECASE)
 _SCALAR_CALL = re.compile(r"\.item\(\)|\b(float|int)\(")
+_BRANCH = re.compile(r"data-dependent branching|generic_jump|dynamic control flow", re.IGNORECASE)
+_NUMPY = re.compile(r"numpy function|\bnumpy\b", re.IGNORECASE)
+_NUMPY_CALL = re.compile(r"\b(np|numpy)\.\w+\(")
 _LOG_FUNCTIONS = (print,)
 
 
@@ -142,6 +145,7 @@ class _Trial:
     dynamic: bool | None = None
     mark_dynamic: list[tuple[int, int]] = field(default_factory=list)  # (arg index, dim)
     function: Callable[..., Any] | None = None  # a rewritten function instead of the copy
+    tensor_args: list[int] = field(default_factory=list)  # int arguments passed as tensors
 
 
 class _PrivateCapture:
@@ -219,9 +223,14 @@ def _run(fn: Any, calls: list[tuple[tuple, dict]], reference: list[list[Any]],
     target = trial.function if trial.function is not None else fresh_copy(fn)
     tolerances: set[str] = set()
     with (torch._dynamo.config.patch(trial.config), capture.listening(), suppressed()):
-        compiled = torch.compile(target, dynamic=trial.dynamic)
+        compiled = torch.compile(target, dynamic=trial.dynamic if trial.dynamic is not None
+                                 else _target_dynamic(fn))
         boxes = [Sandbox(fn, args, kwargs) for args, kwargs in calls]
         try:
+            for box in boxes:
+                if trial.tensor_args:
+                    box.args = tuple(torch.tensor(a) if i in trial.tensor_args else a
+                                     for i, a in enumerate(box.args))
             for box, ref in zip(boxes, reference, strict=True):
                 for index, dim in trial.mark_dynamic:
                     torch._dynamo.mark_dynamic(box.args[index], dim)
@@ -250,6 +259,15 @@ def _run(fn: Any, calls: list[tuple[tuple, dict]], reference: list[list[Any]],
                 box.restore()
     same.tolerance = "; ".join(sorted(t for t in tolerances if t)) or "exact"
     return measured, same, capture.breaks
+
+
+def _target_dynamic(fn: Any) -> bool | None:
+    """The ``dynamic`` option ``fn`` was compiled with by ``%%compile`` (None: automatic),
+    so the copies recompile as the user's target does (e.g. ``--no-dynamic`` storms)."""
+    from .session import get_session
+
+    target = get_session().find(fn)
+    return target.options.dynamic if target is not None else None
 
 
 def _time(compiled: Callable[..., Any], boxes: list[Sandbox], deadline: float) -> float | None:
@@ -351,6 +369,16 @@ def _proposals(fn: Any, problem: Problem, calls: list[tuple[tuple, dict]]
                 problem, "setting", change,
                 note="marks only the sizes that change; on every call's input"),
                 _Trial(mark_dynamic=dims)))
+        ints = _changing_ints(calls)
+        if ints:
+            names = _param_names(fn)
+            shown = ", ".join(names[i] if i < len(names) else f"arg{i}" for i in ints)
+            out.append((Suggestion(
+                problem, "rewrite",
+                f"# pass {shown} as a 0-d tensor, e.g. torch.tensor({shown.split(', ')[0]})",
+                note="a Python int is specialised on its value (a recompile per new value); "
+                     "a tensor's value is data, so one compiled version serves them all"),
+                _Trial(tensor_args=ints)))
         limit = torch._dynamo.config.recompile_limit
         if problem.reason and _recompiles_of(problem) >= limit:
             out.append((Suggestion(
@@ -379,18 +407,57 @@ def _proposals(fn: Any, problem: Problem, calls: list[tuple[tuple, dict]]
             note="the library call then always runs in Python (the graph is still split "
                  "there); never a rewrite of library code. Not tried: it changes your code "
                  "and removes no break."), None))
-    elif problem.lineno is not None and _SCALAR_CALL.search(problem.line):
-        try:
-            rewrite = keep_as_tensor(fn, problem.lineno)
-        except RewriteError as e:
-            out.append((Suggestion(problem, "rewrite", "keep the value as a tensor",
-                                   note=f"not tried: {e}"), None))
-        else:
-            out.append((Suggestion(
-                problem, "rewrite",
-                f"# line {rewrite.lineno}\n- {rewrite.before}\n+ {rewrite.after}",
-                note="the value stays a tensor (no Python number), so tracing goes on"),
-                _Trial(function=rewrite.fn)))
+    elif problem.lineno is not None:
+        for pattern, line_pattern, rewrite, what, note in _REWRITES:
+            if pattern.search(reason) and (line_pattern is None
+                                           or line_pattern.search(problem.line)):
+                out.append(_rewrite_proposal(fn, problem, rewrite, what, note))
+                break
+    return out
+
+
+#: Rewrites of the user's own line: (reason pattern, line pattern or None, rewrite,
+#: what it does when it cannot be tried, what it costs).
+_REWRITES: list[tuple[re.Pattern[str], re.Pattern[str] | None, Callable[[Any, int], Rewrite],
+                      str, str]] = [
+    (_ITEM, _SCALAR_CALL, keep_as_tensor, "keep the value as a tensor",
+     "the value stays a tensor (no Python number), so tracing goes on"),
+    (_BRANCH, None, branch_to_where, "select with torch.where instead of branching",
+     "torch.where computes both sides and selects elementwise: one graph, no branch"),
+    (_NUMPY, _NUMPY_CALL, numpy_to_torch, "the torch function instead of the NumPy call",
+     "the same computation on the tensor, which Dynamo traces"),
+]
+
+
+def _rewrite_proposal(fn: Any, problem: Problem, rewrite: Callable[[Any, int], Rewrite],
+                      what: str, note: str) -> tuple[Suggestion, _Trial | None]:
+    assert problem.lineno is not None
+    try:
+        done = rewrite(fn, problem.lineno)
+    except RewriteError as e:
+        return Suggestion(problem, "rewrite", what, note=f"not tried: {e}"), None
+    return Suggestion(problem, "rewrite", done.diff(), note=note), _Trial(function=done.fn)
+
+
+def _param_names(fn: Any) -> list[str]:
+    code = getattr(eager_callable(fn), "__code__", None)
+    if isinstance(fn, torch.nn.Module):
+        code = getattr(type(fn).forward, "__code__", None)
+        names = list(code.co_varnames[1:code.co_argcount]) if code else []
+        return names
+    return list(code.co_varnames[:code.co_argcount]) if code else []
+
+
+def _changing_ints(calls: list[tuple[tuple, dict]]) -> list[int]:
+    """Indexes of positional arguments that are Python ints whose value changes."""
+    first = calls[0][0]
+    out = []
+    for i, a in enumerate(first):
+        if type(a) is not int:
+            continue
+        values = {c[0][i] for c in calls if len(c[0]) > i and type(c[0][i]) is int}
+        if len(values) > 1:
+            out.append(i)
     return out
 
 
