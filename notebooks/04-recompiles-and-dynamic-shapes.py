@@ -277,6 +277,31 @@ assert fixed.recompile_count == 0 and fixed.graph_count == 1
 assert fixed.graph_break_count == 0
 
 # %% [markdown]
+# ## Prove the fix before you write it: `suggest`
+#
+# `nbcompile.suggest(fn, calls=[...])` (or `%suggest fn(x)` for one call) replays the
+# calls on a fresh copy of the target, with the target's own `--no-dynamic`, proposes a
+# change for each graph break and recompile (a setting, a `%%compile` option, or a
+# rewrite of your line) and tries each one on another copy. A change is *verified*
+# only when the copy has fewer breaks or recompiles **and** gives the same result.
+# `scale_by_max` itself is not touched: its report keeps the storm above.
+
+# %%
+calls = [(torch.randn(64),) for _ in range(6)]
+fixes = nbcompile.suggest(scale_by_max, calls=calls)
+for item in fixes.items:
+    print(f"[{item.status}] {item.change.splitlines()[-1]}")
+    print(f"    {item.note[:150]}")
+
+# %%
+# check: keeping the peak a tensor is proven on a copy (no break, same result), and the
+# user's function still has its own storm
+proven = [s.change for s in fixes.verified]
+assert any("+ peak = x.abs().max()" in c for c in proven), proven
+assert fixes.baseline.breaks >= 1
+assert nbcompile.report(scale_by_max).recompile_count == 3
+
+# %% [markdown]
 # ## What you saw
 #
 # * Every compiled graph has guards; a failed guard means a recompile, and
@@ -287,5 +312,6 @@ assert fixed.graph_break_count == 0
 # * After `recompile_limit` versions Dynamo runs the function eagerly, with a
 #   single log warning; nbcompile's advice points it out. Values read with `.item()`
 #   and other Python numbers are a common cause: keep them as tensors.
+# * `nbcompile.suggest` proves a fix on a copy before you change your code.
 #
 # Next: **5. Reading generated code**.
