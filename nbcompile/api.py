@@ -158,12 +158,8 @@ class Suggestions(_suggest.Suggestions):
 
 
 @functools.wraps(_suggest.suggest)
-def suggest(fn: Any, *args: Any, calls: Any = None,
-            budget_s: float = _suggest.DEFAULT_BUDGET_S, **kwargs: Any) -> Suggestions:
-    target = get_session().find(fn) if callable(fn) else None
-    dynamic = target.options.dynamic if target is not None else None  # as %%compile did
-    replay = _suggest.replay_calls(args, kwargs, calls)
-    return Suggestions.from_record(_suggest.suggest_calls(fn, replay, budget_s, dynamic))
+def suggest(fn: Any, *args: Any, **kwargs: Any) -> Suggestions:
+    return Suggestions.from_record(_suggest.suggest(fn, *args, **kwargs))
 
 
 class TraceReport(TraceRecord):

@@ -37,16 +37,10 @@ def int_count(x):
     return x / n
 
 
-def branch_assign(x):
+def branch_early_return(x):
     if x.sum() > 0:
-        y = x * 2
-    else:
-        y = x - 1
-    return y + 1
-
-
-def branch_ternary(x):
-    return x * 2 if x.sum() > 0 else x - 1
+        return x * 2
+    return x - 1
 
 
 def branch_shapes_differ(x):
@@ -132,7 +126,9 @@ def test_fix_that_does_not_remove_the_break_is_not_verified():
 
 
 def test_rewrite_that_changes_the_result_is_never_verified():
-    x = torch.linspace(0.1, 0.5, 16)  # sum 4.8: int() truncates it to 4, a tensor keeps 4.8
+    # int() truncates the sum (25.6 -> 25): keeping it a tensor differs by 1.6 * (1/25 -
+    # 1/25.6) = 0.0015 per element, above float32's tolerance (fixed input: not by chance).
+    x = torch.full((16,), 1.6)
     result = suggest(int_count, x)
     rewrite = _item(result, "rewrite")
     assert "+ n = x.sum()" in rewrite.change
@@ -141,20 +137,16 @@ def test_rewrite_that_changes_the_result_is_never_verified():
     assert not rewrite.verified and "changes the result" in rewrite.note  # ... but not proven
 
 
-def test_data_dependent_if_becomes_torch_where_and_is_verified():
-    for fn, line in ((branch_assign, "y = torch.where(x.sum() > 0, x * 2, x - 1)"),
-                     (branch_ternary, "return torch.where(x.sum() > 0, x * 2, x - 1)")):
-        for x in (torch.rand(16), -torch.rand(16)):  # both branches taken
-            result = suggest(fn, x)
-            assert result.baseline.breaks == 1, fn.__name__
-            assert "data-dependent branching" in result.problems[0].reason.lower()
-            rewrite = _item(result, "rewrite", "torch.where")
-            assert rewrite.change.splitlines()[-1] == f"+ {line}"
-            assert rewrite.verified and rewrite.after.breaks == 0, rewrite.note
-            assert rewrite.same_result.ok
-    multi = _item(suggest(branch_assign, torch.rand(4)), "rewrite").change.splitlines()
-    assert multi[1:] == ["- if x.sum() > 0:", "-     y = x * 2", "- else:", "-     y = x - 1",
-                         "+ y = torch.where(x.sum() > 0, x * 2, x - 1)"]
+def test_early_return_if_becomes_one_return_of_torch_where():
+    for x in (torch.rand(16), -torch.rand(16)):  # both branches taken
+        result = suggest(branch_early_return, x)
+        assert result.baseline.breaks == 1
+        rewrite = _item(result, "rewrite", "torch.where")
+        lines = rewrite.change.splitlines()
+        assert lines[0].startswith("# lines ") and lines[1:] == [
+            "- if x.sum() > 0:", "- return x * 2", "- return x - 1",
+            "+ return torch.where(x.sum() > 0, x * 2, x - 1)"]
+        assert rewrite.verified and rewrite.after.breaks == 0, rewrite.note
 
 
 def test_where_rewrite_whose_branches_differ_in_shape_is_not_verified():
@@ -225,32 +217,11 @@ def test_recompiles_from_changing_sizes_suggest_dynamic():
         assert not getattr(args[0], "_dynamo_dynamic_indices", set())
 
 
-INT_STORM = """
-%%compile --no-dynamic
-def sg_scaled(x, k):
-    return x * k + 1
-"""
-
-
-def test_int_argument_storm_is_fixed_by_a_tensor_argument(ip):
-    run_cell(ip, INT_STORM)
-    run_cell(ip, "import torch, nbcompile\nsg_calls = [(torch.randn(8), k) for k in range(2, 8)]\n"
-                 "sg_r = nbcompile.suggest(sg_scaled, calls=sg_calls)")
-    result = ip.user_ns["sg_r"]
-    # the copies compile as the user's %%compile did (--no-dynamic): every k recompiles
-    assert result.baseline.recompiles == 5 and result.baseline.breaks == 0
-    tensor = _item(result, "rewrite", "k = torch.tensor(k)")
-    assert tensor.verified and tensor.after.recompiles == 0, tensor.note
-    assert tensor.same_result.ok
-    assert _item(result, "option", "--dynamic").verified
-    assert all(type(k) is int for _, k in ip.user_ns["sg_calls"])  # the user's calls kept
-
-
 def test_int_used_as_a_loop_count_is_not_fixed_by_a_tensor():
     calls = [(torch.randn(8), k) for k in range(2, 6)]
     result = suggest(int_loop, calls=calls)
     assert result.baseline.recompiles >= 2  # range(k) unrolls: each k is a new graph
-    tensor = _item(result, "rewrite", "k = torch.tensor(k)")
+    tensor = _item(result, "rewrite", "torch.tensor(k)")
     assert not tensor.verified and tensor.status == "tried, did not help"
     assert "breaks 0 ->" in tensor.note  # it trades the recompiles for a graph break
     assert not _item(result, "option", "--dynamic").verified

@@ -112,3 +112,14 @@ export function appendPaged<T>(
   };
   next();
 }
+
+/**
+ * A link that opens `url` in a new tab, or plain text when there is no url. Only
+ * https URLs reach here (records are checked by `safeUrl` in ./parseparts).
+ */
+export function externalLink(url: string, label: string, title?: string): HTMLElement {
+  if (!url) {
+    return h('span', null, label);
+  }
+  return h('a', { class: 'nbc-link', title, attrs: { href: url, target: '_blank', rel: 'noopener noreferrer' } }, label);
+}

@@ -11,19 +11,22 @@ import {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import { ICommandPalette } from '@jupyterlab/apputils';
+import { ICommandPalette, MainAreaWidget } from '@jupyterlab/apputils';
 import { IEditorServices } from '@jupyterlab/codeeditor';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { LabIcon } from '@jupyterlab/ui-components';
 
 import { setInspectorOpener } from './bridge';
+import { ITargetRecord } from './model';
 import { NotebookWatcher } from './notebook';
 import { InspectorPanel } from './sidebar/panel';
+import { SourceKernelView } from './tabview';
 
 export const PLUGIN_ID = 'nbcompile-labextension:inspector';
 
 export namespace CommandIDs {
   export const open = 'nbcompile:open-inspector';
+  export const openTab = 'nbcompile:open-source-kernels';
 }
 
 const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 24 24">
@@ -45,7 +48,27 @@ function activate(
   restorer: ILayoutRestorer | null,
   palette: ICommandPalette | null
 ): void {
-  const sidebar = new InspectorPanel(editorServices);
+  const tabs = new Map<string, MainAreaWidget<SourceKernelView>>();
+  const openTab = (record: ITargetRecord) => {
+    const open = tabs.get(record.id);
+    if (open && !open.isDisposed && open.content.record === record) {
+      app.shell.activateById(open.id);
+      return;
+    }
+    open?.dispose();
+    const widget = new MainAreaWidget({ content: new SourceKernelView(editorServices, record) });
+    widget.id = `nbcompile-tab-${record.id}`;
+    widget.title.icon = inspectorIcon;
+    tabs.set(record.id, widget);
+    widget.disposed.connect(() => {
+      if (tabs.get(record.id) === widget) {
+        tabs.delete(record.id);
+      }
+    });
+    app.shell.add(widget, 'main');
+    app.shell.activateById(widget.id);
+  };
+  const sidebar = new InspectorPanel(editorServices, openTab);
   sidebar.title.icon = inspectorIcon;
   sidebar.title.caption = 'Compile inspector';
   app.shell.add(sidebar, 'right', { rank: 650, type: 'Compile inspector' });
@@ -99,8 +122,20 @@ function activate(
       show(tracker.currentWidget, targetId);
     }
   });
+  app.commands.addCommand(CommandIDs.openTab, {
+    label: 'Open Source and Kernels Side by Side',
+    caption: 'The selected target\u2019s source and generated code in a tab, with the line mapping',
+    isEnabled: () => !!sidebar.selectedRecord,
+    execute: () => {
+      const record = sidebar.selectedRecord;
+      if (record) {
+        openTab(record);
+      }
+    }
+  });
   if (palette) {
     palette.addItem({ command: CommandIDs.open, category: 'nbcompile' });
+    palette.addItem({ command: CommandIDs.openTab, category: 'nbcompile' });
   }
 
   setInspectorOpener((targetId, origin, payload) => {

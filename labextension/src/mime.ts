@@ -1,7 +1,8 @@
 /**
  * Mime renderer extension for `application/vnd.nbcompile.v1+json`: the compact inline
  * summary under a `%%compile` cell, with a button that opens the Compile inspector on
- * a target. Text only (never HTML from the record); re-rendered on every
+ * a target; timing, trace, profile and suggestions records in the same views the
+ * inspector uses. Text only (never HTML from the record); re-rendered on every
  * `update_display_data`.
  */
 
@@ -9,11 +10,16 @@ import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
 import { hasInspector, openInspector } from './bridge';
-import { button, Child, h } from './dom';
-import { classSuffix, clip, countsText, plural, statusText, whereText } from './format';
-import { ISummaryPayload, MIME_TYPE } from './model';
+import { button, Child, externalLink, h } from './dom';
+import { classSuffix, clip, countsText, formatSeconds, plural, statusText, whereText } from './format';
+import { ISummaryPayload, ITargetRecord, MIME_TYPE } from './model';
 import { parsePayload } from './parse';
+import { phaseBar } from './phasebar';
+import { PlainCode } from './codesink';
+import { renderProfile } from './profileview';
+import { renderSuggestions } from './suggestview';
 import { renderTiming } from './timingview';
+import { renderTrace } from './traceview';
 
 /** Targets listed inline per output (the inspector lists them all). */
 const MAX_ROWS = 50;
@@ -52,14 +58,28 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
       }
       return;
     }
-    if (payload.record === 'timing') {
-      this.node.appendChild(
-        h('div', { class: 'nbc-inline-head' }, h('b', null, 'nbcompile'), ' · ', clip(payload.title, 200))
-      );
-      this.node.appendChild(renderTiming(payload));
-      return;
+    const head = (title: string) =>
+      this.node.appendChild(h('div', { class: 'nbc-inline-head' }, h('b', null, 'nbcompile'), ' · ', clip(title, 300)));
+    switch (payload.record) {
+      case 'timing':
+        head(payload.title);
+        this.node.appendChild(renderTiming(payload));
+        return;
+      case 'trace':
+        head(`trace of ${plural(payload.compiles.length, 'compile')}`);
+        this.node.appendChild(renderTrace(payload, { code: new PlainCode() }));
+        return;
+      case 'profile':
+        head(`profile of ${payload.name}`);
+        this.node.appendChild(renderProfile(payload));
+        return;
+      case 'suggestions':
+        head(`suggestions for ${payload.name}`);
+        this.node.appendChild(renderSuggestions(payload));
+        return;
+      default:
+        this._renderSummary(payload);
     }
-    this._renderSummary(payload);
   }
 
   private _note(reason: string): HTMLElement {
@@ -106,7 +126,9 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
         lines.push([
           `graph break at ${clip(whereText(gb.filename, gb.lineno, t.cell, gb.stack), 300)}: `,
           h('code', null, clip(gb.line.trim(), 200)),
-          ` — ${clip(gb.gb_type || gb.reason, MAX_TEXT)}`
+          ` — ${clip(gb.gb_type || gb.reason, MAX_TEXT)}`,
+          gb.gb_id || gb.doc_url ? ' ' : null,
+          gb.gb_id || gb.doc_url ? externalLink(gb.doc_url, clip(gb.gb_id || 'docs', 20)) : null
         ]);
       }
       for (const rc of t.recompiles.slice(0, MAX_DETAILS)) {
@@ -135,12 +157,61 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
       if (details.childElementCount) {
         this.node.appendChild(details);
       }
+      const phases = this._phases(t);
+      if (phases) {
+        this.node.appendChild(phases);
+      }
     }
     if (p.targets.length > MAX_ROWS) {
       this.node.appendChild(
         h('div', { class: 'nbc-meta' }, `${p.targets.length - MAX_ROWS} more targets: the Compile inspector lists them all`)
       );
     }
+  }
+
+  /** Compile time by phase, a stacked bar per compile (folded; the first few). */
+  private _phases(t: ITargetRecord): HTMLElement | null {
+    const compiles = t.compiles.filter(c => c.phases.size);
+    if (!compiles.length) {
+      return null;
+    }
+    let scale = 0;
+    for (const c of compiles) {
+      let sum = 0;
+      c.phases.forEach(s => (sum += s > 0 ? s : 0));
+      scale = Math.max(scale, sum);
+    }
+    const table = h('table', { class: 'nbc-inline-phases-table' });
+    for (const c of compiles.slice(0, MAX_DETAILS)) {
+      table.appendChild(
+        h(
+          'tr',
+          null,
+          h('td', null, h('code', null, clip(c.compile_id, 30))),
+          h('td', { class: 'nbc-phase-cell' }, phaseBar(c.phases, scale)),
+          h(
+            'td',
+            { class: 'nbc-meta' },
+            c.guard_latency_s !== null ? `guards ${formatSeconds(c.guard_latency_s)}/call` : ''
+          )
+        )
+      );
+    }
+    const totals = new Map<string, number>();
+    for (const c of compiles) {
+      c.phases.forEach((s, name) => totals.set(name, (totals.get(name) ?? 0) + (s > 0 ? s : 0)));
+    }
+    const legend = phaseBar(totals, 0, true).querySelector('.nbc-phase-legend');
+    return h(
+      'details',
+      { class: 'nbc-inline-phases' },
+      h('summary', null, `compile time by phase (${plural(compiles.length, 'compile')})`),
+      table,
+      compiles.length > MAX_DETAILS
+        ? h('div', { class: 'nbc-meta' }, `${compiles.length - MAX_DETAILS} more in the Compile inspector`)
+        : null,
+      legend
+    );
   }
 
   private _mimeType: string;

@@ -27,6 +27,9 @@ export interface IGraphBreak {
   compile_id: string;
   /** Dynamo's user stack, outermost first (cell line, then library lines). */
   stack: ISourceLine[];
+  /** Dynamo's graph-break id (`GB0170`) and its documentation page (https only). */
+  gb_id: string;
+  doc_url: string;
 }
 
 export interface IRecompile {
@@ -44,6 +47,29 @@ export interface IKernel {
   source: string;
   size: number;
   compile_id: string;
+  /** The source lines it computes (Inductor's provenance), when known. */
+  lines: ISourceLine[];
+}
+
+/** One source line of a target, marked with what became of it. */
+export interface IAnnotation {
+  lineno: number | null;
+  line: string;
+  /** kernel | extern | graph_break | error | traced | python | outside | blank | ... */
+  category: string;
+  /** Indexes into the target's `kernels`. */
+  kernel_refs: number[];
+  reason: string;
+}
+
+/** A kernel's code that changed between two compiles, as a unified diff. */
+export interface ICodeDiff {
+  kernel: string;
+  compile_id: string;
+  previous_compile_id: string;
+  change: string;
+  cause: string;
+  diff: string;
 }
 
 export interface ICompile {
@@ -57,6 +83,11 @@ export interface ICompile {
   guards: string;
   times: Map<string, number>;
   cache: Map<string, number>;
+  /** Seconds per compile phase, in the record's order. */
+  phases: Map<string, number>;
+  /** The breaks this compile hit (Dynamo reports them again on every recompile). */
+  graph_breaks: IGraphBreak[];
+  guard_latency_s: number | null;
 }
 
 export interface ITargetError {
@@ -114,6 +145,18 @@ export interface ITargetRecord {
   truncated: boolean;
   /** Parts the published record left out to fit the output budget (the kernel has them). */
   omitted: IOmission[];
+  /** torch's own log records from the target's compiles (kept out of stderr). */
+  torch_logs: ITorchLog[];
+  /** The target's source lines, each with what became of it. */
+  annotations: IAnnotation[];
+  code_diffs: ICodeDiff[];
+}
+
+export interface ITorchLog {
+  level: string;
+  logger: string;
+  compile_id: string;
+  message: string;
 }
 
 /** A part of a record cut from a published output: `count` `unit` of `field`, whole in `how`. */
@@ -163,4 +206,158 @@ export interface IUnknownPayload {
   reason: string;
 }
 
-export type Payload = ISummaryPayload | ITimingPayload | IUnknownPayload;
+/** One compile read from a TORCH_TRACE log (`nbcompile.open_trace`). */
+export interface ITraceCompile {
+  rank: number | null;
+  compile_id: string;
+  frame: string;
+  function: string;
+  filename: string;
+  lineno: number | null;
+  /** `compiled`, `failed`, `restarted` or `cache_hit`; anything else kept as given. */
+  status: string;
+  fail_reason: string;
+  compile_time_s: number;
+  /** Exclusive phases from `compilation_metrics` (they add up: one stacked bar). */
+  metric_phases: Map<string, number>;
+  /** Those plus Dynamo's timed regions from the chromium events (nested). */
+  phases: Map<string, number>;
+  cache: Map<string, number>;
+  /** The user stack that led to the compiled frame, outermost first. */
+  stack: ISourceLine[];
+  /** `file:line` of the compile's first event in the log. */
+  log: string;
+  graph_breaks: IGraphBreak[];
+  recompile_reason: string;
+  guards: string;
+  graphs: string[];
+  kernels: IKernel[];
+  output_code: string;
+  /** Published without its contents (the output's byte budget); the kernel has them. */
+  contents_omitted: boolean;
+}
+
+/** Where the ranks of a job compiled differently. */
+export interface IDivergence {
+  kind: string;
+  /** Ranks that agree with each other, one list per variant. */
+  groups: number[][];
+  detail: string;
+  compile_id: string;
+}
+
+/** A `"record": "trace"` payload: a TORCH_TRACE log or directory, every rank. */
+export interface ITracePayload {
+  record: 'trace';
+  key: string;
+  path: string;
+  ranks: number[];
+  compiles: ITraceCompile[];
+  divergences: IDivergence[];
+  problems: string[];
+  files: string[];
+  unknown_events: Map<string, number>;
+  events: number;
+  bytes_read: number;
+  truncated: boolean;
+  /** Parts left out to fit the output budget (compiles, compiles' contents). */
+  omitted: IOmission[];
+}
+
+/** One kernel (or extern op) of a profile: measured launches and time. */
+export interface IKernelTime {
+  name: string;
+  kind: string;
+  calls: number;
+  total_s: number;
+  mean_s: number;
+  share: number;
+  compile_id: string;
+  stage: string;
+  lines: number[];
+}
+
+/** One source line of a profiled target: seconds per call, compiled and eager. */
+export interface ILineTime {
+  lineno: number | null;
+  line: string;
+  compiled_s: number;
+  eager_s: number;
+  kernels: string[];
+  speedup: number | null;
+}
+
+/** A `"record": "profile"` payload (`nbcompile.profile` / `%kprun`). */
+export interface IProfilePayload {
+  record: 'profile';
+  key: string;
+  name: string;
+  repeat: number;
+  filename: string;
+  wall_s: number;
+  kernel_s: number;
+  outside_graphs_s: number;
+  overhead_s: number;
+  unaccounted_s: number;
+  untied_s: number;
+  eager_wall_s: number;
+  accounted: boolean;
+  kernels: IKernelTime[];
+  lines: ILineTime[];
+  notes: string[];
+  graph_breaks: IGraphBreak[];
+  compiles: string[];
+  recompiles_during_profile: number;
+}
+
+/** Counts and time of one setup (the baseline or a suggestion tried on a copy). */
+export interface IMeasured {
+  graphs: number;
+  breaks: number;
+  recompiles: number;
+  time_s: number | null;
+  error: string;
+  timing_note: string;
+}
+
+/** The break or recompile a suggestion addresses. */
+export interface IProblem {
+  kind: string;
+  reason: string;
+  filename: string | null;
+  lineno: number | null;
+  line: string;
+  in_library: boolean;
+}
+
+export interface ISuggestion {
+  problem: IProblem;
+  kind: string;
+  /** The exact change, as code (a setting, a flag, or `- old` / `+ new` lines). */
+  change: string;
+  verified: boolean;
+  status: string;
+  after: IMeasured | null;
+  /** The numeric check against the original: `ok` null when not checked. */
+  same: { ok: boolean | null; max_abs_diff: number | null; tolerance: string; notes: string[] };
+  note: string;
+}
+
+/** A `"record": "suggestions"` payload (`nbcompile.suggest` / `%suggest`). */
+export interface ISuggestionsPayload {
+  record: 'suggestions';
+  key: string;
+  name: string;
+  baseline: IMeasured;
+  problems: IProblem[];
+  items: ISuggestion[];
+  calls: number;
+  budget_s: number;
+  elapsed_s: number;
+  notes: string[];
+}
+
+/** The records listed below the targets: traces, profiles, suggestions. */
+export type IReportPayload = ITracePayload | IProfilePayload | ISuggestionsPayload;
+
+export type Payload = ISummaryPayload | ITimingPayload | IReportPayload | IUnknownPayload;

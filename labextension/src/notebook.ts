@@ -200,9 +200,16 @@ export class NotebookWatcher implements IInspectorSource {
   }
 
   private _onStatus(_: ISessionContext, status: Kernel.Status): void {
-    if (status === 'restarting' || status === 'autorestarting') {
+    // A kernel restarted by another client (REST API, another front end) sends no
+    // 'restarting' here: the new kernel's 'starting' after a running one says it.
+    const restartedElsewhere = status === 'starting' && this._ranKernel;
+    if (status === 'idle' || status === 'busy') {
+      this._ranKernel = true;
+    }
+    if (status === 'restarting' || status === 'autorestarting' || restartedElsewhere) {
       // The old kernel's targets are gone: clear now, refill from the outputs
       // (which may have been cleared too) once the new kernel is up.
+      this._ranKernel = false;
       this.store.clear();
       this._sawLive = false;
       this._refillPending = true;
@@ -233,5 +240,7 @@ export class NotebookWatcher implements IInspectorSource {
   private _refillPending = false;
   private _asked = new Set<string>();
   private _sawLive = false;
+  /** The current kernel was seen running (idle or busy) since it started. */
+  private _ranKernel = false;
   private _disposed = false;
 }

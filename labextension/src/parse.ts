@@ -10,162 +10,42 @@
 import type * as R from './generated/record';
 import { clip, formatBytes, formatTime } from './format';
 import {
+  IAnnotation,
   ICellRef,
+  ICodeDiff,
   ICompile,
-  IGraphBreak,
-  IKernel,
-  IOmission,
-  IRecompile,
-  ISourceLine,
   ITable,
   ITargetError,
   ITargetOptions,
   ITargetRecord,
   ITimingPayload,
+  ITorchLog,
   Payload,
   SCHEMA_VERSION,
   TableCell
 } from './model';
+import {
+  boolOrNull,
+  displayValue,
+  entries,
+  Json,
+  lineOrNull,
+  list,
+  Loose,
+  num,
+  numMap,
+  numOrNull,
+  obj,
+  parseSourceLine,
+  str,
+  strList,
+  strOrNull
+} from './coerce';
+import { parseGraphBreak, parseKernel, parseOmission, parseRecompile } from './parseparts';
+import { parseProfile, parseSuggestions, parseTrace } from './parsereports';
 import { validateRecord } from './validate';
 
-/** The fields of a wire type, each of unknown type until checked. */
-type Loose<T> = { [K in keyof T]?: unknown };
-
-type Json = unknown;
-
-function obj<T>(v: Json): Loose<T> | null {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Loose<T>) : null;
-}
-
-function str(v: Json, fallback = ''): string {
-  if (typeof v === 'string') {
-    return v;
-  }
-  if (typeof v === 'number' || typeof v === 'boolean') {
-    return String(v);
-  }
-  return fallback;
-}
-
-function strOrNull(v: Json): string | null {
-  return typeof v === 'string' ? v : null;
-}
-
-function num(v: Json, fallback = 0): number {
-  return typeof v === 'number' && Number.isFinite(v) ? v : fallback;
-}
-
-function numOrNull(v: Json): number | null {
-  return typeof v === 'number' && Number.isFinite(v) ? v : null;
-}
-
-/** A line number: a positive integer or null (fractions are floored). */
-function lineOrNull(v: Json): number | null {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : null;
-}
-
-function boolOrNull(v: Json): boolean | null {
-  return typeof v === 'boolean' ? v : null;
-}
-
-function arr(v: Json): readonly Json[] {
-  return Array.isArray(v) ? v : [];
-}
-
-function list<T>(v: Json, parse: (x: Json) => T | null): T[] {
-  const out: T[] = [];
-  for (const x of arr(v)) {
-    const p = parse(x);
-    if (p !== null) {
-      out.push(p);
-    }
-  }
-  return out;
-}
-
-function strList(v: Json): string[] {
-  return list(v, x => (typeof x === 'string' || typeof x === 'number' ? str(x) : null));
-}
-
-/** Own entries of a JSON object as a Map (never an object keyed by record strings). */
-function entries(v: Json): [string, Json][] {
-  return obj<Record<string, Json>>(v) ? Object.entries(v as object) : [];
-}
-
-function numMap(v: Json): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const [k, x] of entries(v)) {
-    if (typeof x === 'number' && Number.isFinite(x)) {
-      out.set(k, x);
-    }
-  }
-  return out;
-}
-
-/** A short, display-only rendering of any JSON value (never evaluated). */
-export function displayValue(v: Json): string {
-  if (v === null || v === undefined) {
-    return 'None';
-  }
-  if (typeof v === 'string') {
-    return v;
-  }
-  if (typeof v === 'boolean') {
-    return v ? 'True' : 'False';
-  }
-  if (typeof v === 'number') {
-    return String(v);
-  }
-  try {
-    return JSON.stringify(v).slice(0, 200);
-  } catch {
-    return '…';
-  }
-}
-
-function parseSourceLine(v: Json): ISourceLine | null {
-  const o = obj<R.SourceLine>(v);
-  return o && { filename: str(o.filename), lineno: lineOrNull(o.lineno), line: str(o.line) };
-}
-
-export function parseGraphBreak(v: Json): IGraphBreak | null {
-  const o = obj<R.GraphBreak>(v);
-  if (!o) {
-    return null;
-  }
-  return {
-    reason: str(o.reason),
-    filename: strOrNull(o.filename),
-    lineno: lineOrNull(o.lineno),
-    line: str(o.line),
-    hint: str(o.hint),
-    explanation: str(o.explanation),
-    gb_type: str(o.gb_type),
-    compile_id: str(o.compile_id),
-    stack: list(o.stack, parseSourceLine)
-  };
-}
-
-export function parseRecompile(v: Json): IRecompile | null {
-  const o = obj<R.Recompile>(v);
-  return o && { reason: str(o.reason), compile_id: str(o.compile_id), guard: str(o.guard) };
-}
-
-export function parseKernel(v: Json): IKernel | null {
-  const o = obj<R.Kernel>(v);
-  if (!o) {
-    return null;
-  }
-  const source = str(o.source);
-  return {
-    name: str(o.name, '(unnamed)'),
-    language: str(o.language, 'python'),
-    kind: str(o.kind, 'kernel'),
-    source,
-    size: num(o.size, source.length),
-    compile_id: str(o.compile_id)
-  };
-}
+export { displayValue } from './coerce';
 
 export function parseCompile(v: Json): ICompile | null {
   const o = obj<R.CompileRecord>(v);
@@ -182,7 +62,10 @@ export function parseCompile(v: Json): ICompile | null {
     graph_op_count: num(o.graph_op_count),
     guards: str(o.guards),
     times: numMap(o.times),
-    cache: numMap(o.cache)
+    cache: numMap(o.cache),
+    phases: numMap(o.phases),
+    graph_breaks: list(o.graph_breaks, parseGraphBreak),
+    guard_latency_s: numOrNull(o.guard_latency_s)
   };
 }
 
@@ -274,16 +157,49 @@ export function parseTarget(v: Json): ITargetRecord | null {
     output_code: str(o.output_code),
     compile_time_s: num(o.compile_time_s),
     truncated: o.truncated === true,
-    omitted: list(o.omitted, parseOmission)
+    omitted: list(o.omitted, parseOmission),
+    torch_logs: list(o.torch_logs, parseTorchLog),
+    annotations: list(o.annotations, parseAnnotation),
+    code_diffs: list(o.code_diffs, parseCodeDiff)
   };
 }
 
-export function parseOmission(v: Json): IOmission | null {
-  const o = obj<R.Omission>(v);
+function parseAnnotation(v: Json): IAnnotation | null {
+  const o = obj<R.LineAnnotation>(v);
+  if (!o) {
+    return null;
+  }
+  return {
+    lineno: lineOrNull(o.lineno),
+    line: str(o.line),
+    category: str(o.category),
+    kernel_refs: list(o.kernel_refs, lineOrNull),
+    reason: str(o.reason)
+  };
+}
+
+function parseCodeDiff(v: Json): ICodeDiff | null {
+  const o = obj<R.CodeDiff>(v);
+  if (!o) {
+    return null;
+  }
+  return {
+    kernel: str(o.kernel),
+    compile_id: str(o.compile_id),
+    previous_compile_id: str(o.previous_compile_id),
+    change: str(o.change, 'changed'),
+    cause: str(o.cause),
+    diff: str(o.diff)
+  };
+}
+
+function parseTorchLog(v: Json): ITorchLog | null {
+  const o = obj<R.TorchLog>(v);
   return o
-    ? { field: str(o.field), count: num(o.count), how: str(o.how), unit: str(o.unit, 'items') }
+    ? { level: str(o.level), logger: str(o.logger), compile_id: str(o.compile_id), message: str(o.message) }
     : null;
 }
+
 
 /** A timing record as read: the generated `Comparison` and the fields older ones had. */
 type ITimingIn = R.Comparison & { id: string; title: string; expr: string; updated_at: number };
@@ -357,6 +273,12 @@ function parseTiming(o: Loose<ITimingIn>, key: string): ITimingPayload | null {
     for (const n of strList(r.notes)) {
       notes.push(`${mode}: ${n}`);
     }
+    for (const e of list(r.explanations, x => obj<R.Explanation>(x))) {
+      const message = str(e.message);
+      if (message) {
+        notes.push(`${mode}, why not faster: ${message}`);
+      }
+    }
   }
   if (typeof o.best === 'string') {
     notes.push(`best: ${o.best}`);
@@ -388,7 +310,7 @@ function parseTiming(o: Loose<ITimingIn>, key: string): ITimingPayload | null {
 }
 
 /** The record kinds this version reads (others are listed as not shown, unvalidated). */
-const KINDS = new Set(['summary', 'target', 'timing']);
+const KINDS = new Set(['summary', 'target', 'timing', 'trace', 'profile', 'suggestions']);
 
 /**
  * Parse one published payload (the value of the MIME type in a bundle).
@@ -436,6 +358,15 @@ export function parsePayload(data: Json): Payload | null {
     // A bare target record: a one-target summary.
     const t = parseTarget(value);
     return t ? { record: 'summary', cell: t.cell, updated_at: null, targets: [t] } : null;
+  }
+  if (kind === 'trace') {
+    return parseTrace(value, key);
+  }
+  if (kind === 'profile') {
+    return parseProfile(value, key);
+  }
+  if (kind === 'suggestions') {
+    return parseSuggestions(value, key);
   }
   const timing = parseTiming(value as Loose<ITimingIn>, key);
   if (timing) {

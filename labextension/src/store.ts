@@ -10,7 +10,7 @@
 
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { ITargetRecord, ITimingPayload, IUnknownPayload, MIME_TYPE, Payload } from './model';
+import { IReportPayload, ITargetRecord, ITimingPayload, IUnknownPayload, MIME_TYPE, Payload } from './model';
 import { parsePayload } from './parse';
 
 /** Where a record came from: a live kernel message, or an output saved in the notebook. */
@@ -32,6 +32,8 @@ export interface IStoreChange {
   /** Ids of targets that were replaced by a re-run cell's new target. */
   removed: ReadonlySet<string>;
   timings: boolean;
+  /** Traces, profiles or suggestions were added. */
+  reports: boolean;
   unknown: boolean;
 }
 
@@ -97,6 +99,11 @@ export class RecordStore {
     } else if (payload.record === 'timing') {
       this._timings.set(payload.key, payload);
       this._pending.timings = true;
+    } else if (payload.record === 'trace' || payload.record === 'profile' || payload.record === 'suggestions') {
+      if (!this._reports.has(payload.key)) {
+        this._reports.set(payload.key, payload);
+        this._pending.reports = true;
+      }
     } else if (!this._unknown.has(payload.key)) {
       this._unknown.set(payload.key, payload);
       this._pending.unknown = true;
@@ -138,6 +145,11 @@ export class RecordStore {
     return [...this._timings.values()];
   }
 
+  /** Traces, profiles and suggestions, in the order first seen. */
+  get reports(): IReportPayload[] {
+    return [...this._reports.values()];
+  }
+
   get unknown(): IUnknownPayload[] {
     return [...this._unknown.values()];
   }
@@ -157,7 +169,7 @@ export class RecordStore {
   }
 
   get isEmpty(): boolean {
-    return !this._slots.size && !this._timings.size && !this._unknown.size;
+    return !this._slots.size && !this._timings.size && !this._reports.size && !this._unknown.size;
   }
 
   /** Changes so far (a cheap way to know whether to re-render). */
@@ -196,12 +208,13 @@ export class RecordStore {
     this._slots.clear();
     this._slotOf.clear();
     this._timings.clear();
+    this._reports.clear();
     this._unknown.clear();
   }
 
   private _flush(): void {
     const p = this._pending;
-    if (this._silent || (!p.reset && !p.targets.size && !p.removed.size && !p.timings && !p.unknown)) {
+    if (this._silent || (!p.reset && !p.targets.size && !p.removed.size && !p.timings && !p.reports && !p.unknown)) {
       return;
     }
     this._pending = RecordStore._empty();
@@ -210,12 +223,13 @@ export class RecordStore {
   }
 
   private static _empty(): IStoreChange & { targets: Set<string>; removed: Set<string> } {
-    return { reset: false, targets: new Set(), removed: new Set(), timings: false, unknown: false };
+    return { reset: false, targets: new Set(), removed: new Set(), timings: false, reports: false, unknown: false };
   }
 
   private _slots = new Map<string, ITargetEntry>();
   private _slotOf = new Map<string, string>();
   private _timings = new Map<string, ITimingPayload>();
+  private _reports = new Map<string, IReportPayload>();
   private _unknown = new Map<string, IUnknownPayload>();
   private _changed = new Signal<this, IStoreChange>(this);
   private _pending = RecordStore._empty();

@@ -21,8 +21,19 @@ import {
   statusText,
   whereText
 } from '../src/format';
-import { ISummaryPayload, MIME_TYPE, SCHEMA_VERSION } from '../src/model';
+import {
+  IProfilePayload,
+  ISuggestionsPayload,
+  ISummaryPayload,
+  ITracePayload,
+  MIME_TYPE,
+  SCHEMA_VERSION
+} from '../src/model';
 import { parsePayload } from '../src/parse';
+import { safeUrl } from '../src/parseparts';
+import { phaseColour, phaseSegments } from '../src/phases';
+import { rankBreaks } from '../src/rankbreaks';
+import { blockAt, buildSourceMap } from '../src/sourcemap';
 import { IStoreChange, payloadFromMessage, payloadsFromOutputs, RecordStore } from '../src/store';
 
 // test-lib/test/records.test.js -> repository root
@@ -372,4 +383,177 @@ test('a v1 record saved in a notebook before the schema was generated still show
   const p = summary(JSON.parse(readFileSync(V1_SAVED, 'utf8')));
   assert.ok(p.targets.length >= 1);
   assert.ok(p.targets.every(t => t.id && t.name));
+});
+
+// --- Reports: traces, profiles, suggestions (fixtures from real runs, make_fixtures.py) ---
+
+function recordFixture(name: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(join(ROOT, 'tests', 'fixtures', 'records', `${name}.json`), 'utf8'));
+}
+
+test('a trace record parses: compiles, recompile reason, phases, no ranks', () => {
+  const p = parsePayload(recordFixture('trace'));
+  assert.ok(p && p.record === 'trace', JSON.stringify(p));
+  const t = p as ITracePayload;
+  assert.deepEqual(t.ranks, []);
+  assert.deepEqual(
+    t.compiles.map(c => [c.compile_id, c.status, c.rank]),
+    [
+      ['0/0', 'compiled', null],
+      ['0/1', 'compiled', null]
+    ]
+  );
+  assert.match(t.compiles[1].recompile_reason, /size mismatch at index 0/);
+  assert.ok(t.compiles[0].phases.get('Dynamo tracing')! > 0);
+  assert.ok(t.compiles[0].graphs.length === 1 && t.compiles[0].graphs[0].includes('def forward'));
+  assert.ok(t.compiles[0].guards.length > 100);
+});
+
+test('a two-rank trace keeps ranks and divergences (groups of ranks)', () => {
+  const raw = recordFixture('trace');
+  const compiles = raw.compiles as Record<string, unknown>[];
+  raw.ranks = [0, 1];
+  raw.compiles = [
+    { ...compiles[0], rank: 0 },
+    { ...compiles[0], rank: 1 },
+    { ...compiles[1], rank: 1 }
+  ];
+  raw.divergences = [{ kind: 'compile_ids', groups: [[0], [1]], detail: 'rank 1 compiled 0/1', compile_id: '0/1' }];
+  const t = parsePayload(raw) as ITracePayload;
+  assert.equal(t.record, 'trace');
+  assert.deepEqual(t.ranks, [0, 1]);
+  assert.deepEqual(t.divergences[0].groups, [[0], [1]]);
+  assert.equal(t.divergences[0].compile_id, '0/1');
+  assert.deepEqual(
+    t.compiles.map(c => c.rank),
+    [0, 1, 1]
+  );
+});
+
+test('a profile record parses: kernels with launches and lines, per-line times, budget', () => {
+  const p = parsePayload(recordFixture('profile')) as IProfilePayload;
+  assert.equal(p.record, 'profile');
+  assert.equal(p.name, 'scaled');
+  assert.equal(p.repeat, 5);
+  assert.ok(p.kernels.length >= 2);
+  for (const k of p.kernels) {
+    assert.match(k.name, /^cpp_fused_/);
+    assert.equal(k.calls, 5);
+    assert.ok(k.total_s > 0 && k.lines.length > 0);
+  }
+  const item = p.lines.find(l => l.line.includes('.item()'));
+  assert.ok(item && item.lineno === 5);
+  assert.ok(p.lines.some(l => l.compiled_s > 0 && l.eager_s > 0));
+  assert.ok(p.wall_s > 0 && p.eager_wall_s > 0);
+  assert.equal(p.graph_breaks[0].gb_id, 'GB0124');
+  assert.match(p.graph_breaks[0].doc_url, /^https:\/\//);
+});
+
+test('a suggestions record parses: baseline, the change as code, verified, before/after, same result', () => {
+  const s = parsePayload(recordFixture('suggestions')) as ISuggestionsPayload;
+  assert.equal(s.record, 'suggestions');
+  assert.equal(s.baseline.breaks, 1);
+  assert.ok(s.items.length >= 1);
+  const setting = s.items.find(i => i.kind === 'setting')!;
+  assert.equal(setting.change, 'torch._dynamo.config.capture_scalar_outputs = True');
+  assert.equal(setting.verified, true);
+  assert.equal(setting.after?.breaks, 0);
+  assert.equal(setting.same.ok, true);
+  assert.equal(setting.problem.lineno, 5);
+});
+
+test('links in records: only https URLs are kept', () => {
+  assert.equal(safeUrl('https://meta-pytorch.github.io/x.html'), 'https://meta-pytorch.github.io/x.html');
+  assert.equal(safeUrl('javascript:alert(1)'), '');
+  assert.equal(safeUrl('http://example.com'), '');
+  assert.equal(safeUrl('not a url'), '');
+  const raw = recordFixture('profile');
+  (raw.graph_breaks as Record<string, unknown>[])[0].doc_url = 'javascript:alert(1)';
+  const p = parsePayload(raw) as IProfilePayload;
+  assert.equal(p.graph_breaks[0].doc_url, '');
+});
+
+test('store: reports are kept once each, in order, and cleared by a rebuild', () => {
+  const store = new RecordStore();
+  const changes: IStoreChange[] = [];
+  store.changed.connect((_, c) => changes.push(c));
+  for (const name of ['trace', 'profile', 'suggestions', 'trace']) {
+    store.apply(parsePayload(recordFixture(name))!, 'live');
+  }
+  assert.deepEqual(
+    store.reports.map(r => r.record),
+    ['trace', 'profile', 'suggestions']
+  );
+  assert.equal(changes.filter(c => c.reports).length, 3);
+  assert.equal(store.isEmpty, false);
+  store.rebuild([]);
+  assert.equal(store.reports.length, 0);
+  assert.equal(store.isEmpty, true);
+});
+
+test('compiles carry their phases, guard latency and breaks', () => {
+  const t = summary().targets[0];
+  assert.ok(t.compiles.some(c => c.phases.size > 0));
+  assert.deepEqual(
+    t.compiles.map(c => c.graph_breaks.length),
+    [1, 0, 1, 0]
+  );
+  assert.equal(t.graph_breaks[0].gb_id.startsWith('GB'), true);
+});
+
+test('the notebook breaks: once each, most hit first, measured cost first when profiled', () => {
+  const targets = summary().targets;
+  const plain = rankBreaks(targets, []);
+  assert.equal(plain.length, 1);
+  assert.equal(plain[0].hits, 2); // compiles 0/0 and 0/1 both hit the print
+  assert.deepEqual(plain[0].targets, ['gelu_chain']);
+  assert.equal(plain[0].outside_graphs_s, null);
+  // A second break, hit once, that a profile measured: it ranks first.
+  const other = { ...targets[0].graph_breaks[0], lineno: 99, reason: 'another break' };
+  const t2 = { ...targets[1], compiles: [{ ...targets[1].compiles[0], graph_breaks: [other] }] };
+  const profile = parsePayload(recordFixture('profile')) as IProfilePayload;
+  const measured = rankBreaks([targets[0], t2], [{ ...profile, graph_breaks: [other], outside_graphs_s: 0.002 }]);
+  assert.deepEqual(
+    measured.map(r => [r.graph_break.lineno, r.hits, r.outside_graphs_s]),
+    [
+      [99, 1, 0.002],
+      [5, 2, null]
+    ]
+  );
+});
+
+test('phase bars fold the tail and give each phase one colour', () => {
+  const phases = new Map<string, number>();
+  for (let i = 0; i < 20; i++) {
+    phases.set(`phase ${i}`, i + 1);
+  }
+  phases.set('zero', 0);
+  const segs = phaseSegments(phases);
+  assert.equal(segs.length, 12);
+  assert.equal(segs[0][0], 'phase 19');
+  assert.equal(segs[11][0], '9 other phases');
+  assert.equal(segs[11][1], 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9);
+  assert.equal(phaseColour('Dynamo tracing'), phaseColour('Dynamo tracing'));
+});
+
+test('source map: kernels laid out one after another, tied to the source lines both ways', () => {
+  const t = summary().targets[0]; // gelu_chain: y = sin(x) * 2; print; relu(y) + 1
+  const map = buildSourceMap(t);
+  assert.ok(map.blocks.length >= 2);
+  const lines = map.text.split('\n');
+  for (const b of map.blocks) {
+    assert.match(lines[b.start - 1], new RegExp(`^// ---- ${t.kernels[b.kernel].name}`));
+    assert.ok(b.end >= b.start && b.end <= lines.length);
+    assert.equal(blockAt(map, b.start)?.kernel, b.kernel);
+    assert.equal(blockAt(map, b.end)?.kernel, b.kernel);
+  }
+  assert.equal(blockAt(map, map.blocks[0].end + 1), undefined); // the blank line between
+  const sinRow = map.rows.find(r => r.line.includes('torch.sin'))!;
+  assert.equal(sinRow.lineno, 4);
+  assert.ok(sinRow.kernels.length >= 1);
+  for (const k of sinRow.kernels) {
+    assert.ok(map.kernelLines.get(k)!.includes(4));
+    assert.notEqual(t.kernels[k].kind, 'wrapper');
+  }
+  assert.deepEqual(map.rows.find(r => r.line.includes('print'))!.kernels, []);
 });

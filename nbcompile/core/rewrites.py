@@ -1,13 +1,16 @@
 """Source rewrites of the user's own function for classic graph-break patterns (``ast``).
 
-``keep_as_tensor(fn, lineno)``: on line ``lineno`` of ``fn``'s source, ``t.item()``,
-``float(t)`` and ``int(t)`` become ``t`` (the value stays a tensor, so Dynamo keeps
-tracing). ``branch_to_where(fn, lineno)``: a data-dependent ``if`` on line ``lineno``
-whose branches each give one value (``y = a`` / ``y = b``, ``return a`` / ``return b``,
-or ``a if cond else b``) becomes ``torch.where(cond, a, b)``. ``numpy_to_torch(fn,
-lineno)``: a NumPy call that Dynamo cannot trace (``np.nanmean(t.numpy())``) becomes its
-torch equivalent on the tensor (``torch.nanmean(t)``). The result is a new function (the
-user's is untouched) and the changed line(s).
+- ``keep_as_tensor(fn, lineno)``: ``t.item()``, ``float(t)`` and ``int(t)`` on the line
+  become ``t`` (the value stays a tensor, so Dynamo keeps tracing).
+- ``branch_to_where(fn, lineno)``: a data-dependent ``if`` on a tensor whose branches
+  assign one name (or return a value) becomes ``torch.where(cond, a, b)``; a conditional
+  expression ``a if cond else b`` on the line too.
+- ``numpy_to_torch(fn, lineno)``: a NumPy call Dynamo cannot trace becomes its torch
+  equivalent (``np.digitize(t.numpy(), bins)`` -> ``torch.bucketize(t, ...)``), and a later
+  ``torch.from_numpy(name)`` of its result becomes ``name``.
+
+Each returns a new function (the user's is untouched: same globals, a new code object
+whose lines keep the cell's numbering) and the lines that changed.
 """
 
 from __future__ import annotations
@@ -16,15 +19,14 @@ import ast
 import inspect
 import textwrap
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-import torch
-
 _SCALAR_CASTS = ("float", "int")
-#: NumPy functions torch._numpy (Dynamo's NumPy tracing) lacks in torch 2.13 -> torch's.
-NUMPY_TO_TORCH = {"nanmean": "nanmean", "nansum": "nansum", "nanmedian": "nanmedian",
-                  "isin": "isin", "trapz": "trapezoid", "trapezoid": "trapezoid"}
+#: NumPy functions with a torch equivalent of another name: np name -> torch name.
+_NUMPY_RENAMES = {"digitize": "bucketize", "clip": "clamp", "concatenate": "cat",
+                  "amax": "amax", "amin": "amin", "absolute": "abs", "power": "pow"}
+_FROM_NUMPY = ("from_numpy", "as_tensor", "tensor")
 
 
 class RewriteError(ValueError):
@@ -33,12 +35,24 @@ class RewriteError(ValueError):
 
 @dataclass(frozen=True)
 class Rewrite:
-    """A rewritten copy of a function and the line that changed."""
+    """A rewritten copy of a function and the lines that changed."""
 
     fn: types.FunctionType
-    lineno: int  # in the original file
-    before: str  # the line(s) replaced, without their indentation
-    after: str  # what replaces them
+    lineno: int  # the first changed line, in the original file
+    before: str  # the changed lines as they were (several lines joined by newlines)
+    after: str  # what replaced them
+    # Every changed place: (line in the original file, before, after), in order.
+    changes: list[tuple[int, str, str]] = field(default_factory=list)
+
+    def diff(self) -> str:
+        """The change as a short diff: ``# line N``, ``- old``, ``+ new`` per place."""
+        out: list[str] = []
+        for lineno, before, after in self.changes or [(self.lineno, self.before, self.after)]:
+            span = before.count("\n")
+            out.append(f"# line {lineno}" if not span else f"# lines {lineno}-{lineno + span}")
+            out += [f"- {line}" for line in before.splitlines()]
+            out += [f"+ {line}" for line in after.splitlines()]
+        return "\n".join(out)
 
 
 class _KeepAsTensor(ast.NodeTransformer):
@@ -76,19 +90,22 @@ def _source(fn: Any) -> tuple[types.FunctionType, str, int]:
     return fn, textwrap.dedent("".join(lines)), first
 
 
-def _parse(fn: Any) -> tuple[types.FunctionType, str, int, ast.Module, ast.FunctionDef]:
-    fn, src, first = _source(fn)
-    tree = ast.parse(src)
-    func = tree.body[0]
+def _function_def(fn: types.FunctionType, src: str) -> ast.FunctionDef:
+    func = ast.parse(src).body[0]
     if not isinstance(func, ast.FunctionDef):
         raise RewriteError(f"{fn.__name__} is not a plain def")
+    return func
+
+
+def _build(fn: types.FunctionType, src: str, first: int) -> types.FunctionType:
+    """``src`` (the dedented def, rewritten) as a function like ``fn``: same globals,
+    defaults and name; its lines numbered as the original's (breaks name the cell's lines)."""
+    tree = ast.parse(src)
+    func = tree.body[0]
+    assert isinstance(func, ast.FunctionDef)
     func.decorator_list = []
-    return fn, src, first, tree, func
-
-
-def _build(fn: types.FunctionType, tree: ast.Module, first: int) -> types.FunctionType:
     ast.fix_missing_locations(tree)
-    ast.increment_lineno(tree, first - 1)  # tracebacks and breaks name the cell's lines
+    ast.increment_lineno(tree, first - 1)
     code = compile(tree, fn.__code__.co_filename, "exec")
     namespace: dict[str, Any] = {}
     exec(code, fn.__globals__, namespace)  # noqa: S102 - the user's own, rewritten code
@@ -98,183 +115,210 @@ def _build(fn: types.FunctionType, tree: ast.Module, first: int) -> types.Functi
     return new
 
 
+def _torch_name(fn: types.FunctionType) -> str:
+    """The name ``torch`` has where ``fn`` was defined (rewrites call ``torch.where``)."""
+    import torch
+
+    for name, value in fn.__globals__.items():
+        if value is torch and not name.startswith("_"):
+            return name
+    raise RewriteError(f"torch is not imported where {fn.__name__} is defined")
+
+
 def keep_as_tensor(fn: Any, lineno: int) -> Rewrite:
     """``fn`` with ``.item()``/``float()``/``int()`` on file line ``lineno`` removed."""
-    fn, src, first, tree, func = _parse(fn)
+    fn, src, first = _source(fn)
+    func = _function_def(fn, src)
     local_line = lineno - first + 1
     transformer = _KeepAsTensor(local_line)
     transformer.visit(func)
     if not transformer.replaced:
         raise RewriteError(f"no .item(), float() or int() call on line {lineno}")
-    before = src.splitlines()[local_line - 1]
+    lines = src.splitlines()
+    before = lines[local_line - 1]
     after = before
     for node, inner in transformer.replaced:
         outer_text = ast.get_source_segment(src, node)
         inner_text = ast.get_source_segment(src, inner)
         if outer_text and inner_text:
             after = after.replace(outer_text, inner_text, 1)
-    return Rewrite(_build(fn, tree, first), lineno, before.strip(), after.strip())
+    lines[local_line - 1] = after
+    new = _build(fn, "\n".join(lines) + "\n", first)
+    return Rewrite(new, lineno, before.strip(), after.strip(),
+                   [(lineno, before.strip(), after.strip())])
 
 
-def _where(cond: ast.expr, a: ast.expr, b: ast.expr) -> ast.Call:
-    func = ast.Attribute(ast.Name("torch", ast.Load()), "where", ast.Load())
-    return ast.Call(func, [cond, a, b], [])
-
-
-def _single_target(stmts: list[ast.stmt]) -> tuple[str, ast.expr] | None:
-    if len(stmts) != 1 or not isinstance(stmts[0], ast.Assign):
+def _branch_value(body: list[ast.stmt]) -> tuple[str, ast.expr] | None:
+    """``("=name", value)`` for one assignment to one name, ``("return", value)`` for one
+    return of a value; None for anything else."""
+    if len(body) != 1:
         return None
-    (node,) = stmts
-    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
-        return None
-    return node.targets[0].id, node.value
-
-
-def _returned(stmts: list[ast.stmt]) -> ast.expr | None:
-    if len(stmts) == 1 and isinstance(stmts[0], ast.Return) and stmts[0].value is not None:
-        return stmts[0].value
+    stmt = body[0]
+    if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)):
+        return f"={stmt.targets[0].id}", stmt.value
+    if isinstance(stmt, ast.Return) and stmt.value is not None:
+        return "return", stmt.value
     return None
 
 
-class _BranchToWhere(ast.NodeTransformer):
-    """Replaces the ``if`` (or conditional expression) that starts on ``line``."""
-
-    def __init__(self, line: int) -> None:
-        self.line = line
-        # (first line, last line, the old node, its replacement)
-        self.replaced: list[tuple[int, int, ast.AST, ast.AST]] = []
-
-    def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
-        self.generic_visit(node)
-        if node.lineno != self.line:
-            return node
-        new = ast.copy_location(_where(node.test, node.body, node.orelse), node)
-        self.replaced.append((node.lineno, node.end_lineno or node.lineno, node, new))
-        return new
-
-    def generic_visit(self, node: ast.AST) -> ast.AST:
+def _next_statement(func: ast.FunctionDef, node: ast.stmt) -> ast.stmt | None:
+    """The statement after ``node`` in the block that holds it (None: the block's last)."""
+    for parent in ast.walk(func):
         for name in ("body", "orelse", "finalbody"):
-            stmts = getattr(node, name, None)
-            if isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt):
-                setattr(node, name, self._statements(stmts))
-        for field_name, value in ast.iter_fields(node):
-            if field_name in ("body", "orelse", "finalbody") and isinstance(value, list):
-                continue
-            if isinstance(value, ast.AST):
-                setattr(node, field_name, self.visit(value))
-            elif isinstance(value, list):
-                setattr(node, field_name, [self.visit(v) if isinstance(v, ast.AST) else v
-                                           for v in value])
-        return node
-
-    def _statements(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
-        out: list[ast.stmt] = []
-        skip_next = False
-        for i, stmt in enumerate(stmts):
-            if skip_next:
-                skip_next = False
-                continue
-            if isinstance(stmt, ast.If) and stmt.lineno == self.line:
-                new, last, skip_next = self._if(stmt, stmts[i + 1] if i + 1 < len(stmts)
-                                                else None)
-                if new is not None:
-                    new = ast.copy_location(new, stmt)
-                    self.replaced.append((stmt.lineno, last, stmt, new))
-                    out.append(new)
-                    continue
-            out.append(self.visit(stmt))
-        return out
-
-    @staticmethod
-    def _if(node: ast.If, following: ast.stmt | None) -> tuple[ast.stmt | None, int, bool]:
-        last = node.end_lineno or node.lineno
-        body, orelse = _single_target(node.body), _single_target(node.orelse)
-        if body and orelse and body[0] == orelse[0]:
-            target = ast.Name(body[0], ast.Store())
-            return ast.Assign([target], _where(node.test, body[1], orelse[1])), last, False
-        then = _returned(node.body)
-        if then is not None and node.orelse and (other := _returned(node.orelse)) is not None:
-            return ast.Return(_where(node.test, then, other)), last, False
-        if (then is not None and not node.orelse and following is not None
-                and (other := _returned([following])) is not None):
-            last = following.end_lineno or following.lineno
-            return ast.Return(_where(node.test, then, other)), last, True
-        return None, last, False
+            block = getattr(parent, name, None)
+            if isinstance(block, list) and node in block:
+                i = block.index(node)
+                return block[i + 1] if i + 1 < len(block) else None
+    return None
 
 
 def branch_to_where(fn: Any, lineno: int) -> Rewrite:
-    """``fn`` with the data-dependent ``if`` on file line ``lineno`` as ``torch.where``."""
-    fn, src, first, tree, func = _parse(fn)
-    if fn.__globals__.get("torch") is not torch:
-        raise RewriteError(f"torch is not imported as `torch` where {fn.__name__} is defined")
+    """``fn`` with the data-dependent branch on file line ``lineno`` as ``torch.where``:
+    ``if c: y = a`` / ``else: y = b`` (or no ``else``: ``b`` is ``y``), ``if c: return a`` /
+    ``else: return b`` (or the next statement ``return b``), or ``a if c else b``. Both
+    sides are computed (torch.where selects elementwise); the trial on a copy shows
+    whether the result stays the same."""
+    fn, src, first = _source(fn)
+    torch_name = _torch_name(fn)
+    func = _function_def(fn, src)
     local_line = lineno - first + 1
-    transformer = _BranchToWhere(local_line)
-    func.body = transformer._statements(func.body)
-    if not transformer.replaced:
-        raise RewriteError(
-            f"the if on line {lineno} is not one value per branch (y = a / y = b, "
-            "return a / return b, or a if cond else b)")
-    start, end, old, new = transformer.replaced[0]
     lines = src.splitlines()
-    before_lines = lines[start - 1:end]
-    indent = before_lines[0][: len(before_lines[0]) - len(before_lines[0].lstrip())]
-    before = "\n".join(line[len(indent):] if line.startswith(indent) else line.strip()
-                       for line in before_lines)
-    if isinstance(new, ast.stmt):
-        after = ast.unparse(new)
-    else:  # a conditional expression inside a line: only its text changes
-        old_text = ast.get_source_segment(src, old) or ""
-        after = before.replace(old_text, ast.unparse(new), 1) if old_text else ast.unparse(new)
-    return Rewrite(_build(fn, tree, first), lineno, before, after)
+    for node in ast.walk(func):
+        if isinstance(node, ast.If) and node.lineno == local_line:
+            then = _branch_value(node.body)
+            other = _branch_value(node.orelse) if node.orelse else None
+            if then is None or (node.orelse and (other is None or other[0] != then[0])):
+                break
+            end = node.end_lineno or node.lineno
+            if other is None and then[0] == "return":
+                # `if c: return a` then `return b` (an early return): one return of where
+                following = _next_statement(func, node)
+                if not (isinstance(following, ast.Return) and following.value is not None):
+                    break  # `if c: return a` then more code: not one expression
+                other = ("return", following.value)
+                end = following.end_lineno or following.lineno
+            cond = ast.unparse(node.test)
+            a = ast.unparse(then[1])
+            b = ast.unparse(other[1]) if other else then[0][1:]
+            where = f"{torch_name}.where({cond}, {a}, {b})"
+            stmt = f"return {where}" if then[0] == "return" else f"{then[0][1:]} = {where}"
+            line = lines[local_line - 1]
+            indent = line[: len(line) - len(line.lstrip())]
+            before = "\n".join(line.strip() for line in lines[local_line - 1:end])
+            # Blank lines keep the lines below where they were (breaks name cell lines).
+            lines[local_line - 1:end] = [indent + stmt] + [""] * (end - local_line)
+            new = _build(fn, "\n".join(lines) + "\n", first)
+            return Rewrite(new, lineno, before, stmt, [(lineno, before, stmt)])
+        if isinstance(node, ast.IfExp) and node.lineno == local_line == node.end_lineno:
+            segment = ast.get_source_segment(src, node)
+            where = (f"{torch_name}.where({ast.unparse(node.test)}, {ast.unparse(node.body)}, "
+                     f"{ast.unparse(node.orelse)})")
+            before = lines[local_line - 1]
+            if not segment or segment not in before:
+                break
+            after = before.replace(segment, where, 1)
+            lines[local_line - 1] = after
+            new = _build(fn, "\n".join(lines) + "\n", first)
+            return Rewrite(new, lineno, before.strip(), after.strip(),
+                           [(lineno, before.strip(), after.strip())])
+    raise RewriteError(
+        f"the branch on line {lineno} is not one assignment or return on each side; "
+        "torch.cond(pred, true_fn, false_fn, (operands,)) can express branches that "
+        "return tensors of one shape")
 
 
-class _NumpyToTorch(ast.NodeTransformer):
-    def __init__(self, line: int, aliases: set[str]) -> None:
-        self.line, self.aliases = line, aliases
-        self.replaced: list[tuple[str, str]] = []  # (numpy name, torch name)
-        self.unknown: list[str] = []
+class _NumpyCalls(ast.NodeTransformer):
+    """NumPy calls on one line -> torch calls; ``t.numpy()`` arguments -> ``t``."""
+
+    def __init__(self, line: int, numpy_names: set[str], torch_name: str) -> None:
+        self.line, self.np, self.torch = line, numpy_names, torch_name
+        self.replaced = 0
+
+    def _is_np_call(self, node: ast.AST) -> bool:
+        return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id in self.np)
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
-        func = node.func
-        if (node.lineno != self.line or not isinstance(func, ast.Attribute)
-                or not isinstance(func.value, ast.Name) or func.value.id not in self.aliases):
+        if node.lineno != self.line:
             return node
-        name = NUMPY_TO_TORCH.get(func.attr)
-        if name is None:
-            self.unknown.append(f"{func.value.id}.{func.attr}")
+        # torch.from_numpy(<rewritten call>) -> the call
+        if (isinstance(node.func, ast.Attribute) and node.func.attr in _FROM_NUMPY
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == self.torch
+                and len(node.args) == 1 and getattr(node.args[0], "_nbc_torch", False)):
+            return node.args[0]
+        if not self._is_np_call(node):
             return node
-        self.replaced.append((f"{func.value.id}.{func.attr}", f"torch.{name}"))
-        node.func = ast.Attribute(ast.Name("torch", ast.Load()), name, ast.Load())
-        node.args = [_tensor_of(a) for a in node.args]
-        return node
+        assert isinstance(node.func, ast.Attribute)
+        import torch
 
+        name = node.func.attr
+        args = [self._tensor_arg(a) for a in node.args]
+        keywords = list(node.keywords)
+        if name == "digitize":
+            if keywords or len(args) != 2:
+                raise RewriteError("np.digitize with `right=` is not rewritten")
+            # np.digitize(x, bins) == torch.bucketize(x, bins, right=True)
+            args[1] = self._as_tensor(args[1])
+            keywords = [ast.keyword("right", ast.Constant(True))]
+        target = _NUMPY_RENAMES.get(name, name)
+        if not hasattr(torch, target):
+            raise RewriteError(f"np.{name} has no torch function of that name")
+        call = ast.Call(ast.Attribute(ast.Name(self.torch, ast.Load()), target, ast.Load()),
+                        args, keywords)
+        call._nbc_torch = True  # type: ignore[attr-defined]
+        self.replaced += 1
+        return ast.copy_location(call, node)
 
-def _tensor_of(arg: ast.expr) -> ast.expr:
-    """``t.numpy()`` -> ``t`` (the torch function takes the tensor itself)."""
-    if (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute)
-            and arg.func.attr == "numpy" and not arg.args and not arg.keywords):
-        return arg.func.value
-    return arg
+    def _tensor_arg(self, arg: ast.expr) -> ast.expr:
+        if (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute)
+                and arg.func.attr == "numpy" and not arg.args):
+            return arg.func.value
+        return arg
+
+    def _as_tensor(self, arg: ast.expr) -> ast.expr:
+        return ast.Call(ast.Attribute(ast.Name(self.torch, ast.Load()), "as_tensor", ast.Load()),
+                        [arg], [])
 
 
 def numpy_to_torch(fn: Any, lineno: int) -> Rewrite:
-    """``fn`` with the NumPy calls on file line ``lineno`` replaced by torch's."""
-    fn, src, first, tree, func = _parse(fn)
-    if fn.__globals__.get("torch") is not torch:
-        raise RewriteError(f"torch is not imported as `torch` where {fn.__name__} is defined")
-    aliases = {k for k, v in fn.__globals__.items()
-               if isinstance(v, types.ModuleType) and v.__name__ == "numpy"}
+    """``fn`` with the NumPy call(s) on file line ``lineno`` as torch calls on the tensors
+    (``.numpy()`` dropped); if the line assigns the result to a name, later
+    ``torch.from_numpy(name)`` in ``fn`` becomes ``name``."""
+    import numpy
+
+    fn, src, first = _source(fn)
+    torch_name = _torch_name(fn)
+    numpy_names = {n for n, v in fn.__globals__.items() if v is numpy}
+    if not numpy_names:
+        raise RewriteError(f"numpy is not imported where {fn.__name__} is defined")
+    func = _function_def(fn, src)
     local_line = lineno - first + 1
-    transformer = _NumpyToTorch(local_line, aliases)
-    transformer.visit(func)
+    stmt = next((s for s in ast.walk(func) if isinstance(s, ast.stmt)
+                 and not isinstance(s, ast.FunctionDef) and s.lineno == local_line
+                 and s.end_lineno == local_line), None)
+    if stmt is None:
+        raise RewriteError(f"line {lineno} is not one whole statement")
+    transformer = _NumpyCalls(local_line, numpy_names, torch_name)
+    new_stmt = transformer.visit(stmt)
     if not transformer.replaced:
-        unknown = ", ".join(transformer.unknown) or "no NumPy call"
-        raise RewriteError(f"line {lineno}: {unknown}: no torch equivalent known "
-                           f"(known: {', '.join(sorted(NUMPY_TO_TORCH))})")
-    before = src.splitlines()[local_line - 1].strip()
-    statement = next(s for s in ast.walk(func)
-                     if isinstance(s, ast.stmt) and s.lineno == local_line
-                     and not isinstance(s, ast.FunctionDef))
-    after = ast.unparse(statement) if statement.end_lineno == local_line else before
-    return Rewrite(_build(fn, tree, first), lineno, before, after)
+        raise RewriteError(f"no NumPy call on line {lineno}")
+    lines = src.splitlines()
+    line = lines[local_line - 1]
+    indent = line[: len(line) - len(line.lstrip())]
+    before = line.strip()
+    after = ast.unparse(new_stmt)
+    lines[local_line - 1] = indent + after
+    changes = [(lineno, before, after)]
+    if (isinstance(new_stmt, ast.Assign) and len(new_stmt.targets) == 1
+            and isinstance(new_stmt.targets[0], ast.Name)):
+        name = new_stmt.targets[0].id
+        for pattern in (f"{torch_name}.{f}({name})" for f in _FROM_NUMPY):
+            for i in range(local_line, len(lines)):
+                if pattern in lines[i]:
+                    old = lines[i].strip()
+                    lines[i] = lines[i].replace(pattern, name)
+                    changes.append((first + i, old, lines[i].strip()))
+    new = _build(fn, "\n".join(lines) + "\n", first)
+    return Rewrite(new, lineno, before, after, changes)

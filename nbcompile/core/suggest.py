@@ -44,11 +44,9 @@ DEFAULT_BUDGET_S = 60.0
 _ITEM = re.compile(r"\.item\(\)|Tensor\.item|capture_scalar_outputs|_local_scalar_dense")
 _LOGGING = re.compile(r"\bprint\b|logging|reorderable_logging", re.IGNORECASE)
 _SCALAR_CALL = re.compile(r"\.item\(\)|\b(float|int)\(")
-#: Dynamo 2.13's gb_type for ``if tensor_expr:`` ("Data-dependent branching").
-_BRANCH = re.compile(r"data-dependent branching", re.IGNORECASE)
-#: Dynamo traces NumPy through torch._numpy (trace_numpy, on by default); this is its
-#: break for a function torch._numpy lacks.
-_NUMPY = re.compile(r"numpy function unsupported|in torch\._numpy")
+_BRANCH = re.compile(r"data-dependent branching|generic_jump|dynamic control flow", re.IGNORECASE)
+_NUMPY = re.compile(r"numpy function|\bnumpy\b", re.IGNORECASE)
+_NUMPY_CALL = re.compile(r"\b(np|numpy)\.\w+\(")
 _LOG_FUNCTIONS = (print,)
 
 
@@ -148,7 +146,7 @@ class _Trial:
     dynamic: bool | None = None
     mark_dynamic: list[tuple[int, int]] = field(default_factory=list)  # (arg index, dim)
     function: Callable[..., Any] | None = None  # a rewritten function instead of the copy
-    tensor_args: list[int] = field(default_factory=list)  # int arguments passed as 0-d tensors
+    tensor_args: list[int] = field(default_factory=list)  # int arguments passed as tensors
 
 
 class _PrivateCapture:
@@ -185,9 +183,7 @@ class _PrivateCapture:
                 self._listener.uninstall()
 
 
-def replay_calls(args: tuple, kwargs: dict, calls: Sequence[Any] | None
-                 ) -> list[tuple[tuple, dict]]:
-    """The calls to replay: ``calls`` (tuples or kwargs dicts) or the one call given."""
+def _calls(args: tuple, kwargs: dict, calls: Sequence[Any] | None) -> list[tuple[tuple, dict]]:
     if calls is None:
         return [(tuple(args), dict(kwargs))]
     if args or kwargs:
@@ -229,14 +225,17 @@ def _run(fn: Any, calls: list[tuple[tuple, dict]], reference: list[list[Any]],
     tolerances: set[str] = set()
     with (torch._dynamo.config.patch(trial.config), capture.listening(), suppressed(),
           _own_automatic_dynamic()):
-        compiled = torch.compile(target, dynamic=trial.dynamic)
+        compiled = torch.compile(target, dynamic=trial.dynamic if trial.dynamic is not None
+                                 else _target_dynamic(fn))
         boxes = [Sandbox(fn, args, kwargs) for args, kwargs in calls]
         try:
+            for box in boxes:
+                if trial.tensor_args:
+                    box.args = tuple(torch.tensor(a) if i in trial.tensor_args else a
+                                     for i, a in enumerate(box.args))
             for box, ref in zip(boxes, reference, strict=True):
                 for index, dim in trial.mark_dynamic:
                     torch._dynamo.mark_dynamic(box.args[index], dim)
-                if trial.tensor_args:
-                    box.args = _as_tensors(box.args, trial.tensor_args)
                 with box.captured_output():
                     out = compiled(*box.args, **box.kwargs)
                 diff, ok, tol, notes = numeric_diff(ref, out)
@@ -284,9 +283,13 @@ def _own_automatic_dynamic() -> Iterator[None]:
         pgo._CODE_STATE, pgo._INIT_CODE_STATE = saved
 
 
-def _as_tensors(args: tuple, indices: list[int]) -> tuple:
-    return tuple(torch.tensor(a) if i in indices and type(a) is int else a
-                 for i, a in enumerate(args))
+def _target_dynamic(fn: Any) -> bool | None:
+    """The ``dynamic`` option ``fn`` was compiled with by ``%%compile`` (None: automatic),
+    so the copies recompile as the user's target does (e.g. ``--no-dynamic`` storms)."""
+    from .session import get_session
+
+    target = get_session().find(fn)
+    return target.options.dynamic if target is not None else None
 
 
 def _time(compiled: Callable[..., Any], boxes: list[Sandbox], deadline: float) -> float | None:
@@ -361,14 +364,6 @@ def _changing_dims(calls: list[tuple[tuple, dict]]) -> list[tuple[int, int]]:
     return dims
 
 
-def _changing_ints(calls: list[tuple[tuple, dict]]) -> list[int]:
-    """Indices of positional ``int`` arguments whose value changes between calls."""
-    first = calls[0][0]
-    return [i for i, a in enumerate(first)
-            if type(a) is int and all(len(c[0]) > i and type(c[0][i]) is int for c in calls)
-            and len({c[0][i] for c in calls}) > 1]
-
-
 def _rank_changes(calls: list[tuple[tuple, dict]]) -> bool:
     """Whether a tensor argument's number of dimensions changes between calls."""
     first = calls[0][0]
@@ -379,12 +374,11 @@ def _rank_changes(calls: list[tuple[tuple, dict]]) -> bool:
         for i, a in enumerate(first))
 
 
-def _proposals(fn: Any, problem: Problem, calls: list[tuple[tuple, dict]],
-               dynamic: bool | None = None) -> list[tuple[Suggestion, _Trial | None]]:
+def _proposals(fn: Any, problem: Problem, calls: list[tuple[tuple, dict]]
+               ) -> list[tuple[Suggestion, _Trial | None]]:
     out: list[tuple[Suggestion, _Trial | None]] = []
     if problem.kind == "recompile":
-        # dynamic shapes cannot make the number of dims symbolic
-        if dynamic is not True and not _rank_changes(calls):
+        if not _rank_changes(calls):  # dynamic shapes cannot make the number of dims symbolic
             out.append((Suggestion(
                 problem, "option", "%%compile --dynamic   # torch.compile(fn, dynamic=True)",
                 note="dynamic shapes give up kernels specialised to each size"),
@@ -399,15 +393,13 @@ def _proposals(fn: Any, problem: Problem, calls: list[tuple[tuple, dict]],
                 _Trial(mark_dynamic=dims)))
         ints = _changing_ints(calls)
         if ints:
-            names = _arg_names(fn)
-            label = [names[i] if i < len(names) else f"argument {i}" for i in ints]
+            names = _param_names(fn)
+            shown = ", ".join(names[i] if i < len(names) else f"arg{i}" for i in ints)
             out.append((Suggestion(
                 problem, "rewrite",
-                "\n".join(f"# pass {n} as a 0-d tensor, not a Python int (argument {i}):\n"
-                          f"{n} = torch.tensor({n})" for n, i in zip(label, ints, strict=True)),
-                note=f"a Python int ({', '.join(label)}) is a guarded constant; a tensor's "
-                     "value is data, so a new value reuses the graph (mark_dynamic does not "
-                     "apply to ints)"),
+                f"# pass {shown} as a 0-d tensor, e.g. torch.tensor({shown.split(', ')[0]})",
+                note="a Python int is specialised on its value (a recompile per new value); "
+                     "a tensor's value is data, so one compiled version serves them all"),
                 _Trial(tensor_args=ints)))
         limit = torch._dynamo.config.recompile_limit
         if problem.reason and _recompiles_of(problem) >= limit:
@@ -437,57 +429,58 @@ def _proposals(fn: Any, problem: Problem, calls: list[tuple[tuple, dict]],
             note="the library call then always runs in Python (the graph is still split "
                  "there); never a rewrite of library code. Not tried: it changes your code "
                  "and removes no break."), None))
-    elif problem.lineno is not None and _BRANCH.search(reason):
-        try:
-            rewrite = branch_to_where(fn, problem.lineno)
-        except RewriteError as e:
-            out.append((Suggestion(problem, "rewrite", "torch.where(cond, a, b) for the if",
-                                   note=f"not tried: {e}"), None))
-        else:
-            out.append((Suggestion(
-                problem, "rewrite", _diff(rewrite),
-                note="both branches are computed and torch.where picks per element, so "
-                     "the graph has no Python if"),
-                _Trial(function=rewrite.fn)))
-    elif problem.lineno is not None and _NUMPY.search(reason):
-        try:
-            rewrite = numpy_to_torch(fn, problem.lineno)
-        except RewriteError as e:
-            out.append((Suggestion(problem, "rewrite", "the torch equivalent of the NumPy call",
-                                   note=f"not tried: {e}"), None))
-        else:
-            out.append((Suggestion(
-                problem, "rewrite", _diff(rewrite),
-                note="the torch function traces into the graph; NumPy's result type and "
-                     "edge cases (e.g. medians of even counts) may differ"),
-                _Trial(function=rewrite.fn)))
-    elif problem.lineno is not None and _SCALAR_CALL.search(problem.line):
-        try:
-            rewrite = keep_as_tensor(fn, problem.lineno)
-        except RewriteError as e:
-            out.append((Suggestion(problem, "rewrite", "keep the value as a tensor",
-                                   note=f"not tried: {e}"), None))
-        else:
-            out.append((Suggestion(
-                problem, "rewrite",
-                _diff(rewrite),
-                note="the value stays a tensor (no Python number), so tracing goes on"),
-                _Trial(function=rewrite.fn)))
+    elif problem.lineno is not None:
+        for pattern, line_pattern, rewrite, what, note in _REWRITES:
+            if pattern.search(reason) and (line_pattern is None
+                                           or line_pattern.search(problem.line)):
+                out.append(_rewrite_proposal(fn, problem, rewrite, what, note))
+                break
     return out
 
 
-def _diff(rewrite: Rewrite) -> str:
-    """The change as ``# line N`` then ``- old`` and ``+ new`` lines."""
-    return "\n".join([f"# line {rewrite.lineno}",
-                      *(f"- {line}" for line in rewrite.before.splitlines()),
-                      *(f"+ {line}" for line in rewrite.after.splitlines())])
+#: Rewrites of the user's own line: (reason pattern, line pattern or None, rewrite,
+#: what it does when it cannot be tried, what it costs).
+_REWRITES: list[tuple[re.Pattern[str], re.Pattern[str] | None, Callable[[Any, int], Rewrite],
+                      str, str]] = [
+    (_ITEM, _SCALAR_CALL, keep_as_tensor, "keep the value as a tensor",
+     "the value stays a tensor (no Python number), so tracing goes on"),
+    (_BRANCH, None, branch_to_where, "select with torch.where instead of branching",
+     "torch.where computes both sides and selects elementwise: one graph, no branch"),
+    (_NUMPY, _NUMPY_CALL, numpy_to_torch, "the torch function instead of the NumPy call",
+     "the same computation on the tensor, which Dynamo traces"),
+]
 
 
-def _arg_names(fn: Any) -> list[str]:
+def _rewrite_proposal(fn: Any, problem: Problem, rewrite: Callable[[Any, int], Rewrite],
+                      what: str, note: str) -> tuple[Suggestion, _Trial | None]:
+    assert problem.lineno is not None
+    try:
+        done = rewrite(fn, problem.lineno)
+    except RewriteError as e:
+        return Suggestion(problem, "rewrite", what, note=f"not tried: {e}"), None
+    return Suggestion(problem, "rewrite", done.diff(), note=note), _Trial(function=done.fn)
+
+
+def _param_names(fn: Any) -> list[str]:
     code = getattr(eager_callable(fn), "__code__", None)
     if isinstance(fn, torch.nn.Module):
-        return []
-    return list(code.co_varnames[:code.co_argcount]) if code is not None else []
+        code = getattr(type(fn).forward, "__code__", None)
+        names = list(code.co_varnames[1:code.co_argcount]) if code else []
+        return names
+    return list(code.co_varnames[:code.co_argcount]) if code else []
+
+
+def _changing_ints(calls: list[tuple[tuple, dict]]) -> list[int]:
+    """Indexes of positional arguments that are Python ints whose value changes."""
+    first = calls[0][0]
+    out = []
+    for i, a in enumerate(first):
+        if type(a) is not int:
+            continue
+        values = {c[0][i] for c in calls if len(c[0]) > i and type(c[0][i]) is int}
+        if len(values) > 1:
+            out.append(i)
+    return out
 
 
 def _recompiles_of(problem: Problem) -> int:
@@ -543,34 +536,25 @@ def suggest(fn: Any, *args: Any, calls: Sequence[Any] | None = None,
     recompiles from changing sizes); otherwise one call with ``*args, **kwargs``.
     ``budget_s`` bounds the trials: those left when it runs out are listed as not tried.
     """
-    return suggest_calls(fn, replay_calls(args, kwargs, calls), budget_s)
-
-
-def suggest_calls(fn: Any, replay: list[tuple[tuple, dict]],
-                  budget_s: float = DEFAULT_BUDGET_S, dynamic: bool | None = None
-                  ) -> Suggestions:
-    """``suggest`` on ``replay`` (``(args, kwargs)`` per call), compiling every copy with
-    ``dynamic=`` as the user's ``%%compile`` did unless a trial changes it."""
     if not callable(fn):
         raise SuggestError(f"suggest needs a function or module, not {type(fn).__name__}")
     if not budget_s or budget_s <= 0:
         raise SuggestError(f"budget_s must be a positive number of seconds, not {budget_s!r}")
+    replay = _calls(args, kwargs, calls)
     started = time.perf_counter()
     deadline = started + float(budget_s)
     name = getattr(fn, "__name__", None) or type(fn).__name__
     reference = _reference(fn, replay)
-    baseline, _, breaks = _run(fn, replay, reference, _Trial(dynamic=dynamic), deadline)
+    baseline, _, breaks = _run(fn, replay, reference, _Trial(), deadline)
     result = Suggestions(name, baseline, calls=len(replay), budget_s=float(budget_s))
     if baseline.error:
         result.notes.append(f"the baseline compile failed: {baseline.error}")
     result.problems = _problems(fn, breaks, baseline)
     for problem in result.problems:
-        for item, trial in _proposals(fn, problem, replay, dynamic):
+        for item, trial in _proposals(fn, problem, replay):
             result.items.append(item)
             if trial is None:
                 continue
-            if trial.dynamic is None:
-                trial.dynamic = dynamic
             if time.perf_counter() > deadline:
                 item.note += f"; not tried: the {budget_s:g} s budget was used up"
                 continue

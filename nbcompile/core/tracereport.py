@@ -21,7 +21,15 @@ from typing import Any, Literal, TypeVar
 from .capture import StringTable, TraceEvent
 from .compile_builder import CompileBuilder
 from .parsers import PROVENANCE_ARTIFACT, Metrics, explain_reasons, parse
-from .records import SCHEMA_VERSION, CompileRecord, GraphBreak, Kernel, Record, SourceLine
+from .records import (
+    SCHEMA_VERSION,
+    CompileRecord,
+    GraphBreak,
+    Kernel,
+    Omission,
+    Record,
+    SourceLine,
+)
 from .tracefile import LogEvent, TraceLog, find_logs
 from .tracefmt import parse_dynamo_message
 
@@ -99,7 +107,10 @@ class TraceCompile(Record):
         "graphs": (list[str], "the FX graphs, as readable code"),
         "kernels": (list[Kernel], "every piece of generated code"),
         "output_code": (str, "the generated module(s)"),
+        "contents_omitted": (bool, "published without its contents (breaks, guards, graphs, "
+                                   "code) to keep the output within its byte budget"),
     }
+    OPTIONAL_KEYS = frozenset({"contents_omitted"})
 
     @property
     def phases(self) -> dict[str, float]:
@@ -147,8 +158,14 @@ class TraceCompile(Record):
     def output_code(self) -> str:
         return self.content().output_code
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, contents: bool = True) -> dict[str, Any]:
+        """The compile as a record; with ``contents=False`` its index only (the contents'
+        fields empty, nothing read from the logs but its chromium events)."""
         data = super().to_dict()
+        if not contents:
+            data.update(phases=self.phases, graph_breaks=[], recompile_reason="",
+                        recompile_guard="", guards="", graphs=[], kernels=[], output_code="")
+            return data
         record = self.content()
         data.update(
             phases=self.phases,
@@ -193,10 +210,12 @@ class TraceRecord(Record):
     schema_version: Literal[1] = SCHEMA_VERSION
     record: Literal["trace"] = "trace"
 
-    OPTIONAL_KEYS = frozenset({"bytes_read", "truncated"})
+    OPTIONAL_KEYS = frozenset({"bytes_read", "truncated", "omitted"})
     COMPUTED = {
         "divergences": (list[Divergence], "where the ranks compiled differently"),
         "truncated": (bool, "set when published inline and some text was capped"),
+        "omitted": (list[Omission], "parts left out of a published output to keep it within "
+                                    "its byte budget (`how` gets them)"),
     }
 
     @property

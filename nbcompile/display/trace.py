@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.records import MIME_TYPE
+from ..core.records import MIME_TYPE, Omission, Record
 from ..core.tracereport import TraceCompile, TraceRecord
+from .budget import json_size, output_budget
 from .highlight import highlight_code
 from .text import GRAPH_CAP, GUARDS_CAP, KERNEL_CAP, OUTPUT_CODE_CAP, escape
 from .units import format_bytes
@@ -35,22 +36,74 @@ def _short(filename: str) -> str:
     return "/".join(filename.replace("\\", "/").split("/")[-2:])
 
 
-def published_trace(report: TraceRecord) -> dict[str, Any]:
-    """The trace record with long texts capped, ready to publish."""
-    data = report.to_dict()
+def _capped_contents(c: TraceCompile) -> tuple[dict[str, Any], bool]:
+    """The compile's record with its long texts capped, and whether any was."""
+    data = c.to_dict()
     name = "open_trace(path)"
+    data["output_code"], truncated = cap(data.get("output_code", ""), OUTPUT_CODE_CAP, name)
+    for k in data.get("kernels", []):
+        k["source"], t = cap(k.get("source", ""), KERNEL_CAP, name)
+        truncated |= t
+    data["graphs"] = [cap(g, GRAPH_CAP, name)[0] for g in data.get("graphs", [])]
+    data["guards"], t = cap(data.get("guards", ""), GUARDS_CAP, name)
+    return data, truncated | t
+
+
+def _content_order(report: TraceRecord, count: int) -> list[int]:
+    """Which of the first ``count`` compiles get their contents first: failed ones, then
+    those at a compile id where the ranks differ, then the rest in log order."""
+    marked = {d.compile_id for d in report.divergences}
+    return sorted(range(count), key=lambda i: (report.compiles[i].status != "failed",
+                                               report.compiles[i].compile_id not in marked, i))
+
+
+def published_trace(report: TraceRecord, budget: int | None = None) -> dict[str, Any]:
+    """The trace record ready to publish, within ``budget`` bytes of JSON (the output
+    budget by default): every compile's index while it fits in half the budget, then
+    the compiles' contents (texts capped) as long as they fit, failed and divergent
+    ones first; what was left out is marked in ``omitted`` and ``contents_omitted``.
+    Contents are read from the logs only for the compiles published with them."""
+    budget = output_budget() if budget is None else budget
+    name = "nbcompile.open_trace(path)"
+    data = Record.to_dict(report)
+    data["divergences"] = [d.to_dict() for d in report.divergences]
+    data["compiles"], data["omitted"] = [], []
+    size = json_size(data)
+    for c in report.compiles:
+        entry = c.to_dict(contents=False)
+        entry_size = json_size(entry) + 1
+        if data["compiles"] and size + entry_size > budget // 2:
+            break
+        data["compiles"].append(entry)
+        size += entry_size
+    cut = len(report.compiles) - len(data["compiles"])
+    if cut:
+        data["omitted"].append(Omission("compiles", cut, f"{name}.compiles").to_dict())
     truncated = False
-    for c in data["compiles"]:
-        c["output_code"], t = cap(c.get("output_code", ""), OUTPUT_CODE_CAP, name)
-        truncated |= t
-        for k in c.get("kernels", []):
-            k["source"], t = cap(k.get("source", ""), KERNEL_CAP, name)
-            truncated |= t
-        c["graphs"] = [cap(g, GRAPH_CAP, name)[0] for g in c.get("graphs", [])]
-        c["guards"], t = cap(c.get("guards", ""), GUARDS_CAP, name)
-        truncated |= t
-    data["truncated"] = truncated
+    left_out = 0
+    for i in _content_order(report, len(data["compiles"])):
+        index = data["compiles"][i]
+        full, capped = _capped_contents(report.compiles[i])
+        grown = json_size(full) - json_size(index)
+        if left_out or size + grown > budget:
+            index["contents_omitted"] = True
+            left_out += 1
+            continue
+        data["compiles"][i] = full
+        size += grown
+        truncated |= capped
+    if left_out:
+        data["omitted"].append(Omission(
+            "compiles[].contents", left_out,
+            f"{name}.compile(compile_id, rank)").to_dict())
+    data["truncated"] = truncated or bool(data["omitted"])
     return data
+
+
+def _index_line(c: TraceCompile) -> str:
+    rank = "" if c.rank is None else f" rank {c.rank}"
+    return (f"  [{c.compile_id}]{rank} {c.function} ({_short(c.filename)}:{c.lineno}): "
+            f"{c.status}, {c.compile_time_s:.2f}s")
 
 
 def _compile_line(c: TraceCompile) -> str:
@@ -61,8 +114,10 @@ def _compile_line(c: TraceCompile) -> str:
             f"{len(c.graph_breaks)} break(s), {c.compile_time_s:.2f}s{extra}")
 
 
-def trace_text(report: TraceRecord) -> str:
-    """The terminal / ``text/plain`` summary."""
+def trace_text(report: TraceRecord, detailed: list[TraceCompile] | None = None) -> str:
+    """The terminal / ``text/plain`` summary; breaks and recompile reasons of the
+    ``detailed`` compiles (all by default)."""
+    shown = None if detailed is None else {id(c) for c in detailed}
     ranks = ", ".join(map(str, report.ranks)) or "unknown (single process)"
     lines = [f"nbcompile trace {report.path}: {len(report.compiles)} compile(s), "
              f"ranks: {ranks}, {format_bytes(report.bytes_read)} in {len(report.files)} file(s)"]
@@ -70,6 +125,9 @@ def trace_text(report: TraceRecord) -> str:
         groups = " | ".join(",".join(map(str, g)) for g in d.groups)
         lines.append(f"DIVERGENCE {d.kind} (rank groups {groups}): {d.detail}")
     for c in report.compiles:
+        if shown is not None and id(c) not in shown:
+            lines.append(_index_line(c))
+            continue
         lines.append(_compile_line(c))
         for gb in c.graph_breaks:
             lines.append(f"    graph break at {_short(gb.filename or '')}:{gb.lineno}: "
@@ -144,8 +202,9 @@ def _compile_html(c: TraceCompile) -> str:
             f"{e(c.status)} &middot; {c.compile_time_s:.2f}s</summary>{''.join(body)}</details>")
 
 
-def trace_html(report: TraceRecord) -> str:
-    """Escaped, self-contained HTML (no scripts, no external CSS)."""
+def trace_html(report: TraceRecord, detailed: list[TraceCompile] | None = None) -> str:
+    """Escaped, self-contained HTML (no scripts, no external CSS); the ``detailed``
+    compiles (all by default) with their contents."""
     e = escape
     parts = [f"<div class='nbcompile-trace'><b>nbcompile trace</b> <code>{e(report.path)}</code>"
              f" &middot; {len(report.compiles)} compile(s) &middot; ranks "
@@ -158,7 +217,12 @@ def trace_html(report: TraceRecord) -> str:
         parts.append(f"<p style='color:#c62828'>The ranks compiled differently:</p>"
                      f"<ul>{items}</ul>")
     parts.append(_grid(report))
-    parts.extend(_compile_html(c) for c in report.compiles)
+    detailed = report.compiles if detailed is None else detailed
+    parts.extend(_compile_html(c) for c in detailed)
+    if len(detailed) < len(report.compiles):
+        parts.append(f"<p>{len(report.compiles) - len(detailed)} more compile(s) in the grid "
+                     "above: <code>nbcompile.open_trace(path).compile(compile_id, rank)</code> "
+                     "has each one's contents.</p>")
     if report.problems:
         parts.append("<details open><summary>problems</summary><ul>"
                      + "".join(f"<li>{e(p)}</li>" for p in report.problems) + "</ul></details>")
@@ -180,9 +244,13 @@ def trace_page(report: TraceRecord) -> str:
 
 
 def trace_bundle(report: TraceRecord) -> dict[str, Any]:
-    """The MIME bundle of a ``TraceReport`` (record, HTML and text fallbacks)."""
+    """The MIME bundle of a ``TraceReport`` (record, HTML and text fallbacks); the
+    fallbacks detail the compiles the record publishes with their contents."""
+    record = published_trace(report)
+    detailed = [c for c, data in zip(report.compiles, record["compiles"], strict=False)
+                if not data.get("contents_omitted")]
     return {
-        MIME_TYPE: published_trace(report),
-        "text/html": trace_html(report),
-        "text/plain": trace_text(report),
+        MIME_TYPE: record,
+        "text/html": trace_html(report, detailed),
+        "text/plain": trace_text(report, detailed),
     }

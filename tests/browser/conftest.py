@@ -37,9 +37,11 @@ def free_port() -> int:
 
 
 class LabServer:
-    """One ``jupyter lab`` process (own process group), stopped by its group id."""
+    """One ``jupyter lab`` (or, with ``app="notebook"``, Jupyter Notebook 7) process in its
+    own process group, stopped by its group id."""
 
-    def __init__(self, root: Path, state: Path, token: str, extra_args: list[str] | None = None):
+    def __init__(self, root: Path, state: Path, token: str, extra_args: list[str] | None = None,
+                 app: str = "jupyterlab"):
         self.root = root
         self.token = token
         self.port = free_port()
@@ -63,14 +65,16 @@ class LabServer:
         }
         self.log_path = state / f"lab-{self.port}.log"
         self._log = open(self.log_path, "w")  # noqa: SIM115 - closed in stop()
+        self.app = app
+        lab_only = ["--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+                    "--LabApp.news_url="] if app == "jupyterlab" else []
         cmd = [
-            sys.executable, "-m", "jupyterlab",
+            sys.executable, "-m", app,
             "--no-browser", f"--port={self.port}", "--ServerApp.ip=127.0.0.1",
             f"--ServerApp.token={token}", "--ServerApp.password=",
             f"--ServerApp.root_dir={root}", "--allow-root",
             "--ServerApp.port_retries=0",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-            "--LabApp.news_url=",
+            *lab_only,
             *(extra_args or []),
         ]
         self.proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=self._log,
@@ -79,6 +83,7 @@ class LabServer:
 
     def api(self, path: str, method: str = "GET") -> object:
         req = urllib.request.Request(f"{self.url}{path}", method=method,
+                                     data=b"" if method == "POST" else None,
                                      headers={"Authorization": f"token {self.token}"})
         with urllib.request.urlopen(req, timeout=10) as resp:
             body = resp.read()
@@ -111,6 +116,8 @@ class LabServer:
         raise TimeoutError(f"no idle kernel for {path}: {self.sessions()}")
 
     def lab_url(self, path: str) -> str:
+        if self.app == "notebook":
+            return f"{self.url}/notebooks/{path}?token={self.token}"
         return f"{self.url}/lab/tree/{path}?token={self.token}"
 
     def stop(self) -> None:
@@ -133,8 +140,9 @@ class LabServer:
 
 
 @contextmanager
-def lab_server(root: Path, state: Path, token: str, extra_args: list[str] | None = None):
-    server = LabServer(root, state, token, extra_args)
+def lab_server(root: Path, state: Path, token: str, extra_args: list[str] | None = None,
+               app: str = "jupyterlab"):
+    server = LabServer(root, state, token, extra_args, app)
     try:
         server.wait_ready()
         yield server

@@ -1149,6 +1149,10 @@ export interface TraceRecord {
    * set when published inline and some text was capped
    */
   truncated?: boolean;
+  /**
+   * parts left out of a published output to keep it within its byte budget (`how` gets them)
+   */
+  omitted?: Omission[];
 }
 /**
  * One Dynamo compile attempt read from a trace (`compile_id` like `0/0`, `0/0_1`).
@@ -1241,6 +1245,10 @@ export interface TraceCompile {
    * the generated module(s)
    */
   output_code: string;
+  /**
+   * published without its contents (breaks, guards, graphs, code) to keep the output within its byte budget
+   */
+  contents_omitted?: boolean;
 }
 /**
  * Ranks that compiled differently: `kind`, the `groups` of ranks that agree, and `detail` (what differs, first place).

@@ -1817,6 +1817,13 @@ export const RECORD_SCHEMA: unknown = {
         "truncated": {
           "type": "boolean",
           "description": "set when published inline and some text was capped"
+        },
+        "omitted": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Omission"
+          },
+          "description": "parts left out of a published output to keep it within its byte budget (`how` gets them)"
         }
       },
       "required": [
@@ -1949,6 +1956,10 @@ export const RECORD_SCHEMA: unknown = {
         "output_code": {
           "type": "string",
           "description": "the generated module(s)"
+        },
+        "contents_omitted": {
+          "type": "boolean",
+          "description": "published without its contents (breaks, guards, graphs, code) to keep the output within its byte budget"
         }
       },
       "required": [

@@ -1,6 +1,6 @@
 /** The "Graph breaks" section: where each break is, why, and Dynamo's hint. */
 
-import { appendPaged, h } from '../dom';
+import { appendPaged, externalLink, h } from '../dom';
 import { cellFrame, clip, isCellFile, shortPath } from '../format';
 import { IGraphBreak, ITargetRecord } from '../model';
 import { ISectionHost, MAX_TEXT, PAGE, Section, sourceLink } from './section';
@@ -58,8 +58,18 @@ export class BreaksSection extends Section {
     if (gb.hint) {
       item.appendChild(h('div', { class: 'nbc-hint' }, h('b', null, 'Hint: '), clip(gb.hint, MAX_TEXT)));
     }
+    const meta = h('div', { class: 'nbc-meta' });
+    if (gb.gb_id || gb.doc_url) {
+      meta.append(
+        externalLink(gb.doc_url, clip(gb.gb_id || 'documentation', 20), 'What this graph break means (PyTorch docs)'),
+        ' '
+      );
+    }
     if (gb.compile_id) {
-      item.appendChild(h('div', { class: 'nbc-meta' }, `first seen in compile ${clip(gb.compile_id, 100)}`));
+      meta.append(`first seen in compile ${clip(gb.compile_id, 100)}`);
+    }
+    if (meta.childNodes.length) {
+      item.appendChild(meta);
     }
     return item;
   }

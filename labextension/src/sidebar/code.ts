@@ -1,6 +1,6 @@
 /** The "Generated code" section: the code pieces of a target and a code view of one. */
 
-import { appendPaged, h } from '../dom';
+import { appendPaged, button, h } from '../dom';
 import { classSuffix, clip, editorMimeType, formatSize, languageLabel } from '../format';
 import { IKernel, ITargetRecord } from '../model';
 import { ISectionHost, PAGE, Section } from './section';
@@ -103,6 +103,16 @@ export class CodeSection extends Section {
       ),
       tbody
     );
+    if (this.host.openTab && t.kernels.some(k => k.kind !== 'wrapper')) {
+      wrap.appendChild(
+        button(
+          'Open source ↔ kernels in a tab',
+          () => this.host.openTab?.(t),
+          'nbc-button nbc-small nbc-open-tab',
+          'The source and the generated code side by side, with the line mapping'
+        )
+      );
+    }
     wrap.appendChild(h('div', { class: 'nbc-kernels-wrap' }, table));
     wrap.appendChild(view.node);
     show(selected);

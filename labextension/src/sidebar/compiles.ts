@@ -1,11 +1,13 @@
 /**
  * The per-compile sections: "FX graphs" and "Guards" (a picker over the compiles and a
- * code view) and "Compiles" (a table of every compile with status, ops, time, cache).
+ * code view) and "Compiles" (a table of every compile with status, ops, time, phases
+ * as a stacked bar, guard latency, cache).
  */
 
 import { appendPaged, h } from '../dom';
 import { clip, formatSeconds, plural } from '../format';
 import { ITargetRecord } from '../model';
+import { phaseBar } from '../phasebar';
 import { ISectionHost, PAGE, Section } from './section';
 
 interface IPickItem {
@@ -128,7 +130,18 @@ export class CompilesSection extends Section {
     if (!t.compiles.length) {
       return h('p', { class: 'nbc-muted' }, 'Nothing compiled yet.');
     }
-    const head = ['compile', 'frame', 'status', 'ops', 'time', 'cache'];
+    const head = ['compile', 'frame', 'status', 'ops', 'time', 'phases', 'guards/call', 'cache'];
+    // Bars share one scale (the longest compile) so they compare; the legend sums all.
+    let scale = 0;
+    const totals = new Map<string, number>();
+    for (const c of t.compiles) {
+      let sum = 0;
+      for (const [name, s] of c.phases) {
+        sum += s > 0 ? s : 0;
+        totals.set(name, (totals.get(name) ?? 0) + (s > 0 ? s : 0));
+      }
+      scale = Math.max(scale, sum);
+    }
     const tbody = h('tbody');
     appendPaged(
       tbody,
@@ -148,6 +161,8 @@ export class CompilesSection extends Section {
           h('td', null, clip(c.status + (c.error ? `: ${c.error}` : ''), 500)),
           h('td', { class: 'nbc-num' }, String(c.graph_op_count)),
           h('td', { class: 'nbc-num' }, total !== undefined ? formatSeconds(total) : ''),
+          h('td', { class: 'nbc-phase-cell' }, phaseBar(c.phases, scale)),
+          h('td', { class: 'nbc-num' }, c.guard_latency_s !== null ? formatSeconds(c.guard_latency_s) : ''),
           h('td', null, clip(cache, 300))
         );
       },
@@ -160,6 +175,14 @@ export class CompilesSection extends Section {
       h('thead', null, h('tr', null, ...head.map(x => h('th', null, x)))),
       tbody
     );
-    return h('div', { class: 'nbc-table-wrap' }, table);
+    const wrap = h('div', { class: 'nbc-compiles-wrap' });
+    if (totals.size) {
+      wrap.appendChild(h('div', { class: 'nbc-meta' }, 'compile time by phase, all compiles'));
+      let sum = 0;
+      totals.forEach(s => (sum += s));
+      wrap.appendChild(phaseBar(totals, sum, true));
+    }
+    wrap.appendChild(h('div', { class: 'nbc-table-wrap' }, table));
+    return wrap;
   }
 }

@@ -15,19 +15,21 @@ import { Widget } from '@lumino/widgets';
 import { CodeView } from '../codeview';
 import { h } from '../dom';
 import { clip, plural } from '../format';
+import { IProfilePayload, ITargetRecord } from '../model';
 import { IStoreChange, ITargetEntry, RecordStore } from '../store';
 import { IInspectorSource, ISectionHost } from './section';
 import { tickCompiling } from './summary';
 import { TargetList } from './targetlist';
 import { TargetView } from './targetview';
-import { timingSection } from './timing';
+import { rankedBreaksSection, reportSection, timingSection } from './reports';
 
 export type { IInspectorSource } from './section';
 
 export class InspectorPanel extends Widget implements ISectionHost {
-  constructor(editorServices: IEditorServices) {
+  constructor(editorServices: IEditorServices, openTab?: (record: ITargetRecord) => void) {
     super();
     this._editorServices = editorServices;
+    this.openTab = openTab;
     this.addClass('nbc-inspector');
     this.id = 'nbcompile-inspector';
     this.title.caption = 'Compile inspector';
@@ -57,6 +59,8 @@ export class InspectorPanel extends Widget implements ISectionHost {
     this._renderBody();
   }
 
+  readonly openTab?: (record: ITargetRecord) => void;
+
   get source(): IInspectorSource | null {
     return this._source;
   }
@@ -75,6 +79,11 @@ export class InspectorPanel extends Widget implements ISectionHost {
 
   get selectedId(): string | null {
     return this._currentTarget()?.record.id ?? null;
+  }
+
+  /** The record of the target the panel shows, if any. */
+  get selectedRecord(): ITargetRecord | null {
+    return this._currentTarget()?.record ?? null;
   }
 
   codeView(key: string): CodeView {
@@ -112,6 +121,7 @@ export class InspectorPanel extends Widget implements ISectionHost {
         targets: new Set(change.targets),
         removed: new Set(change.removed),
         timings: change.timings,
+        reports: change.reports,
         unknown: change.unknown
       };
       requestAnimationFrame(() => this._applyPending());
@@ -119,6 +129,7 @@ export class InspectorPanel extends Widget implements ISectionHost {
     }
     p.reset ||= change.reset;
     p.timings ||= change.timings;
+    p.reports ||= change.reports;
     p.unknown ||= change.unknown;
     change.targets.forEach(id => p.targets.add(id));
     change.removed.forEach(id => p.removed.add(id));
@@ -153,8 +164,10 @@ export class InspectorPanel extends Widget implements ISectionHost {
       this._target.update(current);
       this._source?.wantWhole?.(current.record);
     }
-    if (p.timings || p.unknown) {
+    if (p.timings || p.reports || p.unknown) {
       this._renderExtras();
+    } else if (p.targets.size) {
+      this._renderRanked();
     }
     this._updateTimer();
   }
@@ -191,22 +204,29 @@ export class InspectorPanel extends Widget implements ISectionHost {
       this._target.update(current);
       this._source?.wantWhole?.(current.record);
     }
-    this._body.append(this._extras);
+    this._body.append(this._ranked, this._extras);
     this._renderExtras();
     this._body.scrollTop = scroll;
     this._target.refresh();
     this._updateTimer();
   }
 
-  /** The timing records and the note about records this version does not show. */
+  /**
+   * The notebook-level parts: its graph breaks ranked, the timing, trace, profile and
+   * suggestions records, and the note about records this version does not show.
+   */
   private _renderExtras(): void {
     const store = this._source?.store;
     this._extras.replaceChildren();
     if (!store) {
       return;
     }
+    this._renderRanked();
     for (const t of store.timings.slice(0, 50)) {
-      this._extras.appendChild(timingSection(t, this._timingOpen));
+      this._extras.appendChild(timingSection(t, this._open));
+    }
+    for (const r of store.reports.slice(0, 50)) {
+      this._extras.appendChild(reportSection(r, this, this._open));
     }
     const unknown = store.unknown;
     if (unknown.length) {
@@ -226,6 +246,20 @@ export class InspectorPanel extends Widget implements ISectionHost {
         )
       );
     }
+  }
+
+  /** The notebook's graph breaks, ranked (targets and profiles feed it). */
+  private _renderRanked(): void {
+    const store = this._source?.store;
+    const section = store
+      ? rankedBreaksSection(
+          this,
+          store.targets.map(e => e.record),
+          store.reports.filter((r): r is IProfilePayload => r.record === 'profile'),
+          this._open
+        )
+      : null;
+    this._ranked.replaceChildren(...(section ? [section] : []));
   }
 
   private _renderEmpty(hasNotebook: boolean): HTMLElement {
@@ -275,13 +309,14 @@ export class InspectorPanel extends Widget implements ISectionHost {
   private _editorServices: IEditorServices;
   private _header = h('div', { class: 'nbc-header' });
   private _body = h('div', { class: 'nbc-body' });
+  private _ranked = h('div', { class: 'nbc-ranked' });
   private _extras = h('div', { class: 'nbc-extras' });
   private _list: TargetList;
   private _target: TargetView;
   private _source: IInspectorSource | null = null;
   private _selected: string | null = null;
   private _pending: (IStoreChange & { targets: Set<string>; removed: Set<string> }) | null = null;
-  private _timingOpen = new Map<string, boolean>();
+  private _open = new Map<string, boolean>();
   private _views = new Map<string, CodeView>();
   private _timer = 0;
 }

@@ -34,6 +34,8 @@ export interface ISectionHost {
   readonly source: IInspectorSource | null;
   /** The panel's shared read-only code view named `key` (created on first use). */
   codeView(key: string): CodeView;
+  /** Open `record`'s source and generated code side by side in a main-area tab. */
+  openTab?(record: ITargetRecord): void;
 }
 
 /** Longest single text (reason, hint, note, line) shown in the sidebar. */

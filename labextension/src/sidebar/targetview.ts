@@ -9,6 +9,7 @@ import { CompilesSection, GraphsSection, GuardsSection } from './compiles';
 import { RecompilesSection } from './recompiles';
 import { ISectionHost, Section } from './section';
 import { SummaryView } from './summary';
+import { TorchLogsSection } from './torchlogs';
 
 export class TargetView {
   constructor(host: ISectionHost) {
@@ -19,7 +20,8 @@ export class TargetView {
       new CodeSection(host),
       new GraphsSection(host),
       new GuardsSection(host),
-      new CompilesSection(host)
+      new CompilesSection(host),
+      new TorchLogsSection(host)
     ];
     this.node = h(
       'div',
