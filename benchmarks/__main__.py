@@ -12,6 +12,9 @@
    after a profile (``benchmarks/profile_bench.py``)
 9. saved notebook size with the default output budget vs none, for a tiny GPT-2 with 12
    compiles and a one-line function with 30 recompiles (``benchmarks/notebook_size.py``)
+10. a heavy notebook in a real Lab: 50 targets, 500 compiles, a ~10k-line module: saved
+   size per compile, inspector target switching, code view scrolling
+   (``benchmarks/heavy_notebook.py``)
 """
 
 from __future__ import annotations
@@ -335,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="interleaved repeats for 1 (default 41)")
     parser.add_argument("--budget", type=float, default=3.0,
                         help="compare() budget for 4 and 6 (default 3 s)")
-    parser.add_argument("--only", default="1,2,3,4,5,6,7,9", help="which benchmarks (e.g. 1,5)")
+    parser.add_argument("--only", default="1,2,3,4,5,6,7,9,10", help="which benchmarks (e.g. 1,5)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
     args = parser.parse_args(argv)
     only = set(args.only.replace("3", "2").split(","))
@@ -360,6 +363,10 @@ def main(argv: list[str] | None = None) -> int:
         from .notebook_size import bench_notebook_size
 
         rows += bench_notebook_size()
+    if "10" in only:
+        from .heavy_notebook import bench_heavy_notebook
+
+        rows += bench_heavy_notebook()
     date = datetime.date.today().isoformat()
     print(f"nbcompile benchmarks, {date}, {_machine()}")
     width = max(len(r["name"]) for r in rows)

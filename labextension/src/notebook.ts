@@ -123,14 +123,14 @@ export class NotebookWatcher implements IInspectorSource {
   }
 
   /**
-   * A published record cut to fit the output budget: ask the live kernel for the whole
-   * record (a silent request whose user expression returns the record's MIME bundle),
-   * once per target. The id is checked before it goes into the expression.
+   * A published record cut to fit the output budget, or with long texts capped: ask the
+   * live kernel for the whole record, every text whole (a silent request whose user
+   * expression returns the record's MIME bundle), once per target. The id is checked before it goes into the expression.
    */
   wantWhole(record: ITargetRecord): void {
     const kernel = this.panel.sessionContext.session?.kernel;
     const id = record.id;
-    if (!record.omitted.length || !kernel || !this._sawLive || this._asked.has(id) ||
+    if ((!record.omitted.length && !record.truncated) || !kernel || !this._sawLive || this._asked.has(id) ||
         !/^[A-Za-z0-9_-]{1,40}$/.test(id)) {
       return;
     }

@@ -181,6 +181,7 @@ export class SourceKernelView extends Widget {
     if (pane === 'map') {
       this._model.mimeType = this._record.kernels.some(k => k.language === 'cpp') ? 'text/x-c++src' : 'text/x-python';
       this._model.sharedModel.setSource(boundText(this._map.text));
+      this.node.dataset.codeLines = String(this._map.text.split('\n').length);
       this._info.textContent =
         `${this._map.blocks.length} code pieces · select a source line or move in the code to see ` +
         'where each came from';

@@ -38,4 +38,5 @@ def whole_record(target_id: str) -> WholeRecord | None:
     if target is None:
         return None
     record = target_record(target)
-    return WholeRecord(summary_payload([record], record.cell.to_dict(), budget=WHOLE_BUDGET))
+    return WholeRecord(summary_payload([record], record.cell.to_dict(), budget=WHOLE_BUDGET,
+                                       text_caps=False))

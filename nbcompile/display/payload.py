@@ -4,6 +4,7 @@ capped."""
 from __future__ import annotations
 
 import copy
+import sys
 import time
 from typing import Any
 
@@ -12,26 +13,30 @@ from .budget import fit_record, json_size, output_budget
 from .text import GRAPH_CAP, GUARDS_CAP, KERNEL_CAP, OUTPUT_CODE_CAP, cap
 
 
-def published_record(record: TargetRecord | dict[str, Any]) -> dict[str, Any]:
-    """A target record with long texts capped, ready to publish."""
+def published_record(record: TargetRecord | dict[str, Any],
+                     text_caps: bool = True) -> dict[str, Any]:
+    """A target record with long texts capped (unless ``text_caps`` is False: the
+    inspector's whole record), ready to publish."""
     data = record.to_dict() if isinstance(record, TargetRecord) else copy.deepcopy(record)
     name = data.get("name", "obj")
+    output_cap, kernel_cap, graph_cap, guards_cap = (
+        (OUTPUT_CODE_CAP, KERNEL_CAP, GRAPH_CAP, GUARDS_CAP) if text_caps else (sys.maxsize,) * 4)
     truncated = False
-    data["output_code"], t = cap(data.get("output_code", ""), OUTPUT_CODE_CAP, name)
+    data["output_code"], t = cap(data.get("output_code", ""), output_cap, name)
     truncated |= t
     for kernel in data.get("kernels", []):
-        kernel["source"], t = cap(kernel.get("source", ""), KERNEL_CAP, name)
+        kernel["source"], t = cap(kernel.get("source", ""), kernel_cap, name)
         truncated |= t
     for diff in data.get("code_diffs", []):
-        diff["diff"], t = cap(diff.get("diff", ""), KERNEL_CAP, name)
+        diff["diff"], t = cap(diff.get("diff", ""), kernel_cap, name)
         truncated |= t
     for compile_ in data.get("compiles", []):
         compile_["output_code"] = ""  # published once, at target level
         compile_["kernels"] = []
         compile_["post_grad_graphs"] = []  # kernels carry their lines; graphs stay in the kernel
         compile_.pop("chromium_events", None)  # ~25 kB a compile: report(x).save_chrome_trace
-        compile_["graphs"] = [cap(g, GRAPH_CAP, name)[0] for g in compile_.get("graphs", [])]
-        compile_["guards"], t = cap(compile_.get("guards", ""), GUARDS_CAP, name)
+        compile_["graphs"] = [cap(g, graph_cap, name)[0] for g in compile_.get("graphs", [])]
+        compile_["guards"], t = cap(compile_.get("guards", ""), guards_cap, name)
         truncated |= t
     data["truncated"] = truncated
     return data
@@ -39,16 +44,17 @@ def published_record(record: TargetRecord | dict[str, Any]) -> dict[str, Any]:
 
 def summary_payload(
     records: list[TargetRecord], cell: dict[str, Any] | None = None,
-    budget: int | None = None,
+    budget: int | None = None, text_caps: bool = True,
 ) -> dict[str, Any]:
     """The JSON payload of a ``%%compile`` cell's live summary, within ``budget`` bytes
-    (default: the whole output budget) shared by its targets."""
+    (default: the whole output budget) shared by its targets; ``text_caps=False`` keeps
+    every text whole (the inspector's whole record, never saved)."""
     payload = {
         "schema_version": SCHEMA_VERSION,
         "record": "summary",
         "cell": cell or {},
         "updated_at": time.time(),
-        "targets": [published_record(r) for r in records],
+        "targets": [published_record(r, text_caps) for r in records],
     }
     budget = output_budget() if budget is None else budget
     _share(payload["targets"], budget - json_size({**payload, "targets": []}))
