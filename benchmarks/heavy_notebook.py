@@ -144,7 +144,7 @@ def bench_heavy_notebook() -> list[dict]:
                      / max(compiles, 1), "spread": None, "target": "bounded (KB per compile)",
                      "ok": largest <= 300_000,
                      "detail": f"{size / 1e6:.2f} MB for ~{compiles} compiles (executed in "
-                               f"{run_s:.0f} s); largest output {largest / 1e3:.0f} KB; "
+                               f"{run_s:.0f} s); largest output node {largest / 1e3:.0f} KB; "
                                f"chain's output code as saved (cut to the budget): "
                                f"{code_lines} lines"})
         with sync_playwright() as p:

@@ -183,6 +183,18 @@ export class NotebookWatcher implements IInspectorSource {
   }
 
   private _onIopub(_: ISessionContext, msg: KernelMessage.IMessage): void {
+    // Each kernel process signs its messages with its own session id: a new one means
+    // the kernel was restarted, also by another client whose restart sent us nothing.
+    const session = typeof msg.header?.session === 'string' ? msg.header.session : '';
+    if (session && this._kernelSession && session !== this._kernelSession) {
+      this._kernelSession = session;
+      this.store.clear();
+      this._sawLive = false;
+      this._ranKernel = false;
+      this.rebuild();
+      this._emitState();
+    }
+    this._kernelSession = session || this._kernelSession;
     const payload = payloadFromMessage(msg);
     if (payload) {
       const first = !this._sawLive;
@@ -224,6 +236,7 @@ export class NotebookWatcher implements IInspectorSource {
     _: ISessionContext,
     change: { oldValue: Kernel.IKernelConnection | null; newValue: Kernel.IKernelConnection | null }
   ): void {
+    this._kernelSession = '';
     if (change.oldValue && change.newValue && change.oldValue.id !== change.newValue.id) {
       // Another kernel: its records start from what the outputs hold.
       this.rebuild();
@@ -240,6 +253,8 @@ export class NotebookWatcher implements IInspectorSource {
   private _refillPending = false;
   private _asked = new Set<string>();
   private _sawLive = false;
+  /** The session id of the kernel process whose messages we read (see _onIopub). */
+  private _kernelSession = '';
   /** The current kernel was seen running (idle or busy) since it started. */
   private _ranKernel = false;
   private _disposed = false;

@@ -57,7 +57,9 @@ def summary_payload(
         "targets": [published_record(r, text_caps) for r in records],
     }
     budget = output_budget() if budget is None else budget
-    _share(payload["targets"], budget - json_size({**payload, "targets": []}))
+    # The commas between the targets count too.
+    _share(payload["targets"], budget - json_size({**payload, "targets": []})
+           - max(len(payload["targets"]) - 1, 0))
     return payload
 
 
