@@ -130,3 +130,22 @@ def test_compile_id_prints_as_dynamo():
     assert CompileId.from_metadata({"frame_id": 2, "frame_compile_id": 3, "attempt": 1}) \
         == CompileId(2, 3, 1)
     assert CompileId.from_metadata({"chromium_event": {}}) is None
+
+
+def test_recompile_reasons_name_the_versions_whose_guards_failed():
+    from nbcompile.core.tracefmt import recompile_failed_versions
+
+    listed = json.dumps(["38/2: ___check_obj_id(self, 1403)  # for group in self.param_groups",
+                         "38/1: len(self.state) != 4"])
+    assert recompile_failed_versions(listed) == [(38, 2), (38, 1)]
+    text = "7/0: tensor 'x' size mismatch at index 0. expected 4, actual 6"
+    assert recompile_failed_versions(text) == [(7, 0)]
+    assert recompile_failed_versions("a reason with no version") == []
+
+
+def test_interned_filenames_from_before_a_listener_are_resolved():
+    import torch._logging.structured as structured
+
+    index = structured.intern_string("/somewhere/interned_before.py")
+    assert StringTable().filename(index) == "/somewhere/interned_before.py"
+    assert StringTable().filename(10**9) == ""

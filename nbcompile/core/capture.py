@@ -54,8 +54,17 @@ class StringTable:
     def filename(self, index: Any) -> str:
         """Resolve an interned filename index (from a ``dynamo_start`` stack)."""
         if isinstance(index, int):
-            return self._strings.get(index, "")
+            return self._strings.get(index) or _torch_interned(index)
         return str(index)
+
+
+def _torch_interned(index: int) -> str:
+    """A string torch interned before this table listened (torch's own intern table)."""
+    try:
+        from torch._logging.structured import INTERN_TABLE
+    except ImportError:  # a torch without it: the string stays unknown
+        return ""
+    return next((text for text, i in list(INTERN_TABLE.items()) if i == index), "")
 
 
 @dataclass

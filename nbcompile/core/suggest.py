@@ -17,6 +17,7 @@ import collections
 import contextlib
 import logging
 import math
+import os
 import re
 import statistics
 import time
@@ -34,7 +35,7 @@ from .records import SCHEMA_VERSION, GraphBreak, Record
 from .rewrites import Rewrite, RewriteError, branch_to_where, keep_as_tensor, numpy_to_torch
 from .targets import eager_callable, fresh_copy
 from .timing import WARMUP_CALLS, _frames, _snapshot, numeric_diff
-from .tracefmt import parse_graph_break
+from .tracefmt import parse_graph_break, recompile_failed_versions
 from .userstack import parse_user_stack
 
 #: A fix that is this much slower than the baseline says so.
@@ -60,7 +61,7 @@ class Measured(Record):
 
     graphs: int = 0  # graphs compiled over the calls
     breaks: int = 0  # graph breaks
-    recompiles: int = 0  # compiles after a guard failed
+    recompiles: int = 0  # compiles after a guard of this setup's own versions failed
     time_s: float | None = None  # median steady-state time of one pass over the calls
     error: str = ""  # the trial failed: the exception
     timing_note: str = ""  # e.g. Dynamo frame compiles during the timed passes
@@ -150,23 +151,49 @@ class _Trial:
 
 
 class _PrivateCapture:
-    """Counts graphs, breaks and recompiles of compiles made inside ``suppressed()``."""
+    """Counts graphs, breaks and recompiles of compiles made inside ``suppressed()``.
+
+    Recompiles count when they come from this trial's calls: a guard failed on a version
+    compiled during the trial, in code that is not torch's own. torch's shared code (e.g.
+    ``Optimizer.step``, ``zero_grad``) keeps versions for every object it ran for in the
+    session and for every earlier ``torch.compile`` call, so its recompiles depend on the
+    session's past, not on the change tried.
+    """
 
     def __init__(self) -> None:
         self.graphs = 0
-        self.recompiles = 0
         self.breaks: list[GraphBreak] = []
+        self._own: set[tuple[int, int]] = set()  # compiled versions made while listening
+        self._recompiled: list[int] = []  # frame ids of recompiles caused here
+        self._torch_frames: set[int] = set()  # frame ids of code inside torch's package
         self._listener = TraceListener(self._on_event, private=True)
 
+    @property
+    def recompiles(self) -> int:
+        return sum(1 for frame in self._recompiled if frame not in self._torch_frames)
+
     def _on_event(self, event: TraceEvent) -> None:
+        if event.frame is not None:
+            self._own.add(event.frame)
+        if event.kind == "dynamo_start" and event.frame is not None:
+            stack = event.data.get("stack") if isinstance(event.data, dict) else None
+            if stack and isinstance(stack[-1], dict) and _in_torch(
+                    self._listener.filename(stack[-1].get("filename"))):
+                self._torch_frames.add(event.frame[0])
         if event.kind == "dynamo_output_graph":
             self.graphs += 1
         elif event.artifact_name == "dynamo_graph_break_reason":
             gb = parse_graph_break(event.payload)
             gb.stack = parse_user_stack(event.payload)
             self.breaks.append(gb)
-        elif event.artifact_name == "recompile_reasons":
-            self.recompiles += 1
+        elif (event.artifact_name == "recompile_reasons" and event.frame is not None
+              and self._caused_here(event.payload)):
+            self._recompiled.append(event.frame[0])
+
+    def _caused_here(self, payload: str) -> bool:
+        """Whether a recompile failed guards of versions compiled in this trial."""
+        failed = recompile_failed_versions(payload)
+        return not failed or any(version in self._own for version in failed)
 
     @contextlib.contextmanager
     def listening(self) -> Iterator[_PrivateCapture]:
@@ -181,6 +208,13 @@ class _PrivateCapture:
             logger.setLevel(level)
             if not installed_before:
                 self._listener.uninstall()
+
+
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+
+
+def _in_torch(filename: str) -> bool:
+    return os.path.abspath(filename).startswith(_TORCH_DIR) if filename else False
 
 
 def _calls(args: tuple, kwargs: dict, calls: Sequence[Any] | None) -> list[tuple[tuple, dict]]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from .records import GraphBreak
 
 _BREAK_AT = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$", re.M)
-_COMPILE_PREFIX = re.compile(r"^\s*\d+/\d+:\s*")
+_COMPILE_PREFIX = re.compile(r"^\s*(?P<frame>\d+)/(?P<version>\d+):\s*")
 _GUARD_COMMENT = re.compile(r"\s{2,}#\s.*$")  # "guard   # source line  # file:line in fn"
 _DOC_URL = re.compile(r"For more details about this graph break, please visit:\s*(?P<url>\S+)")
 _GB_ID = re.compile(r"/gb(?P<num>\d+)\.html", re.I)
@@ -100,22 +100,33 @@ def graph_break_link(payload: str, gb_type: str = "") -> dict[str, str]:
     return {"gb_id": f"GB{gb.group('num')}" if gb else "", "doc_url": url}
 
 
-def recompile_reason_groups(payload: str) -> list[list[str]]:
-    """Guard failures of a ``recompile_reasons`` artifact, one list per compiled version
-    (``0/1: ...`` starts a version's list; Dynamo lists the newest version first), without
-    the ``0/1:`` prefixes, source comments and user stacks."""
+def _reason_lines(payload: str) -> list[str]:
+    """The lines of a ``recompile_reasons`` payload (plain text or a JSON list)."""
     text = payload.strip()
     if text.startswith("["):  # json-encoded list
         import json
 
         try:
-            items = json.loads(text)
-            text = "\n".join(str(i) for i in items)
+            text = "\n".join(str(i) for i in json.loads(text))
         except ValueError:
             pass
+    return text.splitlines()
+
+
+def recompile_failed_versions(payload: str) -> list[tuple[int, int]]:
+    """The compiled versions ``(frame id, frame compile id)`` whose guards failed, as
+    the ``0/1:`` prefixes of a ``recompile_reasons`` payload name them."""
+    found = (_COMPILE_PREFIX.match(raw) for raw in _reason_lines(payload))
+    return [(int(m.group("frame")), int(m.group("version"))) for m in found if m]
+
+
+def recompile_reason_groups(payload: str) -> list[list[str]]:
+    """Guard failures of a ``recompile_reasons`` artifact, one list per compiled version
+    (``0/1: ...`` starts a version's list; Dynamo lists the newest version first), without
+    the ``0/1:`` prefixes, source comments and user stacks."""
     groups: list[list[str]] = []
     in_stack = False
-    for raw in text.splitlines():
+    for raw in _reason_lines(payload):
         if _COMPILE_PREFIX.match(raw):
             in_stack = False
             groups.append([])

@@ -976,7 +976,7 @@ export interface Measured {
    */
   breaks: number;
   /**
-   * compiles after a guard failed
+   * compiles after a guard of this setup's own versions failed
    */
   recompiles: number;
   /**
@@ -1070,7 +1070,7 @@ export interface Measured1 {
    */
   breaks: number;
   /**
-   * compiles after a guard failed
+   * compiles after a guard of this setup's own versions failed
    */
   recompiles: number;
   /**

@@ -1585,7 +1585,7 @@ export const RECORD_SCHEMA: unknown = {
         },
         "recompiles": {
           "type": "integer",
-          "description": "compiles after a guard failed"
+          "description": "compiles after a guard of this setup's own versions failed"
         },
         "time_s": {
           "type": [
