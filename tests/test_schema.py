@@ -269,3 +269,17 @@ def test_real_trace_record_validates(tmp_path):
     messages = [e.message for e in trace_only.iter_errors(json.loads(json.dumps(broken)))]
     assert any("'exploded'" in m for m in messages), messages
     assert any("'_source'" in m for m in messages), messages
+
+
+
+def test_every_record_writes_inf_and_nan_as_null():
+    import json
+    import math
+
+    from nbcompile.core.suggest import Measured
+    from nbcompile.core.timing import TimingRow
+
+    measured = Measured(time_s=math.inf).to_dict()
+    assert measured["time_s"] is None and json.dumps(measured, allow_nan=False)
+    row = TimingRow(mode="default", kind="mode", median_s=1.0, speedup=math.nan).to_dict()
+    assert row["median_s"] == 1.0 and row["speedup"] is None

@@ -13,6 +13,7 @@ lack it).
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -34,7 +35,8 @@ TargetStatus = Literal[
 
 def _plain(value: Any) -> Any:
     """Recursively turn dataclasses, tuples and sets into JSON-ready values (a
-    dataclass's private ``_fields`` are internal state, never part of a record)."""
+    dataclass's private ``_fields`` are internal state, never part of a record). JSON
+    has no inf/nan: they become None (e.g. a timing row says why in its notes)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)
                 if not f.name.startswith("_")}
@@ -42,6 +44,8 @@ def _plain(value: Any) -> Any:
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set)):
         return [_plain(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return repr(value)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import logging
-import math
 import os
 import re
 import statistics
@@ -122,18 +121,6 @@ class Suggestions(Record):
     def verified(self) -> list[Suggestion]:
         return [s for s in self.items if s.verified]
 
-    def to_dict(self) -> dict[str, Any]:
-        return _finite(super().to_dict())
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    return value
 
 
 # --- one trial ---------------------------------------------------------------------------

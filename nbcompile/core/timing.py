@@ -278,21 +278,10 @@ class Comparison(Record):
         return max(good, key=lambda r: r.speedup or 0.0) if good else None
 
     def to_dict(self) -> dict[str, Any]:
-        data = _finite(super().to_dict())
+        data = super().to_dict()
         best = self.best
         data["best"] = best.mode if best is not None else None
         return data
-
-
-def _finite(value: Any) -> Any:
-    """JSON has no inf/nan: replace them by None (rows say why in their notes)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    return value
 
 
 # --- numeric check ---------------------------------------------------------------------
