@@ -142,3 +142,24 @@ def test_inspector_gets_the_whole_record_from_the_live_kernel(ip):
     jsonschema.validate(whole, SCHEMA)
     # an id this kernel does not know (a saved output of an earlier kernel): nothing
     assert MIME_TYPE not in answer["gone"].get("data", {}), answer["gone"]
+
+
+def test_a_cut_record_fits_its_budget_marks_included():
+    """The marks a cut adds count against the budget too: a record cut to any budget
+    above its floor (every list emptied) is within it. (A mark appended after the last
+    measure once left a saved output 14 bytes over.)"""
+    import copy
+
+    from nbcompile.display.budget import fit_record
+
+    base = {
+        "name": "storm", "omitted": [], "truncated": False, "output_code": "",
+        "compiles": [{"id": f"0/{i}", "graphs": [{"code": "g" * (i % 40)}] * 2,
+                      "reason": "x" * (i % 7)} for i in range(120)],
+        "recompiles": [{"reason": "guard failed " * (i % 3)} for i in range(119)],
+        "graph_breaks": [{"reason": "r" * i} for i in range(9)],
+    }
+    floor, full = json_size(fit_record(copy.deepcopy(base), 0)), json_size(base)
+    over = [(b, json_size(cut) - b) for b in range(floor, full, 7)
+            if json_size(cut := fit_record(copy.deepcopy(base), b)) > b]
+    assert not over, over[:5]

@@ -102,7 +102,7 @@ def fit_record(data: dict[str, Any], budget: int) -> dict[str, Any]:
                 keep = len(lst) // 2
                 omitted[attr] = omitted.get(attr, 0) + len(lst) - keep
                 del lst[keep:]
-        if attr in omitted:
+            # Marked before the next measure: the mark's own bytes count too.
             _mark(data, path, how_to_get(name, attr), omitted[attr])
         if path == "code_diffs" and over():
             _cap_output_code(data, budget // 4, name)
