@@ -163,3 +163,20 @@ def test_a_cut_record_fits_its_budget_marks_included():
     over = [(b, json_size(cut) - b) for b in range(floor, full, 7)
             if json_size(cut := fit_record(copy.deepcopy(base), b)) > b]
     assert not over, over[:5]
+
+
+def test_report_html_keeps_its_budget_mark_included(ip):
+    """The 'Not shown' mark is counted before details are chosen: the HTML is within
+    any budget that holds the summary and the mark."""
+    from nbcompile.display.report_html import report_html
+
+    from .conftest import run_cell
+
+    run_cell(ip, "import torch\ntorch._dynamo.config.recompile_limit = 64")
+    run_cell(ip, "%%compile --no-dynamic\ndef html_bump(x, k):\n    return (x * k).sin() + 3\n")
+    run_cell(ip, "for k in range(4):\n    html_bump(torch.ones(3), k)")
+    record = nbcompile.report(ip.user_ns["html_bump"])
+    whole, least = len(report_html(record).encode()), len(report_html(record, 0).encode())
+    over = [(b, size - b) for b in range(least + 200, whole, max((whole - least) // 150, 1))
+            if (size := len(report_html(record, b).encode())) > b]
+    assert not over, over[:5]

@@ -69,3 +69,12 @@ def test_the_fallbacks_detail_what_the_record_publishes(job):
     bundle = trace_bundle(job)
     assert "graph break at" in bundle["text/plain"]
     assert bundle["text/html"].count("<details><summary>[") == 7
+
+
+def test_every_budget_is_kept_flags_and_marks_included(job):
+    """What is added after a choice (``contents_omitted`` flags, the marks) counts too:
+    for any budget that holds the first compile's index, the record is within it."""
+    whole = json_size(published_trace(job, budget=10**9))
+    over = [(b, json_size(r) - b) for b in range(3000, whole, max(whole // 200, 1))
+            if json_size(r := published_trace(job, budget=b)) > b]
+    assert not over, over[:5]

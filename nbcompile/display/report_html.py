@@ -44,21 +44,27 @@ def report_html(record: TargetRecord, budget: int | None = None) -> str:
     ``budget`` (bytes), details that do not fit are left out and counted in a mark."""
     parts = [summary_html([record])]
     used = len(parts[0].encode())
+    # Room for the mark at its largest, so the mark does not take the HTML over budget.
+    reserve = len(_omitted_html(record, {"kernels": 10**9, "compiles[i].graphs": 10**9})
+                  .encode())
     left_out: dict[str, int] = {}
     for attr, piece in _details(record):
         size = len(piece.encode())
-        if budget is not None and (left_out or used + size > budget):
+        if budget is not None and (left_out or used + size > budget - reserve):
             left_out[attr] = left_out.get(attr, 0) + 1
             continue
         parts.append(piece)
         used += size
     if left_out:
-        marks = "; ".join(f"{n} more {attr.split('.')[-1]} &mdash; in the kernel: "
-                          f"<code>{escape(how_to_get(record.name, attr))}</code>"
-                          for attr, n in left_out.items())
-        parts.append(f"<div class='nbcompile-omitted'>Not shown (output budget): "
-                     f"{marks}</div>")
+        parts.append(_omitted_html(record, left_out))
     return "".join(parts)
+
+
+def _omitted_html(record: TargetRecord, left_out: dict[str, int]) -> str:
+    marks = "; ".join(f"{n} more {attr.split('.')[-1]} &mdash; in the kernel: "
+                      f"<code>{escape(how_to_get(record.name, attr))}</code>"
+                      for attr, n in left_out.items())
+    return f"<div class='nbcompile-omitted'>Not shown (output budget): {marks}</div>"
 
 
 def report_bundle(record: TargetRecord) -> dict[str, Any]:

@@ -68,9 +68,15 @@ def published_trace(report: TraceRecord, budget: int | None = None) -> dict[str,
     data = Record.to_dict(report)
     data["divergences"] = [d.to_dict() for d in report.divergences]
     data["compiles"], data["omitted"] = [], []
-    size = json_size(data)
+    # Every choice below measures what it adds: each index entry is counted with its
+    # ``contents_omitted`` flag (dropped when its contents go in), and room for the two
+    # marks (at their largest counts) is kept from the start.
+    marks = [Omission("compiles", len(report.compiles), f"{name}.compiles").to_dict(),
+             Omission("compiles[].contents", len(report.compiles),
+                      f"{name}.compile(compile_id, rank)").to_dict()]
+    size = json_size({**data, "omitted": marks, "truncated": True})
     for c in report.compiles:
-        entry = c.to_dict(contents=False)
+        entry = {**c.to_dict(contents=False), "contents_omitted": True}
         entry_size = json_size(entry) + 1
         if data["compiles"] and size + entry_size > budget // 2:
             break
@@ -78,7 +84,7 @@ def published_trace(report: TraceRecord, budget: int | None = None) -> dict[str,
         size += entry_size
     cut = len(report.compiles) - len(data["compiles"])
     if cut:
-        data["omitted"].append(Omission("compiles", cut, f"{name}.compiles").to_dict())
+        data["omitted"].append({**marks[0], "count": cut})
     truncated = False
     left_out = 0
     for i in _content_order(report, len(data["compiles"])):
@@ -86,16 +92,13 @@ def published_trace(report: TraceRecord, budget: int | None = None) -> dict[str,
         full, capped = _capped_contents(report.compiles[i])
         grown = json_size(full) - json_size(index)
         if left_out or size + grown > budget:
-            index["contents_omitted"] = True
             left_out += 1
             continue
         data["compiles"][i] = full
         size += grown
         truncated |= capped
     if left_out:
-        data["omitted"].append(Omission(
-            "compiles[].contents", left_out,
-            f"{name}.compile(compile_id, rank)").to_dict())
+        data["omitted"].append({**marks[1], "count": left_out})
     data["truncated"] = truncated or bool(data["omitted"])
     return data
 
