@@ -232,3 +232,54 @@ def test_compile_phases_are_exclusive():
     assert phases["Inductor passes"] == pytest.approx(0.8)
     assert guard == pytest.approx(80e-6)
     assert compile_phases({}) == ({}, None)
+
+
+def _big_profile() -> Profile:
+    from nbcompile.core.profile import KernelTime, LineTime
+
+    kernels = [KernelTime(name=f"cpp_fused_op_{i}", kind="kernel", calls=5,
+                          total_s=1e-3 / (i + 1), lines=[i % 400 + 1])
+               for i in range(300)]  # slowest first, as profile() orders them
+    lines = [LineTime(lineno=n, line=f"    y{n} = torch.sin(y{n - 1}) * {n}  # step {n}",
+                      compiled_s=n * 1e-6 if n % 2 else 0.0, eager_s=n * 2e-6 if n % 2 else 0.0,
+                      kernels=[f"cpp_fused_op_{n}"] if n % 2 else [])
+             for n in range(1, 401)]
+    return Profile(name="deep", repeat=5, kernels=kernels, lines=lines, filename="<cell>",
+                   wall_s=1e-3, kernel_s=1e-3, eager_wall_s=2e-3, notes=["a note"])
+
+
+def _bundle_size(bundle) -> int:
+    from nbcompile.display.budget import json_size
+
+    return (json_size(bundle[nbcompile.MIME_TYPE]) + len(bundle["text/html"].encode())
+            + len(bundle["text/plain"].encode()))
+
+
+def test_a_big_profile_is_published_within_the_budget_with_marks():
+    p = _big_profile()
+    whole = profile_bundle(p, budget=10**9)
+    assert "omitted" not in whole[nbcompile.MIME_TYPE]  # fits: published whole
+    bundle = profile_bundle(p, budget=40_000)
+    data = bundle[nbcompile.MIME_TYPE]
+    assert _bundle_size(bundle) <= 40_000 < _bundle_size(whole)
+    VALIDATOR.validate(json.loads(json.dumps(data)))
+    marks = {m["field"]: m for m in data["omitted"]}
+    assert data["truncated"] is True
+    assert marks["lines"]["count"] + len(data["lines"]) == 400
+    assert len(data["kernels"]) + marks.get("kernels", {"count": 0})["count"] == 300
+    # The slowest kernels and the measured lines stay; the Profile itself is whole.
+    kept = [k["name"] for k in data["kernels"]]
+    assert kept == [k.name for k in p.kernels][:len(kept)]
+    assert all(ln["compiled_s"] > 0 for ln in data["lines"])
+    assert len(p.kernels) == 300 and len(p.lines) == 400
+    assert "more lines left out of this output" in bundle["text/plain"]
+    assert "p.lines (p: the Profile" in bundle["text/html"]
+
+
+def test_every_profile_budget_is_kept():
+    p = _big_profile()
+    floor = _bundle_size(profile_bundle(p, budget=0))
+    whole = _bundle_size(profile_bundle(p, budget=10**9))
+    over = [(b, size - b) for b in range(floor, whole, (whole - floor) // 60)
+            if (size := _bundle_size(profile_bundle(p, budget=b))) > b]
+    assert not over, over[:5]

@@ -308,6 +308,9 @@ export interface IProfilePayload {
   graph_breaks: IGraphBreak[];
   compiles: string[];
   recompiles_during_profile: number;
+  /** Set when the published copy left kernels or lines out (see `omitted`). */
+  truncated: boolean;
+  omitted: IOmission[];
 }
 
 /** Counts and time of one setup (the baseline or a suggestion tried on a copy). */

@@ -147,7 +147,9 @@ export function parseProfile(v: Json, key: string): IProfilePayload | null {
     notes: strList(o.notes),
     graph_breaks: list(o.graph_breaks, parseGraphBreak),
     compiles: strList(o.compiles),
-    recompiles_during_profile: num(o.recompiles_during_profile)
+    recompiles_during_profile: num(o.recompiles_during_profile),
+    truncated: o.truncated === true,
+    omitted: list(o.omitted, parseOmission)
   };
 }
 

@@ -35,6 +35,17 @@ export function renderProfile(p: IProfilePayload): HTMLElement {
   if (!p.accounted) {
     wrap.appendChild(h('div', { class: 'nbc-note nbc-warning' }, 'The parts do not add up to the wall time: see the notes.'));
   }
+  for (const o of p.omitted.slice(0, 10)) {
+    wrap.appendChild(
+      h(
+        'div',
+        { class: 'nbc-note nbc-omitted' },
+        `${o.count} more ${clip(o.field, 40)} left out of this output to keep the notebook small: `,
+        h('code', null, clip(o.how, 300)),
+        ' has them.'
+      )
+    );
+  }
   wrap.appendChild(renderLines(p));
   wrap.appendChild(renderKernels(p));
   if (p.graph_breaks.length) {

@@ -449,6 +449,18 @@ test('a profile record parses: kernels with launches and lines, per-line times, 
   assert.match(p.graph_breaks[0].doc_url, /^https:\/\//);
 });
 
+test('a profile cut to the output budget carries its marks; a whole one has none', () => {
+  assert.deepEqual((parsePayload(recordFixture('profile')) as IProfilePayload).omitted, []);
+  const raw = recordFixture('profile');
+  raw.kernels = (raw.kernels as unknown[]).slice(0, 1);
+  raw.truncated = true;
+  raw.omitted = [{ field: 'kernels', count: 3, how: 'p.kernels', unit: 'items' }];
+  const p = parsePayload(raw) as IProfilePayload;
+  assert.equal(p.truncated, true);
+  assert.deepEqual(p.omitted, [{ field: 'kernels', count: 3, how: 'p.kernels', unit: 'items' }]);
+  assert.equal(p.kernels.length, 1);
+});
+
 test('a suggestions record parses: baseline, the change as code, verified, before/after, same result', () => {
   const s = parsePayload(recordFixture('suggestions')) as ISuggestionsPayload;
   assert.equal(s.record, 'suggestions');

@@ -40,7 +40,7 @@ from . import capture
 from .capture import TraceListener, suppressed
 from .frames import Span
 from .options import CompileOptions
-from .records import SCHEMA_VERSION, GraphBreak, Kernel, Record
+from .records import SCHEMA_VERSION, GraphBreak, Kernel, Omission, Record
 from .session import CaptureSession
 from .snapshot import target_record
 from .targets import Target, eager_callable, fresh_copy, unwrap
@@ -151,7 +151,12 @@ class Profile(Record):
     schema_version: int = SCHEMA_VERSION
     record: str = "profile"
 
-    OPTIONAL_KEYS = frozenset({"graph_breaks"})
+    OPTIONAL_KEYS = frozenset({"graph_breaks", "truncated", "omitted"})
+    COMPUTED = {
+        "truncated": (bool, "set when published with some kernels or lines left out"),
+        "omitted": (list[Omission], "kernels or lines left out of a published output to "
+                                    "keep it within its byte budget (`how` gets them)"),
+    }
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()

@@ -8,11 +8,16 @@ scripts); a plain-text fallback; the JSON record under the nbcompile MIME type.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from ..core.records import MIME_TYPE
+from ..core.records import MIME_TYPE, Omission
+from .budget import json_size, output_budget
 from .text import escape
 from .units import format_duration
+
+#: Rows each list keeps before the other is cut further (kernels slowest first, lines hottest).
+_KEEP = 10
 
 
 def _fmt(seconds: float | None) -> str:
@@ -24,8 +29,8 @@ def _budget(p: Any) -> list[tuple[str, float]]:
             ("outside graphs", p.outside_graphs_s), ("unaccounted", p.unaccounted_s)]
 
 
-def profile_text(p: Any) -> str:
-    """The plain-text view: budget, lines with time, kernel table, notes."""
+def profile_text(p: Any, omitted: list[Omission] | None = None) -> str:
+    """The plain-text view: budget, lines with time, kernel table, notes, cut marks."""
     out = [f"profile of {p.name}: {p.repeat} call(s); wall {_fmt(p.wall_s)} per call "
            f"compiled, {_fmt(p.eager_wall_s)} eager"]
     out.append("  " + ", ".join(f"{k} {_fmt(v)}" for k, v in _budget(p)))
@@ -41,7 +46,16 @@ def profile_text(p: Any) -> str:
         out.append(f"  {k.name[:40]:<40} {k.calls:>6} {_fmt(k.total_s):>10} "
                    f"{_fmt(k.mean_s):>10} {k.share:>6.0%}  {lines}")
     out += [f"  note: {n}" for n in p.notes]
+    out += [f"  {_mark_words(o)}" for o in omitted or []]
     return "\n".join(out)
+
+
+def _how(attr: str) -> str:
+    return f"p.{attr} (p: the Profile that nbcompile.profile or %kprun returned)"
+
+
+def _mark_words(o: Omission) -> str:
+    return f"{o.count} more {o.field} left out of this output (output budget): {o.how}"
 
 
 def _shade(value: float, top: float) -> str:
@@ -51,7 +65,7 @@ def _shade(value: float, top: float) -> str:
     return f"rgba(230, 81, 0, {alpha:.2f})"
 
 
-def profile_html(p: Any) -> str:
+def profile_html(p: Any, omitted: list[Omission] | None = None) -> str:
     """The source coloured by compiled time per line, then the kernels and the budget."""
     e = escape
     top = max((ln.compiled_s for ln in p.lines), default=0.0)
@@ -87,6 +101,8 @@ def profile_html(p: Any) -> str:
     )
     budget = ", ".join(f"{k} {_fmt(v)}" for k, v in _budget(p))
     notes = "".join(f"<li>{e(n)}</li>" for n in p.notes)
+    notes += "".join(f"<li class='nbcompile-omitted'>{e(_mark_words(o))}</li>"
+                     for o in omitted or [])
     return (
         f"<div class='nbcompile-profile'><b>nbcompile profile</b> of <code>{e(p.name)}</code>: "
         f"{p.repeat} call(s), wall {_fmt(p.wall_s)} per call compiled, "
@@ -95,6 +111,42 @@ def profile_html(p: Any) -> str:
     )
 
 
-def profile_bundle(p: Any) -> dict[str, Any]:
-    """The MIME bundle of a ``Profile``."""
-    return {MIME_TYPE: p.to_dict(), "text/html": profile_html(p), "text/plain": profile_text(p)}
+def profile_bundle(p: Any, budget: int | None = None) -> dict[str, Any]:
+    """The MIME bundle of a ``Profile`` within ``budget`` bytes (the output budget by
+    default) for its JSON, HTML and text together. Over it, the published copy leaves
+    out, in turn: source lines with no measured time, kernels beyond the slowest ten,
+    lines beyond the hottest ten, then the rest; each cut is marked (``omitted``) with
+    how to get it from the ``Profile`` object, which stays whole."""
+    budget = output_budget() if budget is None else budget
+    kernels, lines = list(p.kernels), list(p.lines)
+    while True:
+        omitted = [Omission(attr, len(whole) - len(kept), _how(attr))
+                   for attr, whole, kept in (("kernels", p.kernels, kernels),
+                                             ("lines", p.lines, lines)) if len(kept) < len(whole)]
+        shown = replace(p, kernels=kernels, lines=lines) if omitted else p
+        data = shown.to_dict()
+        if omitted:
+            data["omitted"], data["truncated"] = [o.to_dict() for o in omitted], True
+        bundle = {MIME_TYPE: data, "text/html": profile_html(shown, omitted),
+                  "text/plain": profile_text(shown, omitted)}
+        size = (json_size(data) + len(bundle["text/html"].encode())
+                + len(bundle["text/plain"].encode()))
+        if size <= budget or not (kernels or lines):
+            return bundle
+        kernels, lines = _cut(kernels, lines)
+
+
+def _cut(kernels: list[Any], lines: list[Any]) -> tuple[list[Any], list[Any]]:
+    """One step less: untimed lines, then kernels and lines halved down to ``_KEEP``
+    (slowest kernels and hottest lines kept, lines in source order), then to none."""
+    timed = [ln for ln in lines if ln.compiled_s or ln.eager_s]
+    if len(timed) < len(lines):
+        return kernels, timed
+    for floor in (_KEEP, 0):
+        if len(kernels) > floor:
+            return kernels[:max(len(kernels) // 2, floor)], lines
+        if len(lines) > floor:
+            keep = max(len(lines) // 2, floor)
+            hottest = set(map(id, sorted(lines, key=lambda ln: -ln.compiled_s)[:keep]))
+            return kernels, [ln for ln in lines if id(ln) in hottest]
+    return kernels, lines

@@ -858,6 +858,14 @@ export interface Profile {
   graph_breaks?: GraphBreak[];
   schema_version: number;
   record: string;
+  /**
+   * set when published with some kernels or lines left out
+   */
+  truncated?: boolean;
+  /**
+   * kernels or lines left out of a published output to keep it within its byte budget (`how` gets them)
+   */
+  omitted?: Omission[];
 }
 /**
  * Measured time of one generated kernel or extern call, over all profiled calls.

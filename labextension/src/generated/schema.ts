@@ -1371,6 +1371,17 @@ export const RECORD_SCHEMA: unknown = {
         },
         "record": {
           "type": "string"
+        },
+        "truncated": {
+          "type": "boolean",
+          "description": "set when published with some kernels or lines left out"
+        },
+        "omitted": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Omission"
+          },
+          "description": "kernels or lines left out of a published output to keep it within its byte budget (`how` gets them)"
         }
       },
       "required": [
