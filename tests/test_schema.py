@@ -271,7 +271,6 @@ def test_real_trace_record_validates(tmp_path):
     assert any("'_source'" in m for m in messages), messages
 
 
-
 def test_every_record_writes_inf_and_nan_as_null():
     import json
     import math

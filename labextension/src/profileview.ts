@@ -8,6 +8,7 @@
 import { appendPaged, externalLink, h } from './dom';
 import { clip, formatTime, plural, shortPath } from './format';
 import { IProfilePayload } from './model';
+import { omissionNotes } from './omissions';
 import { phaseBar } from './phasebar';
 
 const PAGE = 100;
@@ -35,17 +36,7 @@ export function renderProfile(p: IProfilePayload): HTMLElement {
   if (!p.accounted) {
     wrap.appendChild(h('div', { class: 'nbc-note nbc-warning' }, 'The parts do not add up to the wall time: see the notes.'));
   }
-  for (const o of p.omitted.slice(0, 10)) {
-    wrap.appendChild(
-      h(
-        'div',
-        { class: 'nbc-note nbc-omitted' },
-        `${o.count} more ${clip(o.field, 40)} left out of this output to keep the notebook small: `,
-        h('code', null, clip(o.how, 300)),
-        ' has them.'
-      )
-    );
-  }
+  wrap.append(...omissionNotes(p.omitted, o => `more ${clip(o.field, 40)}`));
   wrap.appendChild(renderLines(p));
   wrap.appendChild(renderKernels(p));
   if (p.graph_breaks.length) {

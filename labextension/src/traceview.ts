@@ -11,6 +11,7 @@ import { ICodeSink } from './codesink';
 import { appendPaged, button, externalLink, h } from './dom';
 import { classSuffix, clip, editorMimeType, formatBytes, formatSeconds, plural, shortPath } from './format';
 import { ISourceLine, ITraceCompile, ITracePayload } from './model';
+import { omissionNotes } from './omissions';
 import { phaseBar } from './phasebar';
 
 /** Columns (compile ids) and rows (ranks) drawn in the grid; the list below has all. */
@@ -66,18 +67,7 @@ export function renderTrace(p: ITracePayload, options: ITraceViewOptions): HTMLE
         `${formatBytes(p.bytes_read)} in ${plural(p.files.length, 'file')}`
     )
   );
-  for (const o of p.omitted.slice(0, 10)) {
-    wrap.appendChild(
-      h(
-        'div',
-        { class: 'nbc-note nbc-omitted' },
-        `${o.count} ${o.field === 'compiles' ? 'more compiles' : 'compiles\u2019 contents'} left out of this output ` +
-          'to keep the notebook small: ',
-        h('code', null, clip(o.how, 300)),
-        ' has them.'
-      )
-    );
-  }
+  wrap.append(...omissionNotes(p.omitted, o => (o.field === 'compiles' ? 'more compiles' : 'compiles\u2019 contents')));
   if (p.truncated && !p.omitted.length) {
     wrap.appendChild(
       h('div', { class: 'nbc-note' }, 'Long texts were capped in this output: nbcompile.open_trace(path) has them whole.')

@@ -24,6 +24,11 @@ def _fmt(seconds: float | None) -> str:
     return format_duration(seconds) if seconds else "-"
 
 
+def _measured(line: Any) -> bool:
+    """Whether a profiled source line has compiled or eager time."""
+    return bool(line.compiled_s or line.eager_s)
+
+
 def _budget(p: Any) -> list[tuple[str, float]]:
     return [("kernels", p.kernel_s), ("overhead", p.overhead_s),
             ("outside graphs", p.outside_graphs_s), ("unaccounted", p.unaccounted_s)]
@@ -34,7 +39,7 @@ def profile_text(p: Any, omitted: list[Omission] | None = None) -> str:
     out = [f"profile of {p.name}: {p.repeat} call(s); wall {_fmt(p.wall_s)} per call "
            f"compiled, {_fmt(p.eager_wall_s)} eager"]
     out.append("  " + ", ".join(f"{k} {_fmt(v)}" for k, v in _budget(p)))
-    timed = [ln for ln in p.lines if ln.compiled_s or ln.eager_s]
+    timed = [ln for ln in p.lines if _measured(ln)]
     if timed:
         out.append(f"  {'line':>5}  {'compiled':>10}  {'eager':>10}  source")
         for ln in timed:
@@ -139,7 +144,7 @@ def profile_bundle(p: Any, budget: int | None = None) -> dict[str, Any]:
 def _cut(kernels: list[Any], lines: list[Any]) -> tuple[list[Any], list[Any]]:
     """One step less: untimed lines, then kernels and lines halved down to ``_KEEP``
     (slowest kernels and hottest lines kept, lines in source order), then to none."""
-    timed = [ln for ln in lines if ln.compiled_s or ln.eager_s]
+    timed = [ln for ln in lines if _measured(ln)]
     if len(timed) < len(lines):
         return kernels, timed
     for floor in (_KEEP, 0):
