@@ -34,6 +34,8 @@ import time
 import types
 from pathlib import Path
 
+from .shared import interleaved_ratio, ipython_shell
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # --- 1. steady state --------------------------------------------------------------------
@@ -52,40 +54,10 @@ small_net = SmallNet()
 """
 
 
-def _interleaved_ratio(a, b, args, repeats: int, block_s: float = 0.1) -> tuple[float, float]:
-    """Median and IQR/2 of per-repeat time ratios a/b, A/B interleaved."""
-    import torch
-    from torch.utils.benchmark import Timer
-
-    def timer(f):
-        return Timer("f(*args)", globals={"f": f, "args": args},
-                     num_threads=torch.get_num_threads())
-
-    ta, tb = timer(a), timer(b)
-    per_call = ta.blocked_autorange(min_run_time=0.2).median
-    number = max(1, int(block_s / per_call))
-    ratios = []
-    for i in range(repeats):
-        if i % 2:
-            tb_ = tb.timeit(number).median
-            ta_ = ta.timeit(number).median
-        else:
-            ta_ = ta.timeit(number).median
-            tb_ = tb.timeit(number).median
-        ratios.append(ta_ / tb_)
-    q1, q2, q3 = statistics.quantiles(ratios, n=4)
-    return q2, (q3 - q1) / 2
-
-
 def bench_steady_state(repeats: int) -> list[dict]:
     import torch
-    from IPython.testing.globalipapp import start_ipython
 
-    ip = start_ipython()
-    # As in a real kernel, __main__ is the user's namespace (Dynamo resolves the cell's
-    # globals through sys.modules["__main__"]; under ``python -m`` it would be this file).
-    sys.modules["__main__"] = ip.user_module
-    ip.run_line_magic("load_ext", "nbcompile")
+    ip = ipython_shell()
     with contextlib.redirect_stdout(io.StringIO()):  # the live summary's text/plain
         ip.run_cell_magic("compile", "", STEADY_CELL)
     ns = ip.user_ns
@@ -108,7 +80,7 @@ def bench_steady_state(repeats: int) -> list[dict]:
     rows = []
     for label, ours, bare in (("function", ns["small_fn"], bare_fn),
                               ("nn.Module", ns["small_net"], bare_net)):
-        ratio, spread = _interleaved_ratio(ours, bare, (x,), repeats)
+        ratio, spread = interleaved_ratio(ours, bare, (x,), repeats)
         rows.append({
             "name": f"1. steady-state call, %%compile'd {label} / bare torch.compile",
             "value": ratio, "spread": spread, "target": "within 1% (0.99-1.01)",
@@ -125,11 +97,11 @@ mode = sys.argv[1]
 import torch
 t_import = time.perf_counter()
 if mode == "capture":
-    from nbcompile.core.session import get_session
-    from nbcompile.core.snapshot import target_record
-    from nbcompile.core.options import CompileOptions
+    from nbcompile.core.notebook.session import get_session
+    from nbcompile.core.notebook.snapshot import target_record
+    from nbcompile.core.notebook.options import CompileOptions
     from nbcompile.core.records import CellRef
-    from nbcompile.core.targets import compile_target
+    from nbcompile.core.notebook.targets import compile_target
 session = None
 src = '''
 import torch
@@ -216,8 +188,8 @@ def bench_compare_accuracy(budget: float) -> list[dict]:
     from torch.utils.benchmark import Timer
 
     from nbcompile import compare
-    from nbcompile.core.capture import suppressed
-    from nbcompile.core.targets import fresh_copy
+    from nbcompile.core.notebook.targets import fresh_copy
+    from nbcompile.core.trace.listener import suppressed
 
     def chain(x):
         for _ in range(6):

@@ -11,6 +11,8 @@ import io
 import sys
 import time
 
+from .shared import interleaved_ratio, ipython_shell
+
 PROFILE_CELL = """
 import torch
 def prof_chain(x):
@@ -48,13 +50,10 @@ def _bare(ns_cell: str, name: str):
 
 def bench_profile(counts: tuple[int, ...] = (5, 20, 80), repeats: int = 11) -> list[dict]:
     import torch
-    from IPython.testing.globalipapp import start_ipython
 
     import nbcompile
 
-    ip = start_ipython()
-    sys.modules["__main__"] = ip.user_module
-    ip.run_line_magic("load_ext", "nbcompile")
+    ip = ipython_shell()
     with contextlib.redirect_stdout(io.StringIO()):
         ip.run_cell_magic("compile", "", PROFILE_CELL)
     ns = ip.user_ns
@@ -62,8 +61,6 @@ def bench_profile(counts: tuple[int, ...] = (5, 20, 80), repeats: int = 11) -> l
     for _ in range(3):
         ns["prof_chain"](x_chain)
         ns["prof_net"](x_net)
-    from .__main__ import _interleaved_ratio
-
     # Normal calls are compared with a bare torch.compile of the same code, interleaved,
     # before and after the profiles: the ratio of the two ratios is robust to machine load.
     pairs = {"prof_chain": x_chain, "prof_net": x_net}
@@ -73,7 +70,7 @@ def bench_profile(counts: tuple[int, ...] = (5, 20, 80), repeats: int = 11) -> l
     for name, x in pairs.items():
         for _ in range(3):
             bares[name](x)
-    before = {name: _interleaved_ratio(ns[name], bares[name], (x,), repeats)
+    before = {name: interleaved_ratio(ns[name], bares[name], (x,), repeats)
               for name, x in pairs.items()}
     rows: list[dict] = []
     runs: list[str] = []
@@ -93,7 +90,7 @@ def bench_profile(counts: tuple[int, ...] = (5, 20, 80), repeats: int = 11) -> l
     enabled = torch.autograd.profiler._is_profiler_enabled
     kernel_profile = torch._inductor.config.cpp.enable_kernel_profile
     for name, x in pairs.items():
-        after, spread = _interleaved_ratio(ns[name], bares[name], (x,), repeats)
+        after, spread = interleaved_ratio(ns[name], bares[name], (x,), repeats)
         ratio = after / before[name][0]
         spread = ratio * (spread / after + before[name][1] / before[name][0])
         rows.append({"name": f"7. %%compile'd {name} vs bare, after/before a profile",

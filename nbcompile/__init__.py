@@ -21,8 +21,8 @@ from .api import (
     report,
     suggest,
 )
+from .core.logs.run import Divergence, TraceCompile
 from .core.records import MIME_TYPE, SCHEMA_VERSION
-from .core.tracereport import Divergence, TraceCompile
 
 __version__ = "0.1.0"
 __all__ = [

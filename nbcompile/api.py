@@ -7,41 +7,32 @@ imports ``display/`` and the results still display richly without ``%load_ext``.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .core import chrome_trace as _chrome_trace
-from .core import profile as _profile
-from .core import suggest as _suggest
-from .core import timing as _timing
+from .core.fixes import suggest as _suggest
+from .core.logs.run import TraceRecord, read_trace
+from .core.notebook.session import get_session
+from .core.notebook.snapshot import target_record
+from .core.perf import comparison as _comparison
+from .core.perf import profile as _profile
+from .core.perf import timing as _timing
 from .core.records import TargetRecord
-from .core.session import get_session
-from .core.snapshot import target_record
-from .core.tracereport import TraceRecord, read_trace
+from .core.trace import chrome_trace as _chrome_trace
+from .display.reprs import RichRecord
 
 if TYPE_CHECKING:
     from .display.annotate import AnnotatedSource
 
 
-@dataclasses.dataclass
-class CompileReport(TargetRecord):
+class CompileReport(RichRecord, TargetRecord):
     """Everything nbcompile captured for one compiled target (a snapshot).
 
     Like IPython's ``TimeitResult``: plain attributes (``name``, ``kind``, ``options``,
     ``compiles``, ``graph_count``, ``graph_breaks``, ``recompiles``, ``output_code``,
     ``kernels``, ``compile_time_s``), ``to_dict()`` for JSON, and rich reprs.
     """
-
-    @classmethod
-    def from_record(cls, record: TargetRecord) -> CompileReport:
-        return cls(**{f.name: getattr(record, f.name) for f in dataclasses.fields(record)})
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from .display import report_bundle
-
-        return report_bundle(self)
 
     def _repr_html_(self) -> str:
         from .display.annotate import diffs_html
@@ -91,24 +82,9 @@ def report(obj: Any) -> CompileReport:
     return CompileReport.from_record(target_record(target))
 
 
-@dataclasses.dataclass(repr=False)
-class Comparison(_timing.Comparison):
+class Comparison(RichRecord, _comparison.Comparison):
     """What ``compare()`` returns: ``rows`` (each a ``TimingRow``), ``best``, ``row(mode)``,
     ``to_dict()`` (the ``timing`` record), and rich reprs (table and speedup chart)."""
-
-    @classmethod
-    def from_record(cls, record: _timing.Comparison) -> Comparison:
-        return cls(**{f.name: getattr(record, f.name) for f in dataclasses.fields(record)})
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from .display.timing import timing_bundle
-
-        return timing_bundle(self)
-
-    def __repr__(self) -> str:
-        from .display.timing import timing_text
-
-        return timing_text(self)
 
 
 @functools.wraps(_timing.compare)
@@ -116,20 +92,10 @@ def compare(fn: Any, *args: Any, **kwargs: Any) -> Comparison:
     return Comparison.from_record(_timing.compare(fn, *args, **kwargs))
 
 
-@dataclasses.dataclass(repr=False)
-class Profile(_profile.Profile):
+class Profile(RichRecord, _profile.Profile):
     """What ``profile()`` returns: ``kernels``, ``lines``, the per-call budget
     (``wall_s``, ``outside_graphs_s``, ``overhead_s`` ...), ``to_dict()`` (the ``profile``
     record), and rich reprs (the source coloured by measured time, the kernel table)."""
-
-    @classmethod
-    def from_record(cls, record: _profile.Profile) -> Profile:
-        return cls(**{f.name: getattr(record, f.name) for f in dataclasses.fields(record)})
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from .display.profile import profile_bundle
-
-        return profile_bundle(self)
 
 
 @functools.wraps(_profile.profile)
@@ -137,24 +103,9 @@ def profile(fn: Any, *args: Any, **kwargs: Any) -> Profile:
     return Profile.from_record(_profile.profile(fn, *args, **kwargs))
 
 
-@dataclasses.dataclass(repr=False)
-class Suggestions(_suggest.Suggestions):
+class Suggestions(RichRecord, _suggest.Suggestions):
     """What ``suggest()`` returns: ``baseline``, ``items`` (each a ``Suggestion``),
     ``to_dict()`` (the ``suggestions`` record), and rich reprs (one row per suggestion)."""
-
-    @classmethod
-    def from_record(cls, record: _suggest.Suggestions) -> Suggestions:
-        return cls(**{f.name: getattr(record, f.name) for f in dataclasses.fields(record)})
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from .display.suggest import suggestions_bundle
-
-        return suggestions_bundle(self)
-
-    def __repr__(self) -> str:
-        from .display.suggest import suggestions_text
-
-        return suggestions_text(self)
 
 
 @functools.wraps(_suggest.suggest)
@@ -162,15 +113,10 @@ def suggest(fn: Any, *args: Any, **kwargs: Any) -> Suggestions:
     return Suggestions.from_record(_suggest.suggest(fn, *args, **kwargs))
 
 
-class TraceReport(TraceRecord):
+class TraceReport(RichRecord, TraceRecord):
     """A TORCH_TRACE run read by ``open_trace``: ``.path``, ``.ranks``, ``.compiles``
     (``TraceCompile``), ``.compile(id, rank)``, ``.divergences``, ``.problems``,
     ``.to_dict()``, and the rich reprs (record, HTML, text) of a trace."""
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from .display.trace import trace_bundle
-
-        return trace_bundle(self)
 
 
 def open_trace(path: str | Path) -> TraceReport:
@@ -182,4 +128,4 @@ def open_trace(path: str | Path) -> TraceReport:
     truncated or foreign files, corrupt lines, md5 mismatches) is listed in ``.problems``
     and the rest is still read.
     """
-    return read_trace(path, TraceReport)
+    return TraceReport.from_record(read_trace(path))

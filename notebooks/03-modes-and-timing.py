@@ -166,7 +166,7 @@ stack_prof
 # %%
 # check: the matmul stack's kernel time is in the library matmuls (extern calls),
 # and every mode the comparison did not find faster carries a measured explanation
-from nbcompile.core.explain import needs_explanation
+from nbcompile.core.perf.explain import needs_explanation
 
 extern_share = sum(k.share for k in stack_prof.kernels if k.kind == "extern")
 print(f"extern calls: {extern_share:.0%} of the kernel time")

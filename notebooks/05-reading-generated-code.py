@@ -193,7 +193,7 @@ def swish_shift(x):
 
 
 # %%
-from nbcompile.core.triton_preview import TritonPreviewError
+from nbcompile.core.notebook.triton_preview import TritonPreviewError
 
 if HAVE_TRITON:
     try:

@@ -32,7 +32,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"  # everything below is built locally: never r
 import torch
 
 import nbcompile
-from nbcompile.core.userstack import cell_frame
+from nbcompile.core.trace.stacks import cell_frame
 
 _ = torch.manual_seed(0)
 

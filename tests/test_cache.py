@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from nbcompile.core import cache
+from nbcompile.core.notebook import cache
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -124,7 +124,7 @@ def test_describe_cache():
 
 LAZY = textwrap.dedent("""
     import os, sys, torch
-    from nbcompile.core import cache
+    from nbcompile.core.notebook import cache
     def f(x):
         return torch.sin(x) + 1
     torch.compile(f)(torch.randn(8))          # Inductor used: its cache dir is now fixed?

@@ -7,9 +7,9 @@ import pytest
 import torch
 
 import nbcompile
-from nbcompile.core.compile_diff import diff_compiles
-from nbcompile.core.output_code import split_kernels
+from nbcompile.core.insight.compile_diff import diff_compiles
 from nbcompile.core.records import CompileRecord, Kernel
+from nbcompile.core.trace.output_code import split_kernels
 
 from .conftest import run_cell
 

@@ -8,7 +8,7 @@ import torch
 from IPython.core.error import UsageError
 
 import nbcompile
-from nbcompile.core.timing import Comparison
+from nbcompile.core.perf.comparison import Comparison
 
 from .conftest import execute_notebook, make_notebook, outputs_of, run_cell
 
@@ -85,7 +85,7 @@ def test_compare_magic_usage_errors(ip, compiled_chain, line, message):
 def test_nbcompile_cache_magic(ip, capsys, tmp_path):
     import os
 
-    from nbcompile.core import cache
+    from nbcompile.core.notebook import cache
 
     run_cell(ip, "%nbcompile cache --info")
     assert "compile cache:" in capsys.readouterr().out

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from nbcompile.core.timing import (
+from nbcompile.core.perf.verdict import (
     INCONCLUSIVE,
     MAX_CI_RATIO,
     MIN_VERDICT_REPEATS,

@@ -11,10 +11,10 @@ import pytest
 import torch
 
 import nbcompile
-from nbcompile.core import explain, timing
-from nbcompile.core.isolation import Sandbox
-from nbcompile.core.profile import profile
-from nbcompile.core.timing import Comparison, TimingRow
+from nbcompile.core.perf import explain, timing
+from nbcompile.core.perf.comparison import Comparison, TimingRow
+from nbcompile.core.perf.profile import profile
+from nbcompile.core.perf.sandbox import Sandbox
 from nbcompile.display.timing import timing_bundle
 from nbcompile.schema import generate
 

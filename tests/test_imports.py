@@ -19,13 +19,15 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def imports_of(path: Path) -> set[str]:
-    """Every nbcompile module ``path`` imports at run time, at any depth (function-level
-    too); imports under ``if TYPE_CHECKING:`` never run (annotations only) and are left out."""
+def imports_of(path: Path, type_only: bool = True) -> set[str]:
+    """Every nbcompile module ``path`` imports, at any depth (function-level too); imports
+    under ``if TYPE_CHECKING:`` count too unless ``type_only`` is False (a type-only edge
+    is still a dependency between two halves of one design)."""
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in _runtime_nodes(ast.parse(path.read_text(), str(path))):
+    tree = ast.parse(path.read_text(), str(path))
+    for node in (ast.walk(tree) if type_only else _runtime_nodes(tree)):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.startswith("nbcompile"))
         elif isinstance(node, ast.ImportFrom):
@@ -87,9 +89,9 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_graph_sees_relative_and_function_level_imports():
     graph = import_graph()
-    assert "nbcompile.core.records" in graph["nbcompile.core.session"] or any(
-        "nbcompile.core" in m for m in graph["nbcompile.core.session"])
-    assert "nbcompile.core.frames" in graph["nbcompile.core.kernel_lines"]
+    assert "nbcompile.core.records" in graph["nbcompile.core.notebook.session"] or any(
+        "nbcompile.core" in m for m in graph["nbcompile.core.notebook.session"])
+    assert "nbcompile.core.frames" in graph["nbcompile.core.trace.kernel_lines"]
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 
@@ -112,3 +114,40 @@ def test_core_imports_no_display_magics_or_ipython():
         bad += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
                 and not n.level and (n.module or "").split(".")[0] in ("IPython", "ipykernel")]
         assert not bad, f"{name} imports {bad}"
+
+
+#: core's subsystems from the ground floor up: a package may import only from the ones
+#: before it (and from core's top-level modules: ``records``, ``frames``).
+CORE_LAYERS = ["trace", "logs", "insight", "notebook", "perf", "fixes"]
+#: Same floor, no edges between them.
+SIBLINGS = {("logs", "insight"), ("insight", "logs")}
+
+
+def _layer(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] != ["nbcompile", "core"] or len(parts) < 4:
+        return None
+    return parts[2] if parts[2] in CORE_LAYERS else None
+
+
+def test_core_subsystems_depend_one_way():
+    graph = import_graph()
+    bad = []
+    for name, targets in graph.items():
+        here = _layer(name)
+        if here is None:
+            continue
+        for t in targets:
+            there = _layer(t)
+            if there is None or there == here:
+                continue
+            if (CORE_LAYERS.index(there) > CORE_LAYERS.index(here)
+                    or (here, there) in SIBLINGS):
+                bad.append(f"{name} -> {t}")
+    assert not bad, "core imports against the layer order " + " > ".join(CORE_LAYERS) \
+        + ":\n" + "\n".join(sorted(bad))
+
+
+def test_core_top_level_stays_small():
+    top = sorted(p.name for p in (PACKAGE / "core").glob("*.py") if p.name != "__init__.py")
+    assert len(top) <= 6, top

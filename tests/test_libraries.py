@@ -17,9 +17,9 @@ import pytest
 import torch
 
 import nbcompile
-from nbcompile.core.advice import advise
+from nbcompile.core.insight.advice import advise
 from nbcompile.core.records import CompileRecord
-from nbcompile.core.userstack import cell_frame, parse_user_stack
+from nbcompile.core.trace.stacks import cell_frame, parse_user_stack
 from nbcompile.display.bundle import summary_text
 
 from .conftest import execute_notebook, make_notebook, run_cell

@@ -6,10 +6,10 @@ import time
 
 import torch
 
-from nbcompile.core.options import CompileOptions
+from nbcompile.core.notebook.options import CompileOptions
+from nbcompile.core.notebook.session import get_session
+from nbcompile.core.notebook.targets import compile_function
 from nbcompile.core.records import CellRef
-from nbcompile.core.session import get_session
-from nbcompile.core.targets import compile_function
 from nbcompile.display.live import TICK_SECONDS, LiveSummary
 
 from .conftest import run_cell

@@ -11,9 +11,9 @@ import pytest
 import torch
 
 import nbcompile
-from nbcompile.core.capture import TRACE_LOGGER
+from nbcompile.core.notebook.session import get_session
 from nbcompile.core.records import MIME_TYPE
-from nbcompile.core.session import get_session
+from nbcompile.core.trace.listener import TRACE_LOGGER
 from nbcompile.display import summary_bundle
 
 from .conftest import run_cell

@@ -21,7 +21,7 @@ def test_lstm_is_not_compiled_and_says_why(ip):
     breaks = [gb.to_dict() for c in rep.compiles for gb in c.graph_breaks]
     for shown in (text, html, repr(rep.graph_breaks), repr(breaks)):
         assert "nbcompile-entry" not in shown
-    assert "not_compiled" in text and "allow_rnn" in html
+    assert "not compiled (runs eagerly)" in text and "allow_rnn" in html
     (gb,) = rep.graph_breaks
     assert gb.filename is None and gb.lineno is None and "internal" in gb.reason
     assert "line None" not in text

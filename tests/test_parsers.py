@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from nbcompile.core.capture import StringTable, TraceEvent
-from nbcompile.core.compile_builder import CompileBuilder
-from nbcompile.core.compile_id import CompileId
-from nbcompile.core.parsers import PARSERS, Phase, parse, parser_for
 from nbcompile.core.records import CompileRecord
+from nbcompile.core.trace.builder import CompileBuilder
+from nbcompile.core.trace.compile_id import CompileId
+from nbcompile.core.trace.listener import StringTable, TraceEvent
+from nbcompile.core.trace.parsers import PARSERS, Phase, parse, parser_for
 
 TRACES = Path(__file__).parent / "fixtures" / "traces"
 
@@ -133,7 +133,7 @@ def test_compile_id_prints_as_dynamo():
 
 
 def test_recompile_reasons_name_the_versions_whose_guards_failed():
-    from nbcompile.core.tracefmt import recompile_failed_versions
+    from nbcompile.core.trace.payloads import recompile_failed_versions
 
     listed = json.dumps(["38/2: ___check_obj_id(self, 1403)  # for group in self.param_groups",
                          "38/1: len(self.state) != 4"])

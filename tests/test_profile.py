@@ -12,9 +12,9 @@ import torch
 from IPython.core.error import UsageError
 
 import nbcompile
-from nbcompile.core.phases import compile_phases
-from nbcompile.core.profile import Profile, ProfileError, profile
-from nbcompile.core.tracefmt import graph_break_link, parse_graph_break
+from nbcompile.core.perf.profile import Profile, ProfileError, profile
+from nbcompile.core.trace.payloads import graph_break_link, parse_graph_break
+from nbcompile.core.trace.phases import compile_phases
 from nbcompile.display.profile import profile_bundle
 from nbcompile.schema import generate
 
@@ -235,7 +235,7 @@ def test_compile_phases_are_exclusive():
 
 
 def _big_profile() -> Profile:
-    from nbcompile.core.profile import KernelTime, LineTime
+    from nbcompile.core.perf.profile import KernelTime, LineTime
 
     kernels = [KernelTime(name=f"cpp_fused_op_{i}", kind="kernel", calls=5,
                           total_s=1e-3 / (i + 1), lines=[i % 400 + 1])

@@ -275,8 +275,8 @@ def test_every_record_writes_inf_and_nan_as_null():
     import json
     import math
 
-    from nbcompile.core.suggest import Measured
-    from nbcompile.core.timing import TimingRow
+    from nbcompile.core.fixes.suggest import Measured
+    from nbcompile.core.perf.comparison import TimingRow
 
     measured = Measured(time_s=math.inf).to_dict()
     assert measured["time_s"] is None and json.dumps(measured, allow_nan=False)

@@ -15,7 +15,7 @@ import torch._dynamo
 from torch._dynamo.eval_frame import _debug_get_cache_entry_list
 
 import nbcompile
-from nbcompile.core.suggest import suggest
+from nbcompile.core.fixes.suggest import suggest
 from nbcompile.schema.generate import SCHEMA_PATH
 
 from .conftest import run_cell

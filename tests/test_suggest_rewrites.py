@@ -10,8 +10,8 @@ import numpy as np
 import torch
 
 import nbcompile
-from nbcompile.core.rewrites import RewriteError, branch_to_where
-from nbcompile.core.suggest import suggest
+from nbcompile.core.fixes.rewrites import RewriteError, branch_to_where
+from nbcompile.core.fixes.suggest import suggest
 
 from .conftest import run_cell
 

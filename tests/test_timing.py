@@ -16,8 +16,11 @@ import pytest
 import torch
 
 import nbcompile
-from nbcompile.core import timing
-from nbcompile.core.timing import CompareError, TimingRow, compare, numeric_diff, resolve_modes
+from nbcompile.core.perf import verdict
+from nbcompile.core.perf.comparison import Comparison, TimingRow
+from nbcompile.core.perf.modes import CompareError, resolve_modes
+from nbcompile.core.perf.numerics import numeric_diff
+from nbcompile.core.perf.timing import compare
 from nbcompile.display.timing import timing_bundle, timing_text
 
 
@@ -57,11 +60,11 @@ def test_public_names(chain_comparison):
     assert "Comparison" in nbcompile.__all__ and "compare" in nbcompile.__all__
     # the public result is the core record (plain data) plus rich reprs
     assert type(chain_comparison) is nbcompile.Comparison
-    assert isinstance(chain_comparison, timing.Comparison)
-    assert not hasattr(timing.Comparison, "_repr_mimebundle_")
+    assert isinstance(chain_comparison, Comparison)
+    assert not hasattr(Comparison, "_repr_mimebundle_")
 
 
-VERDICTS = {"faster", "slower", "no significant difference", timing.INCONCLUSIVE}
+VERDICTS = {"faster", "slower", "no significant difference", verdict.INCONCLUSIVE}
 
 
 def _check_verdict(row: TimingRow, eager: TimingRow) -> None:
@@ -72,12 +75,12 @@ def _check_verdict(row: TimingRow, eager: TimingRow) -> None:
     ratios = [e / t for e, t in zip(eager.times_s, row.times_s, strict=True)]
     assert row.speedup == pytest.approx(statistics.median(ratios), rel=1e-3)
     assert row.speedup_q1 <= row.speedup <= row.speedup_q3
-    low, high = timing.median_confidence_interval(ratios)
+    low, high = verdict.median_confidence_interval(ratios)
     assert (row.speedup_ci_low, row.speedup_ci_high) == pytest.approx((low, high), rel=1e-3)
     assert row.significant == (row.verdict in ("faster", "slower"))
-    if row.verdict == timing.INCONCLUSIVE:
-        assert row.repeats < timing.MIN_VERDICT_REPEATS or high / low > timing.MAX_CI_RATIO
-        assert any(timing.INCONCLUSIVE in note for note in row.notes)
+    if row.verdict == verdict.INCONCLUSIVE:
+        assert row.repeats < verdict.MIN_VERDICT_REPEATS or high / low > verdict.MAX_CI_RATIO
+        assert any(verdict.INCONCLUSIVE in note for note in row.notes)
     elif row.significant:
         assert row.verdict == ("faster" if row.speedup > 1 else "slower")
         assert (low > 1.0 or high < 1.0) and abs(row.speedup - 1.0) >= 0.03

@@ -13,8 +13,8 @@ import pytest
 from IPython.core.error import UsageError
 
 import nbcompile
+from nbcompile.core.logs.files import TraceLog
 from nbcompile.core.records import MIME_TYPE
-from nbcompile.core.tracefile import TraceLog
 
 from .conftest import ROOT, run_cell
 from .fixtures.traces import record_runs

@@ -10,7 +10,7 @@ import torch
 import torch.utils._triton as torch_triton
 
 import nbcompile
-from nbcompile.core import triton_preview
+from nbcompile.core.notebook import triton_preview
 from nbcompile.display.bundle import summary_html, summary_text
 
 from .conftest import run_cell

@@ -20,7 +20,7 @@ import { setInspectorOpener } from './bridge';
 import { ITargetRecord } from './model';
 import { NotebookWatcher } from './notebook';
 import { InspectorPanel } from './sidebar/panel';
-import { SourceKernelView } from './tabview';
+import { SourceKernelView } from './tab/tabview';
 
 export const PLUGIN_ID = 'nbcompile-labextension:inspector';
 

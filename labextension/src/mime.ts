@@ -10,16 +10,16 @@ import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
 import { hasInspector, openInspector } from './bridge';
-import { button, Child, externalLink, h } from './dom';
-import { classSuffix, clip, countsText, formatSeconds, plural, statusText, whereText } from './format';
+import { button, Child, externalLink, h } from './ui/dom';
+import { classSuffix, clip, countsText, formatSeconds, plural, statusText, whereText } from './ui/format';
 import { ISummaryPayload, ITargetRecord, MIME_TYPE } from './model';
-import { parsePayload } from './parse';
-import { phaseBar } from './phasebar';
-import { PlainCode } from './codesink';
-import { renderProfile } from './profileview';
-import { renderSuggestions } from './suggestview';
-import { renderTiming } from './timingview';
-import { renderTrace } from './traceview';
+import { parsePayload } from './records/parse';
+import { phaseBar } from './views/phasebar';
+import { PlainCode } from './ui/codesink';
+import { renderProfile } from './views/profileview';
+import { renderSuggestions } from './views/suggestview';
+import { renderTiming } from './views/timingview';
+import { renderTrace } from './views/traceview';
 
 /** Targets listed inline per output (the inspector lists them all). */
 const MAX_ROWS = 50;

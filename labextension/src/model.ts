@@ -1,5 +1,5 @@
 /**
- * The view model: what the renderers read, parsed from a record (see ./parse).
+ * The view model: what the renderers read, parsed from a record (see ./records/parse).
  *
  * Every field is present and of its declared type whatever the record held; maps are
  * `Map`s (record strings never become object keys). The record's own wire types are
@@ -30,6 +30,8 @@ export interface IGraphBreak {
   /** Dynamo's graph-break id (`GB0170`) and its documentation page (https only). */
   gb_id: string;
   doc_url: string;
+  /** Compiles of the target that hit this break, as the kernel counted them (1 when not published). */
+  hits: number;
 }
 
 export interface IRecompile {
@@ -124,6 +126,8 @@ export interface ITargetRecord {
   kind: string;
   options: ITargetOptions;
   status: string;
+  /** The status in words, as the kernel publishes it (`status_text`). */
+  status_text: string;
   /** With status `compiled_inside`: the target whose graph this module ran in. */
   compiled_inside: string;
   wrapper: string | null;

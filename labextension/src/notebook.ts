@@ -11,9 +11,9 @@ import { Kernel, KernelMessage } from '@jupyterlab/services';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import { ICellRef, ITargetRecord, MIME_TYPE } from './model';
-import { parsePayload } from './parse';
+import { parsePayload } from './records/parse';
 import { IInspectorSource } from './sidebar/section';
-import { payloadFromMessage, payloadsFromOutputs, RecordStore } from './store';
+import { payloadFromMessage, payloadsFromOutputs, RecordStore } from './records/store';
 
 export class NotebookWatcher implements IInspectorSource {
   constructor(panel: NotebookPanel, shell: JupyterFrontEnd.IShell) {

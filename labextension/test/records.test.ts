@@ -20,7 +20,7 @@ import {
   shortPath,
   statusText,
   whereText
-} from '../src/format';
+} from '../src/ui/format';
 import {
   IProfilePayload,
   ISuggestionsPayload,
@@ -29,12 +29,12 @@ import {
   MIME_TYPE,
   SCHEMA_VERSION
 } from '../src/model';
-import { parsePayload } from '../src/parse';
-import { safeUrl } from '../src/parseparts';
-import { phaseColour, phaseSegments } from '../src/phases';
-import { rankBreaks } from '../src/rankbreaks';
-import { blockAt, buildSourceMap } from '../src/sourcemap';
-import { IStoreChange, payloadFromMessage, payloadsFromOutputs, RecordStore } from '../src/store';
+import { parsePayload } from '../src/records/parse';
+import { safeUrl } from '../src/records/parseparts';
+import { phaseColour, phaseSegments } from '../src/views/phases';
+import { rankBreaks } from '../src/records/rankbreaks';
+import { blockAt, buildSourceMap } from '../src/tab/sourcemap';
+import { IStoreChange, payloadFromMessage, payloadsFromOutputs, RecordStore } from '../src/records/store';
 
 // test-lib/test/records.test.js -> repository root
 const ROOT = join(__dirname, '..', '..', '..');
@@ -172,9 +172,10 @@ test('options and status read as words', () => {
   assert.equal(statusText(gelu), 'compiled');
   const compiling = { ...gelu, status: 'compiling', compiling_since: 100 };
   assert.equal(statusText(compiling, 112.4), 'compiling… 12s');
-  assert.equal(statusText({ ...gelu, status: 'pending' }), 'waiting for first call');
-  assert.equal(statusText({ ...gelu, status: 'compiled_inside', compiled_inside: 'step' }),
-               'compiled inside step');
+  // The words are the kernel's (status_text); a record saved without them reads its status.
+  assert.equal(statusText({ ...gelu, status: 'pending', status_text: 'waiting for first call' }),
+               'waiting for first call');
+  assert.equal(statusText({ ...gelu, status: 'not_compiled', status_text: '' }), 'not compiled');
 });
 
 test('malformed, foreign and invalid payloads never throw; invalid ones say why', () => {
@@ -364,7 +365,7 @@ test('prototype keys and odd values are plain data, never lookups', () => {
   const t = summary(raw).targets[0];
   assert.equal(languageLabel('toString'), 'toString');
   assert.equal(editorMimeType('toString'), 'text/plain');
-  assert.equal(statusText({ ...t, status: 'toString' }), 'toString');
+  assert.equal(statusText({ ...t, status: 'toString', status_text: '' }), 'toString');
   assert.equal(t.compiles[0].times.get('total_s'), 1);
   assert.equal(t.compiles[0].times.get('__proto__'), 5);
   assert.equal(t.compiles[0].cache.get('hasOwnProperty'), 1);
@@ -522,7 +523,7 @@ test('the notebook breaks: once each, most hit first, measured cost first when p
   assert.equal(plain[0].outside_graphs_s, null);
   // A second break, hit once, that a profile measured: it ranks first.
   const other = { ...targets[0].graph_breaks[0], lineno: 99, reason: 'another break' };
-  const t2 = { ...targets[1], compiles: [{ ...targets[1].compiles[0], graph_breaks: [other] }] };
+  const t2 = { ...targets[1], graph_breaks: [{ ...other, hits: 1 }] };
   const profile = parsePayload(recordFixture('profile')) as IProfilePayload;
   const measured = rankBreaks([targets[0], t2], [{ ...profile, graph_breaks: [other], outside_graphs_s: 0.002 }]);
   assert.deepEqual(

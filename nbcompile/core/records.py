@@ -94,7 +94,9 @@ class GraphBreak(Record):
     gb_id: str = ""  # Dynamo's graph-break id, e.g. "GB0170"
     doc_url: str = ""  # the graph break's documentation page
 
-    OPTIONAL_KEYS = frozenset({"stack", "gb_id", "doc_url"})
+    OPTIONAL_KEYS = frozenset({"stack", "gb_id", "doc_url", "hits"})
+    COMPUTED = {"hits": (int, "compiles of the target that hit this break (published on a "
+                              "target's graph_breaks, counted by insight/break_ranking.py)")}
 
 
 @dataclass
@@ -331,13 +333,16 @@ class TargetRecord(Record):
     compiled_inside: str = ""
 
     OPTIONAL_KEYS = frozenset({"annotations", "code_diffs", "advice", "preview", "torch_logs",
-                             "code_piece_count", "truncated", "omitted", "compiled_inside"})
+                             "code_piece_count", "truncated", "omitted", "compiled_inside",
+                             "status_text"})
     COMPUTED = {
         "graph_break_count": (int, "len(graph_breaks)"),
         "recompile_count": (int, "len(recompiles)"),
         "kernel_count": (int, "generated kernels that run (kernels of kind kernel)"),
         "code_piece_count": (int, "every code piece: kernels, extern calls, wrappers"),
         "truncated": (bool, "set when published inline and some text was capped"),
+        "status_text": (str, "the status in words, as the kernel shows it (published; "
+                             "`compiling` is ticked by the front end from compiling_since)"),
     }
 
     @property

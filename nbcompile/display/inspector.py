@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.notebook.session import get_session
+from ..core.notebook.snapshot import target_record
 from ..core.records import MIME_TYPE
-from ..core.session import get_session
-from ..core.snapshot import target_record
 from .payload import summary_payload
 
 #: Bytes of one whole record sent to the inspector (the front end refuses more than

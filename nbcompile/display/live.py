@@ -8,9 +8,9 @@ from typing import Any
 
 from IPython.display import display
 
-from ..core.session import CaptureSession
-from ..core.snapshot import target_record
-from ..core.targets import Target
+from ..core.notebook.session import CaptureSession
+from ..core.notebook.snapshot import target_record
+from ..core.notebook.targets import Target
 from .annotate import annotated_html, annotated_text
 from .bundle import summary_bundle
 

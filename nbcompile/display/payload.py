@@ -8,8 +8,10 @@ import sys
 import time
 from typing import Any
 
+from ..core.insight.break_ranking import break_key, rank_breaks
 from ..core.records import SCHEMA_VERSION, TargetRecord
 from .budget import fit_record, json_size, output_budget
+from .summary_model import status_text
 from .text import GRAPH_CAP, GUARDS_CAP, KERNEL_CAP, OUTPUT_CODE_CAP, cap
 
 
@@ -18,6 +20,14 @@ def published_record(record: TargetRecord | dict[str, Any],
     """A target record with long texts capped (unless ``text_caps`` is False: the
     inspector's whole record), ready to publish."""
     data = record.to_dict() if isinstance(record, TargetRecord) else copy.deepcopy(record)
+    if isinstance(record, TargetRecord):
+        # What the inspector would otherwise recompute: the worded status and how many
+        # compiles hit each break (the same rule and words as the inline summary).
+        data["status_text"] = status_text(record)
+        hits = {break_key(r.graph_break): r.hits for r in rank_breaks([record])}
+        for gb, published in zip(record.graph_breaks, data.get("graph_breaks", []),
+                                 strict=False):
+            published["hits"] = hits.get(break_key(gb), 1)
     name = data.get("name", "obj")
     output_cap, kernel_cap, graph_cap, guards_cap = (
         (OUTPUT_CODE_CAP, KERNEL_CAP, GRAPH_CAP, GUARDS_CAP) if text_caps else (sys.maxsize,) * 4)

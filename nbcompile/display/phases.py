@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.phases import PHASES
+from ..core.trace.phases import PHASES
 from .text import escape
 from .units import format_duration
 

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..core.break_ranking import rank_breaks
-from ..core.cache import describe_cache
 from ..core.frames import is_cell_file
+from ..core.insight.break_ranking import rank_breaks
+from ..core.notebook.cache import describe_cache
 from ..core.records import SourceLine, TargetRecord
-from ..core.userstack import cell_frame
+from ..core.trace.stacks import cell_frame
 
 ItemKind = Literal["note", "cache", "graph_break", "recompile", "error", "torch_logs"]
 
@@ -72,11 +72,18 @@ class Summary:
     empty_text: str = EMPTY_TEXT
 
 
-def status_text(record: TargetRecord, now: float) -> str:
-    if record.status == "compiling" and record.compiling_since:
-        return f"compiling... {now - record.compiling_since:.0f}s"
+def status_text(record: TargetRecord, now: float | None = None) -> str:
+    """The status in words: the one wording, published with each target record
+    (``status_text``) so the inspector shows the same words. Without ``now`` a compiling
+    target is just ``compiling...`` (the front end ticks the seconds)."""
+    if record.status == "compiling":
+        if record.compiling_since and now is not None:
+            return f"compiling... {now - record.compiling_since:.0f}s"
+        return "compiling..."
     if record.status == "pending":
         return "waiting for first call"
+    if record.status == "not_compiled":
+        return "not compiled (runs eagerly)"
     if record.status == "compiled_inside":
         return f"compiled inside {record.compiled_inside or 'another target'}"
     return record.status

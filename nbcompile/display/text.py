@@ -16,16 +16,18 @@ GUARDS_CAP = 20_000
 
 TRUNCATION_NOTE = (
     "\n... [truncated by nbcompile: {omitted} more characters; "
-    "nbcompile.report({name}) has the full text]\n"
+    "{where} has the full text]\n"
 )
 
 
-def cap(text: str, limit: int, name: str) -> tuple[str, bool]:
-    """``text`` cut to ``limit`` characters plus a note naming ``report(name)``; and
-    whether it was cut."""
+def cap(text: str, limit: int, name: str, where: str = "") -> tuple[str, bool]:
+    """``text`` cut to ``limit`` characters plus a note saying where the rest is
+    (``where``, by default ``nbcompile.report(name)``); and whether it was cut."""
     if len(text) <= limit:
         return text, False
-    return text[:limit] + TRUNCATION_NOTE.format(omitted=len(text) - limit, name=name), True
+    note = TRUNCATION_NOTE.format(omitted=len(text) - limit,
+                                  where=where or f"nbcompile.report({name})")
+    return text[:limit] + note, True
 
 
 def escape(text: str) -> str:

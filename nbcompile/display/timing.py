@@ -17,7 +17,7 @@ from .text import escape
 from .units import format_bytes, format_duration, format_seconds
 
 if TYPE_CHECKING:
-    from ..core.timing import Comparison, TimingRow
+    from ..core.perf.timing import Comparison, TimingRow
 
 _VERDICT_COLOURS = {
     "faster": "#2e7d32",

@@ -9,23 +9,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.logs.run import TraceCompile, TraceRecord
 from ..core.records import MIME_TYPE, Omission, Record
-from ..core.tracereport import TraceCompile, TraceRecord
 from .budget import json_size, output_budget
 from .highlight import highlight_code
-from .text import GRAPH_CAP, GUARDS_CAP, KERNEL_CAP, OUTPUT_CODE_CAP, escape
+from .text import GRAPH_CAP, GUARDS_CAP, KERNEL_CAP, OUTPUT_CODE_CAP, cap, escape
 from .units import format_bytes
 
 _STATUS_COLOURS = {"compiled": "#2e7d32", "cache_hit": "#1565c0", "restarted": "#ef6c00",
                    "failed": "#c62828"}
 
 
-def cap(text: str, limit: int, _name: str = "") -> tuple[str, bool]:
-    """``text`` cut to ``limit`` characters with a note saying where the rest is."""
-    if len(text) <= limit:
-        return text, False
-    return (text[:limit] + f"\n... [truncated by nbcompile: {len(text) - limit} more "
-            "characters; nbcompile.open_trace(path) has the full text]\n"), True
+def _cap(text: str, limit: int) -> tuple[str, bool]:
+    return cap(text, limit, "", where="nbcompile.open_trace(path)")
 
 
 def _rank(rank: int | None) -> str:
@@ -39,13 +35,12 @@ def _short(filename: str) -> str:
 def _capped_contents(c: TraceCompile) -> tuple[dict[str, Any], bool]:
     """The compile's record with its long texts capped, and whether any was."""
     data = c.to_dict()
-    name = "open_trace(path)"
-    data["output_code"], truncated = cap(data.get("output_code", ""), OUTPUT_CODE_CAP, name)
+    data["output_code"], truncated = _cap(data.get("output_code", ""), OUTPUT_CODE_CAP)
     for k in data.get("kernels", []):
-        k["source"], t = cap(k.get("source", ""), KERNEL_CAP, name)
+        k["source"], t = _cap(k.get("source", ""), KERNEL_CAP)
         truncated |= t
-    data["graphs"] = [cap(g, GRAPH_CAP, name)[0] for g in data.get("graphs", [])]
-    data["guards"], t = cap(data.get("guards", ""), GUARDS_CAP, name)
+    data["graphs"] = [_cap(g, GRAPH_CAP)[0] for g in data.get("graphs", [])]
+    data["guards"], t = _cap(data.get("guards", ""), GUARDS_CAP)
     return data, truncated | t
 
 
@@ -191,12 +186,12 @@ def _compile_html(c: TraceCompile) -> str:
     body = [f"<ul>{''.join(items)}</ul>" if items else ""]
     for i, graph in enumerate(c.graphs):
         body.append(f"<details><summary>FX graph {i}</summary>"
-                    f"<pre>{e(cap(graph, GRAPH_CAP, 'open_trace(path)')[0])}</pre></details>")
+                    f"<pre>{e(_cap(graph, GRAPH_CAP)[0])}</pre></details>")
     if c.guards:
         body.append(f"<details><summary>guards</summary>"
-                    f"<pre>{e(cap(c.guards, GUARDS_CAP, 'open_trace(path)')[0])}</pre></details>")
+                    f"<pre>{e(_cap(c.guards, GUARDS_CAP)[0])}</pre></details>")
     for k in c.kernels:
-        source = cap(k.source, KERNEL_CAP, "open_trace(path)")[0]
+        source = _cap(k.source, KERNEL_CAP)[0]
         body.append(f"<details><summary><code>{e(k.name)}</code> &middot; {e(k.language)} "
                     f"&middot; {e(k.kind)}</summary>{highlight_code(source, k.language)}"
                     "</details>")

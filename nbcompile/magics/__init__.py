@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core import cache
-from ..core.session import get_session
-from ..core.torch_logs import TorchLogRouting
+from ..core.notebook import cache
+from ..core.notebook.session import get_session
+from ..core.notebook.torch_logs import TorchLogRouting
 from .admin import AdminMagics
 from .compare import CompareMagics
 from .compile import CompileMagics
@@ -14,7 +14,7 @@ from .errors import install_error_display, uninstall_error_display
 from .profile import ProfileMagics
 from .suggest import SuggestMagics
 
-#: torch's compile log records routed into records while loaded (see core.torch_logs).
+#: torch's compile log records routed into records while loaded (see core.notebook.torch_logs).
 _torch_logs: TorchLogRouting | None = None
 
 #: Magics classes registered by ``%load_ext nbcompile``.

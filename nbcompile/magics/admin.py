@@ -11,7 +11,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.display import display
 
 from ..api import open_trace
-from ..core import cache
+from ..core.notebook import cache
 from ..display import budget
 from ..display.cache_info import info_text
 from ..display.units import format_bytes

@@ -1,14 +1,85 @@
-"""Evaluate a line magic's call expression (``f(x, y=2)``) in the user's namespace."""
+"""The call magics' shared preamble (``%compare``, ``%kprun``, ``%suggest``): split the line
+into the call expression and options, parse the options, evaluate the call in the user's
+namespace."""
 
 from __future__ import annotations
 
+import argparse
 import ast
+import re
+import shlex
+from collections.abc import Callable
 from typing import Any
 
 from IPython.core.error import UsageError
+from IPython.core.magic_arguments import parse_argstring
+
+from .arguments import check_repeats, join_comma_lists
+
+_LEADING = re.compile(r"^\s*(--?[A-Za-z][\w-]*)(?:=|\s+)(\S+)")
+_OPTION = re.compile(r"^--?[A-Za-z][\w-]*(=.*)?$")
 
 
-def evaluate_call(shell: Any, expr: str, magic: str, purpose: str
+def split_line(line: str) -> tuple[str, list[str]]:
+    """Split ``%compare`` input into the call expression and option tokens.
+
+    Options go before or after the expression (``%compare f(x) --budget 2`` or
+    ``%compare --budget 2 f(x)``); the expression keeps its own quoting and spaces.
+    """
+    rest = line.strip()
+    options: list[str] = []
+    while m := _LEADING.match(rest):
+        options += [m.group(1), m.group(2)]
+        rest = rest[m.end():].strip()
+        while rest and (options[-1].endswith(",") or rest.startswith(",")):  # --modes a, b
+            word, _, rest = rest.partition(" ")
+            options[-1] += word
+            rest = rest.strip()
+    for m in re.finditer(r"\s(?=-)", rest):
+        head, tail = rest[: m.start()], rest[m.end():]
+        try:
+            tokens = shlex.split(tail)
+        except ValueError:
+            continue
+        if tokens and _OPTION.match(tokens[0]) and _is_expression_end(head):
+            return head.strip(), options + tokens
+    return rest, options
+
+
+def _is_expression_end(text: str) -> bool:
+    """Whether ``text`` parses on its own (so what follows it is an option, not code)."""
+    if not text.strip():
+        return False
+    try:
+        ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        return False
+    return True
+
+
+def parse_call_line(magic_fn: Callable[..., Any], line: str, magic: str,
+                    placement: str = "put the call before or after the options"
+                    ) -> tuple[argparse.Namespace, str]:
+    """``(options, call expression)`` of a call magic's ``line``, options parsed with the
+    magic's own ``magic_arguments``; a ``UsageError`` naming ``magic`` (nothing run) for a
+    bad option, a repeated one, words left after the options, or no call."""
+    expr, option_tokens = split_line(line)
+    option_tokens = join_comma_lists(option_tokens)
+    try:
+        args = parse_argstring(magic_fn, " ".join(shlex.quote(t) for t in option_tokens))
+    except UsageError as e:
+        raise UsageError(f"{magic}: {e}") from None
+    check_repeats(args, magic)
+    if args.expr:
+        raise UsageError(f"{magic}: unexpected {' '.join(repr(t) for t in args.expr)} after "
+                         f"the options; {placement}. Nothing was run.")
+    if not expr:
+        raise UsageError(f"{magic} needs a call expression, e.g. {magic} f(x)")
+    return args, expr
+
+
+
+def evaluate_call(shell: Any, expr: str, magic: str, purpose: str = ""
                   ) -> tuple[Any, list[Any], dict[str, Any]]:
     """``(callable, args, kwargs)`` of ``expr``; a ``UsageError`` naming ``magic`` if bad."""
     try:
@@ -17,7 +88,8 @@ def evaluate_call(shell: Any, expr: str, magic: str, purpose: str
         raise UsageError(f"{magic}: not a Python expression: {expr!r} ({e.msg})") from None
     call = tree.body
     if not isinstance(call, ast.Call):
-        raise UsageError(f"{magic} needs a call such as f(x), not {expr!r}: {purpose}")
+        raise UsageError(f"{magic} needs a call such as f(x), not {expr!r}"
+                         + (f": {purpose}" if purpose else ""))
     fn = _eval(shell, call.func, expr, magic)
     if not callable(fn):
         raise UsageError(f"{magic}: {ast.unparse(call.func)} is a "

@@ -2,59 +2,14 @@
 
 from __future__ import annotations
 
-import ast
-import re
-import shlex
-from typing import Any
-
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..api import Comparison, compare
-from ..core.timing import DEFAULT_MODES, CompareError
-from .arguments import Once, check_repeats, join_comma_lists, unquoted
-from .calls import evaluate_call
-
-_LEADING = re.compile(r"^\s*(--?[A-Za-z][\w-]*)(?:=|\s+)(\S+)")
-_OPTION = re.compile(r"^--?[A-Za-z][\w-]*(=.*)?$")
-
-
-def split_line(line: str) -> tuple[str, list[str]]:
-    """Split ``%compare`` input into the call expression and option tokens.
-
-    Options go before or after the expression (``%compare f(x) --budget 2`` or
-    ``%compare --budget 2 f(x)``); the expression keeps its own quoting and spaces.
-    """
-    rest = line.strip()
-    options: list[str] = []
-    while m := _LEADING.match(rest):
-        options += [m.group(1), m.group(2)]
-        rest = rest[m.end():].strip()
-        while rest and (options[-1].endswith(",") or rest.startswith(",")):  # --modes a, b
-            word, _, rest = rest.partition(" ")
-            options[-1] += word
-            rest = rest.strip()
-    for m in re.finditer(r"\s(?=-)", rest):
-        head, tail = rest[: m.start()], rest[m.end():]
-        try:
-            tokens = shlex.split(tail)
-        except ValueError:
-            continue
-        if tokens and _OPTION.match(tokens[0]) and _is_expression_end(head):
-            return head.strip(), options + tokens
-    return rest, options
-
-
-def _is_expression_end(text: str) -> bool:
-    """Whether ``text`` parses on its own (so what follows it is an option, not code)."""
-    if not text.strip():
-        return False
-    try:
-        ast.parse(text.strip(), mode="eval")
-    except SyntaxError:
-        return False
-    return True
+from ..core.perf.modes import DEFAULT_MODES, CompareError
+from .arguments import Once, unquoted
+from .calls import evaluate_call, parse_call_line
 
 
 @magics_class
@@ -92,32 +47,18 @@ class CompareMagics(Magics):
             r = %compare f(x)       # r is an nbcompile.Comparison
         """
         __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
-        expr, option_tokens = split_line(line)
-        option_tokens = join_comma_lists(option_tokens)
-        try:
-            args = parse_argstring(self.compare, " ".join(shlex.quote(t) for t in option_tokens))
-        except UsageError as e:
-            raise UsageError(f"%compare: {e}") from None
-        check_repeats(args, "%compare")
-        if args.expr:
-            raise UsageError(
-                f"%compare: unexpected {' '.join(repr(t) for t in args.expr)} after the "
-                "options; separate modes with commas (--modes eager,default) and put the "
-                "call before or after the options. Nothing was run."
-            )
-        if not expr:
-            raise UsageError("%compare needs a call expression, e.g. %compare f(x)")
+        args, expr = parse_call_line(
+            self.compare, line, "%compare",
+            "separate modes with commas (--modes eager,default) and put the call before "
+            "or after the options")
         modes = [m.strip() for m in args.modes.split(",") if m.strip()]
         if not modes:
             raise UsageError("--modes is empty; give e.g. --modes eager,default")
         if not args.budget > 0:
             raise UsageError(f"--budget must be a positive number of seconds, not {args.budget}")
-        fn, call_args, call_kwargs = self._evaluate(expr)
+        fn, call_args, call_kwargs = evaluate_call(
+            self.shell, expr, "%compare", "it times the call eagerly and compiled.")
         try:
             return compare(fn, *call_args, modes=modes, budget_s=args.budget, **call_kwargs)
         except CompareError as e:
             raise UsageError(f"%compare: {e}") from None
-
-    def _evaluate(self, expr: str) -> tuple[Any, list[Any], dict[str, Any]]:
-        return evaluate_call(self.shell, expr, "%compare",
-                             "it times the call eagerly and compiled.")

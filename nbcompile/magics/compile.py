@@ -11,11 +11,11 @@ from IPython.core.magic import Magics, cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.utils.process import arg_split
 
-from ..core import cells, triton_preview
-from ..core.options import MODES, CompileOptions, OptionError, parse_option_pairs
+from ..core.notebook import cells, triton_preview
+from ..core.notebook.options import MODES, CompileOptions, OptionError, parse_option_pairs
+from ..core.notebook.session import get_session
+from ..core.notebook.targets import Target, compile_target
 from ..core.records import CellRef
-from ..core.session import get_session
-from ..core.targets import Target, compile_target
 from ..display.live import LiveSummary
 from .arguments import Once, OnceBoolean, check_repeats, join_comma_lists, unquoted
 from .errors import CellSyntaxError

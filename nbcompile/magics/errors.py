@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.session import get_session
-from ..core.tracefmt import parse_dynamo_message, source_line
-from ..core.userstack import cell_frame, stack_of_frames
+from ..core.notebook.session import get_session
+from ..core.trace.payloads import parse_dynamo_message, source_line
+from ..core.trace.stacks import cell_frame, stack_of_frames
 
 _saved: dict[int, tuple[tuple[type, ...], Any]] = {}
 

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import shlex
-
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..api import Suggestions, suggest
-from ..core.suggest import DEFAULT_BUDGET_S, SuggestError
-from .arguments import Once, check_repeats
-from .calls import evaluate_call
-from .compare import split_line
+from ..core.fixes.suggest import DEFAULT_BUDGET_S, SuggestError
+from .arguments import Once
+from .calls import evaluate_call, parse_call_line
 
 
 @magics_class
@@ -42,18 +39,7 @@ class SuggestMagics(Magics):
             s = %suggest f(x)       # s is an nbcompile.Suggestions
         """
         __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
-        expr, option_tokens = split_line(line)
-        try:
-            args = parse_argstring(self.suggest, " ".join(shlex.quote(t) for t in option_tokens))
-        except UsageError as e:
-            raise UsageError(f"%suggest: {e}") from None
-        check_repeats(args, "%suggest")
-        if args.expr:
-            raise UsageError(
-                f"%suggest: unexpected {' '.join(repr(t) for t in args.expr)} after the "
-                "options; put the call before or after the options. Nothing was run.")
-        if not expr:
-            raise UsageError("%suggest needs a call expression, e.g. %suggest f(x)")
+        args, expr = parse_call_line(self.suggest, line, "%suggest")
         if not args.budget > 0:
             raise UsageError(f"%suggest: --budget must be a positive number of seconds, "
                              f"not {args.budget}")

@@ -1,6 +1,6 @@
 """Generate the record JSON Schema and the field tables of ``docs/records.md`` from the
 record dataclasses (``nbcompile.core.records``, ``timing``, ``profile``, ``suggest``,
-``tracereport``).
+``logs.run``).
 
     python -m nbcompile.schema.generate [--check]
 
@@ -25,14 +25,17 @@ import typing
 from pathlib import Path
 from typing import Any, Literal, Union
 
-from ..core import profile, records, suggest, timing, tracereport
+from ..core import records
+from ..core.fixes import suggest
+from ..core.logs import run as trace_run
+from ..core.perf import comparison, profile
 
 SCHEMA_PATH = Path(__file__).with_name("record-v1.schema.json")
 DOCS_PATH = Path(__file__).resolve().parents[2] / "docs" / "records.md"
 
 #: The top-level records, one per value of ``record``.
-TOP_LEVEL: tuple[type, ...] = (records.SummaryRecord, records.TargetRecord, timing.Comparison,
-                                profile.Profile, suggest.Suggestions, tracereport.TraceRecord)
+TOP_LEVEL: tuple[type, ...] = (records.SummaryRecord, records.TargetRecord, comparison.Comparison,
+                                profile.Profile, suggest.Suggestions, trace_run.TraceRecord)
 
 _SIMPLE = {str: "string", int: "integer", float: "number", bool: "boolean",
            type(None): "null"}
@@ -153,8 +156,9 @@ def build_schema() -> dict[str, Any]:
         "title": f"nbcompile record, schema version {records.SCHEMA_VERSION}",
         "description": (
             f"What the kernel publishes under the MIME type {records.MIME_TYPE}. "
-            "Generated from the dataclasses in nbcompile/core/ (records.py, timing.py, "
-            "profile.py, tracereport.py) by `python -m nbcompile.schema.generate`: "
+            "Generated from the dataclasses in nbcompile/core/ (records.py, "
+            "perf/comparison.py, perf/profile.py, fixes/suggest.py, logs/run.py) by "
+            "`python -m nbcompile.schema.generate`: "
             "do not edit. Documented in docs/records.md."
         ),
         "oneOf": [{"$ref": f"#/$defs/{cls.__name__}"} for cls in TOP_LEVEL],

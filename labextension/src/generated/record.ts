@@ -2,7 +2,7 @@
  * (json-schema-to-typescript). Do not edit: run `npm run gen:types`. */
 
 /**
- * What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/ (records.py, timing.py, profile.py, tracereport.py) by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.
+ * What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/ (records.py, perf/comparison.py, perf/profile.py, fixes/suggest.py, logs/run.py) by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.
  */
 export type NbcompileRecordSchemaVersion1 =
   SummaryRecord | TargetRecord | Comparison | Profile | Suggestions | TraceRecord;
@@ -166,6 +166,10 @@ export interface TargetRecord {
    * set when published inline and some text was capped
    */
   truncated?: boolean;
+  /**
+   * the status in words, as the kernel shows it (published; `compiling` is ticked by the front end from compiling_since)
+   */
+  status_text?: string;
 }
 /**
  * the defining cell
@@ -400,6 +404,10 @@ export interface GraphBreak {
    * the graph break's documentation page
    */
   doc_url?: string;
+  /**
+   * compiles of the target that hit this break (published on a target's graph_breaks, counted by insight/break_ranking.py)
+   */
+  hits?: number;
 }
 /**
  * A compile triggered because an earlier compile's guards failed.
@@ -756,7 +764,7 @@ export interface TimingRow {
    */
   times_s: number[];
   /**
-   * Why this mode is not faster than eager, from a measured profile (`core/explain.py`)
+   * Why this mode is not faster than eager, from a measured profile (`core/perf/explain.py`)
    */
   explanations?: Explanation[];
 }

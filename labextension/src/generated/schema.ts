@@ -1,11 +1,11 @@
 /* Generated from nbcompile/schema/record-v1.schema.json by scripts/gen-types.mjs.
- * Do not edit: run `npm run gen:types`. Read by ../validate.ts. */
+ * Do not edit: run `npm run gen:types`. Read by ../records/validate.ts. */
 
 export const RECORD_SCHEMA: unknown = {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "application/vnd.nbcompile.v1+json",
   "title": "nbcompile record, schema version 1",
-  "description": "What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/ (records.py, timing.py, profile.py, tracereport.py) by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.",
+  "description": "What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/ (records.py, perf/comparison.py, perf/profile.py, fixes/suggest.py, logs/run.py) by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.",
   "oneOf": [
     {
       "$ref": "#/$defs/SummaryRecord"
@@ -273,6 +273,10 @@ export const RECORD_SCHEMA: unknown = {
         "truncated": {
           "type": "boolean",
           "description": "set when published inline and some text was capped"
+        },
+        "status_text": {
+          "type": "string",
+          "description": "the status in words, as the kernel shows it (published; `compiling` is ticked by the front end from compiling_since)"
         }
       },
       "required": [
@@ -654,6 +658,10 @@ export const RECORD_SCHEMA: unknown = {
         "doc_url": {
           "type": "string",
           "description": "the graph break's documentation page"
+        },
+        "hits": {
+          "type": "integer",
+          "description": "compiles of the target that hit this break (published on a target's graph_breaks, counted by insight/break_ranking.py)"
         }
       },
       "required": [
@@ -1205,7 +1213,7 @@ export const RECORD_SCHEMA: unknown = {
           "items": {
             "$ref": "#/$defs/Explanation"
           },
-          "description": "Why this mode is not faster than eager, from a measured profile (`core/explain.py`)"
+          "description": "Why this mode is not faster than eager, from a measured profile (`core/perf/explain.py`)"
         }
       },
       "required": [

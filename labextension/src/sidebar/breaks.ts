@@ -1,7 +1,7 @@
 /** The "Graph breaks" section: where each break is, why, and Dynamo's hint. */
 
-import { appendPaged, externalLink, h } from '../dom';
-import { cellFrame, clip, isCellFile, shortPath } from '../format';
+import { appendPaged, externalLink, h } from '../ui/dom';
+import { cellFrame, clip, isCellFile, shortPath } from '../ui/format';
 import { IGraphBreak, ITargetRecord } from '../model';
 import { ISectionHost, MAX_TEXT, PAGE, Section, sourceLink } from './section';
 

@@ -1,7 +1,7 @@
 /** The "Generated code" section: the code pieces of a target and a code view of one. */
 
-import { appendPaged, button, h } from '../dom';
-import { classSuffix, clip, editorMimeType, formatSize, languageLabel } from '../format';
+import { appendPaged, button, h } from '../ui/dom';
+import { classSuffix, clip, editorMimeType, formatSize, languageLabel } from '../ui/format';
 import { IKernel, ITargetRecord } from '../model';
 import { ISectionHost, PAGE, Section } from './section';
 

@@ -4,10 +4,10 @@
  * as a stacked bar, guard latency, cache).
  */
 
-import { appendPaged, h } from '../dom';
-import { clip, formatSeconds, plural } from '../format';
+import { appendPaged, h } from '../ui/dom';
+import { clip, formatSeconds, plural } from '../ui/format';
 import { ITargetRecord } from '../model';
-import { phaseBar } from '../phasebar';
+import { phaseBar } from '../views/phasebar';
 import { ISectionHost, PAGE, Section } from './section';
 
 interface IPickItem {

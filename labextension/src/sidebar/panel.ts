@@ -12,11 +12,11 @@ import { IEditorServices } from '@jupyterlab/codeeditor';
 import { Message } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
 
-import { CodeView } from '../codeview';
-import { h } from '../dom';
-import { clip, plural } from '../format';
+import { CodeView } from '../ui/codeview';
+import { h } from '../ui/dom';
+import { clip, plural } from '../ui/format';
 import { IProfilePayload, ITargetRecord } from '../model';
-import { IStoreChange, ITargetEntry, RecordStore } from '../store';
+import { IStoreChange, ITargetEntry, RecordStore } from '../records/store';
 import { IInspectorSource, ISectionHost } from './section';
 import { tickCompiling } from './summary';
 import { TargetList } from './targetlist';

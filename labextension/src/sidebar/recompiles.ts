@@ -1,7 +1,7 @@
 /** The "Recompiles" section: each recompile's compile id, reason and failed guard. */
 
-import { appendPaged, h } from '../dom';
-import { clip } from '../format';
+import { appendPaged, h } from '../ui/dom';
+import { clip } from '../ui/format';
 import { ITargetRecord } from '../model';
 import { ISectionHost, MAX_TEXT, PAGE, Section } from './section';
 

@@ -5,14 +5,14 @@
  * once each, ranked by what they cost.
  */
 
-import { appendPaged, externalLink, h } from '../dom';
-import { clip, formatTime, isCellFile, plural, shortPath } from '../format';
+import { appendPaged, externalLink, h } from '../ui/dom';
+import { clip, formatTime, isCellFile, plural, shortPath } from '../ui/format';
 import { IProfilePayload, IReportPayload, ITargetRecord, ITimingPayload } from '../model';
-import { renderProfile } from '../profileview';
-import { rankBreaks } from '../rankbreaks';
-import { renderSuggestions } from '../suggestview';
-import { renderTiming } from '../timingview';
-import { renderTrace } from '../traceview';
+import { renderProfile } from '../views/profileview';
+import { rankBreaks } from '../records/rankbreaks';
+import { renderSuggestions } from '../views/suggestview';
+import { renderTiming } from '../views/timingview';
+import { renderTrace } from '../views/traceview';
 import { ISectionHost, MAX_TEXT, sourceLink } from './section';
 
 /** A collapsible section whose body is built on first open; open state kept by `key`. */

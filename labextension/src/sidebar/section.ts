@@ -6,11 +6,11 @@
 
 import { ISignal } from '@lumino/signaling';
 
-import { CodeView } from '../codeview';
-import { button, h } from '../dom';
-import { clip } from '../format';
+import { CodeView } from '../ui/codeview';
+import { button, h } from '../ui/dom';
+import { clip } from '../ui/format';
 import { ICellRef, ITargetRecord } from '../model';
-import { RecordStore } from '../store';
+import { RecordStore } from '../records/store';
 
 /** What the sidebar shows: one notebook's records and a line about their origin. */
 export interface IInspectorSource {

@@ -1,7 +1,7 @@
 /** The selected target's summary: kind, status, options, counts, error and notes. */
 
-import { button, Child, h } from '../dom';
-import { classSuffix, clip, compilingText, formatSeconds, optionsText, statusText } from '../format';
+import { button, Child, h } from '../ui/dom';
+import { classSuffix, clip, compilingText, formatSeconds, optionsText, statusText } from '../ui/format';
 import { ITargetRecord } from '../model';
 import { ISectionHost, MAX_TEXT, sourceLink } from './section';
 

@@ -1,8 +1,8 @@
 /** The list of the notebook's targets (name, kind, status, counts); one is selected. */
 
-import { appendPaged, h } from '../dom';
-import { clip, countsText } from '../format';
-import { ITargetEntry } from '../store';
+import { appendPaged, h } from '../ui/dom';
+import { clip, countsText } from '../ui/format';
+import { ITargetEntry } from '../records/store';
 import { statusBadge } from './summary';
 
 /** Rows rendered per page; a long list grows by pages on request. */

@@ -1,8 +1,8 @@
 /** The selected target: its header, summary and one section per concern. */
 
-import { append, h } from '../dom';
-import { clip } from '../format';
-import { ITargetEntry } from '../store';
+import { append, h } from '../ui/dom';
+import { clip } from '../ui/format';
+import { ITargetEntry } from '../records/store';
 import { BreaksSection } from './breaks';
 import { CodeSection } from './code';
 import { CompilesSection, GraphsSection, GuardsSection } from './compiles';

@@ -1,8 +1,8 @@
 /** The "torch logs" section: torch's own warnings about the target's compiles, kept
  * out of the cell's stderr by nbcompile and shown here once each. */
 
-import { appendPaged, h } from '../dom';
-import { clip } from '../format';
+import { appendPaged, h } from '../ui/dom';
+import { clip } from '../ui/format';
 import { ITargetRecord } from '../model';
 import { ISectionHost, PAGE, Section } from './section';
 

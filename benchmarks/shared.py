@@ -1,0 +1,52 @@
+"""What several benchmarks share: one IPython shell per process, and an interleaved A/B
+time ratio."""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from typing import Any
+
+
+def ipython_shell() -> Any:
+    """The process's one IPython shell with nbcompile loaded. ``start_ipython()`` returns
+    None when a shell already exists (a second benchmark in the same ``make benchmarks``
+    run), so it is called once and the shell reused after."""
+    from IPython import get_ipython
+    from IPython.testing.globalipapp import start_ipython
+
+    ip = get_ipython() or start_ipython() or get_ipython()
+    # As in a real kernel, __main__ is the user's namespace (Dynamo resolves the cell's
+    # globals through sys.modules["__main__"]; under ``python -m`` it would be this file).
+    sys.modules["__main__"] = ip.user_module
+    if "nbcompile" not in ip.extension_manager.loaded:
+        ip.run_line_magic("load_ext", "nbcompile")
+    return ip
+
+
+def interleaved_ratio(a: Any, b: Any, args: tuple, repeats: int,
+                      block_s: float = 0.1) -> tuple[float, float]:
+    """Median and IQR/2 of per-repeat time ratios a/b, A/B interleaved."""
+    import torch
+    from torch.utils.benchmark import Timer
+
+    def timer(f):
+        return Timer("f(*args)", globals={"f": f, "args": args},
+                     num_threads=torch.get_num_threads())
+
+    ta, tb = timer(a), timer(b)
+    per_call = ta.blocked_autorange(min_run_time=0.2).median
+    number = max(1, int(block_s / per_call))
+    ratios = []
+    for i in range(repeats):
+        if i % 2:
+            tb_ = tb.timeit(number).median
+            ta_ = ta.timeit(number).median
+        else:
+            ta_ = ta.timeit(number).median
+            tb_ = tb.timeit(number).median
+        ratios.append(ta_ / tb_)
+    q1, q2, q3 = statistics.quantiles(ratios, n=4)
+    return q2, (q3 - q1) / 2
+
+

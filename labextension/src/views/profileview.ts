@@ -1,0 +1,150 @@
+/**
+ * A profile (`nbcompile.profile` / `%kprun`) as DOM: where one call's time went (kernels,
+ * overhead, Python between graphs), the target's source painted by measured compiled
+ * time per line with eager time beside it (like `%%cython -a`), and the kernel table.
+ * Shared by the sidebar and the inline renderer; text only; bounded work.
+ */
+
+import { appendPaged, externalLink, h } from '../ui/dom';
+import { clip, formatTime, plural, shortPath } from '../ui/format';
+import { IProfilePayload } from '../model';
+import { omissionNotes } from './omissions';
+import { phaseBar } from './phasebar';
+
+const PAGE = 100;
+const MAX_TEXT = 1000;
+
+export function renderProfile(p: IProfilePayload): HTMLElement {
+  const wrap = h('div', { class: 'nbc-profile' });
+  wrap.appendChild(
+    h(
+      'div',
+      { class: 'nbc-meta' },
+      `${plural(p.repeat, 'profiled call')} · wall ${formatTime(p.wall_s)} per call compiled, ` +
+        `${formatTime(p.eager_wall_s)} eager` +
+        (p.recompiles_during_profile ? ` · ${plural(p.recompiles_during_profile, 'recompile')} while profiling` : '')
+    )
+  );
+  const budget = new Map<string, number>([
+    ['kernels', p.kernel_s],
+    ['overhead (guards, launches)', p.overhead_s],
+    ['Python between graphs', p.outside_graphs_s],
+    ['unaccounted', p.unaccounted_s]
+  ]);
+  wrap.appendChild(h('div', { class: 'nbc-meta' }, 'one call, by where the time went'));
+  wrap.appendChild(phaseBar(budget, 0, true));
+  if (!p.accounted) {
+    wrap.appendChild(h('div', { class: 'nbc-note nbc-warning' }, 'The parts do not add up to the wall time: see the notes.'));
+  }
+  wrap.append(...omissionNotes(p.omitted, o => `more ${clip(o.field, 40)}`));
+  wrap.appendChild(renderLines(p));
+  wrap.appendChild(renderKernels(p));
+  if (p.graph_breaks.length) {
+    const list = h('ul', { class: 'nbc-profile-breaks' });
+    appendPaged(
+      list,
+      p.graph_breaks,
+      gb =>
+        h(
+          'li',
+          null,
+          `${clip(shortPath(gb.filename ?? '', gb.lineno), 300)}: `,
+          h('code', null, clip(gb.line.trim(), 300)),
+          ` — ${clip(gb.gb_type || gb.reason, MAX_TEXT)} `,
+          gb.gb_id || gb.doc_url ? externalLink(gb.doc_url, clip(gb.gb_id || 'docs', 20)) : null
+        ),
+      20,
+      'breaks'
+    );
+    wrap.append(
+      h('div', { class: 'nbc-meta' }, `graph breaks in the profiled call (Python between graphs: ${formatTime(p.outside_graphs_s)} per call)`),
+      list
+    );
+  }
+  appendPaged(wrap, p.notes, n => h('div', { class: 'nbc-note' }, clip(n, MAX_TEXT)), 20, 'notes');
+  return wrap;
+}
+
+/** The source, each line shaded by its share of the hottest line's compiled time. */
+function renderLines(p: IProfilePayload): HTMLElement {
+  let top = 0;
+  for (const ln of p.lines) {
+    top = Math.max(top, ln.compiled_s);
+  }
+  const tbody = h('tbody');
+  appendPaged(
+    tbody,
+    p.lines,
+    ln => {
+      const src = h('td', { class: 'nbc-profile-src' }, h('code', null, clip(ln.line, 500)));
+      if (top > 0 && ln.compiled_s > 0) {
+        const alpha = 0.12 + 0.68 * Math.min(ln.compiled_s / top, 1);
+        src.style.background = `rgba(230, 81, 0, ${alpha.toFixed(2)})`;
+      }
+      return h(
+        'tr',
+        { title: ln.kernels.length ? `kernels: ${clip(ln.kernels.join(', '), 500)}` : undefined },
+        h('td', { class: 'nbc-num' }, ln.lineno === null ? '' : String(ln.lineno)),
+        h('td', { class: 'nbc-num' }, ln.compiled_s ? formatTime(ln.compiled_s) : ''),
+        h('td', { class: 'nbc-num' }, ln.eager_s ? formatTime(ln.eager_s) : ''),
+        h('td', { class: 'nbc-num' }, ln.speedup !== null ? `${ln.speedup.toFixed(2)}×` : ''),
+        src
+      );
+    },
+    PAGE,
+    'lines'
+  );
+  return h(
+    'div',
+    { class: 'nbc-table-wrap' },
+    h(
+      'table',
+      { class: 'nbc-table nbc-profile-lines' },
+      h(
+        'thead',
+        null,
+        h('tr', null, ...['line', 'compiled/call', 'eager/call', 'speedup', 'source'].map(x => h('th', null, x)))
+      ),
+      tbody
+    )
+  );
+}
+
+function renderKernels(p: IProfilePayload): HTMLElement {
+  if (!p.kernels.length) {
+    return h('p', { class: 'nbc-muted' }, 'No kernel launches were measured.');
+  }
+  const tbody = h('tbody');
+  appendPaged(
+    tbody,
+    p.kernels,
+    k =>
+      h(
+        'tr',
+        null,
+        h('td', null, h('code', null, clip(k.name, 200))),
+        h('td', null, clip(k.kind, 30)),
+        h('td', { class: 'nbc-num' }, String(k.calls)),
+        h('td', { class: 'nbc-num' }, formatTime(k.total_s)),
+        h('td', { class: 'nbc-num' }, formatTime(k.mean_s)),
+        h('td', { class: 'nbc-num' }, `${(k.share * 100).toFixed(0)}%`),
+        h('td', null, k.lines.length ? clip(k.lines.join(', '), 200) : 'not tied to a line')
+      ),
+    PAGE,
+    'kernels'
+  );
+  return h(
+    'div',
+    { class: 'nbc-table-wrap' },
+    h(
+      'table',
+      { class: 'nbc-table nbc-profile-kernels' },
+      h(
+        'thead',
+        null,
+        h('tr', null, ...['kernel', 'kind', 'launches', 'total', 'per launch', 'share', 'lines'].map(x => h('th', null, x)))
+      ),
+      tbody
+    )
+  );
+}

@@ -1,0 +1,86 @@
+/**
+ * The timing record (`nbcompile.compare`) as DOM: a bar chart and its table. Shared by
+ * the sidebar and the inline renderer; text via textContent only; bounded work.
+ */
+
+import { appendPaged, h } from '../ui/dom';
+import { clip, formatNumber } from '../ui/format';
+import { ITimingPayload } from '../model';
+
+/** Bars and table rows shown at once (more on request). */
+const PAGE = 50;
+/** Longest cell or note text shown. */
+const MAX_TEXT = 500;
+
+export function renderTiming(p: ITimingPayload): HTMLElement {
+  const wrap = h('div', { class: 'nbc-timing' });
+  if (p.chart.length) {
+    let max = 0;
+    for (const b of p.chart) {
+      max = Math.max(max, Math.abs(b.value));
+    }
+    max = max || 1;
+    const unit = p.chart[0].unit;
+    const speedup = unit.startsWith('speedup');
+    const chart = h('div', { class: 'nbc-chart', attrs: { role: 'img', 'aria-label': `${unit} by row` } });
+    appendPaged(
+      chart,
+      p.chart,
+      bar => {
+        const fill = h('div', { class: 'nbc-bar-fill' });
+        fill.style.width = `${Math.max(1, (Math.abs(bar.value) / max) * 100).toFixed(1)}%`;
+        if (speedup && bar.value < 1) {
+          fill.classList.add('nbc-bar-slower');
+        }
+        const track = h('div', { class: 'nbc-bar-track' }, fill);
+        if (speedup && max >= 1) {
+          // The eager baseline (1.0x).
+          const mark = h('div', { class: 'nbc-bar-baseline', title: 'eager (1.0×)' });
+          mark.style.left = `${((1 / max) * 100).toFixed(1)}%`;
+          track.appendChild(mark);
+        }
+        return h(
+          'div',
+          { class: 'nbc-bar' },
+          h('span', { class: 'nbc-bar-label' }, clip(bar.label, 80)),
+          track,
+          h('span', { class: 'nbc-bar-value' }, speedup ? `${bar.value.toFixed(2)}×` : formatNumber(bar.value))
+        );
+      },
+      PAGE,
+      'bars'
+    );
+    wrap.appendChild(h('div', { class: 'nbc-meta' }, unit));
+    wrap.appendChild(chart);
+  }
+  for (const t of p.tables) {
+    const table = h('table', { class: 'nbc-table' });
+    table.appendChild(h('thead', null, h('tr', null, ...t.columns.map(c => h('th', null, c)))));
+    const tbody = h('tbody');
+    appendPaged(
+      tbody,
+      t.rows,
+      r =>
+        h(
+          'tr',
+          null,
+          ...r.map(v =>
+            h(
+              'td',
+              { class: typeof v === 'number' ? 'nbc-num' : undefined },
+              typeof v === 'number' ? formatNumber(v) : v === null ? '' : clip(String(v), MAX_TEXT)
+            )
+          )
+        ),
+      PAGE,
+      'rows'
+    );
+    table.appendChild(tbody);
+    if (p.tables.length > 1) {
+      wrap.appendChild(h('div', { class: 'nbc-meta' }, t.title));
+    }
+    wrap.appendChild(h('div', { class: 'nbc-table-wrap' }, table));
+  }
+  appendPaged(wrap, p.notes, n => h('div', { class: 'nbc-note' }, clip(n, MAX_TEXT)), 20, 'notes');
+  return wrap;
+}

@@ -1,0 +1,201 @@
+"""Advice in words, from patterns across a target's compiles.
+
+One recompile is information; many of the same kind are a problem the user can fix with
+one setting. This module looks at a target's compile records (their ``compile_id``
+``frame/count`` and recompile reasons) and says what to change:
+
+* **recompile storm** -- the same code recompiles because a tensor size keeps growing
+  (a sequence length; for Hugging Face ``generate()``, the dynamic KV cache). Fix: fixed
+  shapes (HF: ``cache_implementation="static"``), bucketing, or a dynamic dimension.
+* **scalar specialisation** -- an ``.item()``/``float(tensor)`` value was baked into the
+  graph as a constant, so every new value recompiles.
+* **rank change** -- a tensor's number of dimensions changes between calls: each rank
+  needs its own code, and dynamic shapes (symbolic sizes) cannot help. Fix: a fixed rank.
+* **recompile limit** -- a frame hit ``torch._dynamo.config.recompile_limit``: it now runs
+  without compiling for new inputs.
+
+Pure functions of plain data: no torch state is read except the configured limit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..records import Advice, CompileRecord
+from ..trace.compile_id import frame_of
+
+_SIZE = re.compile(
+    r"tensor '(?P<src>.+?)' size mismatch at index (?P<dim>\d+)\. "
+    r"expected (?P<expected>\d+), actual (?P<actual>\d+)"
+)
+_RANK = re.compile(
+    r"tensor '(?P<src>.+?)' rank mismatch\. expected (?P<expected>\d+), actual (?P<actual>\d+)"
+)
+_SCALAR = re.compile(r"___stack\d+\s*==|Python number computed at run time")
+_LIMIT = re.compile(r"recompile[_ ]limit|cache_size_limit", re.I)
+_RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<fn>\w+?)_at_(?P<line>\d+)$")
+_KV_HINTS = ("past_key_values", "key_cache", "value_cache", "cache", ".keys", ".values")
+
+
+@dataclass
+class _Frame:
+    """Compiles of one code object (the ``F`` of compile ids ``F/N``)."""
+
+    name: str
+    compiles: list[CompileRecord] = field(default_factory=list)
+    growth: list[tuple[str, int, int, int]] = field(default_factory=list)  # src, dim, old, new
+    growing_recompiles: int = 0
+    ranks: list[tuple[str, int, int]] = field(default_factory=list)  # src, old, new
+    scalar_recompiles: int = 0
+
+
+def _frame_words(frame: str) -> str:
+    """``torch_dynamo_resume_in_f_at_4`` -> the part of `f` after its graph break at line 4."""
+    m = _RESUME.match(frame)
+    if m:
+        return f"the part of `{m.group('fn')}` after its graph break at line {m.group('line')}"
+    return f"`{frame}`"
+
+
+def _frames(compiles: Iterable[CompileRecord]) -> dict[str, _Frame]:
+    frames: dict[str, _Frame] = {}
+    for c in compiles:
+        frame_id = frame_of(c.compile_id)
+        f = frames.setdefault(frame_id, _Frame(_frame_words(c.frame)))
+        f.compiles.append(c)
+        reason = c.recompile_reason or ""
+        grew = [
+            (m.group("src"), int(m.group("dim")), int(m.group("expected")), int(m.group("actual")))
+            for m in _SIZE.finditer(reason)
+            if int(m.group("actual")) > int(m.group("expected"))
+        ]
+        if grew:
+            f.growth.extend(grew)
+            f.growing_recompiles += 1
+        rank = _RANK.search(reason)  # the first: the newest version's (what changed now)
+        if rank:
+            f.ranks.append((rank.group("src"), int(rank.group("expected")),
+                            int(rank.group("actual"))))
+        if _SCALAR.search(reason):
+            f.scalar_recompiles += 1
+    return frames
+
+
+def recompile_limit() -> int:
+    """``torch._dynamo.config.recompile_limit`` (8 unless the user changed it)."""
+    try:
+        import torch._dynamo.config as dynamo_config
+
+        return int(getattr(dynamo_config, "recompile_limit",
+                           getattr(dynamo_config, "cache_size_limit", 8)))
+    except Exception:  # torch without dynamo: keep the documented default
+        return 8
+
+
+def is_hf_model(module: Any) -> bool:
+    """A Hugging Face Transformers model (its class lives in ``transformers``)."""
+    if module is None:
+        return False
+    return any(c.__module__.split(".", 1)[0] == "transformers" for c in type(module).__mro__)
+
+
+def _growth_words(growth: list[tuple[str, int, int, int]]) -> str:
+    src, dim = growth[0][0], growth[0][1]
+    sizes = [growth[0][2]] + [new for s, d, _, new in growth if (s, d) == (src, dim)]
+    seq = " -> ".join(str(n) for n in dict.fromkeys(sizes))
+    return f"{src} at dim {dim}: {seq}"
+
+
+def advise(name: str, compiles: list[CompileRecord], *, module: Any = None,
+           dynamic: bool | None = None, limit: int | None = None) -> list[Advice]:
+    """Advice for a target named ``name`` from its compile records (oldest first)."""
+    limit = recompile_limit() if limit is None else limit
+    out: list[Advice] = []
+    hf = is_hf_model(module)
+    for f in _frames(compiles).values():
+        if f.growing_recompiles:
+            kv = any(h in src for src, *_ in f.growth for h in _KV_HINTS)
+            if f.growing_recompiles >= 2 or kv:
+                out.append(_storm_advice(name, f, hf=hf or kv, dynamic=dynamic))
+        if f.ranks:
+            out.append(_rank_advice(name, f))
+        if f.scalar_recompiles >= 2:
+            out.append(Advice(
+                kind="scalar-specialization",
+                message=(
+                    f"{name}: {f.name} recompiled {f.scalar_recompiles} times because a Python "
+                    "number read from a tensor (`.item()`, `float(t)`, `int(t)`) was baked into "
+                    "the compiled code as a constant; every new value compiles again."
+                ),
+                fix=("Keep the value a tensor (e.g. torch.where instead of a Python `if`), or "
+                     "let Dynamo trace it symbolically: "
+                     "torch._dynamo.config.capture_scalar_outputs = True"),
+            ))
+        failed_on_limit = any(_LIMIT.search(c.error or "") for c in f.compiles)
+        # the limit in force when these compiles ran (it may have been patched since)
+        frame_limit = max((c.recompile_limit for c in f.compiles), default=0) or limit
+        if len(f.compiles) >= frame_limit or failed_on_limit:
+            out.append(Advice(
+                kind="recompile-limit",
+                message=(
+                    f"{name}: {f.name} hit torch._dynamo.config.recompile_limit "
+                    f"({frame_limit}) after "
+                    f"{len(f.compiles)} compiles. torch.compile stopped compiling it: new inputs "
+                    "that fail the existing guards now run eagerly (uncompiled), and with "
+                    "fullgraph=True they raise."
+                ),
+                fix=("Remove the cause of the recompiles (see the reasons and the advice "
+                     "above); raise torch._dynamo.config.recompile_limit only if the variants "
+                     "are really needed."),
+            ))
+    return out
+
+
+def _rank_advice(name: str, f: _Frame) -> Advice:
+    src = f.ranks[0][0]
+    ranks = " -> ".join(str(r) for r in dict.fromkeys(
+        [f.ranks[0][1]] + [new for s, _, new in f.ranks if s == src]))
+    n = len(f.ranks)
+    return Advice(
+        kind="rank-change",
+        message=(f"{name}: {f.name} recompiled {n} time{'s' if n > 1 else ''} because the "
+                 f"number of dimensions of {src} changed ({ranks}). Each number of dimensions "
+                 "needs its own compiled code; dynamic shapes (--dynamic, mark_dynamic) make "
+                 "sizes symbolic, not the number of dimensions, so they cannot help."),
+        fix=("Call it with one number of dimensions (reshape before the call, e.g. "
+             "x.reshape(-1, x.shape[-1]) or x.unsqueeze(0)), or keep one compiled version "
+             "per rank: each compiles once and is reused."),
+    )
+
+
+def _storm_advice(name: str, f: _Frame, *, hf: bool, dynamic: bool | None) -> Advice:
+    n = f.growing_recompiles
+    growth = _growth_words(f.growth)
+    if n >= 2:
+        message = (f"{name}: recompile storm: {f.name} recompiled {n} times because a "
+                   f"sequence length kept growing ({growth}).")
+    else:
+        message = (f"{name}: {f.name} recompiled because a sequence length grew ({growth}): "
+                   "the start of a recompile storm.")
+    message += (" Each new length fails the shape guards of the code compiled so far, so "
+                "torch.compile compiles again")
+    if dynamic is False:
+        message += " on every step, until recompile_limit stops it."
+    else:
+        message += ("; after the first change it falls back to a dynamic-shape graph, which "
+                    "gives up the fixed-shape kernels (and CUDA graphs in reduce-overhead mode).")
+    if hf:
+        message += (" This is generate() with the default dynamic KV cache, which grows by one "
+                    "token per step.")
+        fix = ('Use a static KV cache, preallocated to the maximum length so every decoding '
+               'step has the same shapes and compiles once: '
+               'model.generation_config.cache_implementation = "static" '
+               '(or model.generate(..., cache_implementation="static")).')
+    else:
+        fix = ("Give the growing dimension fixed sizes (pad to a few bucket lengths), or "
+               "compile it as dynamic from the start: %%compile --dynamic, or "
+               "torch._dynamo.mark_dynamic(tensor, dim) before the first call.")
+    return Advice(kind="recompile-storm", message=message, fix=fix)

@@ -1,0 +1,91 @@
+"""Targets Dynamo produced no graph for, and graph breaks placed at nbcompile's entry.
+
+A module Dynamo does not trace (``torch.nn.LSTM``/``GRU``/``RNN``), or a frame it skipped
+or gave up on, finishes its compile without a graph: nothing runs compiled. Such a
+target gets the status ``"not_compiled"`` and a note saying why, with the setting or
+rewrite that would help. A break Dynamo places at nbcompile's own entry function
+(``<nbcompile-entry-N:name>``) is at the call of the target itself: the place is left
+empty and the reason says it was internal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Sequence
+from typing import Any
+
+from ..frames import ENTRY_PREFIX
+from ..records import CompileRecord, GraphBreak
+
+INTERNAL_PLACE = ("at the call of the target itself (the place Dynamo names is nbcompile's "
+                  "internal entry function, not a line of yours)")
+_RNN = "RNN, GRU, or LSTM"
+_RAISED = "Observed exception"  # Dynamo's words for an exception raised while tracing
+
+
+def _nested_functions(function: Any) -> list[str]:
+    """Names of the functions ``function`` defines in its body (a factory or decorator)."""
+    code = getattr(function, "__code__", None)
+    if code is None:
+        return []
+    return [c.co_name for c in code.co_consts
+            if inspect.iscode(c) and not c.co_name.startswith("<")]
+
+
+def is_internal(filename: str | None) -> bool:
+    return bool(filename) and str(filename).startswith(ENTRY_PREFIX)
+
+
+def without_internal_place(gb: GraphBreak) -> GraphBreak:
+    """``gb`` with nbcompile's entry function removed as a place (kept as is otherwise):
+    a break placed there has no place, and its reason says it was internal."""
+    if not is_internal(gb.filename) and not any(is_internal(s.filename) for s in gb.stack):
+        return gb
+    stack = [s for s in gb.stack if not is_internal(s.filename)]
+    if not is_internal(gb.filename):
+        return dataclasses.replace(gb, stack=stack)
+    return dataclasses.replace(gb, filename=None, lineno=None, line="", stack=stack,
+                               reason=f"{gb.reason} ({INTERNAL_PLACE})")
+
+
+def why_not_compiled(name: str, compiles: Sequence[CompileRecord],
+                     breaks: Sequence[GraphBreak], function: Any = None) -> str:
+    """The note of a target Dynamo produced no graph for: why, and what would help."""
+    if function is not None and (inspect.isgeneratorfunction(function)
+                                 or inspect.isasyncgenfunction(function)
+                                 or inspect.iscoroutinefunction(function)):
+        what = "a coroutine" if inspect.iscoroutinefunction(function) else "a generator"
+        return (f"{name} is {what} function: torch.compile does not compile it (calling it "
+                f"only creates the {what.split()[-1]}), so it runs eagerly. Fix: put the "
+                "tensor work of one step in a plain function, %%compile that, and call it "
+                f"from {name}.")
+    inner = _nested_functions(function)
+    if inner and compiles and not breaks:
+        names = ", ".join(inner)
+        return (f"{name} ran without producing a graph: it builds and returns a function "
+                f"({names}), and the function it returns runs uncompiled (compiling a factory "
+                "or decorator does not compile what it returns). Fix: compile the returned "
+                f"function, e.g. g = torch.compile({name}(...)), or return "
+                f"torch.compile({inner[0]}) from {name}.")
+    reasons = " ".join(gb.reason for gb in breaks)
+    if _RNN in reasons:
+        return (f"{name} was not compiled: Dynamo does not trace RNN modules "
+                "(torch.nn.LSTM, GRU, RNN) by default, so it ran eagerly with 0 graphs. "
+                "Fix: set torch._dynamo.config.allow_rnn = True before the first call "
+                "(experimental), or compile the code around the RNN and leave the RNN "
+                "eager.")
+    if _RAISED in reasons:
+        return (f"{name}'s first call raised an exception inside the compiled code (the line "
+                "below), so torch.compile gave up on it: it now runs uncompiled for good, and "
+                "later calls do not compile it again, even with inputs that do not raise. "
+                "To compile it again, fix the error (or make the first call one that does "
+                "not raise) and re-run this %%compile cell.")
+    if breaks:
+        return (f"{name} was not compiled: Dynamo gave up on every frame (see the graph "
+                "break below) and produced no graph, so it ran eagerly. Fix: rewrite the "
+                "line the break names, or compile a smaller function that avoids it.")
+    return (f"{name} was not compiled: Dynamo skipped its frames and produced no graph "
+            "(e.g. code it cannot step through, such as some `with` blocks), so it ran "
+            "eagerly. Fix: compile the function called inside that code instead; "
+            "TORCH_LOGS=\"+dynamo\" shows why each frame was skipped.")

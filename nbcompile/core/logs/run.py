@@ -1,0 +1,518 @@
+"""A whole ``TORCH_TRACE`` run: its compiles per rank, and where the ranks differ.
+
+``read_trace(path)`` indexes the logs from their headers only (compile ids, frames,
+status, times, cache hits come from event metadata); a compile's graphs, guards, breaks
+and generated code are read from the files when first asked for and fed to the same
+``CompileBuilder`` and parser table (``parsers``) that serve live capture. Divergences
+between ranks (``divergence``) are computed on first access. File concerns (offsets,
+ranks, problems) stay in ``files``.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from ..records import (
+    SCHEMA_VERSION,
+    CompileRecord,
+    GraphBreak,
+    Kernel,
+    Omission,
+    Record,
+    SourceLine,
+)
+from ..trace.builder import CompileBuilder
+from ..trace.listener import StringTable, TraceEvent
+from ..trace.parsers import PROVENANCE_ARTIFACT, Metrics, explain_reasons, parse
+from ..trace.payloads import parse_dynamo_message
+from .divergence import Divergence, find_divergences
+from .files import LogEvent, TraceLog, find_logs
+
+TraceStatus = Literal["compiled", "failed", "restarted", "cache_hit"]
+
+#: Events whose payload feeds a compile's contents (read on demand).
+_CONTENT_KINDS = frozenset({"dynamo_output_graph", "dynamo_cpp_guards_str", "inductor_output_code",
+                            "inductor_post_grad_graph"})
+_CONTENT_ARTIFACTS = frozenset({"dynamo_graph_break_reason", "dynamo_error", "recompile_reasons",
+                                "inductor_post_grad_graph", PROVENANCE_ARTIFACT})
+#: Every event kind torch 2.x writes that nbcompile knows (used or deliberately skipped).
+KNOWN_KINDS = frozenset({
+    "dynamo_start", "dynamo_output_graph", "dynamo_cpp_guards_str", "dynamo_guards",
+    "inductor_output_code", "inductor_post_grad_graph", "inductor_pre_grad_graph",
+    "inductor_input_graph", "compilation_metrics", "bwd_compilation_metrics", "artifact",
+    "chromium_event", "str", "describe_tensor", "describe_storage", "describe_source",
+    "create_symbol", "create_unbacked_symbol", "expression_created", "guard_added",
+    "guard_added_fast", "guard_on_data_dependent_error", "symbolic_shape_specialization",
+    "propagate_real_tensors", "propagate_real_tensors_provenance", "aot_inference_graph",
+    "aot_joint_graph", "aot_forward_graph", "aot_backward_graph", "compiled_autograd_graph",
+    "optimize_ddp_split_graph", "optimize_ddp_split_child", "missing_fake_kernel",
+    "mismatched_fake_kernel", "dump_file", "graph_dump", "link", "export",
+    "exported_program", "stack",
+})
+#: Chromium (``dynamo_timed``) events summed into phases, when present.
+_CHROMIUM_PHASES = frozenset({
+    "bytecode_tracing", "build_guards", "backend_compile", "aot_collect_metadata",
+    "create_aot_dispatcher_function", "inductor_compile", "fx_codegen_and_compile",
+    "code_gen", "compile_file", "async_compile.wait", "entire_frame_compile",
+})
+
+
+@dataclass
+class TraceCompile(Record):
+    """One Dynamo compile attempt read from a trace (``compile_id`` like ``0/0``, ``0/0_1``).
+
+    Index fields come from event metadata; ``graph_breaks``, ``guards``, ``graphs``,
+    ``kernels``, ``output_code`` and ``recompile_reason`` are read from the log on first
+    access.
+    """
+
+    rank: int | None  # the rank whose log holds it (null when no rank is known)
+    compile_id: str  # as Dynamo writes it, without brackets: "0/0", "1/2", "0/0_1"
+    frame: str  # "fn file:line" of the frame being compiled
+    function: str = ""  # the frame's function name
+    filename: str = ""  # the frame's file
+    lineno: int = 0  # the frame's first line
+    status: TraceStatus = "compiled"
+    fail_reason: str = ""  # why the compile failed or restarted ("" when it compiled)
+    compile_time_s: float = 0.0  # from compilation_metrics
+    metric_phases: dict[str, float] = field(default_factory=dict)  # compilation_metrics
+    cache: dict[str, int] = field(default_factory=dict)  # hits and misses per cache layer
+    stack: list[SourceLine] = field(default_factory=list)  # user stack, outermost first
+    log: str = ""  # file:line of the compile's first event
+    _source: TraceLog | None = field(default=None, repr=False, compare=False)
+    _events: list[LogEvent] = field(default_factory=list, repr=False, compare=False)
+    _start: LogEvent | None = field(default=None, repr=False, compare=False)
+    _metrics: LogEvent | None = field(default=None, repr=False, compare=False)
+    _shared_events: list[LogEvent] = field(default_factory=list, repr=False, compare=False)
+    _record: CompileRecord | None = field(default=None, repr=False, compare=False)
+    _graph_hashes: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _chromium: array[int] = field(default_factory=lambda: array("q"), repr=False,
+                                  compare=False)
+    _phases: dict[str, float] | None = field(default=None, repr=False, compare=False)
+
+    COMPUTED = {
+        "phases": (dict[str, float], "seconds per compile phase (metrics and chromium events)"),
+        "graph_breaks": (list[GraphBreak], "the compile's graph breaks"),
+        "recompile_reason": (str, "why this compile recompiled an earlier one (or \"\")"),
+        "recompile_guard": (str, "the guard that failed, when known (or \"\")"),
+        "guards": (str, "the guards Dynamo installed"),
+        "graphs": (list[str], "the FX graphs, as readable code"),
+        "kernels": (list[Kernel], "every piece of generated code"),
+        "output_code": (str, "the generated module(s)"),
+        "contents_omitted": (bool, "published without its contents (breaks, guards, graphs, "
+                                   "code) to keep the output within its byte budget"),
+    }
+    OPTIONAL_KEYS = frozenset({"contents_omitted"})
+
+    @property
+    def phases(self) -> dict[str, float]:
+        """Seconds per compile phase: ``compilation_metrics``' phase times, plus the
+        durations of Dynamo's timed regions from the chromium events (read on demand)."""
+        if self._phases is None:
+            self._phases = dict(self.metric_phases)
+            if self._source is not None:
+                for name, seconds in _chromium_phases(self._source, self._chromium).items():
+                    self._phases.setdefault(name, seconds)
+        return self._phases
+
+    # --- contents, read on demand ---
+    def content(self) -> CompileRecord:
+        """The compile's full contents (built once from its events' payloads)."""
+        if self._record is None:
+            self._record = _build_record(self)
+        return self._record
+
+    @property
+    def graph_breaks(self) -> list[GraphBreak]:
+        return self.content().graph_breaks
+
+    @property
+    def recompile_reason(self) -> str:
+        return self.content().recompile_reason
+
+    @property
+    def recompile_guard(self) -> str:
+        return self.content().recompile_guard
+
+    @property
+    def guards(self) -> str:
+        return self.content().guards
+
+    @property
+    def graphs(self) -> list[str]:
+        return self.content().graphs
+
+    @property
+    def kernels(self) -> list[Kernel]:
+        return self.content().kernels
+
+    @property
+    def output_code(self) -> str:
+        return self.content().output_code
+
+    def to_dict(self, contents: bool = True) -> dict[str, Any]:
+        """The compile as a record; with ``contents=False`` its index only (the contents'
+        fields empty, nothing read from the logs but its chromium events)."""
+        data = super().to_dict()
+        if not contents:
+            data.update(phases=self.phases, graph_breaks=[], recompile_reason="",
+                        recompile_guard="", guards="", graphs=[], kernels=[], output_code="")
+            return data
+        record = self.content()
+        data.update(
+            phases=self.phases,
+            graph_breaks=[b.to_dict() for b in record.graph_breaks],
+            recompile_reason=record.recompile_reason,
+            recompile_guard=record.recompile_guard,
+            guards=record.guards,
+            graphs=list(record.graphs),
+            kernels=[k.to_dict() for k in record.kernels],
+            output_code=record.output_code,
+        )
+        return data
+
+
+@dataclass
+class TraceRecord(Record):
+    """A TORCH_TRACE run (one log file or a directory of per-rank logs).
+
+    ``nbcompile.TraceReport`` adds the rich reprs (rendering lives outside ``core``).
+    """
+
+    path: str  # the log file or directory opened
+    ranks: list[int] = field(default_factory=list)  # sorted; empty when no rank is known
+    compiles: list[TraceCompile] = field(default_factory=list)  # log order, every rank
+    problems: list[str] = field(default_factory=list)  # "file:line: what was wrong"
+    files: list[str] = field(default_factory=list)  # the trace files read
+    unknown_events: dict[str, int] = field(default_factory=dict)  # event kind -> count
+    events: int = 0  # trace lines read
+    bytes_read: int = 0  # bytes of log indexed
+    _divergences: list[Divergence] | None = field(default=None, repr=False)
+    schema_version: Literal[1] = SCHEMA_VERSION
+    record: Literal["trace"] = "trace"
+
+    OPTIONAL_KEYS = frozenset({"bytes_read", "truncated", "omitted"})
+    COMPUTED = {
+        "divergences": (list[Divergence], "where the ranks compiled differently"),
+        "truncated": (bool, "set when published inline and some text was capped"),
+        "omitted": (list[Omission], "parts left out of a published output to keep it within "
+                                    "its byte budget (`how` gets them)"),
+    }
+
+    @property
+    def divergences(self) -> list[Divergence]:
+        """Where the ranks compiled differently (empty with fewer than two ranks)."""
+        if self._divergences is None:
+            self._divergences = find_divergences(self.compiles)
+        return self._divergences
+
+    def compile(self, compile_id: str, rank: int | None = None) -> TraceCompile:
+        """The compile ``compile_id`` (``"0/1"``, ``"[0/1]"`` or ``"0/1_1"``) of ``rank``
+        (the lowest rank that has it when ``rank`` is None)."""
+        cid = compile_id.strip().strip("[]")
+        found = [c for c in self.compiles if c.compile_id == cid
+                 and (rank is None or c.rank == rank)]
+        if not found:
+            where = f" on rank {rank}" if rank is not None else ""
+            known = sorted({c.compile_id for c in self.compiles if rank is None or c.rank == rank})
+            raise KeyError(f"no compile {cid!r}{where} in {self.path}; compile ids: "
+                           f"{', '.join(known) or 'none'}")
+        return min(found, key=lambda c: -1 if c.rank is None else c.rank)
+
+    def by_rank(self) -> dict[int | None, list[TraceCompile]]:
+        """Compiles grouped by rank, each in log order."""
+        out: dict[int | None, list[TraceCompile]] = {}
+        for c in self.compiles:
+            out.setdefault(c.rank, []).append(c)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        data["compiles"] = [c.to_dict() for c in self.compiles]
+        data["divergences"] = [d.to_dict() for d in self.divergences]
+        return data
+
+    def __repr__(self) -> str:
+        return (f"<{type(self).__name__} {self.path}: {len(self.compiles)} compile(s), "
+                f"ranks {self.ranks or 'unknown'}, {len(self.divergences)} divergence(s), "
+                f"{len(self.problems)} problem(s)>")
+
+
+# --- indexing ---
+@dataclass
+class _Attempt:
+    key: tuple[int, int, int]
+    first_lineno: int
+    start: LogEvent | None = None
+    metrics: dict[str, Any] | None = None
+    metrics_event: LogEvent | None = None
+    bwd_metrics: dict[str, Any] | None = None
+    events: list[LogEvent] = field(default_factory=list)
+    cache: Counter[str] = field(default_factory=Counter)
+    graph_hashes: list[str] = field(default_factory=list)
+    chromium: array[int] = field(default_factory=lambda: array("q"))  # header offsets
+
+
+def read_trace(path: str | Path) -> TraceRecord:
+    """Read a TORCH_TRACE log file or directory into a ``TraceRecord``.
+
+    Raises ``FileNotFoundError`` for a missing path; every other problem (unreadable or
+    non-trace files, corrupt lines, truncated logs) is listed in ``.problems`` and the
+    rest is still read.
+    """
+    logs, problems = find_logs(path)
+    report = TraceRecord(path=str(path), problems=problems)
+    unknown: Counter[str] = Counter()
+    for log in logs:
+        report.files.append(str(log.path))
+        try:
+            attempts = _index(log, unknown)
+        except OSError as e:
+            report.problems.append(f"{log.path}: cannot read ({e.strerror or e})")
+            continue
+        report.compiles.extend(_compiles(log, attempts))
+        report.problems.extend(log.problems)
+        report.events += log.events_read
+        report.bytes_read += log.size
+    report.ranks = sorted({log.rank for log in logs if log.rank is not None})
+    report.unknown_events = dict(unknown)
+    seen: Counter[int] = Counter(log.rank for log in logs if log.rank is not None)
+    for rank, n in seen.items():
+        if n > 1:
+            report.problems.append(f"{report.path}: {n} logs claim rank {rank} (several "
+                                   "runs in one directory?); their compiles are all listed")
+    return report
+
+
+def _index(log: TraceLog, unknown: Counter[str]) -> dict[tuple[int, int, int], _Attempt]:
+    attempts: dict[tuple[int, int, int], _Attempt] = {}
+    for event in log.events():
+        kind = event.kind
+        if kind not in KNOWN_KINDS:
+            unknown[kind or "(no kind)"] += 1
+        key = event.compile_key
+        if key is None or kind in ("describe_tensor", "describe_storage", "describe_source"):
+            continue
+        attempt = attempts.get(key)
+        if attempt is None:
+            attempt = attempts[key] = _Attempt(key, event.lineno)
+        if kind == "chromium_event":
+            attempt.chromium.append(event.offset)
+        elif kind == "dynamo_start":
+            attempt.start = event
+        elif kind == "compilation_metrics":
+            attempt.metrics = _dict(event.metadata.get(kind))
+            attempt.metrics_event = event
+        elif kind == "bwd_compilation_metrics":
+            attempt.bwd_metrics = _dict(event.metadata.get(kind))
+        elif kind == "artifact":
+            name = event.artifact_name
+            if name.endswith(("_cache_hit", "_cache_miss", "_cache_bypass")):
+                attempt.cache[name] += 1
+            elif name in _CONTENT_ARTIFACTS:
+                attempt.events.append(event)
+        elif kind in _CONTENT_KINDS:
+            attempt.events.append(event)
+            if kind == "dynamo_output_graph" and event.payload is not None:
+                attempt.graph_hashes.append(event.payload.md5)
+    return attempts
+
+
+def _compiles(log: TraceLog, attempts: dict[tuple[int, int, int], _Attempt]
+              ) -> list[TraceCompile]:
+    finals: dict[tuple[int, int], int] = {}  # (frame, frame compile) -> last attempt seen
+    for (frame, fcid, attempt) in attempts:
+        finals[(frame, fcid)] = max(attempt, finals.get((frame, fcid), 0))
+    out: list[TraceCompile] = []
+    for key, attempt in sorted(attempts.items(), key=lambda kv: kv[1].first_lineno):
+        if attempt.start is None and attempt.metrics is None and not attempt.events:
+            continue  # only timing or unknown events under this id: not a compile
+        frame, fcid, n = key
+        base = attempts.get((frame, fcid, 0), attempt)
+        final = attempts.get((frame, fcid, finals[(frame, fcid)]), attempt)
+        start = attempt.start or base.start
+        stack = _stack(log, start)
+        metrics = attempt.metrics or {}
+        function = str(metrics.get("co_name") or (final.metrics or {}).get("co_name")
+                       or _innermost_name(start))
+        filename = str(metrics.get("co_filename") or (final.metrics or {}).get("co_filename")
+                       or (stack[-1].filename if stack else ""))
+        lineno = int(metrics.get("co_firstlineno") or (final.metrics or {}).get("co_firstlineno")
+                     or (stack[-1].lineno if stack else 0))
+        compile_ = TraceCompile(
+            rank=log.rank,
+            compile_id=f"{frame}/{fcid}" + (f"_{n}" if n else ""),
+            frame=f"{function} {filename}:{lineno}" if filename else function,
+            function=function,
+            filename=filename,
+            lineno=lineno,
+            cache=dict(attempt.cache) or _cache_counts(metrics),
+            stack=stack,
+            log=f"{log.path}:{attempt.first_lineno}",
+            _source=log,
+            _events=attempt.events,
+            # the recompile reason is logged once, before attempt 0: every attempt shares it
+            _shared_events=[e for e in base.events if e.artifact_name == "recompile_reasons"]
+            if attempt is not base else [],
+            _graph_hashes=tuple(attempt.graph_hashes),
+            _chromium=attempt.chromium,
+            _start=start,
+            _metrics=attempt.metrics_event,
+        )
+        _set_status(compile_, attempt, final)
+        out.append(compile_)
+    return out
+
+
+def _set_status(c: TraceCompile, attempt: _Attempt, final: _Attempt) -> None:
+    metrics = attempt.metrics
+    if metrics is not None:
+        parsed: Metrics = parse("compilation_metrics", {"compilation_metrics": metrics},
+                                "")["metrics"]
+        c.compile_time_s = parsed.times.get("total_s", 0.0)
+        c.metric_phases = _phases(parsed, attempt.bwd_metrics)
+        if parsed.error:
+            c.status = "failed"
+            fail_type, _, reason = parsed.error.partition(": ")
+            c.fail_reason = f"{fail_type}: {_reason(reason)}".rstrip(": ")
+        elif c.cache and all(k.endswith("_hit") for k in c.cache):
+            c.status = "cache_hit"
+        return
+    if final is not attempt and final.metrics is not None:
+        c.status = "restarted"
+        reasons = final.metrics.get("restart_reasons") or []
+        if isinstance(reasons, list) and reasons:
+            c.fail_reason = _reason(reasons[0])
+        c.compile_time_s = float(final.metrics.get("dynamo_time_before_restart_s") or 0.0)
+        return
+    c.status = "failed"
+    c.fail_reason = "the log ends before this compile finished (no compilation_metrics)"
+
+
+def _reason(text: object) -> str:
+    """A Dynamo message in one line: ``title: explanation``, else all its lines joined."""
+    message = parse_dynamo_message(str(text or ""))
+    if message.explanation:
+        return message.summary
+    return " ".join(ln.strip() for ln in str(text or "").splitlines() if ln.strip())
+
+
+def _phases(metrics: Metrics, bwd: dict[str, Any] | None) -> dict[str, float]:
+    """The exclusive compile phases live capture shows (``phases.compile_phases``), plus
+    the backward graph's Inductor time when it was compiled."""
+    phases = dict(metrics.phases)
+    if bwd and isinstance(bwd.get("inductor_compile_time_s"), (int, float)):
+        phases["backward Inductor"] = float(bwd["inductor_compile_time_s"])
+    return phases
+
+
+def _chromium_phases(log: TraceLog, offsets: array[int]) -> dict[str, float]:
+    """Durations (s) of the named ``dynamo_timed`` regions, pairing B and E events."""
+    open_at: dict[str, list[float]] = {}
+    out: dict[str, float] = {}
+    for offset in offsets:
+        event, payload = log.event_at(offset)
+        if event is None:
+            continue
+        for phase in parse(event.kind, event.metadata, payload).get("phases", ()):
+            if phase.name not in _CHROMIUM_PHASES:
+                continue
+            if phase.ph == "B":
+                open_at.setdefault(phase.name, []).append(phase.ts_us)
+            elif phase.ph == "E" and open_at.get(phase.name):
+                seconds = (phase.ts_us - open_at[phase.name].pop()) / 1e6
+                out[phase.name] = round(out.get(phase.name, 0.0) + seconds, 6)
+    return out
+
+
+def _cache_counts(metrics: dict[str, Any]) -> dict[str, int]:
+    out = {}
+    for layer in ("inductor_fx", "aotautograd"):
+        for where in ("local", "remote"):
+            for what in ("hit", "miss"):
+                n = metrics.get(f"{layer}_{where}_cache_{what}_count")
+                if isinstance(n, int) and n:
+                    out[f"{layer}_{where}_cache_{what}"] = n
+    return out
+
+
+def _stack(log: TraceLog, start: LogEvent | None) -> list[SourceLine]:
+    data = _dict(start.metadata.get("dynamo_start")) if start else {}
+    frames = data.get("stack") or []
+    return [SourceLine(log.filename(f.get("filename")), int(f.get("line") or 0),
+                       str(f.get("loc") or f.get("name") or ""))
+            for f in frames if isinstance(f, dict)]
+
+
+def _innermost_name(start: LogEvent | None) -> str:
+    frames = _dict(start.metadata.get("dynamo_start")).get("stack") if start else None
+    return str(frames[-1].get("name", "")) if frames and isinstance(frames[-1], dict) else ""
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+# --- contents: the events fed through the shared parsers ---
+def _synthetic_start(c: TraceCompile) -> LogEvent:
+    """A ``dynamo_start`` for a compile whose own was unreadable (e.g. a corrupt line)."""
+    frame, _, rest = c.compile_id.partition("/")
+    fcid, _, attempt = rest.partition("_")
+    stack = [{"line": c.lineno, "name": c.function, "filename": c.filename}]
+    return LogEvent("dynamo_start", {"dynamo_start": {"stack": stack}, "frame_id": int(frame),
+                                     "frame_compile_id": int(fcid),
+                                     "attempt": int(attempt or 0)}, 0)
+
+
+def _trace_event(log: TraceLog, event: LogEvent) -> TraceEvent | None:
+    """The event as the live handler sees it (metadata + payload)."""
+    return TraceEvent.from_metadata(event.metadata, log.read_payload(event))
+
+
+def _build_record(c: TraceCompile) -> CompileRecord:
+    """Feed the compile attempt's events to the shared ``CompileBuilder`` (the parsers
+    live capture uses): its ``dynamo_start``, the recompile reasons logged before it, its
+    own events and, when it finished, its ``compilation_metrics``."""
+    log = c._source
+    if log is None:
+        return CompileRecord(compile_id=c.compile_id, frame=c.function, filename=c.filename,
+                             firstlineno=c.lineno)
+    strings = StringTable()
+    for index, text in log.strings.items():
+        strings.add({"str": [text, index]})
+    builder = CompileBuilder(strings, clock=lambda: 0.0)
+    events = [c._start or _synthetic_start(c), *c._shared_events, *c._events]
+    if c._metrics is not None:
+        events.append(c._metrics)
+    key = None
+    reasons: list[str] = []  # closed into the record only by compilation_metrics
+    newest: list[str] = []  # the newest compiled version's failed guards
+    for log_event in events:
+        event = _trace_event(log, log_event)
+        if event is None:
+            continue
+        if event.artifact_name == "recompile_reasons":
+            fields = parse(event.kind, event.metadata, event.payload)
+            reasons.extend(fields.get("recompile_reasons", ()))
+            newest.extend(fields.get("recompile_newest", ()))
+        if event.kind == "dynamo_start" or log_event is c._start:
+            key = event.frame
+        if event.frame is not None and key is not None and event.frame != key:
+            event.frame = key  # the start of attempt 0 opens this attempt's compile
+        builder.feed(event)
+    record = (builder.record(key) if key is not None else None) or CompileRecord(
+        compile_id=c.compile_id, frame=c.function)
+    record.compile_id = c.compile_id
+    if c._metrics is None and reasons:  # a restarted attempt: the reasons it was made for
+        record.recompile_reason = explain_reasons(reasons, newest)
+        record.recompile_guard = "; ".join(reasons)
+    for kernel in record.kernels:
+        kernel.compile_id = c.compile_id
+    record.status = "failed" if c.status == "failed" else "ok"
+    record.error = c.fail_reason if c.status == "failed" else ""
+    record.times = {"total_s": c.compile_time_s} if c.compile_time_s else {}
+    return record

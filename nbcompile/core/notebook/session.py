@@ -1,0 +1,169 @@
+"""The capture session: registered targets, and trace events turned into their records.
+
+Compiles happen lazily, at a target's first call, often cells later. Each Dynamo frame
+compile is keyed by ``(frame_id, frame_compile_id)``; its ``dynamo_start`` event carries
+the user stack, which names the target (by code span or entry-function filename). The
+events that follow are collected into a ``CompileRecord`` and closed by
+``compilation_metrics``, which arrives last.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from ..trace.builder import CompileBuilder
+from ..trace.compile_id import CompileId
+from ..trace.listener import TraceEvent, TraceListener
+from ..trace.parsers import PROVENANCE_ARTIFACT, Phase
+from .targets import Target
+
+__all__ = ["PROVENANCE_ARTIFACT", "CaptureSession", "get_session"]
+
+Listener = Callable[[Target], None]
+
+
+class CaptureSession:
+    """Targets of one kernel and the capture that fills their records."""
+
+    def __init__(self) -> None:
+        self.targets: list[Target] = []  # one per name: what the user's names hold
+        self.replaced: list[Target] = []  # redefined, still alive (weakly held) elsewhere
+        self._listeners: list[Listener] = []
+        self._owners: dict[tuple[int, int], Target | None] = {}  # frame compile -> target
+        self._lock = threading.RLock()
+        self.listener = TraceListener(self._on_event)
+        self.builder = CompileBuilder(self.listener.strings)
+        self._saved_provenance: int | None = None
+
+    # --- lifecycle ---
+    def start(self) -> None:
+        """Listen to the trace; turn on Inductor's kernel provenance tracking.
+
+        Provenance tracking (``trace.provenance_tracking_level``, not part of the FX
+        graph cache key) makes Inductor name the source lines of every kernel, which
+        ties C++ kernels to cell lines exactly. The previous value comes back on stop.
+        """
+        self.listener.install()
+        config = torch._inductor.config.trace
+        if self._saved_provenance is None and config.provenance_tracking_level == 0:
+            self._saved_provenance = config.provenance_tracking_level
+            config.provenance_tracking_level = 1
+
+    def stop(self) -> None:
+        self.listener.uninstall()
+        if self._saved_provenance is not None:
+            torch._inductor.config.trace.provenance_tracking_level = self._saved_provenance
+            self._saved_provenance = None
+
+    # --- targets ---
+    def register(self, target: Target) -> None:
+        with self._lock:
+            replaced = [t for t in self.targets if t.name == target.name and t is not target]
+            if replaced and not target.previous_compiles:  # code diffs across cell re-runs
+                target.previous_compiles = list(replaced[-1].compiles
+                                                or replaced[-1].previous_compiles)
+            # A replaced target is kept aside while its object lives on under another name
+            # (``f_v1 = f`` before ``f`` was redefined): ``report(f_v1)`` keeps its record
+            # and its later compiles.
+            self.replaced = [t for t in self.replaced if t.alive] + [
+                t for t in replaced if t.alive]
+            self.targets = [t for t in self.targets
+                            if (t.name != target.name and t.alive) or t is target]
+            self.targets.append(target)
+
+    def find(self, obj: Any) -> Target | None:
+        with self._lock:
+            for target in (*reversed(self.targets), *reversed(self.replaced)):
+                if target.matches(obj):
+                    return target
+        return None
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _notify(self, target: Target) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(target)
+            except Exception:  # a broken display must not break compiles
+                pass
+
+    # --- attribution ---
+    def target_for_stack(self, stack: list[dict[str, Any]]) -> Target | None:
+        """The target owning the innermost frame of ``stack`` that any target owns."""
+        candidates: list[Target] | None = None
+        for entry in reversed(stack):
+            filename = self.listener.filename(entry.get("filename"))
+            owners = [t for t in (*self.replaced, *self.targets)
+                      if t.owns_frame(filename, entry.get("line", 0))]
+            if candidates is not None:
+                narrowed = [t for t in owners if t in candidates]
+                if narrowed:
+                    return narrowed[-1]
+                continue
+            if len(owners) == 1:
+                return owners[0]
+            if owners:
+                candidates = owners  # e.g. one class forward shared by two module targets
+        return candidates[-1] if candidates else None
+
+    # --- events ---
+    def _on_event(self, event: TraceEvent) -> None:
+        with self._lock:
+            self._handle(event)
+
+    def _handle(self, event: TraceEvent) -> None:
+        """Attribute a compile to its target at ``dynamo_start``; the builder does the rest."""
+        key = event.frame
+        if key is None:
+            return
+        if event.kind == "dynamo_start":
+            stack = event.data.get("stack", []) if isinstance(event.data, dict) else []
+            self._owners[key] = self.target_for_stack(stack)
+        finished = self.builder.feed(event)
+        target = self._owners.get(key)
+        if target is None:
+            return
+        if event.kind == "dynamo_start":
+            target.start_compile()
+            self._notify(target)
+        elif finished is not None:
+            failure = self.builder.failure(key)
+            if failure is not None:
+                target.error = failure
+            target.finish_compile(finished)
+            self._notify(target)
+        elif self.builder.updated is not None:  # e.g. the backward's code, compiled later
+            self._notify(target)
+
+    def owner_of(self, frame_id: int, frame_compile_id: int) -> Target | None:
+        """The target a frame compile was attributed to; for a compile not (yet) seen
+        (e.g. one stopped by ``recompile_limit``), the target of that frame's others."""
+        with self._lock:
+            if (frame_id, frame_compile_id) in self._owners:
+                return self._owners[(frame_id, frame_compile_id)]
+            for (frame, _), target in reversed(list(self._owners.items())):
+                if frame == frame_id and target is not None:
+                    return target
+        return None
+
+    def phases_of(self, compile_id: str) -> list[Phase]:
+        """Chrome-trace phase events of a compile (``"0/1"``), as captured."""
+        cid = CompileId.parse(compile_id)
+        return self.builder.phases(cid.key) if cid else []
+
+
+_session: CaptureSession | None = None
+
+
+def get_session() -> CaptureSession:
+    """The process-wide capture session (created on first use, not started)."""
+    global _session
+    if _session is None:
+        _session = CaptureSession()
+    return _session

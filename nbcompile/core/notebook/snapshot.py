@@ -1,0 +1,129 @@
+"""A target's record: the JSON-ready snapshot renderers and the API read.
+
+Sits above ``targets`` (whose ``Target`` holds the live state) and the modules that add
+views to the record (``annotate``, ``compile_diff``), so none of those import each other
+in a cycle.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..insight import annotate, compile_diff
+from ..insight.advice import advise
+from ..insight.not_compiled import why_not_compiled, without_internal_place
+from ..records import CompileRecord, GraphBreak, Kernel, Recompile, TargetRecord
+from .targets import Target
+
+
+def compiled_inside(target: Target) -> str:
+    """The name of a target of the same cell that compiled this not yet called module as
+    part of its graph ("" if none)."""
+    if target.status != "pending":
+        return ""
+    return next((user.name for user in target.used_by
+                 if user.status == "compiled" and any(c.graphs for c in user.compiles)), "")
+
+
+def _notes(target: Target, inside: str) -> list[str]:
+    if not inside:
+        return list(target.notes)
+    notes = [n for n in target.notes if not n.startswith(f"{target.name} is used inside")]
+    return notes + [f"{target.name} compiled inside {inside}: it ran as part of {inside}'s "
+                    f"graph (its kernels are in {inside}'s report); called directly, it "
+                    "compiles on its own."]
+
+
+def target_record(target: Target) -> TargetRecord:
+    """A JSON-ready snapshot of ``target``: its compiles summed up, with the annotated
+    source and code diffs (cached until the compiles change)."""
+    breaks: list[GraphBreak] = []
+    seen: set[tuple[Any, ...]] = set()
+    for c in target.compiles:
+        for gb in map(without_internal_place, c.graph_breaks):
+            key = (gb.filename, gb.lineno, gb.reason)
+            if key not in seen:
+                seen.add(key)
+                breaks.append(gb)
+    recompiles = [
+        Recompile(reason=c.recompile_reason, compile_id=c.compile_id,
+                  guard=c.recompile_guard)
+        for c in target.compiles
+        if c.recompile_reason
+    ]
+    kernels: list[Kernel] = [k for c in target.compiles for k in c.kernels]
+    advice = advise(target.name, target.compiles, module=target.compiled_module,
+                    dynamic=target.options.dynamic)
+    output_code = "\n\n".join(
+        f"# ===== compile {c.compile_id} ({c.frame}) =====\n{c.output_code}"
+        for c in target.compiles
+        if c.output_code
+    )
+    inside = compiled_inside(target)
+    record = TargetRecord(
+        id=target.id,
+        name=target.name,
+        kind=target.kind,
+        options=target.options.to_dict(),
+        status="compiled_inside" if inside else target.status,
+        compiled_inside=inside,
+        wrapper=target.wrapper,
+        compiled_object=_describe_compiled(target),
+        cell=target.cell,
+        notes=_notes(target, inside) + [f"{a.message} Fix: {a.fix}" for a in advice]
+        + ([why_not_compiled(target.name, target.compiles, breaks, target.original)]
+           if target.status == "not_compiled" else []),
+        advice=advice,
+        error=target.error,
+        compiling_since=target.compiling_since,
+        compiles=[_without_internal_places(c) for c in target.compiles],
+        graph_count=sum(len(c.graphs) for c in target.compiles),
+        graph_breaks=breaks,
+        recompiles=recompiles,
+        kernels=kernels,
+        output_code=output_code,
+        compile_time_s=round(sum(c.times.get("total_s", 0.0) for c in target.compiles), 4),
+        preview=target.preview,
+        torch_logs=list(target.torch_logs),
+    )
+    return _with_codegen_views(record, target)
+
+def _without_internal_places(c: CompileRecord) -> CompileRecord:
+    """``c`` with graph breaks placed at nbcompile's entry function made placeless."""
+    breaks = [without_internal_place(gb) for gb in c.graph_breaks]
+    if all(a is b for a, b in zip(breaks, c.graph_breaks, strict=True)):
+        return c
+    return dataclasses.replace(c, graph_breaks=breaks)
+
+
+def _with_codegen_views(record: TargetRecord, target: Target) -> TargetRecord:
+    """Add the annotated source and the code diffs (``annotate``, ``compile_diff``)."""
+    # Both views only change when compiles do: the live summary refreshes every second
+    # while a compile runs, and must not redo this work (or hold the GIL) each time.
+    key = (record.status, record.error and record.error.message, len(target.previous_compiles),
+           tuple((len(c.output_code), len(c.graph_breaks),
+                  tuple(tuple(line.lineno for line in k.lines) for k in c.kernels))
+                 for c in target.compiles))
+    if target._views is not None and target._views[0] == key:
+        record.annotations, record.code_diffs = target._views[1], target._views[2]
+        return record
+    spans = target.spans
+    try:
+        record.annotations = annotate.annotate_record(record, spans)
+        record.code_diffs = compile_diff.diff_compiles(target.compiles, target.previous_compiles)
+    except Exception as e:  # a parsing bug must not hide the rest of the record
+        record.notes.append(f"nbcompile could not annotate the source: {e!r}")
+        return record
+    target._views = (key, record.annotations, record.code_diffs)
+    return record
+
+
+def _describe_compiled(target: Target) -> str:
+    if target.kind == "function":
+        return f"torch.compile({target.name})"
+    if target.wrapper:
+        module = target.compiled_module  # None once the user dropped it
+        inner = type(module).__name__ if module is not None else "module"
+        return f"the {inner} inside {target.name} ({target.wrapper}), compiled in place"
+    return f"{target.name}.compile()"

@@ -1,0 +1,389 @@
+"""Targets: the functions and modules a cell defined, and compiling them the way PyTorch advises.
+
+* functions are rebound to ``torch.compile(fn, ...)`` (the original stays reachable as
+  ``compiled._torchdynamo_orig_callable``);
+* modules are compiled in place with ``module.compile(...)``: same object, same
+  ``state_dict`` keys;
+* a DDP/FSDP/DataParallel wrapper has its inner module compiled.
+
+``module.compile()`` compiles ``module._call_impl``, a torch-internal frame that Dynamo
+skips; for torch.nn's own modules (``nn.Sequential`` ...) nothing then compiles at all.
+nbcompile therefore hands ``torch.compile`` a per-target *entry function* that calls
+``_call_impl`` (the same idea as ``torch._dynamo.external_utils.wrap_inline``). Its
+unique filename also lets the capture engine attribute compile events to the target.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+import linecache
+import re
+import sys
+import time
+import types
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from ..frames import ENTRY_PREFIX, Span
+from ..records import CellRef, CompileRecord, TargetError, TorchLog
+from .options import CompileOptions
+from .usernames import graph_text, module_text
+from .weakslot import WeakSlot
+
+_entry_ids = itertools.count()
+_target_ids = itertools.count(1)
+
+# --- wrappers (DDP, FSDP, ...) -------------------------------------------------------
+
+Unwrapper = Callable[[Any], "torch.nn.Module | None"]
+
+
+def _unwrap_parallel(obj: Any) -> torch.nn.Module | None:
+    parallel: tuple[type, ...] = (torch.nn.DataParallel, torch.nn.parallel.DistributedDataParallel)
+    if isinstance(obj, parallel):
+        return obj.module
+    try:
+        from torch.distributed.fsdp import FullyShardedDataParallel
+    except ImportError:  # torch built without distributed
+        return None
+    if isinstance(obj, FullyShardedDataParallel):
+        return obj.module
+    return None
+
+
+def _unwrap_fabric(obj: Any) -> torch.nn.Module | None:
+    """Lightning Fabric's ``_FabricModule`` (what ``fabric.setup(model)`` returns).
+
+    Its ``_forward_module`` is what runs (the module itself, or the strategy's DDP/FSDP
+    wrapper around it, unwrapped next). No import: if Lightning is not loaded, no object
+    can be a ``_FabricModule``.
+    """
+    for modname in ("lightning.fabric.wrappers", "lightning_fabric.wrappers"):
+        wrappers = sys.modules.get(modname)
+        cls = getattr(wrappers, "_FabricModule", None)
+        if cls is not None and isinstance(obj, cls):
+            return obj._forward_module
+    return None
+
+
+#: Functions that return the module to compile inside a wrapper, or None.
+UNWRAPPERS: list[Unwrapper] = [_unwrap_parallel, _unwrap_fabric]
+
+
+def unwrap(module: torch.nn.Module) -> tuple[torch.nn.Module, str | None]:
+    """Return ``(module to compile, wrapper class names or None)``.
+
+    Nested wrappers are named outermost first: ``"_FabricModule > DistributedDataParallel"``.
+    """
+    wrappers: list[str] = []
+    for _ in range(8):  # wrappers can nest (e.g. DDP inside a framework wrapper)
+        for unwrapper in UNWRAPPERS:
+            inner = unwrapper(module)
+            if inner is not None and inner is not module:
+                wrappers.append(type(module).__name__)
+                module = inner
+                break
+        else:
+            break
+    return module, " > ".join(wrappers) or None
+
+
+# --- entry functions -----------------------------------------------------------------
+
+
+#: IPython leaves frames that set ``__tracebackhide__`` out of tracebacks: a user's error
+#: shows the user's frames (and torch's), not nbcompile's entry function.
+_HIDE = "    __tracebackhide__ = True\n"
+
+
+def forward_arg_names(module: Any) -> tuple[str, ...]:
+    """The positional argument names of ``module.forward`` (without ``self``)."""
+    try:
+        params = inspect.signature(module.forward).parameters.values()
+    except (TypeError, ValueError, AttributeError):
+        return ()
+    return tuple(p.name for p in params
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+
+def make_entry(call: Callable[..., Any], label: str) -> types.FunctionType:
+    """A fresh function (own code object, unique filename) that forwards to ``call``."""
+    ident = re.sub(r"\W", "_", label) or "target"
+    if ident[0].isdigit():
+        ident = f"_{ident}"
+    filename = f"{ENTRY_PREFIX}{next(_entry_ids)}:{label}>"
+    source = (f"def {ident}(*args, **kwargs):\n{_HIDE}"
+              "    return __nbcompile_call__(*args, **kwargs)\n")
+    namespace: dict[str, Any] = {"__nbcompile_call__": call, "__name__": "nbcompile.entry"}
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - fixed source
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return namespace[ident]
+
+
+def make_module_entry(label: str) -> types.FunctionType:
+    """A fresh function ``(self, *args, **kwargs)`` that calls ``self._call_impl``.
+
+    Own code object and unique filename, like ``make_entry``; the module comes in as an
+    argument so that nothing compiled holds it strongly.
+    """
+    ident = re.sub(r"\W", "_", label) or "target"
+    if ident[0].isdigit():
+        ident = f"_{ident}"
+    filename = f"{ENTRY_PREFIX}{next(_entry_ids)}:{label}>"
+    source = (f"def {ident}(self, /, *args, **kwargs):\n{_HIDE}"
+              "    return self._call_impl(*args, **kwargs)\n")
+    namespace: dict[str, Any] = {"__name__": "nbcompile.entry"}
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - fixed source
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return namespace[ident]
+
+
+def eager_callable(obj: Any) -> Callable[..., Any]:
+    """The uncompiled behaviour of a target object (function or module)."""
+    if isinstance(obj, torch.nn.Module):
+        inner, _ = unwrap(obj)
+        if inner is obj:
+            return obj._call_impl
+        return lambda *a, **k: _eager_wrapper_call(obj, a, k)
+    return getattr(obj, "_torchdynamo_orig_callable", obj)
+
+
+def _eager_wrapper_call(wrapper: torch.nn.Module, args: tuple, kwargs: dict) -> Any:
+    inner, _ = unwrap(wrapper)
+    saved = inner._compiled_call_impl
+    inner._compiled_call_impl = None
+    try:
+        return wrapper(*args, **kwargs)
+    finally:
+        inner._compiled_call_impl = saved
+
+
+def fresh_copy(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A callable with the same behaviour but its own code object (own Dynamo cache).
+
+    Used to compile a target again (e.g. to time other modes) without touching the
+    compiled state of the user's own target.
+    """
+    if isinstance(fn, torch.nn.Module):
+        return make_entry(eager_callable(fn), f"copy-of-{type(fn).__name__}")
+    fn = eager_callable(fn)
+    if isinstance(fn, types.FunctionType):
+        copy = types.FunctionType(  # replace() makes a new, equal code object
+            fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__
+        )
+        copy.__kwdefaults__ = fn.__kwdefaults__
+        if copy.__code__ is not fn.__code__:
+            return copy
+    return make_entry(fn, f"copy-of-{getattr(fn, '__name__', 'callable')}")
+
+
+# --- targets -------------------------------------------------------------------------
+
+
+@dataclass(kw_only=True)
+class Target:
+    """One compiled function or module and everything captured for it so far.
+
+    The user's objects (``original``, ``bound``, ``compiled_module``) are held weakly
+    (``WeakSlot``): they read ``None`` once the user dropped them. Until the magic has
+    bound them to the user's names, ``_keep`` holds them; ``release()`` lets go.
+    """
+
+    name: str
+    kind: str
+    original: Any = WeakSlot()
+    bound: Any = WeakSlot()  # what the user's name holds after compiling
+    options: CompileOptions
+    cell: CellRef = field(default_factory=CellRef)
+    compiled_module: torch.nn.Module | None = WeakSlot()
+    wrapper: str | None = None
+    spans: list[Span] = field(default_factory=list)
+    entry_filename: str | None = None
+    notes: list[str] = field(default_factory=list)
+    compiles: list[CompileRecord] = field(default_factory=list)
+    status: str = "pending"
+    #: function targets of the same cell that call this module (set by the magic)
+    used_by: list[Target] = field(default_factory=list)
+    error: TargetError | None = None
+    compiling_since: float | None = None
+    id: str = field(default_factory=lambda: f"t{next(_target_ids)}")
+    preview: str = ""  # "triton": --codegen triton (see triton_preview)
+    previous_compiles: list[CompileRecord] = field(default_factory=list)  # before a re-run
+    _views: tuple[Any, ...] | None = field(default=None, repr=False)  # cached derived views
+    _keep: list[Any] = field(default_factory=list, repr=False)  # strong, until release()
+    torch_logs: list[TorchLog] = field(default_factory=list)  # taken off stderr (torch_logs)
+    show_torch_logs: bool = False  # --torch-logs: torch's log records stay on stderr
+
+    def __post_init__(self) -> None:
+        self.keep(self.original, self.bound, self.compiled_module)
+
+    def keep(self, *objects: Any) -> None:
+        """Hold ``objects`` strongly until ``release()`` (e.g. a new ``bound`` wrapper)."""
+        self._keep.extend(o for o in objects if o is not None)
+
+    def release(self) -> None:
+        """Hold the user's objects weakly from now on (they are bound to user names)."""
+        self._keep = []
+
+    @property
+    def alive(self) -> bool:
+        """Whether the user's object still exists."""
+        return self.bound is not None or self.compiled_module is not None
+
+    # --- attribution ---
+    def owns_frame(self, filename: str, lineno: int) -> bool:
+        if self.entry_filename is not None and filename == self.entry_filename:
+            return True
+        return any(span.contains(filename, lineno) for span in self.spans)
+
+    def matches(self, obj: Any) -> bool:
+        candidates = (self.bound, self.original, self.compiled_module)
+        if any(obj is c for c in candidates if c is not None):
+            return True
+        if isinstance(obj, torch.nn.Module) and self.compiled_module is not None:
+            # e.g. fabric.setup(model) after %%compile: the wrapper holds our module
+            inner, wrapper = unwrap(obj)
+            return wrapper is not None and inner is self.compiled_module
+        return False
+
+    # --- lifecycle ---
+    def start_compile(self) -> None:
+        self.status = "compiling"
+        if self.compiling_since is None:
+            self.compiling_since = time.time()
+
+    def finish_compile(self, record: CompileRecord) -> None:
+        if self.kind == "module":  # guards name the entry's argument, not the user's name
+            record.recompile_reason = module_text(record.recompile_reason, self.name)
+            record.recompile_guard = module_text(record.recompile_guard, self.name)
+            args = forward_arg_names(self.compiled_module)
+            record.graphs = [graph_text(g, self.name, args) for g in record.graphs]
+            record.post_grad_graphs = [graph_text(g, self.name, args)
+                                       for g in record.post_grad_graphs]
+        self.compiles.append(record)
+        self.compiling_since = None
+        # Without fullgraph, Dynamo skips a frame it cannot trace ("Unsupported", e.g. an
+        # RNN) and the call runs eagerly: not a failure the user saw.
+        skipped = (record.status == "failed" and record.error.startswith("Unsupported")
+                   and not getattr(self.options, "fullgraph", False))
+        if record.status == "failed" and not skipped:
+            self.status = "failed"
+        else:  # no graph from any compile: nothing runs compiled (see not_compiled)
+            self.status = ("compiled" if any(c.graphs for c in self.compiles)
+                           else "not_compiled")
+            self.error = None
+
+
+def is_candidate(name: str, value: Any, module_name: str) -> bool:
+    """Whether a name bound by a cell is a compile target (see the design card)."""
+    if name.startswith("_"):
+        return False
+    if isinstance(value, torch.nn.Module):
+        return True
+    if isinstance(value, types.FunctionType):
+        # already compiled by the user (@torch.compile in the cell): recorded, not recompiled
+        original = getattr(value, "_torchdynamo_orig_callable", value)
+        return getattr(original, "__module__", None) == module_name
+    return False
+
+
+def is_generator_like(fn: Any) -> bool:
+    """A generator, async generator or coroutine function: torch.compile does not
+    compile its frames (calling it only creates the generator or coroutine)."""
+    return (inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)
+            or inspect.iscoroutinefunction(fn))
+
+
+def compile_function(name: str, fn: types.FunctionType, options: CompileOptions,
+                     cell: CellRef) -> Target:
+    user_compiled = getattr(fn, "_torchdynamo_orig_callable", None)
+    if isinstance(user_compiled, types.FunctionType):  # @torch.compile in the cell
+        target = Target(name=name, kind="function", original=user_compiled, bound=fn,
+                        options=options, cell=cell, spans=[Span.of(user_compiled.__code__)])
+        target.notes.append(f"{name} was already compiled with torch.compile in the cell: "
+                            "nbcompile records its compiles and leaves its own options "
+                            "as they are (the %%compile flags do not apply to it).")
+        return target
+    if is_generator_like(fn):  # Dynamo never compiles these frames: say so, bind fn as is
+        target = Target(name=name, kind="function", original=fn, bound=fn, options=options,
+                        cell=cell, spans=[Span.of(fn.__code__)])
+        target.status = "not_compiled"
+        return target
+    compiled = torch.compile(fn, **options.torch_kwargs())
+    target = Target(name=name, kind="function", original=fn, bound=compiled,
+                    options=options, cell=cell, spans=[Span.of(fn.__code__)])
+    if options.disable:
+        target.status = "disabled"
+    return target
+
+
+def compile_module(name: str, obj: torch.nn.Module, options: CompileOptions,
+                   cell: CellRef) -> Target:
+    inner, wrapper = unwrap(obj)
+    kwargs = options.torch_kwargs()
+    inner.compile(**kwargs)  # PyTorch's in-place API; then give it a traceable entry
+    entry = make_module_entry(name)
+    if not options.disable:
+        # the module is the entry's first argument, not a global: Dynamo then guards on
+        # it weakly (a dropped module is freed) and names it ``self`` in guards and graphs
+        inner._compiled_call_impl = functools.partial(torch.compile(entry, **kwargs), inner)
+    spans = []
+    forward = getattr(type(inner).forward, "__code__", None)
+    if forward is not None and "/torch/" not in forward.co_filename.replace("\\", "/"):
+        spans.append(Span.of(forward))
+    target = Target(name=name, kind="module", original=obj, bound=obj, options=options,
+                    cell=cell, compiled_module=inner, wrapper=wrapper, spans=spans,
+                    entry_filename=entry.__code__.co_filename)
+    if wrapper:
+        target.notes.append(_wrapper_note(name, wrapper, type(inner).__name__))
+    if options.disable:
+        target.status = "disabled"
+    return target
+
+
+def _wrapper_note(name: str, wrapper: str, inner: str) -> str:
+    """Which wrapper was seen and what was compiled, in words."""
+    chain = wrapper.split(" > ")
+    note = (f"{name} is a {wrapper} wrapper: nbcompile compiled its inner module ({inner}) "
+            "in place; the wrapper itself is not compiled.")
+    if chain[0] == "_FabricModule":
+        note += (" It was already set up by Lightning Fabric. Fabric's guide says to compile "
+                 "before fabric.setup(); compiling the module inside the set-up one runs the "
+                 "same compiled forward")
+        note += (f" and, as PyTorch recommends, leaves {' > '.join(chain[1:])} itself "
+                 "uncompiled." if len(chain) > 1 else ".")
+    elif any(w in ("DistributedDataParallel", "FullyShardedDataParallel", "DataParallel")
+             for w in chain):
+        note += (" PyTorch recommends compiling the module inside DDP/FSDP so the wrapper's "
+                 "communication (gradient buckets, sharding) keeps working around the "
+                 "compiled graph.")
+    return note
+
+
+CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")
+
+
+def compile_target(name: str, value: Any, options: CompileOptions, cell: CellRef) -> Target:
+    if isinstance(value, torch.nn.Module):
+        target = compile_module(name, value, options, cell)
+    else:
+        target = compile_function(name, value, options, cell)
+    if options.mode in CUDAGRAPH_MODES and not torch.cuda.is_available():
+        target.notes.append(
+            f"--mode {options.mode} uses CUDA graphs to cut launch overhead; they need a GPU. "
+            "On this CPU-only machine torch skips them and the rest of the mode applies."
+        )
+    return target
+
+
+def submodule_ids(modules: Iterable[torch.nn.Module]) -> set[int]:
+    """ids of every strict submodule of the given modules."""
+    ids: set[int] = set()
+    for m in modules:
+        ids.update(id(sub) for sub in m.modules() if sub is not m)
+    return ids

@@ -1,0 +1,115 @@
+"""torch's own log records about captured compiles: kept in the record, not on stderr.
+
+torch logs warnings about compiles (a graph break's ``Tensor.item()`` advice, a hit
+``recompile_limit``) through stderr handlers on its component loggers (``torch._dynamo``,
+``torch._inductor``...; ``propagate=False``). While nbcompile is loaded, a
+``logging.Filter`` on those handlers takes the records emitted during a compile that the
+capture session attributes to a target: they go to ``Target.torch_logs`` (shown once,
+folded, in the summary) instead of stderr. Records of other compiles, records outside
+compiles and every other logger pass through untouched; a target compiled with
+``--torch-logs`` (``Target.show_torch_logs``), or ``SHOW_ALL`` (``NBCOMPILE_TORCH_LOGS=show``,
+``%nbcompile torch-logs show``), keeps torch's output as it was. ``uninstall()`` removes
+the filter from exactly the handlers it was added to.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from typing import Any
+
+from ..records import TorchLog
+
+#: The torch loggers whose handlers are filtered (compile-time components).
+LOGGERS = (
+    "torch._dynamo",
+    "torch._inductor",
+    "torch._functorch.aot_autograd",
+    "torch._functorch._aot_autograd",
+    "torch.fx.experimental.symbolic_shapes",
+    "torch._subclasses.fake_tensor",
+    "torch",  # records of submodules without a handler of their own end here
+)
+#: Loggers that carry data, not messages (the structured trace nbcompile itself reads).
+_NOT_LOGS = frozenset({"torch.__trace"})
+ENV = "NBCOMPILE_TORCH_LOGS"
+#: A setting: ``True`` keeps torch's output on stderr for every target.
+SHOW_ALL = os.environ.get(ENV, "").strip().lower() in {"show", "1", "on", "true"}
+#: At most this many records kept per target (a recompile storm logs on every compile),
+#: each cut to ``MAX_CHARS``.
+LIMIT = 50
+MAX_CHARS = 4000
+
+OwnerLookup = Callable[[int, int], Any]
+
+
+def current_compile() -> tuple[int, int] | None:
+    """``(frame_id, frame_compile_id)`` of the Dynamo compile running now, if any."""
+    import torch._guards
+
+    cid = torch._guards.CompileContext.current_compile_id()
+    if cid is None or cid.frame_id is None or cid.frame_compile_id is None:
+        return None
+    return (cid.frame_id, cid.frame_compile_id)
+
+
+class TorchLogCapture(logging.Filter):
+    """Takes records of compiles a target owns (``owner_of(frame, compile)``)."""
+
+    def __init__(self, owner_of: OwnerLookup) -> None:
+        super().__init__("nbcompile")
+        self.owner_of = owner_of
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if SHOW_ALL or not record.name.startswith("torch") or record.name in _NOT_LOGS:
+            return True
+        key = current_compile()
+        target = self.owner_of(*key) if key else None
+        if target is None or getattr(target, "show_torch_logs", False):
+            return True
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed record is torch's to report
+            return True
+        log = TorchLog(level=record.levelname, logger=record.name,
+                       compile_id=f"{key[0]}/{key[1]}" if key else "",
+                       message=_cut(message.rstrip()))
+        logs: list[TorchLog] = target.torch_logs
+        if all(old.message != log.message for old in logs) and len(logs) < LIMIT:
+            logs.append(log)
+        return False
+
+
+class TorchLogRouting:
+    """Installs a ``TorchLogCapture`` on torch's compile loggers' handlers; undoes it."""
+
+    def __init__(self, owner_of: OwnerLookup) -> None:
+        self.capture = TorchLogCapture(owner_of)
+        self._handlers: list[logging.Handler] = []
+
+    @property
+    def installed(self) -> bool:
+        return bool(self._handlers)
+
+    def install(self) -> None:
+        if self._handlers:
+            return
+        import torch._logging  # noqa: F401 - torch sets up its handlers on import
+
+        for name in LOGGERS:
+            for handler in logging.getLogger(name).handlers:
+                if handler not in self._handlers and self.capture not in handler.filters:
+                    handler.addFilter(self.capture)
+                    self._handlers.append(handler)
+
+    def uninstall(self) -> None:
+        for handler in self._handlers:
+            handler.removeFilter(self.capture)
+        self._handlers = []
+
+
+def _cut(text: str) -> str:
+    if len(text) <= MAX_CHARS:
+        return text
+    return f"{text[:MAX_CHARS]}\n... cut here, {len(text) - MAX_CHARS} more characters"

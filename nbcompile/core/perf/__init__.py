@@ -1,0 +1,2 @@
+"""Measurement: the sandbox that runs copies, timing comparisons and their verdict, profiles,
+explanations."""

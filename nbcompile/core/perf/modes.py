@@ -1,0 +1,103 @@
+"""Which rows a comparison measures: eager, Inductor modes and Dynamo backends."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+EAGER = "eager"
+
+
+COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+
+
+DEFAULT_MODES = ("eager", "default", "reduce-overhead", "max-autotune-no-cudagraphs")
+
+
+BACKEND_PREFIX = "backend:"
+
+
+#: Backends that make no sense as a row (uncompiled eager has its own name; inductor is
+#: what the compile modes use).
+_HIDDEN_BACKENDS = {"eager", "inductor"}
+
+
+class CompareError(ValueError):
+    """Bad input to ``compare``; the message says what is allowed."""
+
+
+@dataclass(frozen=True)
+class ModeSpec:
+    """One row to measure: the uncompiled baseline, an Inductor mode, or a backend."""
+
+    label: str
+    kind: str  # eager | mode | backend
+    mode: str | None = None
+    backend: Any = "inductor"
+
+    def compile_kwargs(self) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"backend": self.backend}
+        if self.mode is not None and self.mode != "default":
+            kwargs["mode"] = self.mode
+        return kwargs
+
+
+def available_backends() -> list[str]:
+    """Dynamo backends usable as a row (besides the Inductor modes)."""
+    import torch._dynamo
+
+    return [b for b in torch._dynamo.list_backends(None) if b not in _HIDDEN_BACKENDS]
+
+
+def allowed_modes() -> list[str]:
+    """Every name ``modes=`` accepts as a string."""
+    return [EAGER, *COMPILE_MODES, *available_backends()]
+
+
+def resolve_modes(modes: Sequence[Any]) -> list[ModeSpec]:
+    """Turn ``modes=`` items into rows; eager is always the first row (the baseline).
+
+    Items: ``"eager"``, an Inductor mode name, a Dynamo backend name (``"aot_eager"``,
+    or ``"backend:NAME"``), or a backend callable ``(gm, example_inputs) -> callable``.
+    """
+    if isinstance(modes, (str, bytes)) or callable(modes):
+        modes = [modes]
+    specs: list[ModeSpec] = [ModeSpec(EAGER, "eager")]
+    seen = {EAGER}
+    backends: list[str] | None = None
+    for item in modes:
+        if callable(item):
+            label = getattr(item, "__name__", None) or type(item).__name__
+            spec = ModeSpec(f"backend:{label}", "backend", None, item)
+        elif isinstance(item, str):
+            name = item.strip()
+            if name == EAGER:
+                continue
+            if name in COMPILE_MODES:
+                spec = ModeSpec(name, "mode", name, "inductor")
+            else:
+                backend = name.removeprefix(BACKEND_PREFIX)
+                if backends is None:
+                    import torch._dynamo
+
+                    backends = list(torch._dynamo.list_backends(None))
+                if backend not in backends or (
+                    backend in _HIDDEN_BACKENDS and not name.startswith(BACKEND_PREFIX)
+                ):
+                    raise CompareError(
+                        f"unknown mode {item!r}; allowed: {', '.join(allowed_modes())} "
+                        "(or backend:NAME for any Dynamo backend, or a backend callable)"
+                    )
+                spec = ModeSpec(f"backend:{backend}" if name.startswith(BACKEND_PREFIX)
+                                else backend, "backend", None, backend)
+        else:
+            raise CompareError(
+                f"modes must be names or backend callables, not {type(item).__name__}"
+            )
+        if spec.label in seen:
+            continue
+        seen.add(spec.label)
+        specs.append(spec)
+    return specs
+

@@ -1,0 +1,444 @@
+"""Timing comparisons: is the compiled code faster than eager, and which mode is best?
+
+``compare(fn, *args, modes=...)`` compiles a *fresh copy* of ``fn`` once per mode (the
+user's own compiled target and its Dynamo caches are never touched), reports the first
+call apart (compile time), then measures steady-state run time with
+``torch.utils.benchmark.Timer``:
+
+* warm-up calls are excluded; the thread count is held at ``torch.get_num_threads()``
+  (``Timer`` defaults to one thread, a value Dynamo guards on: it would recompile);
+* every repeat measures one block of calls of *every* callable, eager included, in a
+  rotating order (A/B interleaving, against clock drift and other load on the machine),
+  so each mode's speedup is the median of per-repeat ratios to the eager block of the
+  same repeat;
+* the repeat count adapts to the time budget (the block size is calibrated first with
+  ``Timer``; the repeated blocks use a plain ``timeit.Timer``, without ``Timer``'s two
+  warm-up calls per block, so a slow call gets three times the repeats);
+* the verdict of a row comes from its paired per-repeat speedups (eager time / mode time
+  of the same repeat) by one rule, ``judge_speedups`` (a pure function over numbers):
+
+  1. fewer than ``MIN_VERDICT_REPEATS`` (10) paired repeats: "inconclusive on this
+     machine now" (the budget could not buy enough repeats for a verdict);
+  2. the distribution-free 95 % confidence interval of the median speedup (order
+     statistics of a Binomial(n, 1/2)) wider than ``MAX_CI_RATIO`` (upper bound / lower
+     bound > 1.5): "inconclusive on this machine now", with the interval (the machine is
+     too noisy for the repeats this budget bought);
+  3. the interval excludes 1.0 and the median effect is at least ``min_effect`` (3 % by
+     default): "faster" or "slower" (``significant``);
+  4. otherwise: "no significant difference".
+
+  A verdict therefore never rests on a handful of repeats or on a spread that would let
+  the next run say the opposite. ``spreads_overlap`` (the run-time IQRs of the mode and
+  of eager) is still reported but no longer decides;
+* every call runs in a ``Sandbox`` (``nbcompile.core.perf.sandbox``): on copies of the tensor
+  inputs, with the parameters and buffers it can reach saved and restored afterwards, each
+  candidate starting from the same inputs, state and RNG state; the user's objects and
+  RNG are as they were. A function that changes its inputs in place is said so
+  (``mutated_inputs``, and the changed inputs are compared with eager's too); one that
+  draws random numbers (``random_ops``) is not called wrong when compiled code draws
+  different ones. What the function prints is captured and counted
+  (``captured_output_lines``);
+* every mode's output is compared with eager's (max absolute difference, and a
+  tolerance check), so a fast but wrong mode is visible;
+* peak memory is measured on CUDA (``max_memory_allocated``); on CPU PyTorch keeps no
+  allocator statistics, and the row says "not measured".
+
+Everything here is plain data (``Comparison.to_dict()`` is the ``timing`` record, see
+``docs/records.md``); rendering lives in ``nbcompile.display.timing``, and the public
+``nbcompile.compare`` returns ``nbcompile.api.Comparison``, this class with rich reprs.
+"""
+
+from __future__ import annotations
+
+import datetime
+import time
+import timeit
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from ..notebook.targets import eager_callable, fresh_copy
+from ..trace.listener import suppressed
+from . import explain as explain_mod
+from . import profile as profile_mod
+from .comparison import Comparison, TimingRow
+from .counters import cache_counts, counter, frames_compiled
+from .environment import device_of, environment, sync
+from .modes import DEFAULT_MODES, CompareError, ModeSpec, resolve_modes
+from .numerics import numeric_diff, snapshot_outputs
+from .sandbox import Sandbox
+from .verdict import MIN_EFFECT, judge_speedups, quartiles
+
+#: Profiled calls behind the explanation of a mode not faster than eager.
+EXPLAIN_REPEAT = 5
+MIN_REPEATS = 5
+MAX_REPEATS = 200
+WARMUP_CALLS = 3
+
+
+# --- measurement -------------------------------------------------------------------------
+
+
+def _describe_input(value: Any) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"Tensor{list(value.shape)} {str(value.dtype).removeprefix('torch.')} {value.device}"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+@dataclass
+class _Candidate:
+    spec: ModeSpec
+    row: TimingRow
+    call: Callable[..., Any] | None = None
+    timer: Any = None
+    block: Any = None
+    number: int = 1
+    times: list[float] = field(default_factory=list)  # per-call seconds, one per repeat
+
+
+def _make_timer(call: Callable[..., Any], args: tuple, kwargs: dict, threads: int) -> Any:
+    from torch.utils.benchmark import Timer
+
+    return Timer(
+        stmt="__nbcompile_f(*__nbcompile_args, **__nbcompile_kwargs)",
+        globals={"__nbcompile_f": call, "__nbcompile_args": args, "__nbcompile_kwargs": kwargs},
+        num_threads=threads,
+        label="nbcompile.compare",
+    )
+
+
+def _block_timer(call: Callable[..., Any], args: tuple, kwargs: dict,
+                 device: torch.device) -> timeit.Timer:
+    """A plain ``timeit.Timer`` for the interleaved blocks: ``Timer.timeit`` runs at least
+    two warm-up calls before each block, which for a slow call triples the cost of every
+    repeat (fewer paired repeats for the same budget). The callables are already warm,
+    and the thread count is the current one."""
+
+    def clock() -> float:
+        sync(device)
+        return time.perf_counter()
+
+    return timeit.Timer("f(*args, **kwargs)", timer=clock,
+                        globals={"f": call, "args": args, "kwargs": kwargs})
+
+
+def _per_call(timer: Any, block_s: float, deadline: float) -> tuple[float, int]:
+    """Calibrate: the per-call time and the number of calls that fill ``block_s``."""
+    number = 1
+    while True:
+        per_call = timer.timeit(number).median
+        if per_call * number >= block_s / 4 or number >= 10**6 or time.perf_counter() > deadline:
+            break
+        number = min(10**6, max(number * 10, int(block_s / 4 / max(per_call, 1e-9)) + 1))
+    return per_call, max(1, min(10**6, round(block_s / max(per_call, 1e-9))))
+
+
+def compare(
+    fn: Callable[..., Any],
+    *args: Any,
+    modes: Sequence[Any] = DEFAULT_MODES,
+    budget_s: float = 10.0,
+    min_effect: float = MIN_EFFECT,
+    explain: bool = True,
+    **kwargs: Any,
+) -> Comparison:
+    """Compare eager and compiled run times of ``fn(*args, **kwargs)``, mode by mode.
+
+    ``fn`` is a function or ``nn.Module``, compiled or not: nbcompile compiles a fresh
+    copy per mode and never touches ``fn``'s own compiled state. The calls run on copies
+    of the tensor inputs, and the parameters, buffers and RNG state they change are put
+    back afterwards. ``modes`` holds ``"eager"``, Inductor mode names, Dynamo backend
+    names and/or backend callables. ``budget_s`` bounds the steady-state measurement
+    (compiles come on top). With ``explain``, a mode not faster than eager gets
+    ``explanations`` from a ``profile`` of the call (one more compile, on the same input
+    copies). Other keyword arguments are passed to ``fn``.
+    """
+    if not callable(fn):
+        raise CompareError(f"compare needs a function or module, not {type(fn).__name__}")
+    if not budget_s or budget_s <= 0:
+        raise CompareError(f"budget_s must be positive, not {budget_s!r}")
+    specs = resolve_modes(modes)
+    started = time.perf_counter()
+    threads = torch.get_num_threads()
+    device = device_of(args, kwargs)
+    name = getattr(fn, "__name__", None) or type(fn).__name__
+    result = Comparison(
+        name=name,
+        device=str(device),
+        num_threads=threads,
+        budget_s=float(budget_s),
+        min_effect=min_effect,
+        inputs=[_describe_input(a) for a in args]
+        + [f"{k}={_describe_input(v)}" for k, v in kwargs.items()],
+        environment=environment(device),
+        created_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    )
+    box = Sandbox(fn, args, kwargs)
+    try:
+        with box.captured_output():
+            candidates, recompiled = _run_all(fn, specs, box, result, device, threads,
+                                              float(budget_s))
+        eager_row = candidates[0]
+        _summarise(eager_row, None, min_effect)
+        for cand in candidates[1:]:
+            _summarise(cand, eager_row, min_effect)
+        for cand in candidates:
+            if cand.row.first_call_s is not None and cand.spec.kind != "eager":
+                steady = cand.row.median_s or 0.0
+                cand.row.compile_s = round(max(0.0, cand.row.first_call_s - steady), 6)
+        result.rows = [c.row for c in candidates]
+        if explain:
+            _explain_rows(fn, box, result, recompiled)
+    finally:
+        box.restore()
+    result.captured_output_lines = box.printed_lines  # the explaining profile's prints too
+    if box.printed_lines:
+        result.notes.append(
+            f"{name} printed {box.printed_lines} lines during the comparison; they were "
+            "captured and not shown."
+        )
+    if result.mutated_inputs:
+        result.notes.append(
+            f"{name} changes {', '.join(result.mutated_inputs)} in place: every call ran on "
+            "nbcompile's copies (your inputs are unchanged), each mode's first call from "
+            "the same starting values, and the changed inputs are compared with eager's too."
+        )
+    if result.random_ops:
+        result.notes.append(
+            f"{name} draws random numbers: every mode's first call started from the same "
+            "RNG state, and your RNG state is as it was."
+        )
+    result.elapsed_s = round(time.perf_counter() - started, 3)
+    if device.type != "cuda":
+        result.notes.append("peak memory: not measured on CPU (PyTorch keeps no CPU "
+                            "allocator statistics).")
+    return result
+
+
+def _explain_rows(fn: Any, box: Sandbox, result: Comparison, recompiled: int) -> None:
+    """Profile the call once (default mode) and explain each mode not faster than eager."""
+    rows = [r for r in result.rows if explain_mod.needs_explanation(r)]
+    if not rows:
+        return
+    box.reset()
+    try:
+        with box.captured_output():
+            prof = profile_mod.profile(fn, *box.args, repeat=EXPLAIN_REPEAT, **box.kwargs)
+    except Exception as exc:  # an explanation must never cost the user the comparison
+        result.notes.append(f"could not profile {result.name} to explain the slow mode(s): "
+                            f"{_first_line(f'{type(exc).__name__}: {exc}')}")
+        return
+    for row in rows:
+        row.explanations = explain_mod.explain(row, prof, recompiled)
+        if row.mode not in ("default", "inductor"):
+            for e in row.explanations:
+                e.message += " (measured on a default-mode compile of the same call)"
+
+
+def _run_all(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison,
+             device: torch.device, threads: int, budget_s: float
+             ) -> tuple[list[_Candidate], int]:
+    """The eager reference call, each mode's first call, then the interleaved timing."""
+    args, kwargs = box.args, box.kwargs
+    eager = eager_callable(fn)
+    with suppressed():
+        sync(device)
+        t0 = time.perf_counter()
+        reference = eager(*args, **kwargs)
+        sync(device)
+        eager_first = time.perf_counter() - t0
+    result.mutated_inputs = box.mutated_inputs()
+    result.random_ops = box.rng_used()
+    reference_leaves = snapshot_outputs((reference, box.inputs_named(result.mutated_inputs)))
+    del reference
+
+    candidates: list[_Candidate] = []
+    for spec in specs:
+        row = TimingRow(mode=spec.label, kind=spec.kind,
+                        backend=spec.backend if isinstance(spec.backend, str)
+                        else getattr(spec.backend, "__name__", repr(spec.backend)))
+        cand = _Candidate(spec, row)
+        candidates.append(cand)
+        if spec.kind == "eager":
+            row.backend = ""
+            row.first_call_s = eager_first
+            row.verdict = "baseline"
+            row.max_abs_diff = 0.0
+            row.numerics_ok = True
+            cand.call = eager
+            continue
+        box.reset()
+        _prepare(cand, fn, box, device, reference_leaves, result)
+
+    live = [c for c in candidates if c.call is not None]
+    with suppressed():
+        for cand in live:
+            _measure_memory(cand, args, kwargs, device)
+        frames_before = frames_compiled()
+        _measure(live, args, kwargs, threads, budget_s)
+        recompiled = frames_compiled() - frames_before
+    if recompiled:
+        result.notes.append(
+            f"{recompiled} frame compile(s) happened during the timed calls: some "
+            "measurements include compile time (a guard failed between calls)."
+        )
+    return candidates, recompiled
+
+
+def _prepare(cand: _Candidate, fn: Any, box: Sandbox, device: torch.device,
+             reference: list[Any], result: Comparison) -> None:
+    """Compile a fresh copy, time its first call, check its numerics, warm it up."""
+    row, spec = cand.row, cand.spec
+    args, kwargs = box.args, box.kwargs
+    skips_before = counter("inductor", "cudagraph_skips")
+    cache_before = cache_counts()
+    try:
+        copy = fresh_copy(fn)
+        compiled = torch.compile(copy, **spec.compile_kwargs())
+        with suppressed():
+            sync(device)
+            t0 = time.perf_counter()
+            out = compiled(*args, **kwargs)
+            sync(device)
+            row.first_call_s = time.perf_counter() - t0
+            diff, ok, tol, notes = numeric_diff(
+                reference, (out, box.inputs_named(result.mutated_inputs)))
+            del out
+            for _ in range(WARMUP_CALLS):
+                compiled(*args, **kwargs)
+            sync(device)
+    except Exception as e:  # one failing mode must not hide the others
+        row.status = "failed"
+        row.verdict = "failed"
+        row.error = f"{type(e).__name__}: {_first_line(str(e))}"
+        return
+    cand.call = compiled
+    row.max_abs_diff = diff
+    row.numerics_ok = ok
+    row.tolerance = tol
+    row.notes.extend(notes)
+    if result.mutated_inputs:
+        row.notes.append(
+            f"changes {', '.join(result.mutated_inputs)} in place, as eager does "
+            + ("(same values)" if ok else "(checked against eager's changed values)")
+            + "; timed on nbcompile's copies, your inputs are unchanged"
+        )
+    if not ok and result.random_ops:
+        row.max_abs_diff, row.numerics_ok = None, None
+        row.notes.append(
+            "outputs not comparable with eager's: the call draws random numbers (dropout, "
+            "randn, ...) and compiled code draws different ones even from the same RNG "
+            f"state (max abs difference {diff:.3g}); set "
+            "torch._inductor.config.fallback_random = True to compare them"
+        )
+    elif not ok:
+        row.notes.append(
+            f"numerics differ from eager (max abs difference {diff:.3g}, tolerance {tol})"
+        )
+    after = cache_counts()
+    row.cache = {k: after[k] - cache_before[k] for k in after if after[k] - cache_before[k]}
+    skips = counter("inductor", "cudagraph_skips") - skips_before
+    if skips:
+        if device.type == "cuda":
+            row.notes.append(f"CUDA graphs were skipped for {skips} graph(s) "
+                             "(Inductor found them unsafe here): ran without them.")
+        else:
+            row.notes.append("CUDA graphs do not apply on CPU: this mode ran without them "
+                             "(Inductor skipped cudagraphs).")
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= 300 else line[:297] + "..."
+
+
+def _measure_memory(cand: _Candidate, args: tuple, kwargs: dict, device: torch.device) -> None:
+    row = cand.row
+    if device.type != "cuda":
+        row.memory_note = "not measured on CPU"
+        return
+    assert cand.call is not None
+    torch.cuda.synchronize(device)
+    torch.cuda.reset_peak_memory_stats(device)
+    base = torch.cuda.memory_allocated(device)
+    cand.call(*args, **kwargs)
+    torch.cuda.synchronize(device)
+    row.peak_memory_bytes = int(torch.cuda.max_memory_allocated(device))
+    row.memory_note = f"peak CUDA allocation during one call ({base} bytes held before)"
+
+
+def _measure(cands: list[_Candidate], args: tuple, kwargs: dict, threads: int,
+             budget_s: float) -> None:
+    """Interleaved blocks: each repeat times every candidate once, in rotating order."""
+    if not cands:
+        return
+    start = time.perf_counter()
+    deadline = start + budget_s
+    n = len(cands)
+    # Calibration takes at most ~15 % of the budget; blocks aim at ~25 repeats.
+    block_s = min(0.2, max(0.002, budget_s / (n * 25)))
+    calib_deadline = start + 0.15 * budget_s
+    for cand in cands:
+        assert cand.call is not None
+        cand.timer = _make_timer(cand.call, args, kwargs, threads)
+        cand.block = _block_timer(cand.call, args, kwargs, device_of(args, kwargs))
+        _, cand.number = _per_call(cand.timer, block_s, calib_deadline)
+    repeats = 0
+    while repeats < MAX_REPEATS:
+        # rotate every repeat and reverse every other round of n repeats, so each
+        # candidate runs first and after every other one equally often (for n == 2,
+        # rotating and reversing on the same repeats would cancel out)
+        order = cands[repeats % n:] + cands[: repeats % n]
+        if (repeats // n) % 2:
+            order.reverse()
+        for cand in order:
+            cand.times.append(max(cand.block.timeit(cand.number), 1e-9) / cand.number)
+        repeats += 1
+        now = time.perf_counter()
+        per_repeat = (now - start) / repeats
+        if repeats >= MIN_REPEATS and now + per_repeat > deadline:
+            break
+        if repeats >= 4 * MIN_REPEATS and _stable(cands):
+            break
+    for cand in cands:
+        cand.row.repeats = repeats
+        cand.row.calls_per_repeat = cand.number
+
+
+def _stable(cands: list[_Candidate]) -> bool:
+    """Stop early when every ratio to eager is known to within 0.5 %."""
+    eager = cands[0].times
+    for cand in cands[1:]:
+        ratios = [e / t for e, t in zip(eager, cand.times, strict=True)]
+        q1, q2, q3 = quartiles(ratios)
+        if (q3 - q1) / q2 > 0.005:
+            return False
+    return True
+
+
+def _summarise(cand: _Candidate, eager: _Candidate | None, min_effect: float) -> None:
+    row = cand.row
+    if not cand.times:
+        return
+    q1, med, q3 = quartiles(cand.times)
+    row.median_s, row.q1_s, row.q3_s, row.iqr_s = med, q1, q3, q3 - q1
+    row.times_s = [round(t, 9) for t in cand.times[:MAX_REPEATS]]
+    if eager is None or not eager.times:
+        return
+    ratios = [e / t for e, t in zip(eager.times, cand.times, strict=True)]
+    r1, r2, r3 = quartiles(ratios)
+    row.speedup, row.speedup_q1, row.speedup_q3 = r2, r1, r3
+    e = eager.row
+    assert e.q1_s is not None and e.q3_s is not None
+    row.spreads_overlap = not (q3 < e.q1_s or q1 > e.q3_s)
+    judged = judge_speedups(ratios, min_effect)
+    row.speedup_ci_low, row.speedup_ci_high = judged.ci_low, judged.ci_high
+    row.significant = judged.significant
+    row.verdict = judged.verdict
+    if judged.reason:
+        row.notes.append(judged.reason)
+
+

@@ -1,0 +1,66 @@
+"""User stacks of graph breaks and compile errors: which cell line led into which library line.
+
+Dynamo prints the frames it was tracing, outermost first, in two places of the structured
+trace: graph-break artifacts (``User code traceback:``) and the ``dynamo_error`` artifact
+of a failed compile (``from user code:``). A break deep inside a library (Hugging Face's
+``generate``, say) is only actionable together with the user's own line that called it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ..frames import ENTRY_PREFIX, is_cell_file
+from ..records import SourceLine
+from .payloads import source_line
+
+_HEADERS = ("User code traceback:", "from user code:")
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<name>.+))?\s*$')
+_INTERNAL = (ENTRY_PREFIX, "/torch/_dynamo/", "/torch/utils/_contextlib.py")
+
+
+def parse_user_stack(payload: str) -> list[SourceLine]:
+    """The user frames Dynamo printed in ``payload`` (outermost first), or ``[]``."""
+    start = -1
+    for header in _HEADERS:
+        start = payload.rfind(header)
+        if start >= 0:
+            start += len(header)
+            break
+    if start < 0:
+        return []
+    frames: list[SourceLine] = []
+    for raw in payload[start:].splitlines():
+        if raw.startswith("Traceback (most recent call last)"):
+            break  # Dynamo's own internal traceback follows
+        m = _FRAME.match(raw)
+        if not m:
+            continue
+        filename, lineno = m.group("file"), int(m.group("line"))
+        if any(part in filename.replace("\\", "/") for part in _INTERNAL):
+            continue
+        frames.append(SourceLine(filename, lineno, source_line(filename, lineno)))
+    return frames
+
+
+def stack_of_frames(frames: Iterable[object]) -> list[SourceLine]:
+    """``SourceLine`` values for ``traceback.FrameSummary``-like objects (e.g. ``real_stack``)."""
+    out: list[SourceLine] = []
+    for f in frames:
+        filename = getattr(f, "filename", None)
+        lineno = getattr(f, "lineno", None)
+        if not filename or not lineno:
+            continue
+        if any(part in filename.replace("\\", "/") for part in _INTERNAL):
+            continue
+        out.append(SourceLine(filename, lineno, source_line(filename, lineno)))
+    return out
+
+
+def cell_frame(stack: list[SourceLine]) -> SourceLine | None:
+    """The innermost frame of ``stack`` that is a notebook cell line."""
+    for frame in reversed(stack):
+        if is_cell_file(frame.filename):
+            return frame
+    return None
