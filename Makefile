@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.nbcompile-installed
 
-.PHONY: lab test setup lint benchmarks chromium labextension
+.PHONY: lab test setup lint benchmarks chromium labextension compat
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -50,3 +50,10 @@ lint: setup
 
 benchmarks: setup
 	$(PY) -m benchmarks
+
+# nbcompile on another torch, e.g. `make compat TORCH=2.9.1`: its own venv
+# (.venv-compat-$(TORCH)), the non-browser suite and a user's session in a real kernel.
+# Out of CI: `make test` does not run it (each torch is a download of several GB).
+compat:
+	@test -n "$(TORCH)" || { echo "usage: make compat TORCH=2.x.y" >&2; exit 2; }
+	TORCH=$(TORCH) PYTHON=$(PYTHON) bash tests/compat/run.sh

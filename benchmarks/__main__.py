@@ -15,6 +15,10 @@
 10. a heavy notebook in a real Lab: 50 targets, 500 compiles, a ~10k-line module: saved
    size per compile, inspector target switching, code view scrolling
    (``benchmarks/heavy_notebook.py``)
+11. memory: ``compare``'s peak and allocated bytes against a fresh process's RSS
+   high-water mark and page faults (tensors of 16 MiB: a pointwise chain, a matmul
+   temporary, a training step, an in-place ``scatter_add_``; eager and compiled), and what
+   measuring memory adds to ``%compare`` (``benchmarks/memory_measure.py``)
 """
 
 from __future__ import annotations
@@ -310,7 +314,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="interleaved repeats for 1 (default 41)")
     parser.add_argument("--budget", type=float, default=3.0,
                         help="compare() budget for 4 and 6 (default 3 s)")
-    parser.add_argument("--only", default="1,2,3,4,5,6,7,9,10", help="which benchmarks (e.g. 1,5)")
+    parser.add_argument("--only", default="1,2,3,4,5,6,7,9,10,11",
+                        help="which benchmarks (e.g. 1,5)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
     args = parser.parse_args(argv)
     only = set(args.only.replace("3", "2").split(","))
@@ -339,6 +344,10 @@ def main(argv: list[str] | None = None) -> int:
         from .heavy_notebook import bench_heavy_notebook
 
         rows += bench_heavy_notebook()
+    if "11" in only:
+        from .memory_measure import bench_memory_measure
+
+        rows += bench_memory_measure()
     date = datetime.date.today().isoformat()
     print(f"nbcompile benchmarks, {date}, {_machine()}")
     width = max(len(r["name"]) for r in rows)

@@ -1,5 +1,10 @@
-"""``python -m nbcompile open PATH [--json FILE] [--html FILE]``: a TORCH_TRACE run in a
-terminal (the text summary), as the JSON record, or as one self-contained HTML page."""
+"""``python -m nbcompile open PATH [--json FILE] [--html FILE] [--source-root DIR]``: a
+TORCH_TRACE run in a terminal (the text summary), as the JSON record, or as one
+self-contained HTML page.
+
+The log is untrusted: what reaches the terminal has its control characters escaped
+(``display.trace.terminal_safe``), and no local file but the logs is read unless
+``--source-root DIR`` names where sources may be read from."""
 
 from __future__ import annotations
 
@@ -21,29 +26,37 @@ def _parser() -> argparse.ArgumentParser:
                        help="also write the trace record (JSON) to FILE")
     open_.add_argument("--html", metavar="FILE", type=Path,
                        help="also write one self-contained HTML page of the view to FILE")
+    open_.add_argument("--source-root", metavar="DIR", type=Path, default=None,
+                       help="read source lines the log did not print from regular files "
+                            "under DIR (by default no local file but the logs is read)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (2 for a missing/unreadable path)."""
     args = _parser().parse_args(argv)
-    try:
-        report = open_trace(args.path)
-    except (FileNotFoundError, PermissionError) as e:
-        print(f"nbcompile open: {e}", file=sys.stderr)
-        return 2
-    from .display.trace import trace_page, trace_text
+    from .display.trace import terminal_safe, trace_page, trace_text
 
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+    try:
+        report = open_trace(args.path, source_root=args.source_root)
+    except (FileNotFoundError, NotADirectoryError, PermissionError) as e:
+        print(terminal_safe(f"nbcompile open: {e}"), file=sys.stderr)
+        return 2
     print(trace_text(report))
     try:
         if args.json:
             args.json.write_text(json.dumps(report.to_dict(), indent=1), encoding="utf-8")
-            print(f"wrote {args.json}")
+            print(terminal_safe(f"wrote {args.json}"))
         if args.html:
             args.html.write_text(trace_page(report), encoding="utf-8")
-            print(f"wrote {args.html}")
+            print(terminal_safe(f"wrote {args.html}"))
     except OSError as e:
-        print(f"nbcompile open: cannot write {e.filename}: {e.strerror}", file=sys.stderr)
+        print(terminal_safe(f"nbcompile open: cannot write {e.filename}: {e.strerror}"),
+              file=sys.stderr)
         return 1
     return 0
 

@@ -1,5 +1,5 @@
-"""The public Python API: ``report(obj)``, ``compare(fn, *args)``, ``open_trace(path)`` and
-their results.
+"""The public Python API: ``report(obj)``, ``compare(fn, *args)``, ``diagnose(fn, *args)``,
+``open_trace(path)`` and their results.
 
 The results are core records (plain data) with rich reprs added here, so ``core/`` never
 imports ``display/`` and the results still display richly without ``%load_ext``.
@@ -11,6 +11,8 @@ import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .core.diagnosis import diagnose as _diagnose
+from .core.diagnosis import record as _diagnosis
 from .core.fixes import suggest as _suggest
 from .core.logs.run import TraceRecord, read_trace
 from .core.notebook.session import get_session
@@ -54,11 +56,19 @@ class CompileReport(RichRecord, TargetRecord):
         Chrome trace JSON file that Perfetto and ``chrome://tracing`` open."""
         return _chrome_trace.save_chrome_trace(self.compiles, path)
 
+    @property
+    def status_text(self) -> str:
+        """The status in words, as the summary and the inspector show it (``status`` is
+        its code: ``not_compiled`` reads ``not compiled (runs eagerly)``)."""
+        from .display.summary_model import status_text
+
+        return status_text(self)
+
     def __repr__(self) -> str:
         from .display.units import format_seconds, plural
 
         return (
-            f"<CompileReport {self.name} ({self.kind}): {self.status}, "
+            f"<CompileReport {self.name} ({self.kind}): {self.status_text}, "
             f"{plural(self.graph_count, 'graph')}, {plural(self.graph_break_count, 'break')}, "
             f"{plural(self.recompile_count, 'recompile')}, "
             f"{plural(self.code_piece_count, 'code piece')}, "
@@ -113,19 +123,35 @@ def suggest(fn: Any, *args: Any, **kwargs: Any) -> Suggestions:
     return Suggestions.from_record(_suggest.suggest(fn, *args, **kwargs))
 
 
+class Diagnosis(RichRecord, _diagnosis.Diagnosis):
+    """What ``diagnose()`` returns: ``kind`` (crash | accuracy | ok), ``layer``, ``rungs``,
+    ``culprit``/``lineno``/``line``, ``max_abs_diff``, ``reference`` (``closer``: eager |
+    compiled | neither), ``workarounds`` (each ``change``, ``verified``, ``max_abs_diff``,
+    ``note``), ``to_dict()`` (the ``diagnosis`` record), and rich reprs."""
+
+
+@functools.wraps(_diagnose.diagnose)
+def diagnose(fn: Any, *args: Any, **kwargs: Any) -> Diagnosis:
+    return Diagnosis.from_record(_diagnose.diagnose(fn, *args, **kwargs))
+
+
 class TraceReport(RichRecord, TraceRecord):
     """A TORCH_TRACE run read by ``open_trace``: ``.path``, ``.ranks``, ``.compiles``
     (``TraceCompile``), ``.compile(id, rank)``, ``.divergences``, ``.problems``,
     ``.to_dict()``, and the rich reprs (record, HTML, text) of a trace."""
 
 
-def open_trace(path: str | Path) -> TraceReport:
+def open_trace(path: str | Path, source_root: str | Path | None = None) -> TraceReport:
     """Read a ``TORCH_TRACE`` log file or directory (any number of ranks).
 
     Logs are streamed: compiles are indexed from event headers, and graphs, guards and
-    generated code are read from the files when first asked for. Raises
-    ``FileNotFoundError`` for a missing path; everything else that is wrong (unreadable,
-    truncated or foreign files, corrupt lines, md5 mismatches) is listed in ``.problems``
-    and the rest is still read.
+    generated code are read from the files when first asked for. A log is untrusted
+    input: only regular files directly in the directory are read (symlinks only when they
+    stay inside it), and the source lines of breaks and stacks are the ones the log
+    printed; no other local file is opened. ``source_root``: a directory to read the lines
+    the log did not print from (only regular files under it). Raises
+    ``FileNotFoundError`` for a missing path or source root; everything else that is wrong
+    (unreadable, truncated or foreign files, corrupt lines or fields, md5 mismatches) is
+    listed in ``.problems`` and the rest is still read.
     """
-    return TraceReport.from_record(read_trace(path))
+    return TraceReport.from_record(read_trace(path, source_root=source_root))

@@ -32,13 +32,14 @@
 # * the first call (compile) is reported apart from the steady-state run time;
 # * eager and every mode are measured in **interleaved** repeats, so a load spike on
 #   the machine hits all of them alike, with the thread count held fixed;
-# * each speedup is the median of per-repeat ratios to eager, with its spread
-#   (interquartile range). The row's verdict says **faster** only when that spread
-#   stays clear of 1.0x, the effect is at least 3 % and the run-time spreads of the
-#   mode and of eager do not overlap; otherwise it says *no significant
-#   difference* instead of ranking noise. (On a busy machine the last condition can
-#   fail even for a clear speedup: then read the paired spread.)
-# * each mode's output is compared with eager's.
+# * each speedup is the median of per-repeat ratios to eager, with the 95 % confidence
+#   interval of that median beside it (`[95% CI 3.1-3.6x]`). The row's verdict says
+#   **faster** (or **slower**) when the interval lies entirely above (below) 1.0x and
+#   the effect is at least 3 %; *no significant difference* when a narrow interval
+#   holds 1.0x; *inconclusive* when a wide one does (or too few repeats were bought);
+# * each mode's output is compared with eager's;
+# * each row, eager included, also measures the memory of one call (see *Where the
+#   memory goes* below).
 #
 # The checks below never assert absolute times, only what the comparisons conclude.
 
@@ -76,8 +77,11 @@ wave_cmp
 # Read the table from left to right: the **compile** column is the first call of
 # each mode (modes that produce the same code hit Inductor's cache and compile
 # quickly); **run** is the median steady-state time with half the interquartile
-# range; **speedup** is the median of per-repeat ratios to eager, with its spread in
-# brackets; **max |diff|** checks that the mode computes the same thing.
+# range; **speedup** is the median of per-repeat ratios to eager, with the interval
+# its verdict rests on in brackets; **max |diff|** checks that the mode computes the
+# same thing; **peak memory/call** and **allocated/call** are the memory of one call.
+# The line under the title says what the command took: the `--budget` bounds the timed
+# calls, and the first calls (compiles) and the memory measurement come on top.
 #
 # The `reduce-overhead` row carries a note: CUDA graphs do not apply on a CPU, so
 # this mode ran as plain compiled code. On a GPU it matters most for small batches,
@@ -176,6 +180,83 @@ for row in stack_cmp.rows:
     print(row.mode, row.verdict, [e.kind for e in row.explanations])
 
 # %% [markdown]
+# ## Where the memory goes
+#
+# Every `%compare` row also measures the memory of one more call: **peak memory/call**
+# is the most tensor memory in use at once during the call, above what was in use
+# before it (the call's output counts), and **allocated/call** is every byte the
+# allocator handed out during it. On a CPU nbcompile reads both from `torch.profiler`'s
+# allocation events (`profile_memory=True`), on a GPU from the CUDA allocator's
+# statistics; beside the peak the row says how it compares with eager's
+# (`0.25x eager's peak`). For a training step a **saved for backward** column shows
+# what the forward keeps for backward, eager against AOTAutograd's compiled forward.
+#
+# `wave` above is the classic case for compiled code: eager PyTorch writes one full-size
+# intermediate per operation, while the fused kernel writes only its output.
+
+# %%
+# check: the fused chain needs a fraction of eager's memory
+MiB = 2**20
+eager_row, fused = wave_cmp.row("eager"), wave_cmp.row("default")
+for row in (eager_row, fused):
+    print(f"{row.mode:8} peak {row.peak_memory_bytes / MiB:5.1f} MiB, allocated "
+          f"{row.allocated_bytes / MiB:5.1f} MiB  {row.memory_verdict}")
+assert fused.peak_memory_bytes <= 0.5 * eager_row.peak_memory_bytes
+assert fused.allocated_bytes < eager_row.allocated_bytes / 4
+
+# %% [markdown]
+# `%kprun` shows the same per kernel and per source line: `stack_prof.memory` has the
+# peaks of one compiled and one eager call and a timeline of the bytes in use across
+# each (the chart in the profile above); each kernel row carries the bytes it allocated,
+# each source line the bytes allocated on it, compiled and eager.
+
+# %%
+mem = stack_prof.memory
+print(f"stack: peak {mem.peak_bytes / MiB:.2f} MiB compiled, {mem.eager_peak_bytes / MiB:.2f} "
+      f"MiB eager; {len(mem.timeline)} timeline points")
+for line in stack_prof.lines:
+    if line.eager_allocated_bytes or line.compiled_allocated_bytes:
+        print(f"  line {line.lineno}: {line.compiled_allocated_bytes / MiB:.2f} MiB compiled, "
+              f"{line.eager_allocated_bytes / MiB:.2f} MiB eager  {line.line.strip()}")
+
+# %% [markdown]
+# ### When compiled code needs more
+#
+# Compiled code is not always leaner. `torch.compile` rewrites every in-place change
+# out of place (AOTAutograd *functionalizes* the graph) and copies the result back into
+# the input afterwards. Eager `scatter_add_` adds into the buffer where it is and
+# allocates nothing; the compiled call allocates a whole new buffer of the same size.
+
+# %%
+def accumulate(counts, idx, src):
+    counts.scatter_add_(0, idx, src)
+    return counts
+
+counts = torch.zeros(1024, 1024)
+idx = torch.randint(0, 1024, (64, 1024))
+src = torch.randn(64, 1024)
+
+# %%
+# acc_cmp = %compare accumulate(counts, idx, src) --modes default --budget 2
+acc_cmp
+
+# %%
+# check: eager adds in place; the compiled call allocates a buffer the size of counts,
+# and the row says why (the numbers its reason rests on are the rows' own)
+acc = acc_cmp.row("default")
+print("eager allocates", acc_cmp.row("eager").allocated_bytes, "bytes; compiled",
+      acc.allocated_bytes, f"({acc.memory_verdict})")
+for reason in acc.memory_explanations:
+    print(reason.kind, reason.evidence)
+assert acc_cmp.row("eager").allocated_bytes == 0
+assert acc.peak_memory_bytes >= counts.numel() * counts.element_size()
+assert any(r.kind == "functionalized-mutation" for r in acc.memory_explanations)
+assert torch.count_nonzero(counts) == 0  # measured on copies: your buffer is untouched
+
+# %% [markdown]
+# On a GPU the other classic cost is `reduce-overhead`: CUDA graphs keep a memory pool
+# of their own between calls; its row says how much (`held between calls`).
+#
 # The first call's compile has phases too. A function compiled with `%%compile`
 # reports each compile's time by phase (Dynamo tracing, AOTAutograd, Inductor passes
 # and lowering, code generation, the C++ compile) as a stacked bar, and
@@ -261,7 +342,9 @@ display(widgets.VBox([widgets.HBox([batch, mode, run]), result]))
 # * `reduce-overhead` is about CUDA graphs: a GPU feature; on a CPU it changes nothing.
 # * `max-autotune` trades compile time for trying more implementations; measure
 #   before you keep it.
-# * Time with interleaved repeats and look at the spread: a speedup whose range
+# * Time with interleaved repeats and look at the interval: a speedup whose interval
 #   includes 1.0x is not a speedup.
+# * Memory is half of the trade: fusion removes intermediates (a quarter of eager's
+#   peak for `wave`), while an in-place update becomes a copy once compiled.
 #
 # Next: **4. Recompiles and dynamic shapes**.

@@ -37,11 +37,40 @@ def test_enough_tight_repeats_give_a_verdict():
     assert same.verdict == "no significant difference" and not same.significant
 
 
-def test_wide_spread_is_inconclusive_even_with_many_repeats():
-    j = judge_speedups(_samples(2.0, 0.9, 40), 0.03)
-    assert j.ci_high / j.ci_low > MAX_CI_RATIO
+def test_wide_spread_around_one_is_inconclusive_even_with_many_repeats():
+    j = judge_speedups(_samples(1.0, 0.9, 40), 0.03)
+    assert j.ci_high / j.ci_low > MAX_CI_RATIO and j.ci_low < 1.0 < j.ci_high
     assert j.verdict == INCONCLUSIVE
     assert "confidence interval" in j.reason
+
+
+def test_a_wide_interval_entirely_below_one_is_slower():
+    """Issue 25, part 6: ``0.07x [0.03-0.19] inconclusive`` while the row's own 95 %
+    interval was 0.04x-0.15x: an interval far from 1.0 is a verdict, however wide."""
+    ratios = [0.03, 0.04, 0.05, 0.05, 0.06, 0.07, 0.07, 0.08, 0.09, 0.11, 0.15, 0.19]
+    j = judge_speedups(ratios, 0.03)
+    assert j.ci_high < 1.0 and j.ci_high / j.ci_low > MAX_CI_RATIO  # wide, all below 1
+    assert j.verdict == "slower" and j.significant
+    assert "lies entirely below 1.0x" in j.reason
+    up = judge_speedups([1 / r for r in ratios], 0.03)
+    assert up.verdict == "faster" and up.significant
+    # the old rule's other cases stand: narrow and clear, tiny effect, few repeats
+    assert judge_speedups(_samples(2.0, 0.05, 25), 0.03).reason == ""
+
+
+def test_the_verdict_is_shown_with_the_interval_it_rests_on():
+    """Issue 25, part 6: ``1.92x [0.85-4.22] faster`` read as a contradiction: the
+    unlabelled [a-b] was the IQR, the verdict another interval."""
+    from nbcompile.core.perf.comparison import Comparison, TimingRow
+    from nbcompile.display.timing import timing_text
+
+    row = TimingRow(mode="default", kind="mode", verdict="slower", speedup=0.07,
+                    speedup_q1=0.03, speedup_q3=0.19, speedup_ci_low=0.04,
+                    speedup_ci_high=0.15, median_s=1e-3, iqr_s=1e-4)
+    text = timing_text(Comparison(name="f", rows=[
+        TimingRow(mode="eager", kind="eager", verdict="baseline"), row]))
+    assert "0.07x slower [95% CI 0.04-0.15x]" in text
+    assert "[0.03-0.19]" not in text
 
 
 def test_tiny_effect_is_no_difference():

@@ -28,14 +28,22 @@ def _compile_error(ip, line: str) -> str:
     ("--dynamic --no-dynamic", "--dynamic and --no-dynamic"),
     ("--backend inductor --backend eager", "--backend is given twice"),
     ("--only 'input_fn x'", "'input_fn x' is not a Python name"),
+    # issue 25 part 5: an on/off flag given twice is refused like a valued one
+    ("--fullgraph --fullgraph", "--fullgraph is given twice; give it once"),
+    ("--disable --disable", "--disable is given twice; give it once"),
+    ("--annotate --annotate", "--annotate is given twice; give it once"),
+    ("--torch-logs --torch-logs", "--torch-logs is given twice; give it once"),
+    ("--dynamic --dynamic", "--dynamic is given twice; give it once"),
+    ("--mode default --mode default", "--mode is given twice; give it once"),
 ])
 def test_bad_compile_input_is_a_usage_error_before_the_cell_runs(ip, line, message):
     assert message in _compile_error(ip, line)
 
 
-def test_same_flag_twice_with_the_same_value_is_accepted(ip):
-    ip.run_cell_magic("compile", "--dynamic --dynamic --backend eager", CELL)
-    assert nbcompile.report(ip.user_ns["input_fn"]).options["dynamic"] is True
+def test_each_flag_once_is_accepted(ip):
+    ip.run_cell_magic("compile", "--dynamic --fullgraph --annotate --backend eager", CELL)
+    options = nbcompile.report(ip.user_ns["input_fn"]).options
+    assert options["dynamic"] is True and options["fullgraph"] is True
 
 
 @pytest.mark.parametrize("only", ['"input_a3"', "'input_a3'", "input_a3, input_c3"])

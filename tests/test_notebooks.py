@@ -41,6 +41,7 @@ EXPECTED = [
     "06-compiling-a-training-step",
     "07-libraries-hf-and-fabric",
     "08-opening-torch-trace-logs",
+    "09-when-compiled-numbers-differ",
 ]
 
 #: Per notebook: (the first code cell whose source starts with the first string and

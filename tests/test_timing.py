@@ -147,7 +147,9 @@ def test_timing_record(chain_comparison):
                 "significant", "verdict", "max_abs_diff", "numerics_ok", "peak_memory_bytes",
                 "memory_note", "repeats", "cache", "notes"):
         assert key in row
-    assert row["peak_memory_bytes"] is None and "not measured" in row["memory_note"]
+    # memory is measured on the CPU too (issue 23): one call of each row
+    assert row["peak_memory_bytes"] > 0 and "torch.profiler" in row["memory_note"]
+    assert row["allocated_bytes"] >= row["peak_memory_bytes"] and row["memory_verdict"]
     assert "Tensor[256, 1024] float32 cpu" in text
 
 
@@ -219,3 +221,20 @@ def test_numeric_diff():
     assert ok and 0 < d < 1e-5
     d, ok, _, _ = numeric_diff([torch.ones(3), 2], (torch.ones(3), 3))
     assert not ok and d == 1.0
+
+
+def test_the_output_says_up_front_what_came_on_top_of_the_budget(chain_comparison):
+    """Issue 25, part 6: ``--budget 5`` took 29.9 s with nothing said. The budget bounds
+    the timed calls; the output's second line says what the whole command took and what
+    came on top (first calls with their compiles, memory, the explaining profile)."""
+    c = chain_comparison
+    assert {"first calls", "memory", "timed calls"} <= set(c.phases_s)
+    assert sum(c.phases_s.values()) == pytest.approx(c.elapsed_s, abs=0.05)
+    second = timing_text(c).splitlines()[1]
+    timed = c.phases_s["timed calls"]
+    assert second.startswith(f"took {c.elapsed_s:.1f} s: timed calls {timed:.1f} s (")
+    # within the budget, or over it with the reason (a loaded machine: the minimum repeats)
+    assert (f"within the budget of {c.budget_s:g} s" in second) == (
+        timed <= c.budget_s * 1.1), second
+    assert "on top of the budget: first calls" in second
+    assert "took" in c._repr_mimebundle_()["text/html"].split("<table>")[0]

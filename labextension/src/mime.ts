@@ -1,8 +1,8 @@
 /**
  * Mime renderer extension for `application/vnd.nbcompile.v1+json`: the compact inline
  * summary under a `%%compile` cell, with a button that opens the Compile inspector on
- * a target; timing, trace, profile and suggestions records in the same views the
- * inspector uses. Text only (never HTML from the record); re-rendered on every
+ * a target; timing, trace, profile, suggestions and diagnosis records in the same views
+ * the inspector uses. Text only (never HTML from the record); re-rendered on every
  * `update_display_data`.
  */
 
@@ -16,6 +16,7 @@ import { ISummaryPayload, ITargetRecord, MIME_TYPE } from './model';
 import { parsePayload } from './records/parse';
 import { phaseBar } from './views/phasebar';
 import { PlainCode } from './ui/codesink';
+import { renderDiagnosis } from './views/diagnoseview';
 import { renderProfile } from './views/profileview';
 import { renderSuggestions } from './views/suggestview';
 import { renderTiming } from './views/timingview';
@@ -76,6 +77,10 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
       case 'suggestions':
         head(`suggestions for ${payload.name}`);
         this.node.appendChild(renderSuggestions(payload));
+        return;
+      case 'diagnosis':
+        head(`diagnosis of ${payload.name}`);
+        this.node.appendChild(renderDiagnosis(payload));
         return;
       default:
         this._renderSummary(payload);

@@ -198,6 +198,8 @@ export interface ITimingPayload {
   tables: ITable[];
   /** Bars for a chart: label and value (e.g. speedup per mode). */
   chart: { label: string; value: number; unit: string }[];
+  /** Peak memory of one call per row (bytes), eager included; empty when not measured. */
+  memoryChart: { label: string; value: number; unit: string }[];
   notes: string[];
 }
 
@@ -279,6 +281,8 @@ export interface IKernelTime {
   compile_id: string;
   stage: string;
   lines: number[];
+  /** Bytes allocated in one call for the buffers it writes (0 when not measured). */
+  allocated_bytes: number;
 }
 
 /** One source line of a profiled target: seconds per call, compiled and eager. */
@@ -289,6 +293,33 @@ export interface ILineTime {
   eager_s: number;
   kernels: string[];
   speedup: number | null;
+  /** Bytes allocated on the line in one call, compiled (its kernels) and eager. */
+  compiled_allocated_bytes: number;
+  eager_allocated_bytes: number;
+}
+
+/** Bytes in use at one moment of one call. */
+export interface IMemoryPoint {
+  t_s: number;
+  bytes: number;
+  what: string;
+}
+
+/** The memory of one profiled call, compiled and eager (`Profile.memory`). */
+export interface IProfileMemory {
+  device: string;
+  peak_bytes: number | null;
+  eager_peak_bytes: number | null;
+  allocated_bytes: number | null;
+  eager_allocated_bytes: number | null;
+  saved_bytes: number | null;
+  eager_saved_bytes: number | null;
+  across_breaks_bytes: number;
+  outside_graphs_allocated_bytes: number;
+  timeline: IMemoryPoint[];
+  eager_timeline: IMemoryPoint[];
+  note: string;
+  notes: string[];
 }
 
 /** A `"record": "profile"` payload (`nbcompile.profile` / `%kprun`). */
@@ -312,6 +343,8 @@ export interface IProfilePayload {
   graph_breaks: IGraphBreak[];
   compiles: string[];
   recompiles_during_profile: number;
+  /** Peak and allocated bytes of one call, bytes per line and kernel, a timeline; null: not measured. */
+  memory: IProfileMemory | null;
   /** Set when the published copy left kernels or lines out (see `omitted`). */
   truncated: boolean;
   omitted: IOmission[];
@@ -364,7 +397,102 @@ export interface ISuggestionsPayload {
   notes: string[];
 }
 
-/** The records listed below the targets: traces, profiles, suggestions. */
-export type IReportPayload = ITracePayload | IProfilePayload | ISuggestionsPayload;
+/** One rung of a diagnosis's ladder: a copy compiled with one backend, judged against eager. */
+export interface IRung {
+  backend: string;
+  /** `dynamo`, `aot_autograd` or `inductor`: the layer this rung adds. */
+  layer: string;
+  /** `ok`, `accuracy`, `crash` or `not run`; anything else kept as given. */
+  outcome: string;
+  max_abs_diff: number | null;
+  mismatched: number | null;
+  numel: number;
+  error: string;
+  first_call_s: number | null;
+  time_s: number | null;
+  options: string;
+  note: string;
+}
+
+/** What torch's CompilerBisector found. */
+export interface IBisection {
+  backend: string;
+  subsystem: string;
+  bisect_number: number | null;
+  debug_info: string;
+  steps: number;
+  elapsed_s: number;
+  note: string;
+}
+
+/** The float64 run: who is closer to it. */
+export interface IReference {
+  dtype: string;
+  eager_error: number | null;
+  compiled_error: number | null;
+  eager_mean_error: number | null;
+  compiled_mean_error: number | null;
+  /** `eager`, `compiled` or `neither`. */
+  closer: string;
+  note: string;
+}
+
+/** A workaround tried on a copy, with its measured effect and cost. */
+export interface IWorkaround {
+  kind: string;
+  change: string;
+  verified: boolean;
+  /** `verified`, `tried, did not help` or `not tried`. */
+  status: string;
+  outcome: string;
+  max_abs_diff: number | null;
+  mismatched: number | null;
+  numel: number;
+  first_call_s: number | null;
+  time_s: number | null;
+  cost: string;
+  error: string;
+  note: string;
+}
+
+/** A `"record": "diagnosis"` payload (`nbcompile.diagnose` / `%diagnose`). */
+export interface IDiagnosisPayload {
+  record: 'diagnosis';
+  key: string;
+  name: string;
+  /** `crash`, `accuracy` or `ok`. */
+  kind: string;
+  /** `dynamo`, `aot_autograd`, `inductor`, or null when not known. */
+  layer: string | null;
+  /** The verdict in words, as the kernel words it. */
+  summary: string;
+  rungs: IRung[];
+  culprit: string;
+  filename: string | null;
+  lineno: number | null;
+  line: string;
+  bisection: IBisection | null;
+  max_abs_diff: number | null;
+  mismatched: number | null;
+  numel: number;
+  tolerance: string;
+  error: string;
+  error_detail: string;
+  reference: IReference | null;
+  workarounds: IWorkaround[];
+  inputs: string[];
+  options: string;
+  eager_time_s: number | null;
+  compiled_time_s: number | null;
+  budget_s: number;
+  elapsed_s: number;
+  skipped: string[];
+  notes: string[];
+  /** Texts were cut from the published copy (the kernel's `Diagnosis` has them whole). */
+  truncated: boolean;
+}
+
+/** The records listed below the targets: traces, profiles, suggestions, diagnoses. */
+export type IReportPayload = ITracePayload | IProfilePayload | ISuggestionsPayload | IDiagnosisPayload;
 
 export type Payload = ISummaryPayload | ITimingPayload | IReportPayload | IUnknownPayload;

@@ -22,6 +22,7 @@ import {
   whereText
 } from '../src/ui/format';
 import {
+  IDiagnosisPayload,
   IProfilePayload,
   ISuggestionsPayload,
   ISummaryPayload,
@@ -30,8 +31,10 @@ import {
   SCHEMA_VERSION
 } from '../src/model';
 import { parsePayload } from '../src/records/parse';
+import { memoryFacts } from '../src/views/memorytext';
 import { safeUrl } from '../src/records/parseparts';
 import { phaseColour, phaseSegments } from '../src/views/phases';
+import { layerText, referenceText, rungCells, workaroundEffect } from '../src/views/diagnosetext';
 import { rankBreaks } from '../src/records/rankbreaks';
 import { blockAt, buildSourceMap } from '../src/tab/sourcemap';
 import { IStoreChange, payloadFromMessage, payloadsFromOutputs, RecordStore } from '../src/records/store';
@@ -230,10 +233,69 @@ test('unknown record kinds are kept, not interpreted; timing becomes tables and 
   }
   assert.equal(timing.title, 'compare(f): x: f32[1024]');
   assert.equal(timing.tables[0].columns[0], 'mode');
-  assert.deepEqual(timing.tables[0].rows[1].slice(0, 4), ['default', '3.10 s', '500 µs ± 10.0 µs', '4.00× faster']);
-  assert.deepEqual(timing.chart.map(b => [b.label, b.value]), [['default', 4.0]]);
+  // the verdict with the interval it rests on, labelled (issue 25): never an unlabelled spread
+  assert.deepEqual(timing.tables[0].rows[1].slice(0, 4), [
+    'default',
+    '3.10 s',
+    '500 µs ± 10.0 µs',
+    '4.00× faster [95% CI 3.80–4.20×]'
+  ]);
+  assert.equal(timing.tables[0].rows[2][3], '0.07× slower [95% CI 0.04–0.15×]');
+  assert.deepEqual(timing.chart.map(b => [b.label, b.value]), [
+    ['default', 4.0],
+    ['reduce-overhead', 0.07]
+  ]);
   assert.ok(timing.notes.includes('default: warm cache'));
   assert.ok(timing.notes.includes('best: default'));
+});
+
+test('timing: memory next to time (issue 23): peak with its verdict, allocated, chart, reasons', () => {
+  const timing = parsePayload(JSON.parse(readFileSync(TIMING_FIXTURE, 'utf8')));
+  assert.ok(timing && timing.record === 'timing');
+  if (timing.record !== 'timing') {
+    return;
+  }
+  const cols = timing.tables[0].columns;
+  assert.deepEqual(cols.slice(5), ['peak memory/call', 'allocated/call']);
+  assert.deepEqual(timing.tables[0].rows.map(r => r.slice(5)), [
+    ['64.0 MiB', '176.0 MiB'],
+    ["16.0 MiB (0.25x eager's peak)", '16.0 MiB'],
+    ["80.0 MiB (1.25x eager's peak)", '80.0 MiB']
+  ]);
+  assert.deepEqual(
+    timing.memoryChart.map(b => [b.label, b.value]),
+    [
+      ['eager', 64 * 2 ** 20],
+      ['default', 16 * 2 ** 20],
+      ['reduce-overhead', 80 * 2 ** 20]
+    ]
+  );
+  assert.ok(timing.notes.some(n => n.startsWith('reduce-overhead, why more memory: reduce-overhead keeps held_bytes')));
+  // what the command took and what came on top of the budget, first
+  assert.equal(timing.notes[0], 'took 9.5 s: timed calls 5.0 s (within the budget of 5 s); on top of the budget: first calls 3.3 s, memory 0.2 s, other 1.0 s');
+  // a training step adds the saved-for-backward column; an old record without memory still reads
+  const raw = JSON.parse(readFileSync(TIMING_FIXTURE, 'utf8'));
+  raw.rows[0].saved_bytes = 40 * 2 ** 20;
+  const step = parsePayload(raw);
+  assert.ok(step && step.record === 'timing' && step.tables[0].columns.at(-1) === 'saved for backward');
+  if (step.record === 'timing') {
+    assert.equal(step.tables[0].rows[0].at(-1), '40.0 MiB');
+    assert.equal(step.tables[0].rows[1].at(-1), '-');
+  }
+  for (const r of raw.rows) {
+    for (const k of ['allocated_bytes', 'peak_memory_ratio', 'memory_verdict', 'saved_bytes', 'held_bytes', 'memory_explanations']) {
+      delete r[k];
+    }
+    r.peak_memory_bytes = null;
+  }
+  delete raw.phases_s;
+  delete raw.memory_measured;
+  const old = parsePayload(raw);
+  assert.ok(old && old.record === 'timing', JSON.stringify(old));
+  if (old.record === 'timing') {
+    assert.deepEqual(old.memoryChart, []);
+    assert.equal(old.tables[0].rows[1][5], 'not measured');
+  }
 
   // Any other shape is not interpreted (no producer emits one): it says what is missing.
   const other = parsePayload({
@@ -386,7 +448,7 @@ test('a v1 record saved in a notebook before the schema was generated still show
   assert.ok(p.targets.every(t => t.id && t.name));
 });
 
-// --- Reports: traces, profiles, suggestions (fixtures from real runs, make_fixtures.py) ---
+// --- Reports: traces, profiles, suggestions, diagnoses (fixtures from real runs, make_fixtures.py) ---
 
 function recordFixture(name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(ROOT, 'tests', 'fixtures', 'records', `${name}.json`), 'utf8'));
@@ -450,6 +512,38 @@ test('a profile record parses: kernels with launches and lines, per-line times, 
   assert.match(p.graph_breaks[0].doc_url, /^https:\/\//);
 });
 
+test('a profile record carries memory (issue 23): peaks, bytes per kernel and line, timelines', () => {
+  const p = parsePayload(recordFixture('profile')) as IProfilePayload;
+  const m = p.memory;
+  assert.ok(m, 'the fixture profile measured memory');
+  assert.equal(m.device, 'cpu');
+  assert.ok(m.peak_bytes !== null && m.peak_bytes > 0 && m.eager_peak_bytes !== null && m.eager_peak_bytes > 0);
+  assert.ok(m.allocated_bytes !== null && m.allocated_bytes >= m.peak_bytes);
+  assert.ok(m.timeline.length >= 2 && m.eager_timeline.length >= 2);
+  assert.deepEqual(m.timeline[0], { t_s: 0, bytes: 0, what: 'start' });
+  assert.equal(Math.max(...m.timeline.map(pt => pt.bytes)), m.peak_bytes);
+  assert.ok(p.kernels.some(k => k.allocated_bytes > 0));
+  assert.ok(p.lines.some(l => l.eager_allocated_bytes > 0));
+  assert.match(memoryFacts(m)[0], /^peak .* compiled vs .* eager \(\d+\.\d\d×\)$/);
+  // older profiles (no memory) and odd values read as "not measured" and zeros
+  const raw = recordFixture('profile');
+  delete raw.memory;
+  assert.equal((parsePayload(raw) as IProfilePayload).memory, null);
+  const odd = recordFixture('profile');
+  (odd.kernels as Record<string, unknown>[])[0].allocated_bytes = -5;
+  const q = parsePayload(odd);
+  assert.ok(q && q.record === 'profile');
+  if (q.record === 'profile') {
+    assert.equal(q.kernels[0].allocated_bytes, 0);
+  }
+  // a timeline point of the wrong type fails the schema: the record is not shown, and says why
+  const bad = recordFixture('profile');
+  (bad.memory as Record<string, unknown>).timeline = [{ t_s: 'x', bytes: 1, what: 'a' }];
+  const r = parsePayload(bad);
+  assert.ok(r && r.record === 'unknown');
+  assert.match((r as { reason: string }).reason, /t_s/);
+});
+
 test('a profile cut to the output budget carries its marks; a whole one has none', () => {
   assert.deepEqual((parsePayload(recordFixture('profile')) as IProfilePayload).omitted, []);
   const raw = recordFixture('profile');
@@ -475,6 +569,61 @@ test('a suggestions record parses: baseline, the change as code, verified, befor
   assert.equal(setting.problem.lineno, 5);
 });
 
+test('a diagnosis record parses: accuracy in Inductor, the ladder, the culprit line, float64, workarounds', () => {
+  const p = parsePayload(recordFixture('diagnosis'));
+  assert.ok(p && p.record === 'diagnosis', JSON.stringify(p));
+  const d = p as IDiagnosisPayload;
+  assert.equal(d.name, 'squash');
+  assert.equal(d.kind, 'accuracy');
+  assert.equal(d.layer, 'inductor');
+  assert.equal(layerText(d.layer), 'Inductor');
+  assert.deepEqual(
+    d.rungs.map(r => [r.backend, r.outcome]),
+    [
+      ['eager', 'ok'],
+      ['aot_eager', 'ok'],
+      ['aot_eager_decomp_partition', 'ok'],
+      ['inductor', 'accuracy']
+    ]
+  );
+  const top = d.rungs[3];
+  assert.equal(rungCells(top)[4], `${top.mismatched} of 4096`);
+  assert.ok((top.mismatched ?? 0) > 0 && d.mismatched === top.mismatched);
+  assert.match(d.tolerance, /bfloat16 rtol=0\.016, atol=1e-05/);
+  // the culprit: a lowering, tied to the cell line by its # File: comment
+  assert.equal(d.bisection?.subsystem, 'lowerings');
+  assert.match(d.culprit, /lowering of aten\./);
+  assert.equal(d.lineno, 3);
+  assert.equal(d.line, 'y = x * 1.7 + 0.3');
+  // float64: compiled is the closer one
+  assert.ok(d.reference);
+  assert.equal(d.reference.closer, 'compiled');
+  assert.ok(d.reference.compiled_error! < d.reference.eager_error!);
+  assert.match(referenceText(d.reference), /compiled is closer/);
+  const epc = d.workarounds.find(w => w.change.includes('emulate_precision_casts'))!;
+  assert.equal(epc.status, 'tried, did not help');
+  assert.ok(epc.mismatched !== null && epc.mismatched > 0 && epc.mismatched < d.mismatched!);
+  assert.match(workaroundEffect(epc, d.numel, d.mismatched), new RegExp(`out of tolerance ${d.mismatched} → ${epc.mismatched} of 4096`));
+  const random = d.workarounds.find(w => w.change.includes('fallback_random'))!;
+  assert.equal(random.status, 'not tried');
+  assert.equal(workaroundEffect(random, d.numel, d.mismatched), '');
+  assert.ok(d.workarounds.some(w => w.kind === 'backend' && w.verified));
+  assert.match(d.summary, /compiled is closer/);
+});
+
+test('a diagnosis with odd values parses to defaults; a crash keeps its error', () => {
+  const raw = recordFixture('diagnosis');
+  const odd = { ...raw, kind: 'crash', layer: null, error: 'CppCompileError: x', rungs: [{ backend: 7, outcome: null }], reference: 'x' };
+  const verdict = parsePayload(odd);
+  // the schema refuses a bad rung: shown as not readable, never thrown
+  assert.ok(verdict && verdict.record === 'unknown');
+  const crash = parsePayload({ ...raw, kind: 'crash', layer: 'aot_autograd', reference: null, error: 'RuntimeError: bad grad' }) as IDiagnosisPayload;
+  assert.equal(crash.kind, 'crash');
+  assert.equal(crash.reference, null);
+  assert.equal(crash.error, 'RuntimeError: bad grad');
+  assert.equal(layerText(crash.layer), 'AOTAutograd');
+});
+
 test('links in records: only https URLs are kept', () => {
   assert.equal(safeUrl('https://meta-pytorch.github.io/x.html'), 'https://meta-pytorch.github.io/x.html');
   assert.equal(safeUrl('javascript:alert(1)'), '');
@@ -490,14 +639,14 @@ test('store: reports are kept once each, in order, and cleared by a rebuild', ()
   const store = new RecordStore();
   const changes: IStoreChange[] = [];
   store.changed.connect((_, c) => changes.push(c));
-  for (const name of ['trace', 'profile', 'suggestions', 'trace']) {
+  for (const name of ['trace', 'profile', 'suggestions', 'diagnosis', 'trace']) {
     store.apply(parsePayload(recordFixture(name))!, 'live');
   }
   assert.deepEqual(
     store.reports.map(r => r.record),
-    ['trace', 'profile', 'suggestions']
+    ['trace', 'profile', 'suggestions', 'diagnosis']
   );
-  assert.equal(changes.filter(c => c.reports).length, 3);
+  assert.equal(changes.filter(c => c.reports).length, 4);
   assert.equal(store.isEmpty, false);
   store.rebuild([]);
   assert.equal(store.reports.length, 0);

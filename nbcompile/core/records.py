@@ -256,15 +256,23 @@ class TorchLog(Record):
 
 @dataclass
 class Explanation(Record):
-    """Why a compiled mode is not faster than eager, from a measured profile.
+    """Why a compiled mode is not faster than eager, or needs more memory, from measurements.
 
-    ``kind``: ``overhead`` (per-call overhead dominates a small workload), ``extern``
+    ``kind`` (time): ``overhead`` (per-call overhead dominates a small workload), ``extern``
     (library calls such as ``addmm`` dominate, so fusion has little to win),
     ``graph-breaks`` (Python between graphs in the hot path), ``recompiles`` (compiles
     during the measurement), ``kernels`` (the generated kernels themselves are slow).
+    ``kind`` (memory): ``cudagraph-pool`` / ``held-between-calls`` (bytes kept allocated
+    between calls), ``saved-for-backward`` (more activations kept for backward),
+    ``functionalized-mutation`` (an in-place change of an input done out of place),
+    ``live-across-breaks`` (a graph break keeps intermediates alive), ``buffers`` (more or
+    larger buffers per call). The message says where each number comes from.
     """
 
-    kind: str  # overhead | extern | graph-breaks | recompiles | kernels
+    # overhead | extern | graph-breaks | recompiles | kernels | cudagraph-pool |
+    # held-between-calls | saved-for-backward | live-across-breaks |
+    # functionalized-mutation | buffers
+    kind: str
     message: str  # in words, naming the numbers below
     evidence: dict[str, float] = field(default_factory=dict)  # the measured numbers
     lines: list[int] = field(default_factory=list)  # source lines it points at

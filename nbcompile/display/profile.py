@@ -2,19 +2,24 @@
 
 Like ``%%cython --annotate``: each line of the target is shaded by its compiled time
 (share of the hottest line), with its compiled and eager time per call and the kernels
-it fed; below, the kernel table and the per-call budget. Escaped, self-contained HTML (no
-scripts); a plain-text fallback; the JSON record under the nbcompile MIME type.
+it fed; below, the kernel table and the per-call budget. With ``Profile.memory``: the
+peak and allocated bytes of one call (compiled and eager), bytes per line (shaded blue by
+the line's share of the largest) and per kernel, and the timeline of bytes in use across
+one call as a chart. Escaped, self-contained HTML (no scripts); a plain-text fallback;
+the JSON record under the nbcompile MIME type.
 """
 
 from __future__ import annotations
 
+import base64
+import io
 from dataclasses import replace
 from typing import Any
 
 from ..core.records import MIME_TYPE, Omission
 from .budget import json_size, output_budget
 from .text import escape
-from .units import format_duration
+from .units import format_bytes, format_duration
 
 #: Rows each list keeps before the other is cut further (kernels slowest first, lines hottest).
 _KEEP = 10
@@ -25,8 +30,38 @@ def _fmt(seconds: float | None) -> str:
 
 
 def _measured(line: Any) -> bool:
-    """Whether a profiled source line has compiled or eager time."""
-    return bool(line.compiled_s or line.eager_s)
+    """Whether a profiled source line has compiled or eager time (or allocated bytes)."""
+    return bool(line.compiled_s or line.eager_s or line.compiled_allocated_bytes
+                or line.eager_allocated_bytes)
+
+
+def _bytes(n: int | None) -> str:
+    return format_bytes(n) if n else "-"
+
+
+def memory_summary(m: Any) -> str:
+    """One line: peaks, allocations and saved bytes of one call, compiled vs eager."""
+    def pair(compiled: int | None, eager: int | None) -> str:
+        text = f"{format_bytes(compiled)} compiled vs {format_bytes(eager)} eager"
+        if compiled is not None and eager:
+            text += f" ({compiled / eager:.2f}x)"
+        return text
+
+    parts = [f"peak {pair(m.peak_bytes, m.eager_peak_bytes)}",
+             f"allocated {pair(m.allocated_bytes, m.eager_allocated_bytes)}"]
+    if m.saved_bytes is not None or m.eager_saved_bytes is not None:
+        parts.append(f"saved for backward {pair(m.saved_bytes, m.eager_saved_bytes)}")
+    if m.across_breaks_bytes:
+        parts.append(f"{format_bytes(m.across_breaks_bytes)} in use between graphs")
+    return "memory per call: " + "; ".join(parts)
+
+
+def _peak_point(points: list[Any]) -> str:
+    if not points:
+        return ""
+    top = max(points, key=lambda pt: pt.bytes)
+    return f"{format_bytes(top.bytes)} at {format_duration(top.t_s) if top.t_s else '0 s'}" \
+           + (f" ({top.what})" if top.what else "")
 
 
 def _budget(p: Any) -> list[tuple[str, float]]:
@@ -39,18 +74,33 @@ def profile_text(p: Any, omitted: list[Omission] | None = None) -> str:
     out = [f"profile of {p.name}: {p.repeat} call(s); wall {_fmt(p.wall_s)} per call "
            f"compiled, {_fmt(p.eager_wall_s)} eager"]
     out.append("  " + ", ".join(f"{k} {_fmt(v)}" for k, v in _budget(p)))
+    m = p.memory
+    if m is not None:
+        out.append("  " + memory_summary(m))
+        for label, points in (("compiled", m.timeline), ("eager", m.eager_timeline)):
+            if points:
+                out.append(f"  memory timeline, {label}: {len(points)} point(s), peak "
+                           f"{_peak_point(points)}")
     timed = [ln for ln in p.lines if _measured(ln)]
     if timed:
-        out.append(f"  {'line':>5}  {'compiled':>10}  {'eager':>10}  source")
+        mem = f"  {'alloc c':>10}  {'alloc e':>10}" if m is not None else ""
+        out.append(f"  {'line':>5}  {'compiled':>10}  {'eager':>10}{mem}  source")
         for ln in timed:
+            mem = (f"  {_bytes(ln.compiled_allocated_bytes):>10}  "
+                   f"{_bytes(ln.eager_allocated_bytes):>10}" if m is not None else "")
             out.append(f"  {ln.lineno:>5}  {_fmt(ln.compiled_s):>10}  "
-                       f"{_fmt(ln.eager_s):>10}  {ln.line.strip()}")
-    out.append(f"  {'kernel':<40} {'calls':>6} {'total':>10} {'mean':>10} {'share':>6}  lines")
+                       f"{_fmt(ln.eager_s):>10}{mem}  {ln.line.strip()}")
+    alloc = f" {'alloc':>10}" if m is not None else ""
+    out.append(f"  {'kernel':<40} {'calls':>6} {'total':>10} {'mean':>10} {'share':>6}"
+               f"{alloc}  lines")
     for k in p.kernels:
         lines = ",".join(str(n) for n in k.lines) or "not tied to a line"
+        alloc = f" {_bytes(k.allocated_bytes):>10}" if m is not None else ""
         out.append(f"  {k.name[:40]:<40} {k.calls:>6} {_fmt(k.total_s):>10} "
-                   f"{_fmt(k.mean_s):>10} {k.share:>6.0%}  {lines}")
+                   f"{_fmt(k.mean_s):>10} {k.share:>6.0%}{alloc}  {lines}")
     out += [f"  note: {n}" for n in p.notes]
+    if m is not None:
+        out += [f"  memory: {n}" for n in ([m.note] if m.note else []) + m.notes]
     out += [f"  {_mark_words(o)}" for o in omitted or []]
     return "\n".join(out)
 
@@ -70,50 +120,106 @@ def _shade(value: float, top: float) -> str:
     return f"rgba(230, 81, 0, {alpha:.2f})"
 
 
-def profile_html(p: Any, omitted: list[Omission] | None = None) -> str:
-    """The source coloured by compiled time per line, then the kernels and the budget."""
+def _shade_bytes(value: int, top: int) -> str:
+    if top <= 0 or value <= 0:
+        return "transparent"
+    return f"rgba(21, 101, 192, {0.10 + 0.55 * min(value / top, 1.0):.2f})"
+
+
+def profile_html(p: Any, omitted: list[Omission] | None = None, chart: bool = True) -> str:
+    """The source coloured by compiled time per line, then the kernels and the budget;
+    with memory, bytes per line and kernel and (``chart``) the timeline of one call."""
     e = escape
+    m = p.memory
     top = max((ln.compiled_s for ln in p.lines), default=0.0)
+    top_bytes = max((max(ln.compiled_allocated_bytes, ln.eager_allocated_bytes)
+                     for ln in p.lines), default=0)
     rows = []
     for ln in p.lines:
         speedup = f"{ln.speedup:.2f}x" if ln.speedup is not None else ""
+        mem = "".join(
+            f"<td style='text-align:right;background:{_shade_bytes(v, top_bytes)}'>"
+            f"{_bytes(v)}</td>"
+            for v in (ln.compiled_allocated_bytes, ln.eager_allocated_bytes)) if m else ""
         rows.append(
             f"<tr style='background:{_shade(ln.compiled_s, top)}'>"
             f"<td style='text-align:right;color:#777'>{ln.lineno}</td>"
             f"<td style='text-align:right'>{_fmt(ln.compiled_s)}</td>"
             f"<td style='text-align:right'>{_fmt(ln.eager_s)}</td>"
-            f"<td style='text-align:right'>{speedup}</td>"
+            f"<td style='text-align:right'>{speedup}</td>{mem}"
             f"<td><pre style='margin:0'>{e(ln.line)}</pre></td>"
             f"<td style='font-size:smaller'>{e(', '.join(ln.kernels))}</td></tr>"
         )
+    mem_head = ("<th>allocated compiled</th><th>allocated eager</th>" if m else "")
     source = (
         "<table class='nbcompile-profile-source' style='border-collapse:collapse'>"
         "<thead><tr><th>line</th><th>compiled</th><th>eager</th><th>speedup</th>"
-        "<th style='text-align:left'>source</th><th>kernels</th></tr></thead>"
+        f"{mem_head}<th style='text-align:left'>source</th><th>kernels</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
     ) if rows else "<p>(no source lines)</p>"
     krows = "".join(
         f"<tr><td><code>{e(k.name)}</code></td><td>{e(k.kind)}</td><td>{k.calls}</td>"
         f"<td>{_fmt(k.total_s)}</td><td>{_fmt(k.mean_s)}</td>"
         f"<td>{k.share:.0%}</td>"
-        f"<td>{e(', '.join(map(str, k.lines)) or 'not tied to a line')}</td></tr>"
+        + (f"<td>{_bytes(k.allocated_bytes)}</td>" if m else "")
+        + f"<td>{e(', '.join(map(str, k.lines)) or 'not tied to a line')}</td></tr>"
         for k in p.kernels
     )
     kernels = (
         "<table class='nbcompile-profile-kernels'><thead><tr><th>kernel</th><th>kind</th>"
-        "<th>calls</th><th>total</th><th>mean</th><th>share</th><th>lines</th></tr></thead>"
-        f"<tbody>{krows}</tbody></table>"
+        "<th>calls</th><th>total</th><th>mean</th><th>share</th>"
+        + ("<th>allocated/call</th>" if m else "")
+        + f"<th>lines</th></tr></thead><tbody>{krows}</tbody></table>"
     )
     budget = ", ".join(f"{k} {_fmt(v)}" for k, v in _budget(p))
     notes = "".join(f"<li>{e(n)}</li>" for n in p.notes)
+    if m is not None:
+        notes += "".join(f"<li>memory: {e(n)}</li>" for n in ([m.note] if m.note else [])
+                         + m.notes)
     notes += "".join(f"<li class='nbcompile-omitted'>{e(_mark_words(o))}</li>"
                      for o in omitted or [])
+    memory = ""
+    if m is not None:
+        memory = f"<br>{e(memory_summary(m))}"
+        png = memory_chart_png(m) if chart else None
+        if png:
+            data = base64.b64encode(png).decode("ascii")
+            memory += (f"<div><img alt='bytes in use across one call, compiled and eager' "
+                       f"src='data:image/png;base64,{data}'/></div>")
     return (
         f"<div class='nbcompile-profile'><b>nbcompile profile</b> of <code>{e(p.name)}</code>: "
         f"{p.repeat} call(s), wall {_fmt(p.wall_s)} per call compiled, "
-        f"{_fmt(p.eager_wall_s)} eager<br>per call: {e(budget)}"
+        f"{_fmt(p.eager_wall_s)} eager<br>per call: {e(budget)}{memory}"
         f"{source}{kernels}{'<ul>' + notes + '</ul>' if notes else ''}</div>"
     )
+
+
+def memory_chart_png(m: Any) -> bytes | None:
+    """Bytes in use across one call, compiled and eager (steps), as a small PNG."""
+    series = [(label, pts) for label, pts in (("eager", m.eager_timeline),
+                                              ("compiled", m.timeline)) if len(pts) > 1]
+    if not series:
+        return None
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        return None
+    fig = Figure(figsize=(6.0, 2.2), dpi=80)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    for label, pts in series:
+        colour = "#757575" if label == "eager" else "#1565c0"
+        ax.step([pt.t_s * 1e3 for pt in pts], [pt.bytes / 2**20 for pt in pts],
+                where="post", label=label, color=colour)
+    ax.set_xlabel("ms since the call started", fontsize=8)
+    ax.set_ylabel("MiB in use", fontsize=8)
+    ax.set_title("bytes in use across one call (above those in use before it)", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return buf.getvalue()
 
 
 def profile_bundle(p: Any, budget: int | None = None) -> dict[str, Any]:
@@ -124,21 +230,35 @@ def profile_bundle(p: Any, budget: int | None = None) -> dict[str, Any]:
     how to get it from the ``Profile`` object, which stays whole."""
     budget = output_budget() if budget is None else budget
     kernels, lines = list(p.kernels), list(p.lines)
+    m = p.memory
+    chart = m is not None
+    timelines = m is not None and bool(m.timeline or m.eager_timeline)
     while True:
         omitted = [Omission(attr, len(whole) - len(kept), _how(attr))
                    for attr, whole, kept in (("kernels", p.kernels, kernels),
                                              ("lines", p.lines, lines)) if len(kept) < len(whole)]
-        shown = replace(p, kernels=kernels, lines=lines) if omitted else p
+        memory = m
+        if m is not None and not timelines and (m.timeline or m.eager_timeline):
+            omitted += [Omission(f"memory.{attr}", len(getattr(m, attr)), _how(f"memory.{attr}"))
+                        for attr in ("timeline", "eager_timeline") if getattr(m, attr)]
+            memory = replace(m, timeline=[], eager_timeline=[])
+        shown = replace(p, kernels=kernels, lines=lines, memory=memory) if omitted else p
         data = shown.to_dict()
         if omitted:
             data["omitted"], data["truncated"] = [o.to_dict() for o in omitted], True
-        bundle = {MIME_TYPE: data, "text/html": profile_html(shown, omitted),
+        bundle = {MIME_TYPE: data, "text/html": profile_html(shown, omitted, chart),
                   "text/plain": profile_text(shown, omitted)}
         size = (json_size(data) + len(bundle["text/html"].encode())
                 + len(bundle["text/plain"].encode()))
-        if size <= budget or not (kernels or lines):
+        if size <= budget or not (kernels or lines or chart or timelines):
             return bundle
-        kernels, lines = _cut(kernels, lines)
+        # the chart goes first (it is the largest part), the timelines' points last
+        if chart:
+            chart = False
+        elif kernels or lines:
+            kernels, lines = _cut(kernels, lines)
+        else:
+            timelines = False
 
 
 def _cut(kernels: list[Any], lines: list[Any]) -> tuple[list[Any], list[Any]]:

@@ -16,6 +16,7 @@ R = TypeVar("R", bound="RichRecord")
 
 def _bundles() -> dict[str, Bundle]:
     # Imported on first display: the renderers import matplotlib, Pygments and friends.
+    from .diagnose import diagnosis_bundle
     from .profile import profile_bundle
     from .report_html import report_bundle
     from .suggest import suggestions_bundle
@@ -23,14 +24,17 @@ def _bundles() -> dict[str, Bundle]:
     from .trace import trace_bundle
 
     return {"target": report_bundle, "timing": timing_bundle, "profile": profile_bundle,
-            "suggestions": suggestions_bundle, "trace": trace_bundle}
+            "suggestions": suggestions_bundle, "trace": trace_bundle,
+            "diagnosis": diagnosis_bundle}
 
 
 def _texts() -> dict[str, Text]:
+    from .diagnose import diagnosis_text
     from .suggest import suggestions_text
     from .timing import timing_text
 
-    return {"timing": timing_text, "suggestions": suggestions_text}
+    return {"timing": timing_text, "suggestions": suggestions_text,
+            "diagnosis": diagnosis_text}
 
 
 class RichRecord:

@@ -86,6 +86,8 @@ def status_text(record: TargetRecord, now: float | None = None) -> str:
         return "not compiled (runs eagerly)"
     if record.status == "compiled_inside":
         return f"compiled inside {record.compiled_inside or 'another target'}"
+    if record.status == "failed" and record.error and record.error.type == "KeyboardInterrupt":
+        return "interrupted (the next call compiles again)"
     return record.status
 
 

@@ -12,6 +12,7 @@ import base64
 import io
 from typing import TYPE_CHECKING, Any
 
+from ..core.perf.verdict import interval_text
 from ..core.records import MIME_TYPE
 from .text import escape
 from .units import format_bytes, format_duration, format_seconds
@@ -35,10 +36,11 @@ def _speedup_text(row: TimingRow) -> str:
         return "failed"
     if row.speedup is None:
         return "-"
-    spread = ""
-    if row.speedup_q1 is not None and row.speedup_q3 is not None:
-        spread = f" [{row.speedup_q1:.2f}-{row.speedup_q3:.2f}]"
-    return f"{row.speedup:.2f}x{spread} {row.verdict or 'no significant difference'}"
+    # the interval the verdict rests on, labelled (not the quartiles: the verdict does
+    # not use them)
+    interval = interval_text(row.speedup_ci_low, row.speedup_ci_high)
+    return (f"{row.speedup:.2f}x {row.verdict or 'no significant difference'}"
+            + (f" [{interval}]" if interval else ""))
 
 
 def _numerics_text(row: TimingRow) -> str:
@@ -56,23 +58,49 @@ def _run_text(row: TimingRow) -> str:
     return f"{format_duration(row.median_s)} ± {format_duration((row.iqr_s or 0.0) / 2)}"
 
 
-def _row_cells(row: TimingRow) -> list[str]:
-    return [
+def _peak_text(row: TimingRow) -> str:
+    if row.status == "failed":
+        return "-"
+    if row.peak_memory_bytes is None:
+        return "not measured"
+    text = format_bytes(row.peak_memory_bytes)
+    if row.memory_verdict and row.kind != "eager":
+        text += f" ({row.memory_verdict})"
+    return text
+
+
+def _row_cells(row: TimingRow, saved: bool = False) -> list[str]:
+    cells = [
         row.mode,
         "-" if row.compile_s is None else format_seconds(row.compile_s, 2, sep=" "),
         _run_text(row),
         _speedup_text(row),
         _numerics_text(row),
-        format_bytes(row.peak_memory_bytes),
+        _peak_text(row),
+        "-" if row.allocated_bytes is None else format_bytes(row.allocated_bytes),
     ]
+    if saved:
+        cells.append("-" if row.saved_bytes is None else format_bytes(row.saved_bytes))
+    return cells
 
 
 HEADERS = ["mode", "compile (1st call)", "run: median ± IQR/2", "speedup vs eager",
-           "max |diff| vs eager", "peak memory"]
+           "max |diff| vs eager", "peak memory/call", "allocated/call"]
+#: The extra column of a call that saves tensors for backward (a training step).
+SAVED_HEADER = "saved for backward"
+
+
+def _headers(comparison: Comparison) -> list[str]:
+    return HEADERS + ([SAVED_HEADER] if _has_saved(comparison) else [])
+
+
+def _has_saved(comparison: Comparison) -> bool:
+    return any(r.saved_bytes is not None for r in comparison.rows)
 
 
 def _row_notes(row: TimingRow) -> list[str]:
     notes = [f"why not faster ({x.kind}): {x.message}" for x in row.explanations]
+    notes += [f"why more memory ({x.kind}): {x.message}" for x in row.memory_explanations]
     notes += row.notes
     if row.error:
         notes.insert(0, row.error)
@@ -89,10 +117,43 @@ def _footer(comparison: Comparison) -> str:
     )
 
 
+def time_spent(comparison: Comparison) -> str:
+    """What the whole command took and what came on top of the budget, said up front."""
+    phases = comparison.phases_s
+    if not phases:
+        return f"took {comparison.elapsed_s:.1f} s (the budget {comparison.budget_s:g} s " \
+               "bounds the timed calls; compiles come on top)"
+    timed = phases.get("timed calls", 0.0)
+    on_top = [(k, v) for k, v in phases.items() if k != "timed calls" and v >= 0.05]
+    extra = ", ".join(f"{k} {v:.1f} s" for k, v in on_top)
+    budget = comparison.budget_s
+    if timed <= budget * 1.1:
+        bound = f"within the budget of {budget:g} s"
+    else:
+        repeats = comparison.rows[0].repeats if comparison.rows else 0
+        bound = (f"over the budget of {budget:g} s: calibrating and the {repeats} "
+                 "interleaved repeats every row needs took longer on this machine now")
+    return (f"took {comparison.elapsed_s:.1f} s: timed calls {timed:.1f} s ({bound})"
+            + (f"; on top of the budget: {extra}" if extra else ""))
+
+
+def _memory_line(comparison: Comparison) -> str:
+    eager = comparison.rows[0] if comparison.rows else None
+    if not comparison.memory_measured or eager is None:
+        return "memory: not measured (memory=False)"
+    how = ("torch.profiler's CPU allocation events" if not comparison.device.startswith("cuda")
+           else "the CUDA caching allocator's statistics")
+    return (f"memory: one call per row, peak above the bytes in use before it and bytes "
+            f"allocated, from {how}")
+
+
 def timing_text(comparison: Comparison) -> str:
-    rows = [HEADERS] + [_row_cells(r) for r in comparison.rows]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(HEADERS))]
-    lines = [f"nbcompile.compare({comparison.name}): " + ", ".join(comparison.inputs)]
+    headers = _headers(comparison)
+    saved = _has_saved(comparison)
+    rows = [headers] + [_row_cells(r, saved) for r in comparison.rows]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(headers))]
+    lines = [f"nbcompile.compare({comparison.name}): " + ", ".join(comparison.inputs),
+             time_spent(comparison)]
     for i, cells in enumerate(rows):
         lines.append("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip())
         if i == 0:
@@ -105,6 +166,7 @@ def timing_text(comparison: Comparison) -> str:
     best = comparison.best
     lines.append(f"best: {best.mode} ({best.speedup:.2f}x)" if best is not None
                  else "best: none significantly faster than eager")
+    lines.append(_memory_line(comparison))
     lines.append(_footer(comparison))
     return "\n".join(lines)
 
@@ -112,22 +174,24 @@ def timing_text(comparison: Comparison) -> str:
 def timing_html(comparison: Comparison, png: bytes | None = None) -> str:
     """An escaped, self-contained table (no scripts, no external resources)."""
     e = escape
-    head = "".join(f"<th>{e(h)}</th>" for h in HEADERS)
+    headers = _headers(comparison)
+    saved = _has_saved(comparison)
+    head = "".join(f"<th>{e(h)}</th>" for h in headers)
     body = []
     for r in comparison.rows:
         colour = _VERDICT_COLOURS.get(r.verdict, "inherit")
-        cells = _row_cells(r)
+        cells = _row_cells(r, saved)
         tds = [f"<td><code>{e(cells[0])}</code></td>"]
         tds += [f"<td>{e(c)}</td>" for c in cells[1:3]]
         tds.append(f"<td style='color:{colour}'>{e(cells[3])}</td>")
         numerics_colour = "#c62828" if r.numerics_ok is False else "inherit"
         tds.append(f"<td style='color:{numerics_colour}'>{e(cells[4])}</td>")
-        tds.append(f"<td>{e(cells[5])}</td>")
+        tds += [f"<td>{e(c)}</td>" for c in cells[5:]]
         body.append(f"<tr>{''.join(tds)}</tr>")
         notes = _row_notes(r)
         if notes:
             items = "".join(f"<li>{e(n)}</li>" for n in notes)
-            body.append(f"<tr><td colspan='{len(HEADERS)}'><ul style='margin:0'>{items}"
+            body.append(f"<tr><td colspan='{len(headers)}'><ul style='margin:0'>{items}"
                         "</ul></td></tr>")
     best = comparison.best
     verdict = (f"best: <code>{e(best.mode)}</code> ({best.speedup:.2f}x)" if best is not None
@@ -136,14 +200,15 @@ def timing_html(comparison: Comparison, png: bytes | None = None) -> str:
     img = ""
     if png:
         data = base64.b64encode(png).decode("ascii")
-        img = (f"<div><img alt='speedup vs eager by mode' "
+        img = (f"<div><img alt='speedup vs eager and peak memory by mode' "
                f"src='data:image/png;base64,{data}'/></div>")
     return (
         "<div class='nbcompile-timing'>"
         f"<b>nbcompile.compare</b>(<code>{e(comparison.name)}</code>): "
         f"{e(', '.join(comparison.inputs))}"
+        f"<div>{e(time_spent(comparison))}</div>"
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-        f"<div>{verdict}; {e(_footer(comparison))}</div>"
+        f"<div>{verdict}; {e(_memory_line(comparison))}; {e(_footer(comparison))}</div>"
         + (f"<ul style='margin:0'>{notes}</ul>" if notes else "")
         + img
         + "</div>"
@@ -151,33 +216,60 @@ def timing_html(comparison: Comparison, png: bytes | None = None) -> str:
 
 
 def timing_chart_png(comparison: Comparison) -> bytes | None:
-    """Speedup bars (median) with the interquartile spread as error bars; None if empty."""
+    """Speedup bars (median) with the 95 % interval the verdict rests on as error bars and,
+    beside them, each row's peak memory per call (eager included); None if empty."""
     rows = [r for r in comparison.rows if r.kind != "eager" and r.speedup is not None]
-    if not rows:
+    mem_rows = [r for r in comparison.rows if r.peak_memory_bytes is not None]
+    if not rows and not mem_rows:
         return None
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(6.0, 0.6 + 0.45 * len(rows)), dpi=100)
+    panels = int(bool(rows)) + int(bool(mem_rows))
+    height = 0.9 + 0.45 * max(len(rows), len(mem_rows))
+    fig = Figure(figsize=(6.0 if panels == 1 else 9.0, height), dpi=100)
     FigureCanvasAgg(fig)
-    ax = fig.add_subplot(1, 1, 1)
-    labels = [r.mode for r in rows]
-    values = [r.speedup for r in rows]
-    low = [max(0.0, r.speedup - (r.speedup_q1 or r.speedup)) for r in rows]
-    high = [max(0.0, (r.speedup_q3 or r.speedup) - r.speedup) for r in rows]
-    colours = [_VERDICT_COLOURS.get(r.verdict, "#9e9e9e") for r in rows]
-    positions = list(range(len(rows)))
-    ax.barh(positions, values, xerr=[low, high], color=colours, capsize=3, height=0.6)
-    ax.axvline(1.0, color="black", linewidth=1, linestyle="--")
-    ax.set_yticks(positions)
-    ax.set_yticklabels(labels)
-    ax.invert_yaxis()
-    ax.set_xlabel("speedup vs eager (median, bars: interquartile range); grey: no "
-                  "significant difference", fontsize=8)
-    for pos, r in zip(positions, rows, strict=True):
-        mark = "" if r.numerics_ok is not False else "  numerics differ!"
-        ax.annotate(f" {r.speedup:.2f}x{mark}", (r.speedup, pos), va="center", fontsize=8)
-    ax.set_xlim(0, max(max(values) * 1.35, 1.3))
+    index = 1
+    if rows:
+        ax = fig.add_subplot(1, panels, index)
+        index += 1
+        labels = [r.mode for r in rows]
+        values = [r.speedup for r in rows]
+        low = [max(0.0, r.speedup - (r.speedup_ci_low if r.speedup_ci_low is not None
+                                     else r.speedup)) for r in rows]
+        high = [max(0.0, (r.speedup_ci_high if r.speedup_ci_high is not None
+                          else r.speedup) - r.speedup) for r in rows]
+        colours = [_VERDICT_COLOURS.get(r.verdict, "#9e9e9e") for r in rows]
+        positions = list(range(len(rows)))
+        ax.barh(positions, values, xerr=[low, high], color=colours, capsize=3, height=0.6)
+        ax.axvline(1.0, color="black", linewidth=1, linestyle="--")
+        ax.set_yticks(positions)
+        ax.set_yticklabels(labels)
+        ax.invert_yaxis()
+        ax.set_xlabel("speedup vs eager (median; bars: 95% confidence interval, what the "
+                      "verdict rests on)", fontsize=8)
+        for pos, r in zip(positions, rows, strict=True):
+            mark = "" if r.numerics_ok is not False else "  numerics differ!"
+            ax.annotate(f" {r.speedup:.2f}x{mark}", (r.speedup, pos), va="center", fontsize=8)
+        top = max(max(values), max(r.speedup_ci_high or 0.0 for r in rows))
+        ax.set_xlim(0, max(top * 1.35, 1.3))
+    if mem_rows:
+        ax = fig.add_subplot(1, panels, index)
+        mib = [(r.peak_memory_bytes or 0) / 2**20 for r in mem_rows]
+        positions = list(range(len(mem_rows)))
+        ax.barh(positions, mib, color=["#757575" if r.kind == "eager" else "#1565c0"
+                                      for r in mem_rows], height=0.6)
+        ax.set_yticks(positions)
+        ax.set_yticklabels([r.mode for r in mem_rows])
+        ax.invert_yaxis()
+        ax.set_xlabel("peak memory per call (MiB, above what was in use before it)",
+                      fontsize=8)
+        for pos, r, v in zip(positions, mem_rows, mib, strict=True):
+            ratio = (f" ({r.peak_memory_ratio:.2f}x)" if r.kind != "eager"
+                     and r.peak_memory_ratio is not None else "")
+            ax.annotate(f" {format_bytes(r.peak_memory_bytes)}{ratio}", (v, pos),
+                        va="center", fontsize=8)
+        ax.set_xlim(0, max(max(mib) * 1.6, 1e-3))
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png")

@@ -3,10 +3,15 @@
 The same view serves the notebook (``_repr_mimebundle_``, ``%nbcompile open``) and the
 terminal (``python -m nbcompile open`` prints ``trace_text``, ``--html`` writes
 ``trace_page``). Long texts are capped in what is published inline.
+
+A log is untrusted: its strings reach a terminal (``trace_text`` shows control
+characters and bidi overrides as visible escapes, ``terminal_safe``), HTML (escaped) and
+JSON (lone surrogates made printable, so every output encodes as UTF-8).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..core.logs.run import TraceCompile, TraceRecord
@@ -15,6 +20,34 @@ from .budget import json_size, output_budget
 from .highlight import highlight_code
 from .text import GRAPH_CAP, GUARDS_CAP, KERNEL_CAP, OUTPUT_CODE_CAP, cap, escape
 from .units import format_bytes
+
+# C0 and C1 controls, DEL, bidi marks/embeddings/overrides/isolates, line and paragraph
+# separators, and lone surrogates (a file name that is not UTF-8).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"
+                     "\u2066-\u2069\ud800-\udfff]")
+
+
+def _visible(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every control character (newlines included), bidi control and lone
+    surrogate written as a visible escape (``\\x1b``, ``\\u202e``): safe to print."""
+    return _UNSAFE.sub(_visible, text)
+
+
+def _utf8(value: Any) -> Any:
+    """Strings (in lists and dicts) with lone surrogates escaped: encodable as UTF-8."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, list):
+        return [_utf8(v) for v in value]
+    if isinstance(value, dict):
+        return {_utf8(k): _utf8(v) for k, v in value.items()}
+    return value
+
 
 _STATUS_COLOURS = {"compiled": "#2e7d32", "cache_hit": "#1565c0", "restarted": "#ef6c00",
                    "failed": "#c62828"}
@@ -41,7 +74,7 @@ def _capped_contents(c: TraceCompile) -> tuple[dict[str, Any], bool]:
         truncated |= t
     data["graphs"] = [_cap(g, GRAPH_CAP)[0] for g in data.get("graphs", [])]
     data["guards"], t = _cap(data.get("guards", ""), GUARDS_CAP)
-    return data, truncated | t
+    return _utf8(data), truncated | t
 
 
 def _content_order(report: TraceRecord, count: int) -> list[int]:
@@ -60,7 +93,7 @@ def published_trace(report: TraceRecord, budget: int | None = None) -> dict[str,
     Contents are read from the logs only for the compiles published with them."""
     budget = output_budget() if budget is None else budget
     name = "nbcompile.open_trace(path)"
-    data = Record.to_dict(report)
+    data = _utf8(Record.to_dict(report))
     data["divergences"] = [d.to_dict() for d in report.divergences]
     data["compiles"], data["omitted"] = [], []
     # Every choice below measures what it adds: each index entry is counted with its
@@ -71,7 +104,7 @@ def published_trace(report: TraceRecord, budget: int | None = None) -> dict[str,
                       f"{name}.compile(compile_id, rank)").to_dict()]
     size = json_size({**data, "omitted": marks, "truncated": True})
     for c in report.compiles:
-        entry = {**c.to_dict(contents=False), "contents_omitted": True}
+        entry = {**_utf8(c.to_dict(contents=False)), "contents_omitted": True}
         entry_size = json_size(entry) + 1
         if data["compiles"] and size + entry_size > budget // 2:
             break
@@ -94,8 +127,15 @@ def published_trace(report: TraceRecord, budget: int | None = None) -> dict[str,
         truncated |= capped
     if left_out:
         data["omitted"].append({**marks[1], "count": left_out})
+    # problems found while reading the contents above (malformed events), as they fit
+    for problem in report.problems[len(data["problems"]):]:
+        grown = json_size(problem) + 1
+        if size + grown > budget:
+            break
+        data["problems"].append(problem)
+        size += grown
     data["truncated"] = truncated or bool(data["omitted"])
-    return data
+    return _utf8(data)
 
 
 def _index_line(c: TraceCompile) -> str:
@@ -137,7 +177,7 @@ def trace_text(report: TraceRecord, detailed: list[TraceCompile] | None = None) 
         lines.append(f"events nbcompile does not know (skipped): {counts}")
     for p in report.problems:
         lines.append(f"problem: {p}")
-    return "\n".join(lines)
+    return "\n".join(terminal_safe(line) for line in lines)
 
 
 def _grid(report: TraceRecord) -> str:
@@ -229,16 +269,16 @@ def trace_html(report: TraceRecord, detailed: list[TraceCompile] | None = None) 
                      + e(", ".join(f"{k} x{n}" for k, n in report.unknown_events.items()))
                      + "</p>")
     parts.append("</div>")
-    return "".join(parts)
+    return _utf8("".join(parts))
 
 
 def trace_page(report: TraceRecord) -> str:
     """One self-contained HTML page of the trace view (``--html FILE``)."""
     title = escape(f"nbcompile trace {report.path}")
-    return ("<!DOCTYPE html><html><head><meta charset='utf-8'>"
-            f"<title>{title}</title><style>body{{font-family:sans-serif;margin:1em}}"
-            "td,th{padding:2px 6px;font-size:90%}pre{background:#f6f6f6;overflow:auto}"
-            f"</style></head><body>{trace_html(report)}</body></html>")
+    return _utf8("<!DOCTYPE html><html><head><meta charset='utf-8'>"
+                 f"<title>{title}</title><style>body{{font-family:sans-serif;margin:1em}}"
+                 "td,th{padding:2px 6px;font-size:90%}pre{background:#f6f6f6;overflow:auto}"
+                 f"</style></head><body>{trace_html(report)}</body></html>")
 
 
 def trace_bundle(report: TraceRecord) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from ..core.notebook.torch_logs import TorchLogRouting
 from .admin import AdminMagics
 from .compare import CompareMagics
 from .compile import CompileMagics
+from .diagnose import DiagnoseMagics
 from .errors import install_error_display, uninstall_error_display
 from .profile import ProfileMagics
 from .suggest import SuggestMagics
@@ -18,7 +19,8 @@ from .suggest import SuggestMagics
 _torch_logs: TorchLogRouting | None = None
 
 #: Magics classes registered by ``%load_ext nbcompile``.
-MAGICS: list[type] = [CompileMagics, CompareMagics, SuggestMagics, AdminMagics, ProfileMagics]
+MAGICS: list[type] = [CompileMagics, CompareMagics, SuggestMagics, AdminMagics, ProfileMagics,
+                      DiagnoseMagics]
 
 
 def load_ipython_extension(shell: Any) -> None:

@@ -1,5 +1,5 @@
 """``%nbcompile cache [--dir D | --clear | --info]`` (the persistent compile cache) and
-``%nbcompile open PATH`` (show a TORCH_TRACE run)."""
+``%nbcompile open PATH [--source-root DIR]`` (show a TORCH_TRACE run)."""
 
 from __future__ import annotations
 
@@ -36,6 +36,9 @@ class AdminMagics(Magics):
     @argument("--info", action="store_true",
               help="Show where the cache is, its size and this kernel's hits/misses "
                    "(the default).")
+    @argument("--source-root", default=None, metavar="DIR",
+              help="open: read source lines the log did not print from regular files "
+                   "under DIR (by default no local file but the logs is read).")
     @argument("--output-budget", default=None, metavar="SIZE",
               help="config: total size of each published output (summary, displayed "
                    "report), e.g. 512K or 1M (default 256K); what does not fit stays in "
@@ -43,8 +46,8 @@ class AdminMagics(Magics):
     @line_magic("nbcompile")
     def nbcompile(self, line: str) -> None:
         """Manage nbcompile: ``%nbcompile cache [--dir D | --clear | --info]``, show a
-        TORCH_TRACE run (a log file or a directory of per-rank logs): ``%nbcompile open PATH``,
-        or change settings: ``%nbcompile config [--output-budget SIZE]``.
+        TORCH_TRACE run (a log file or a directory of per-rank logs): ``%nbcompile open PATH
+        [--source-root DIR]``, or change settings: ``%nbcompile config [--output-budget SIZE]``.
 
         nbcompile keeps Inductor's compile caches (FX graph cache, AOTAutograd cache,
         compiled kernels) in a persistent per-user directory (default
@@ -58,6 +61,9 @@ class AdminMagics(Magics):
         if args.output_budget is not None and args.command != "config":
             raise UsageError(f"%nbcompile {args.command}: --output-budget belongs to "
                              "%nbcompile config --output-budget SIZE")
+        if args.source_root is not None and args.command != "open":
+            raise UsageError(f"%nbcompile {args.command}: --source-root belongs to "
+                             "%nbcompile open PATH --source-root DIR")
         if args.command == "config":
             _config(args)
             return
@@ -71,7 +77,10 @@ class AdminMagics(Magics):
             raise UsageError("%nbcompile cache: use one of --dir, --clear, --info")
         try:
             if args.dir is not None:
-                path = cache.use_dir(args.dir, source="magic")
+                directory = unquoted(args.dir)
+                if not directory:
+                    raise UsageError("%nbcompile cache --dir: give a directory")
+                path = cache.use_dir(directory, source="magic")
                 print(f"nbcompile: compile cache is now {path}")
             elif args.clear:
                 freed = cache.clear()
@@ -93,9 +102,13 @@ class AdminMagics(Magics):
         if not path:
             raise UsageError("%nbcompile open: give a TORCH_TRACE log file or directory, "
                              "e.g. %nbcompile open /tmp/trace_dir")
+        root = getattr(args, "source_root", None)
+        root = unquoted(root) if root is not None else None
+        if root == "":
+            raise UsageError("%nbcompile open --source-root: give a directory")
         try:
-            report = open_trace(path)
-        except (FileNotFoundError, PermissionError) as e:
+            report = open_trace(path, source_root=root)
+        except (FileNotFoundError, NotADirectoryError, PermissionError) as e:
             raise UsageError(f"%nbcompile open: {e}") from None
         display(report)
 

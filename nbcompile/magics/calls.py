@@ -17,18 +17,28 @@ from IPython.core.magic_arguments import parse_argstring
 from .arguments import check_repeats, join_comma_lists
 
 _LEADING = re.compile(r"^\s*(--?[A-Za-z][\w-]*)(?:=|\s+)(\S+)")
+_LEADING_FLAG = re.compile(r"^\s*(--?[A-Za-z][\w-]*)(?=\s|$)")
 _OPTION = re.compile(r"^--?[A-Za-z][\w-]*(=.*)?$")
 
 
-def split_line(line: str) -> tuple[str, list[str]]:
+def split_line(line: str, flags: frozenset[str] = frozenset()) -> tuple[str, list[str]]:
     """Split ``%compare`` input into the call expression and option tokens.
 
     Options go before or after the expression (``%compare f(x) --budget 2`` or
     ``%compare --budget 2 f(x)``); the expression keeps its own quoting and spaces.
+    ``flags``: options that take no value (``--no-memory f(x)``: ``f(x)`` is the call).
     """
     rest = line.strip()
     options: list[str] = []
-    while m := _LEADING.match(rest):
+    while True:
+        flag = _LEADING_FLAG.match(rest)
+        if flag and flag.group(1) in flags:
+            options.append(flag.group(1))
+            rest = rest[flag.end():].strip()
+            continue
+        m = _LEADING.match(rest)
+        if not m:
+            break
         options += [m.group(1), m.group(2)]
         rest = rest[m.end():].strip()
         while rest and (options[-1].endswith(",") or rest.startswith(",")):  # --modes a, b
@@ -63,7 +73,10 @@ def parse_call_line(magic_fn: Callable[..., Any], line: str, magic: str,
     """``(options, call expression)`` of a call magic's ``line``, options parsed with the
     magic's own ``magic_arguments``; a ``UsageError`` naming ``magic`` (nothing run) for a
     bad option, a repeated one, words left after the options, or no call."""
-    expr, option_tokens = split_line(line)
+    parser = getattr(magic_fn, "parser", None)
+    flags = frozenset(o for a in getattr(parser, "_actions", ()) if a.nargs == 0
+                      for o in a.option_strings)
+    expr, option_tokens = split_line(line, flags)
     option_tokens = join_comma_lists(option_tokens)
     try:
         args = parse_argstring(magic_fn, " ".join(shlex.quote(t) for t in option_tokens))

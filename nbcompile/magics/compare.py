@@ -8,7 +8,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..api import Comparison, compare
 from ..core.perf.modes import DEFAULT_MODES, CompareError
-from .arguments import Once, unquoted
+from .arguments import Once, OnceFlag, unquoted
 from .calls import evaluate_call, parse_call_line
 
 
@@ -26,7 +26,12 @@ class CompareMagics(Magics):
                    "is the baseline.")
     @argument("--budget", "-b", type=float, default=10.0, metavar="S", action=Once,
               help="Seconds for the steady-state measurement of all modes together "
-                   "(compiles come on top; default 10).")
+                   "(default 10). First calls (compiles), the memory measurement and the "
+                   "profile explaining a slow mode come on top: the output says up front "
+                   "how long each took.")
+    @argument("--no-memory", dest="no_memory", action=OnceFlag,
+              help="Do not measure memory (by default every row's peak and allocated bytes "
+                   "of one call are measured: one more call per row).")
     @line_magic("compare")
     def compare(self, line: str) -> Comparison:
         """Time EXPR (a call) eagerly and under each torch.compile mode.
@@ -34,8 +39,12 @@ class CompareMagics(Magics):
         Each mode compiles a fresh copy of the function (your own compiled targets
         are untouched), reports its first call (compile) apart, then measures steady
         state with torch.utils.benchmark, interleaving every mode with eager in each
-        repeat. A verdict needs 10 paired repeats and a narrow 95% interval of the
-        median speedup; otherwise the row says "inconclusive on this machine now".
+        repeat. A verdict needs 10 paired repeats and a 95% interval of the median
+        speedup entirely above (faster) or below (slower) 1.0x, or narrow around it (no
+        significant difference); otherwise the row says "inconclusive on this machine
+        now". The interval is shown beside the verdict. Each row also gets the peak
+        and allocated memory of one call ("0.25x eager's peak" beside the time
+        verdict) and, for a training step, the bytes saved for backward.
         The max difference to eager's output shows a fast but wrong mode. Calls run
         on copies of your inputs; module buffers and the RNG are restored; what the
         function prints is counted, not shown.
@@ -44,6 +53,7 @@ class CompareMagics(Magics):
 
             %compare gelu_chain(x)
             %compare model(x) --modes eager,default,max-autotune-no-cudagraphs --budget 5
+            %compare f(x) --no-memory
             r = %compare f(x)       # r is an nbcompile.Comparison
         """
         __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
@@ -59,6 +69,7 @@ class CompareMagics(Magics):
         fn, call_args, call_kwargs = evaluate_call(
             self.shell, expr, "%compare", "it times the call eagerly and compiled.")
         try:
-            return compare(fn, *call_args, modes=modes, budget_s=args.budget, **call_kwargs)
+            return compare(fn, *call_args, modes=modes, budget_s=args.budget,
+                           memory=not args.no_memory, **call_kwargs)
         except CompareError as e:
             raise UsageError(f"%compare: {e}") from None

@@ -17,7 +17,14 @@ from ..core.notebook.session import get_session
 from ..core.notebook.targets import Target, compile_target
 from ..core.records import CellRef
 from ..display.live import LiveSummary
-from .arguments import Once, OnceBoolean, check_repeats, join_comma_lists, unquoted
+from .arguments import (
+    Once,
+    OnceBoolean,
+    OnceFlag,
+    check_repeats,
+    join_comma_lists,
+    unquoted,
+)
 from .errors import CellSyntaxError
 
 
@@ -28,7 +35,7 @@ class CompileMagics(Magics):
     @magic_arguments()
     @argument("--mode", choices=MODES, default=None, action=Once, type=unquoted,
               help="torch.compile mode (default: torch's default).")
-    @argument("--fullgraph", action="store_true",
+    @argument("--fullgraph", action=OnceFlag,
               help="Fail on the first graph break instead of splitting the graph.")
     @argument("--dynamic", action=OnceBoolean, default=None,
               help="--dynamic: dynamic shapes from the start; --no-dynamic: always "
@@ -39,11 +46,11 @@ class CompileMagics(Magics):
               type=unquoted,
               help="An Inductor option, repeatable; values are Python literals "
                    "(e.g. -o max_autotune=True). Not together with --mode.")
-    @argument("--disable", action="store_true",
+    @argument("--disable", action=OnceFlag,
               help="Register the targets but run them eagerly (torch.compile(disable=True)).")
     @argument("--only", default=None, metavar="NAME[,NAME...]", action=Once,
               help="Compile only these names the cell defines.")
-    @argument("--annotate", action="store_true",
+    @argument("--annotate", action=OnceFlag,
               help="Show the cell's source annotated line by line (kernel, extern call, "
                    "graph break, Python) in the summary once compiled.")
     @argument("--codegen", choices=triton_preview.CODEGEN_CHOICES, default="default",
@@ -53,7 +60,7 @@ class CompileMagics(Magics):
                    "and those it cannot run (libdevice math, many reductions) are computed "
                    "eagerly, said in the summary. triton-interpret: run in the interpreter "
                    "only, and raise TritonPreviewError where it cannot.")
-    @argument("--torch-logs", action="store_true",
+    @argument("--torch-logs", action=OnceFlag,
               help="Keep torch's own log records about these targets' compiles on stderr, "
                    "as torch prints them (by default they go into the record and the "
                    "summary shows them once, folded). For every target: set "
@@ -94,7 +101,7 @@ class CompileMagics(Magics):
         if only:
             not_targets = [n for n in only if not cells.find_targets([n], ns, module_name)[0]]
             if not_targets:
-                kinds = ", ".join(f"{n} is {type(ns.get(n)).__name__}" for n in not_targets)
+                kinds = ", ".join(_what(n, ns.get(n)) for n in not_targets)
                 raise UsageError(
                     f"--only {','.join(not_targets)}: not a function or nn.Module defined "
                     f"by this cell ({kinds}); the cell ran, nothing was compiled."
@@ -207,3 +214,15 @@ def _only_names(raw: str | None) -> list[str] | None:
             "names the cell defines, separated by commas (e.g. --only model,step)."
         )
     return names or None
+
+
+def _what(name: str, value: Any) -> str:
+    """What a name holds, for a refused ``--only``: a function's defining module says why
+    it is not the cell's (e.g. one imported, or wrapped by a library's decorator)."""
+    if name.startswith("_"):
+        return f"{name} starts with an underscore (private names are never compiled)"
+    module = getattr(value, "__module__", None)
+    if callable(value) and module:
+        return (f"{name} is {type(value).__name__} {getattr(value, '__qualname__', name)} "
+                f"from module {module}, not code of this cell")
+    return f"{name} is {type(value).__name__}"

@@ -8,7 +8,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..api import Profile, profile
 from ..core.perf.profile import DEFAULT_REPEAT, ProfileError
-from .arguments import Once
+from .arguments import Once, OnceFlag
 from .calls import evaluate_call, parse_call_line
 
 
@@ -20,6 +20,10 @@ class ProfileMagics(Magics):
     @argument("expr", nargs="*", help="A call, e.g. f(x) or model(x).")
     @argument("--repeat", "-r", type=int, default=DEFAULT_REPEAT, metavar="N", action=Once,
               help=f"Profiled calls, after the warm-up (default {DEFAULT_REPEAT}).")
+    @argument("--no-memory", dest="no_memory", action=OnceFlag,
+              help="Do not measure memory (by default one more compiled call and one more "
+                   "eager call measure the peak, bytes per kernel and per line, and the "
+                   "timeline of bytes in use).")
     @line_magic("kprun")
     def kprun(self, line: str) -> Profile:
         """Profile EXPR (a call) compiled and eagerly: time per kernel and per source line.
@@ -29,6 +33,8 @@ class ProfileMagics(Magics):
         torch.profiler; the eager call runs N times under a line timer. Shows the source
         coloured by measured time, the kernel table, and the time per call split into
         kernels, overhead (guards, launches) and Python between graphs (graph breaks).
+        Memory too: the peak and allocated bytes of one call, compiled and eager, bytes
+        per kernel and per line, and the timeline of bytes in use (p.memory).
 
         Examples::
 
@@ -43,6 +49,7 @@ class ProfileMagics(Magics):
             raise UsageError(f"%kprun: --repeat must be a whole number >= 1, not {args.repeat}")
         fn, call_args, call_kwargs = evaluate_call(self.shell, expr, "%kprun")
         try:
-            return profile(fn, *call_args, repeat=args.repeat, **call_kwargs)
+            return profile(fn, *call_args, repeat=args.repeat, memory=not args.no_memory,
+                           **call_kwargs)
         except ProfileError as e:
             raise UsageError(f"%kprun: {e}") from None

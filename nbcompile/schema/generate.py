@@ -1,6 +1,6 @@
 """Generate the record JSON Schema and the field tables of ``docs/records.md`` from the
 record dataclasses (``nbcompile.core.records``, ``timing``, ``profile``, ``suggest``,
-``logs.run``).
+``logs.run``, ``diagnosis.record``).
 
     python -m nbcompile.schema.generate [--check]
 
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Literal, Union
 
 from ..core import records
+from ..core.diagnosis import record as diagnosis
 from ..core.fixes import suggest
 from ..core.logs import run as trace_run
 from ..core.perf import comparison, profile
@@ -35,7 +36,8 @@ DOCS_PATH = Path(__file__).resolve().parents[2] / "docs" / "records.md"
 
 #: The top-level records, one per value of ``record``.
 TOP_LEVEL: tuple[type, ...] = (records.SummaryRecord, records.TargetRecord, comparison.Comparison,
-                                profile.Profile, suggest.Suggestions, trace_run.TraceRecord)
+                                profile.Profile, suggest.Suggestions, trace_run.TraceRecord,
+                                diagnosis.Diagnosis)
 
 _SIMPLE = {str: "string", int: "integer", float: "number", bool: "boolean",
            type(None): "null"}
@@ -157,7 +159,8 @@ def build_schema() -> dict[str, Any]:
         "description": (
             f"What the kernel publishes under the MIME type {records.MIME_TYPE}. "
             "Generated from the dataclasses in nbcompile/core/ (records.py, "
-            "perf/comparison.py, perf/profile.py, fixes/suggest.py, logs/run.py) by "
+            "perf/comparison.py, perf/profile.py, fixes/suggest.py, logs/run.py, "
+            "diagnosis/record.py) by "
             "`python -m nbcompile.schema.generate`: "
             "do not edit. Documented in docs/records.md."
         ),

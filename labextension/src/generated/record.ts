@@ -2,10 +2,10 @@
  * (json-schema-to-typescript). Do not edit: run `npm run gen:types`. */
 
 /**
- * What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/ (records.py, perf/comparison.py, perf/profile.py, fixes/suggest.py, logs/run.py) by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.
+ * What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/ (records.py, perf/comparison.py, perf/profile.py, fixes/suggest.py, logs/run.py, diagnosis/record.py) by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.
  */
 export type NbcompileRecordSchemaVersion1 =
-  SummaryRecord | TargetRecord | Comparison | Profile | Suggestions | TraceRecord;
+  SummaryRecord | TargetRecord | Comparison | Profile | Suggestions | TraceRecord | Diagnosis;
 
 /**
  * The live output of a `%%compile` cell (`display.payload.summary_payload`).
@@ -589,6 +589,16 @@ export interface Comparison {
    */
   elapsed_s: number;
   /**
+   * Where `elapsed_s` went: `first calls` (compiles), `memory`, `timed calls` (what `budget_s` bounds), `explaining profile`, `other`
+   */
+  phases_s?: {
+    [k: string]: number;
+  };
+  /**
+   * each row's memory was measured (`memory=True`)
+   */
+  memory_measured?: boolean;
+  /**
    * smallest relative difference called significant
    */
   min_effect: number;
@@ -718,7 +728,7 @@ export interface TimingRow {
    */
   speedup_ci_high?: number | null;
   /**
-   * At least `min_verdict_repeats` repeats, the interval no wider than `max_ci_ratio`, excluding 1.0, and the effect is >= `min_effect`
+   * At least `min_verdict_repeats` repeats, the interval excluding 1.0 and the effect >= `min_effect` (however wide the interval; see `core/perf/verdict.py`)
    */
   significant: boolean;
   /**
@@ -742,13 +752,33 @@ export interface TimingRow {
    */
   tolerance: string;
   /**
-   * CUDA `max_memory_allocated` in one call
+   * Peak tensor bytes in use during one call, above those in use before it (CPU: torch.profiler's allocation events; CUDA: `max_memory_allocated`); null: not measured
    */
   peak_memory_bytes: number | null;
   /**
-   * how memory was measured, or `not measured on CPU`
+   * how memory was measured, or why it was not
    */
   memory_note: string;
+  /**
+   * bytes allocated during one call
+   */
+  allocated_bytes?: number | null;
+  /**
+   * `peak_memory_bytes` over eager's
+   */
+  peak_memory_ratio?: number | null;
+  /**
+   * e.g. `0.25x eager's peak`; `baseline` for eager
+   */
+  memory_verdict?: string;
+  /**
+   * Activations one call's forward saved for backward (storages the call created; parameters and inputs it saved are held anyway); null: nothing saved
+   */
+  saved_bytes?: number | null;
+  /**
+   * CUDA: bytes still allocated after the mode's compile and warm-up, beyond those before it (for reduce-overhead: its CUDA graph memory pool); null off CUDA
+   */
+  held_bytes?: number | null;
   /**
    * this row's compile cache hits/misses
    */
@@ -767,13 +797,17 @@ export interface TimingRow {
    * Why this mode is not faster than eager, from a measured profile (`core/perf/explain.py`)
    */
   explanations?: Explanation[];
+  /**
+   * Why this mode needs more memory than eager, each naming its measured numbers
+   */
+  memory_explanations?: Explanation[];
 }
 /**
- * Why a compiled mode is not faster than eager, from a measured profile.
+ * Why a compiled mode is not faster than eager, or needs more memory, from measurements.
  */
 export interface Explanation {
   /**
-   * overhead | extern | graph-breaks | recompiles | kernels
+   * overhead | extern | graph-breaks | recompiles | kernels | cudagraph-pool | held-between-calls | saved-for-backward | live-across-breaks | functionalized-mutation | buffers
    */
   kind: string;
   /**
@@ -864,6 +898,10 @@ export interface Profile {
    * of the profiled copy
    */
   graph_breaks?: GraphBreak[];
+  /**
+   * peak and allocated bytes of one call, compiled and eager (null: not measured)
+   */
+  memory?: ProfileMemory | null;
   schema_version: number;
   record: string;
   /**
@@ -919,6 +957,10 @@ export interface KernelTime {
    * in `Profile.filename`; empty: not tied
    */
   lines: number[];
+  /**
+   * bytes allocated in one call for the buffers it writes (an allocation between two launches of a graph goes to the next launch: Inductor allocates just before use)
+   */
+  allocated_bytes?: number;
 }
 /**
  * One source line of the target: compiled and eager seconds per call.
@@ -942,9 +984,99 @@ export interface LineTime {
    */
   kernels: string[];
   /**
+   * bytes its kernels allocated in one compiled call (a fused kernel's split evenly)
+   */
+  compiled_allocated_bytes?: number;
+  /**
+   * bytes allocated on this line in one eager call
+   */
+  eager_allocated_bytes?: number;
+  /**
    * eager over compiled time (null unless both)
    */
   speedup: number | null;
+}
+/**
+ * Where the memory of one call goes, compiled and eager (`Profile.memory`).
+ */
+export interface ProfileMemory {
+  /**
+   * `cpu` or `cuda:0`
+   */
+  device: string;
+  /**
+   * compiled: peak tensor bytes in use during one call
+   */
+  peak_bytes: number | null;
+  /**
+   * the same call run eagerly
+   */
+  eager_peak_bytes: number | null;
+  /**
+   * compiled: bytes allocated during one call
+   */
+  allocated_bytes: number | null;
+  /**
+   * eager: bytes allocated during one call
+   */
+  eager_allocated_bytes: number | null;
+  /**
+   * compiled: bytes allocated outside any graph (eager ops and Python between graphs)
+   */
+  outside_graphs_allocated_bytes: number;
+  /**
+   * compiled: bytes allocated by kernels not tied to a line of the target
+   */
+  untied_allocated_bytes: number;
+  /**
+   * eager: bytes allocated outside the target's own lines (module call machinery ...)
+   */
+  eager_untied_allocated_bytes: number;
+  /**
+   * activations the forward saved for backward (null: nothing was saved)
+   */
+  saved_bytes: number | null;
+  /**
+   * the same, eager
+   */
+  eager_saved_bytes: number | null;
+  /**
+   * bytes in use between two graphs: intermediates a graph break keeps alive (largest)
+   */
+  across_breaks_bytes: number;
+  /**
+   * compiled, one call
+   */
+  timeline: MemoryPoint[];
+  /**
+   * eager, one call
+   */
+  eager_timeline: MemoryPoint[];
+  /**
+   * how it was measured
+   */
+  note: string;
+  /**
+   * what could not be measured or tied
+   */
+  notes: string[];
+}
+/**
+ * Bytes in use at one moment of one call (a step of the memory timeline).
+ */
+export interface MemoryPoint {
+  /**
+   * seconds since the call started
+   */
+  t_s: number;
+  /**
+   * tensor bytes in use, above those in use just before the call
+   */
+  bytes: number;
+  /**
+   * what allocated or freed at this point: a kernel, an op, `line N`
+   */
+  what: string;
 }
 /**
  * What `suggest()` returns: `baseline`, `problems` and `items`.
@@ -1283,4 +1415,276 @@ export interface Divergence {
    * the first compile id where it shows
    */
   compile_id: string;
+}
+/**
+ * What `diagnose()` returns: does compiled code crash or change the numbers, in which layer, at which op and line, who is right, and which workarounds help.
+ */
+export interface Diagnosis {
+  /**
+   * the function or module class
+   */
+  name: string;
+  /**
+   * crash | accuracy | ok, against eager
+   */
+  kind: 'crash' | 'accuracy' | 'ok';
+  /**
+   * the first rung of the ladder that shows the problem
+   */
+  layer: ('dynamo' | 'aot_autograd' | 'inductor') | null;
+  /**
+   * the verdict in words (shown after the kind)
+   */
+  summary: string;
+  /**
+   * the ladder, lowest rung first
+   */
+  rungs: Rung[];
+  /**
+   * the graph, op or kernel that brings the problem in ("" when not found)
+   */
+  culprit: string;
+  /**
+   * where the culprit's line is
+   */
+  filename: string | null;
+  /**
+   * the culprit's line (1-based)
+   */
+  lineno: number | null;
+  /**
+   * its source text
+   */
+  line: string;
+  /**
+   * torch's CompilerBisector's answer (null: not run)
+   */
+  bisection: Bisection | null;
+  /**
+   * compiled vs eager before any workaround
+   */
+  max_abs_diff: number | null;
+  /**
+   * elements outside the tolerance before any workaround
+   */
+  mismatched: number | null;
+  /**
+   * elements compared
+   */
+  numel: number;
+  /**
+   * the tolerance used: assert_close's default for each dtype
+   */
+  tolerance: string;
+  /**
+   * the crash: exception type and its first line
+   */
+  error: string;
+  /**
+   * the crash's message, capped
+   */
+  error_detail: string;
+  /**
+   * the float64 run (accuracy only; null: none)
+   */
+  reference: Reference | null;
+  workarounds: Workaround[];
+  /**
+   * the arguments, described
+   */
+  inputs: string[];
+  /**
+   * the compile options diagnosed (the user's, when nbcompile knows them)
+   */
+  options: string;
+  /**
+   * median time of an eager call
+   */
+  eager_time_s: number | null;
+  /**
+   * median time of a compiled call (null: it crashed)
+   */
+  compiled_time_s: number | null;
+  /**
+   * seconds allowed
+   */
+  budget_s: number;
+  /**
+   * seconds it took
+   */
+  elapsed_s: number;
+  /**
+   * steps left out, and why
+   */
+  skipped: string[];
+  notes: string[];
+  /**
+   * texts were cut to fit the output budget (the kernel has them)
+   */
+  truncated: boolean;
+  schema_version: 1;
+  record: 'diagnosis';
+}
+/**
+ * One rung of the ladder: a fresh copy compiled with one backend, judged against eager.
+ */
+export interface Rung {
+  /**
+   * torch.compile backend: eager, aot_eager, aot_eager_decomp_partition, inductor
+   */
+  backend: string;
+  /**
+   * the compiler layer this rung adds to the one below it
+   */
+  layer: 'dynamo' | 'aot_autograd' | 'inductor';
+  outcome: 'ok' | 'accuracy' | 'crash' | 'not run';
+  /**
+   * largest abs difference to eager (null: none measured)
+   */
+  max_abs_diff: number | null;
+  /**
+   * elements outside the tolerance (null: none measured)
+   */
+  mismatched: number | null;
+  /**
+   * elements compared
+   */
+  numel: number;
+  /**
+   * the crash: exception type and its first line
+   */
+  error: string;
+  /**
+   * the first call: compile and run
+   */
+  first_call_s: number | null;
+  /**
+   * median time of a later call
+   */
+  time_s: number | null;
+  /**
+   * compile options besides the backend (the user's, on the top rung)
+   */
+  options: string;
+  /**
+   * why it did not run, or what to know about it
+   */
+  note: string;
+}
+/**
+ * What torch's `CompilerBisector` found: the backend, the compiler subsystem and the application of it (e.g. the lowering of one node) that brings the problem in.
+ */
+export interface Bisection {
+  /**
+   * the first backend that shows the problem ("" when none did)
+   */
+  backend: string;
+  /**
+   * e.g. lowerings, decomposition, post_grad_passes ("" when none found)
+   */
+  subsystem: string;
+  /**
+   * which application of the subsystem (0-based)
+   */
+  bisect_number: number | null;
+  /**
+   * torch's note on it: a node name for lowerings, an op for decompositions
+   */
+  debug_info: string;
+  /**
+   * compiles the bisection ran
+   */
+  steps: number;
+  /**
+   * seconds it took
+   */
+  elapsed_s: number;
+  /**
+   * stopped early, or found nothing
+   */
+  note: string;
+}
+/**
+ * The same function run in float64 (floating inputs and parameters upcast): who is closer to it, eager or compiled.
+ */
+export interface Reference {
+  dtype: string;
+  /**
+   * largest abs difference of eager's result to float64's
+   */
+  eager_error: number | null;
+  /**
+   * the same for the compiled result
+   */
+  compiled_error: number | null;
+  /**
+   * mean abs difference of eager's result to float64's
+   */
+  eager_mean_error: number | null;
+  /**
+   * the same for the compiled result
+   */
+  compiled_mean_error: number | null;
+  /**
+   * the one whose largest error is at most 0.8 of the other's; neither when they are close
+   */
+  closer: 'eager' | 'compiled' | 'neither';
+  /**
+   * how it was made, or why there is none
+   */
+  note: string;
+}
+/**
+ * A change tried on a copy, with its measured effect and its cost in time.
+ */
+export interface Workaround {
+  /**
+   * setting | backend | disable
+   */
+  kind: string;
+  /**
+   * the change, as code
+   */
+  change: string;
+  /**
+   * on the copy it removes the crash, or brings the result within tolerance
+   */
+  verified: boolean;
+  status: 'verified' | 'tried, did not help' | 'not tried';
+  /**
+   * the copy's result judged against eager
+   */
+  outcome: 'ok' | 'accuracy' | 'crash' | 'not run';
+  /**
+   * largest abs difference to eager after the change
+   */
+  max_abs_diff: number | null;
+  /**
+   * elements outside the tolerance after the change
+   */
+  mismatched: number | null;
+  /**
+   * elements compared
+   */
+  numel: number;
+  /**
+   * the copy's first call: compile and run
+   */
+  first_call_s: number | null;
+  /**
+   * median time of a later call
+   */
+  time_s: number | null;
+  /**
+   * the time against the compiled (or eager) call, in words
+   */
+  cost: string;
+  /**
+   * the copy crashed: exception type and its first line
+   */
+  error: string;
+  /**
+   * what it changes, what it costs or risks, why it was not tried
+   */
+  note: string;
 }

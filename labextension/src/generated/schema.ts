@@ -5,7 +5,7 @@ export const RECORD_SCHEMA: unknown = {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "application/vnd.nbcompile.v1+json",
   "title": "nbcompile record, schema version 1",
-  "description": "What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/ (records.py, perf/comparison.py, perf/profile.py, fixes/suggest.py, logs/run.py) by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.",
+  "description": "What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/ (records.py, perf/comparison.py, perf/profile.py, fixes/suggest.py, logs/run.py, diagnosis/record.py) by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.",
   "oneOf": [
     {
       "$ref": "#/$defs/SummaryRecord"
@@ -24,6 +24,9 @@ export const RECORD_SCHEMA: unknown = {
     },
     {
       "$ref": "#/$defs/TraceRecord"
+    },
+    {
+      "$ref": "#/$defs/Diagnosis"
     }
   ],
   "$defs": {
@@ -945,6 +948,17 @@ export const RECORD_SCHEMA: unknown = {
           "type": "number",
           "description": "wall time of the whole comparison, compiles included"
         },
+        "phases_s": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "number"
+          },
+          "description": "Where `elapsed_s` went: `first calls` (compiles), `memory`, `timed calls` (what `budget_s` bounds), `explaining profile`, `other`"
+        },
+        "memory_measured": {
+          "type": "boolean",
+          "description": "each row's memory was measured (`memory=True`)"
+        },
         "min_effect": {
           "type": "number",
           "description": "smallest relative difference called significant"
@@ -1145,7 +1159,7 @@ export const RECORD_SCHEMA: unknown = {
         },
         "significant": {
           "type": "boolean",
-          "description": "At least `min_verdict_repeats` repeats, the interval no wider than `max_ci_ratio`, excluding 1.0, and the effect is >= `min_effect`"
+          "description": "At least `min_verdict_repeats` repeats, the interval excluding 1.0 and the effect >= `min_effect` (however wide the interval; see `core/perf/verdict.py`)"
         },
         "spreads_overlap": {
           "type": [
@@ -1181,11 +1195,43 @@ export const RECORD_SCHEMA: unknown = {
             "integer",
             "null"
           ],
-          "description": "CUDA `max_memory_allocated` in one call"
+          "description": "Peak tensor bytes in use during one call, above those in use before it (CPU: torch.profiler's allocation events; CUDA: `max_memory_allocated`); null: not measured"
         },
         "memory_note": {
           "type": "string",
-          "description": "how memory was measured, or `not measured on CPU`"
+          "description": "how memory was measured, or why it was not"
+        },
+        "allocated_bytes": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "bytes allocated during one call"
+        },
+        "peak_memory_ratio": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "`peak_memory_bytes` over eager's"
+        },
+        "memory_verdict": {
+          "type": "string",
+          "description": "e.g. `0.25x eager's peak`; `baseline` for eager"
+        },
+        "saved_bytes": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "Activations one call's forward saved for backward (storages the call created; parameters and inputs it saved are held anyway); null: nothing saved"
+        },
+        "held_bytes": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "CUDA: bytes still allocated after the mode's compile and warm-up, beyond those before it (for reduce-overhead: its CUDA graph memory pool); null off CUDA"
         },
         "cache": {
           "type": "object",
@@ -1214,6 +1260,13 @@ export const RECORD_SCHEMA: unknown = {
             "$ref": "#/$defs/Explanation"
           },
           "description": "Why this mode is not faster than eager, from a measured profile (`core/perf/explain.py`)"
+        },
+        "memory_explanations": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Explanation"
+          },
+          "description": "Why this mode needs more memory than eager, each naming its measured numbers"
         }
       },
       "required": [
@@ -1250,11 +1303,11 @@ export const RECORD_SCHEMA: unknown = {
     "Explanation": {
       "title": "Explanation",
       "type": "object",
-      "description": "Why a compiled mode is not faster than eager, from a measured profile.",
+      "description": "Why a compiled mode is not faster than eager, or needs more memory, from measurements.",
       "properties": {
         "kind": {
           "type": "string",
-          "description": "overhead | extern | graph-breaks | recompiles | kernels"
+          "description": "overhead | extern | graph-breaks | recompiles | kernels | cudagraph-pool | held-between-calls | saved-for-backward | live-across-breaks | functionalized-mutation | buffers"
         },
         "message": {
           "type": "string",
@@ -1374,6 +1427,17 @@ export const RECORD_SCHEMA: unknown = {
           },
           "description": "of the profiled copy"
         },
+        "memory": {
+          "anyOf": [
+            {
+              "$ref": "#/$defs/ProfileMemory"
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "peak and allocated bytes of one call, compiled and eager (null: not measured)"
+        },
         "schema_version": {
           "type": "integer"
         },
@@ -1462,6 +1526,10 @@ export const RECORD_SCHEMA: unknown = {
             "type": "integer"
           },
           "description": "in `Profile.filename`; empty: not tied"
+        },
+        "allocated_bytes": {
+          "type": "integer",
+          "description": "bytes allocated in one call for the buffers it writes (an allocation between two launches of a graph goes to the next launch: Inductor allocates just before use)"
         }
       },
       "required": [
@@ -1505,6 +1573,14 @@ export const RECORD_SCHEMA: unknown = {
           },
           "description": "names of the kernels it fed"
         },
+        "compiled_allocated_bytes": {
+          "type": "integer",
+          "description": "bytes its kernels allocated in one compiled call (a fused kernel's split evenly)"
+        },
+        "eager_allocated_bytes": {
+          "type": "integer",
+          "description": "bytes allocated on this line in one eager call"
+        },
         "speedup": {
           "type": [
             "number",
@@ -1520,6 +1596,143 @@ export const RECORD_SCHEMA: unknown = {
         "eager_s",
         "kernels",
         "speedup"
+      ],
+      "additionalProperties": false
+    },
+    "ProfileMemory": {
+      "title": "ProfileMemory",
+      "type": "object",
+      "description": "Where the memory of one call goes, compiled and eager (`Profile.memory`).",
+      "properties": {
+        "device": {
+          "type": "string",
+          "description": "`cpu` or `cuda:0`"
+        },
+        "peak_bytes": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "compiled: peak tensor bytes in use during one call"
+        },
+        "eager_peak_bytes": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "the same call run eagerly"
+        },
+        "allocated_bytes": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "compiled: bytes allocated during one call"
+        },
+        "eager_allocated_bytes": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "eager: bytes allocated during one call"
+        },
+        "outside_graphs_allocated_bytes": {
+          "type": "integer",
+          "description": "compiled: bytes allocated outside any graph (eager ops and Python between graphs)"
+        },
+        "untied_allocated_bytes": {
+          "type": "integer",
+          "description": "compiled: bytes allocated by kernels not tied to a line of the target"
+        },
+        "eager_untied_allocated_bytes": {
+          "type": "integer",
+          "description": "eager: bytes allocated outside the target's own lines (module call machinery ...)"
+        },
+        "saved_bytes": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "activations the forward saved for backward (null: nothing was saved)"
+        },
+        "eager_saved_bytes": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "the same, eager"
+        },
+        "across_breaks_bytes": {
+          "type": "integer",
+          "description": "bytes in use between two graphs: intermediates a graph break keeps alive (largest)"
+        },
+        "timeline": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/MemoryPoint"
+          },
+          "description": "compiled, one call"
+        },
+        "eager_timeline": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/MemoryPoint"
+          },
+          "description": "eager, one call"
+        },
+        "note": {
+          "type": "string",
+          "description": "how it was measured"
+        },
+        "notes": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "what could not be measured or tied"
+        }
+      },
+      "required": [
+        "device",
+        "peak_bytes",
+        "eager_peak_bytes",
+        "allocated_bytes",
+        "eager_allocated_bytes",
+        "outside_graphs_allocated_bytes",
+        "untied_allocated_bytes",
+        "eager_untied_allocated_bytes",
+        "saved_bytes",
+        "eager_saved_bytes",
+        "across_breaks_bytes",
+        "timeline",
+        "eager_timeline",
+        "note",
+        "notes"
+      ],
+      "additionalProperties": false
+    },
+    "MemoryPoint": {
+      "title": "MemoryPoint",
+      "type": "object",
+      "description": "Bytes in use at one moment of one call (a step of the memory timeline).",
+      "properties": {
+        "t_s": {
+          "type": "number",
+          "description": "seconds since the call started"
+        },
+        "bytes": {
+          "type": "integer",
+          "description": "tensor bytes in use, above those in use just before the call"
+        },
+        "what": {
+          "type": "string",
+          "description": "what allocated or freed at this point: a kernel, an op, `line N`"
+        }
+      },
+      "required": [
+        "t_s",
+        "bytes",
+        "what"
       ],
       "additionalProperties": false
     },
@@ -2043,6 +2256,507 @@ export const RECORD_SCHEMA: unknown = {
         "groups",
         "detail",
         "compile_id"
+      ],
+      "additionalProperties": false
+    },
+    "Diagnosis": {
+      "title": "Diagnosis",
+      "type": "object",
+      "description": "What `diagnose()` returns: does compiled code crash or change the numbers, in which layer, at which op and line, who is right, and which workarounds help.",
+      "properties": {
+        "name": {
+          "type": "string",
+          "description": "the function or module class"
+        },
+        "kind": {
+          "enum": [
+            "crash",
+            "accuracy",
+            "ok"
+          ],
+          "description": "crash | accuracy | ok, against eager"
+        },
+        "layer": {
+          "anyOf": [
+            {
+              "enum": [
+                "dynamo",
+                "aot_autograd",
+                "inductor"
+              ]
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "the first rung of the ladder that shows the problem"
+        },
+        "summary": {
+          "type": "string",
+          "description": "the verdict in words (shown after the kind)"
+        },
+        "rungs": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Rung"
+          },
+          "description": "the ladder, lowest rung first"
+        },
+        "culprit": {
+          "type": "string",
+          "description": "the graph, op or kernel that brings the problem in (\"\" when not found)"
+        },
+        "filename": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "where the culprit's line is"
+        },
+        "lineno": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "the culprit's line (1-based)"
+        },
+        "line": {
+          "type": "string",
+          "description": "its source text"
+        },
+        "bisection": {
+          "anyOf": [
+            {
+              "$ref": "#/$defs/Bisection"
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "torch's CompilerBisector's answer (null: not run)"
+        },
+        "max_abs_diff": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "compiled vs eager before any workaround"
+        },
+        "mismatched": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "elements outside the tolerance before any workaround"
+        },
+        "numel": {
+          "type": "integer",
+          "description": "elements compared"
+        },
+        "tolerance": {
+          "type": "string",
+          "description": "the tolerance used: assert_close's default for each dtype"
+        },
+        "error": {
+          "type": "string",
+          "description": "the crash: exception type and its first line"
+        },
+        "error_detail": {
+          "type": "string",
+          "description": "the crash's message, capped"
+        },
+        "reference": {
+          "anyOf": [
+            {
+              "$ref": "#/$defs/Reference"
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "the float64 run (accuracy only; null: none)"
+        },
+        "workarounds": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Workaround"
+          }
+        },
+        "inputs": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "the arguments, described"
+        },
+        "options": {
+          "type": "string",
+          "description": "the compile options diagnosed (the user's, when nbcompile knows them)"
+        },
+        "eager_time_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "median time of an eager call"
+        },
+        "compiled_time_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "median time of a compiled call (null: it crashed)"
+        },
+        "budget_s": {
+          "type": "number",
+          "description": "seconds allowed"
+        },
+        "elapsed_s": {
+          "type": "number",
+          "description": "seconds it took"
+        },
+        "skipped": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "steps left out, and why"
+        },
+        "notes": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "truncated": {
+          "type": "boolean",
+          "description": "texts were cut to fit the output budget (the kernel has them)"
+        },
+        "schema_version": {
+          "const": 1
+        },
+        "record": {
+          "const": "diagnosis"
+        }
+      },
+      "required": [
+        "name",
+        "kind",
+        "layer",
+        "summary",
+        "rungs",
+        "culprit",
+        "filename",
+        "lineno",
+        "line",
+        "bisection",
+        "max_abs_diff",
+        "mismatched",
+        "numel",
+        "tolerance",
+        "error",
+        "error_detail",
+        "reference",
+        "workarounds",
+        "inputs",
+        "options",
+        "eager_time_s",
+        "compiled_time_s",
+        "budget_s",
+        "elapsed_s",
+        "skipped",
+        "notes",
+        "truncated",
+        "schema_version",
+        "record"
+      ],
+      "additionalProperties": false
+    },
+    "Rung": {
+      "title": "Rung",
+      "type": "object",
+      "description": "One rung of the ladder: a fresh copy compiled with one backend, judged against eager.",
+      "properties": {
+        "backend": {
+          "type": "string",
+          "description": "torch.compile backend: eager, aot_eager, aot_eager_decomp_partition, inductor"
+        },
+        "layer": {
+          "enum": [
+            "dynamo",
+            "aot_autograd",
+            "inductor"
+          ],
+          "description": "the compiler layer this rung adds to the one below it"
+        },
+        "outcome": {
+          "enum": [
+            "ok",
+            "accuracy",
+            "crash",
+            "not run"
+          ]
+        },
+        "max_abs_diff": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "largest abs difference to eager (null: none measured)"
+        },
+        "mismatched": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "elements outside the tolerance (null: none measured)"
+        },
+        "numel": {
+          "type": "integer",
+          "description": "elements compared"
+        },
+        "error": {
+          "type": "string",
+          "description": "the crash: exception type and its first line"
+        },
+        "first_call_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "the first call: compile and run"
+        },
+        "time_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "median time of a later call"
+        },
+        "options": {
+          "type": "string",
+          "description": "compile options besides the backend (the user's, on the top rung)"
+        },
+        "note": {
+          "type": "string",
+          "description": "why it did not run, or what to know about it"
+        }
+      },
+      "required": [
+        "backend",
+        "layer",
+        "outcome",
+        "max_abs_diff",
+        "mismatched",
+        "numel",
+        "error",
+        "first_call_s",
+        "time_s",
+        "options",
+        "note"
+      ],
+      "additionalProperties": false
+    },
+    "Bisection": {
+      "title": "Bisection",
+      "type": "object",
+      "description": "What torch's `CompilerBisector` found: the backend, the compiler subsystem and the application of it (e.g. the lowering of one node) that brings the problem in.",
+      "properties": {
+        "backend": {
+          "type": "string",
+          "description": "the first backend that shows the problem (\"\" when none did)"
+        },
+        "subsystem": {
+          "type": "string",
+          "description": "e.g. lowerings, decomposition, post_grad_passes (\"\" when none found)"
+        },
+        "bisect_number": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "which application of the subsystem (0-based)"
+        },
+        "debug_info": {
+          "type": "string",
+          "description": "torch's note on it: a node name for lowerings, an op for decompositions"
+        },
+        "steps": {
+          "type": "integer",
+          "description": "compiles the bisection ran"
+        },
+        "elapsed_s": {
+          "type": "number",
+          "description": "seconds it took"
+        },
+        "note": {
+          "type": "string",
+          "description": "stopped early, or found nothing"
+        }
+      },
+      "required": [
+        "backend",
+        "subsystem",
+        "bisect_number",
+        "debug_info",
+        "steps",
+        "elapsed_s",
+        "note"
+      ],
+      "additionalProperties": false
+    },
+    "Reference": {
+      "title": "Reference",
+      "type": "object",
+      "description": "The same function run in float64 (floating inputs and parameters upcast): who is closer to it, eager or compiled.",
+      "properties": {
+        "dtype": {
+          "type": "string"
+        },
+        "eager_error": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "largest abs difference of eager's result to float64's"
+        },
+        "compiled_error": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "the same for the compiled result"
+        },
+        "eager_mean_error": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "mean abs difference of eager's result to float64's"
+        },
+        "compiled_mean_error": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "the same for the compiled result"
+        },
+        "closer": {
+          "enum": [
+            "eager",
+            "compiled",
+            "neither"
+          ],
+          "description": "the one whose largest error is at most 0.8 of the other's; neither when they are close"
+        },
+        "note": {
+          "type": "string",
+          "description": "how it was made, or why there is none"
+        }
+      },
+      "required": [
+        "dtype",
+        "eager_error",
+        "compiled_error",
+        "eager_mean_error",
+        "compiled_mean_error",
+        "closer",
+        "note"
+      ],
+      "additionalProperties": false
+    },
+    "Workaround": {
+      "title": "Workaround",
+      "type": "object",
+      "description": "A change tried on a copy, with its measured effect and its cost in time.",
+      "properties": {
+        "kind": {
+          "type": "string",
+          "description": "setting | backend | disable"
+        },
+        "change": {
+          "type": "string",
+          "description": "the change, as code"
+        },
+        "verified": {
+          "type": "boolean",
+          "description": "on the copy it removes the crash, or brings the result within tolerance"
+        },
+        "status": {
+          "enum": [
+            "verified",
+            "tried, did not help",
+            "not tried"
+          ]
+        },
+        "outcome": {
+          "enum": [
+            "ok",
+            "accuracy",
+            "crash",
+            "not run"
+          ],
+          "description": "the copy's result judged against eager"
+        },
+        "max_abs_diff": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "largest abs difference to eager after the change"
+        },
+        "mismatched": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "elements outside the tolerance after the change"
+        },
+        "numel": {
+          "type": "integer",
+          "description": "elements compared"
+        },
+        "first_call_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "the copy's first call: compile and run"
+        },
+        "time_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "median time of a later call"
+        },
+        "cost": {
+          "type": "string",
+          "description": "the time against the compiled (or eager) call, in words"
+        },
+        "error": {
+          "type": "string",
+          "description": "the copy crashed: exception type and its first line"
+        },
+        "note": {
+          "type": "string",
+          "description": "what it changes, what it costs or risks, why it was not tried"
+        }
+      },
+      "required": [
+        "kind",
+        "change",
+        "verified",
+        "status",
+        "outcome",
+        "max_abs_diff",
+        "mismatched",
+        "numel",
+        "first_call_s",
+        "time_s",
+        "cost",
+        "error",
+        "note"
       ],
       "additionalProperties": false
     }

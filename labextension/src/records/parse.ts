@@ -42,7 +42,7 @@ import {
   strOrNull
 } from './coerce';
 import { parseGraphBreak, parseKernel, parseOmission, parseRecompile } from './parseparts';
-import { parseProfile, parseSuggestions, parseTrace } from './parsereports';
+import { parseDiagnosis, parseProfile, parseSuggestions, parseTrace } from './parsereports';
 import { validateRecord } from './validate';
 
 export { displayValue } from './coerce';
@@ -209,12 +209,36 @@ const COMPARISON_COLUMNS = [
   'mode',
   'compile',
   'run (median ± IQR/2)',
-  'speedup',
+  'speedup [95% CI]',
   'max |diff|',
-  'peak memory'
+  'peak memory/call',
+  'allocated/call'
 ];
+/** The column of a call that saves tensors for backward (a training step). */
+const SAVED_COLUMN = 'saved for backward';
 
-function comparisonRow(r: Loose<R.TimingRow>): TableCell[] {
+/** The interval the verdict rests on, labelled (`95% CI 0.04–0.15×`); '' when absent. */
+export function intervalText(low: unknown, high: unknown, confidence: unknown = 0.95): string {
+  if (typeof low !== 'number' || typeof high !== 'number' || !Number.isFinite(low) || !Number.isFinite(high)) {
+    return '';
+  }
+  const level = typeof confidence === 'number' && confidence > 0 && confidence < 1 ? confidence : 0.95;
+  return `${Math.round(level * 100)}% CI ${low.toFixed(2)}–${high.toFixed(2)}×`;
+}
+
+/** Peak memory of a row with its memory verdict (`16.0 MiB (0.25x eager's peak)`). */
+function peakText(r: Loose<R.TimingRow>): string {
+  if (str(r.status) === 'failed') {
+    return '-';
+  }
+  if (typeof r.peak_memory_bytes !== 'number') {
+    return 'not measured';
+  }
+  const verdict = str(r.memory_verdict);
+  return formatBytes(r.peak_memory_bytes) + (verdict && str(r.kind) !== 'eager' ? ` (${clip(verdict, 120)})` : '');
+}
+
+function comparisonRow(r: Loose<R.TimingRow>, saved: boolean, confidence: unknown): TableCell[] {
   const kind = str(r.kind);
   let speedup = '-';
   if (kind === 'eager') {
@@ -223,7 +247,8 @@ function comparisonRow(r: Loose<R.TimingRow>): TableCell[] {
     speedup = 'failed';
   } else if (typeof r.speedup === 'number') {
     const verdict = str(r.verdict);
-    speedup = `${r.speedup.toFixed(2)}×` + (verdict ? ` ${verdict}` : '');
+    const interval = intervalText(r.speedup_ci_low, r.speedup_ci_high, confidence);
+    speedup = `${r.speedup.toFixed(2)}×` + (verdict ? ` ${verdict}` : '') + (interval ? ` [${interval}]` : '');
   }
   let diff = '-';
   if (kind === 'eager') {
@@ -235,14 +260,35 @@ function comparisonRow(r: Loose<R.TimingRow>): TableCell[] {
     typeof r.median_s === 'number'
       ? `${formatTime(r.median_s)} ± ${formatTime(num(r.iqr_s) / 2)}`
       : '-';
-  return [
+  const cells: TableCell[] = [
     str(r.mode),
     typeof r.compile_s === 'number' ? `${r.compile_s.toFixed(2)} s` : '-',
     run,
     speedup,
     diff,
-    formatBytes(r.peak_memory_bytes)
+    peakText(r),
+    formatBytes(r.allocated_bytes)
   ];
+  if (saved) {
+    cells.push(formatBytes(r.saved_bytes));
+  }
+  return cells;
+}
+
+/** What the whole comparison took and what came on top of the budget (`phases_s`). */
+function timeSpent(o: Loose<ITimingIn>): string {
+  const phases = numMap(o.phases_s);
+  if (!phases.size || typeof o.elapsed_s !== 'number') {
+    return '';
+  }
+  const timed = phases.get('timed calls') ?? 0;
+  const budget = num(o.budget_s);
+  const onTop = [...phases].filter(([k, v]) => k !== 'timed calls' && v >= 0.05).map(([k, v]) => `${clip(k, 40)} ${v.toFixed(1)} s`);
+  return (
+    `took ${o.elapsed_s.toFixed(1)} s: timed calls ${timed.toFixed(1)} s ` +
+    (timed <= budget * 1.1 ? `(within the budget of ${budget} s)` : `(over the budget of ${budget} s)`) +
+    (onTop.length ? `; on top of the budget: ${onTop.join(', ')}` : '')
+  );
 }
 
 /** A timing record (the comparison of `nbcompile.compare`); `null` for any other shape. */
@@ -251,7 +297,18 @@ function parseTiming(o: Loose<ITimingIn>, key: string): ITimingPayload | null {
   if (!rows.length || !rows.every(r => typeof r.mode === 'string')) {
     return null;
   }
-  const table: ITable = { title: 'modes', columns: COMPARISON_COLUMNS, rows: rows.map(comparisonRow) };
+  const saved = rows.some(r => typeof r.saved_bytes === 'number');
+  const table: ITable = {
+    title: 'modes',
+    columns: saved ? [...COMPARISON_COLUMNS, SAVED_COLUMN] : COMPARISON_COLUMNS,
+    rows: rows.map(r => comparisonRow(r, saved, o.confidence))
+  };
+  const memoryChart: ITimingPayload['memoryChart'] = [];
+  for (const r of rows) {
+    if (typeof r.peak_memory_bytes === 'number' && Number.isFinite(r.peak_memory_bytes)) {
+      memoryChart.push({ label: str(r.mode), value: r.peak_memory_bytes, unit: 'peak memory per call (bytes)' });
+    }
+  }
   const chart: ITimingPayload['chart'] = [];
   for (const r of rows) {
     if (str(r.kind) !== 'eager' && typeof r.speedup === 'number' && Number.isFinite(r.speedup)) {
@@ -266,6 +323,10 @@ function parseTiming(o: Loose<ITimingIn>, key: string): ITimingPayload | null {
     }
   }
   const notes = strList(o.notes);
+  const spent = timeSpent(o);
+  if (spent) {
+    notes.unshift(spent);
+  }
   for (const r of rows) {
     const mode = str(r.mode);
     if (str(r.error)) {
@@ -278,6 +339,12 @@ function parseTiming(o: Loose<ITimingIn>, key: string): ITimingPayload | null {
       const message = str(e.message);
       if (message) {
         notes.push(`${mode}, why not faster: ${message}`);
+      }
+    }
+    for (const e of list(r.memory_explanations, x => obj<R.Explanation>(x))) {
+      const message = str(e.message);
+      if (message) {
+        notes.push(`${mode}, why more memory: ${message}`);
       }
     }
   }
@@ -306,12 +373,13 @@ function parseTiming(o: Loose<ITimingIn>, key: string): ITimingPayload | null {
     updated_at: numOrNull(o.updated_at),
     tables: [table],
     chart,
+    memoryChart,
     notes
   };
 }
 
 /** The record kinds this version reads (others are listed as not shown, unvalidated). */
-const KINDS = new Set(['summary', 'target', 'timing', 'trace', 'profile', 'suggestions']);
+const KINDS = new Set(['summary', 'target', 'timing', 'trace', 'profile', 'suggestions', 'diagnosis']);
 
 /**
  * Parse one published payload (the value of the MIME type in a bundle).
@@ -368,6 +436,9 @@ export function parsePayload(data: Json): Payload | null {
   }
   if (kind === 'suggestions') {
     return parseSuggestions(value, key);
+  }
+  if (kind === 'diagnosis') {
+    return parseDiagnosis(value, key);
   }
   const timing = parseTiming(value as Loose<ITimingIn>, key);
   if (timing) {

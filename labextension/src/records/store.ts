@@ -32,7 +32,7 @@ export interface IStoreChange {
   /** Ids of targets that were replaced by a re-run cell's new target. */
   removed: ReadonlySet<string>;
   timings: boolean;
-  /** Traces, profiles or suggestions were added. */
+  /** Traces, profiles, suggestions or diagnoses were added. */
   reports: boolean;
   unknown: boolean;
 }
@@ -99,7 +99,12 @@ export class RecordStore {
     } else if (payload.record === 'timing') {
       this._timings.set(payload.key, payload);
       this._pending.timings = true;
-    } else if (payload.record === 'trace' || payload.record === 'profile' || payload.record === 'suggestions') {
+    } else if (
+      payload.record === 'trace' ||
+      payload.record === 'profile' ||
+      payload.record === 'suggestions' ||
+      payload.record === 'diagnosis'
+    ) {
       if (!this._reports.has(payload.key)) {
         this._reports.set(payload.key, payload);
         this._pending.reports = true;
@@ -145,7 +150,7 @@ export class RecordStore {
     return [...this._timings.values()];
   }
 
-  /** Traces, profiles and suggestions, in the order first seen. */
+  /** Traces, profiles, suggestions and diagnoses, in the order first seen. */
   get reports(): IReportPayload[] {
     return [...this._reports.values()];
   }

@@ -1,6 +1,7 @@
 /**
  * The notebook-level sections below the selected target: one per timing record
- * (`%compare`), trace (`open_trace`), profile (`%kprun`) and suggestions (`%suggest`),
+ * (`%compare`), trace (`open_trace`), profile (`%kprun`), suggestions (`%suggest`) and
+ * diagnosis (`%diagnose`),
  * each collapsible and rendered only when opened; and the notebook's graph breaks,
  * once each, ranked by what they cost.
  */
@@ -8,6 +9,8 @@
 import { appendPaged, externalLink, h } from '../ui/dom';
 import { clip, formatTime, isCellFile, plural, shortPath } from '../ui/format';
 import { IProfilePayload, IReportPayload, ITargetRecord, ITimingPayload } from '../model';
+import { layerText } from '../views/diagnosetext';
+import { renderDiagnosis } from '../views/diagnoseview';
 import { renderProfile } from '../views/profileview';
 import { rankBreaks } from '../records/rankbreaks';
 import { renderSuggestions } from '../views/suggestview';
@@ -91,6 +94,12 @@ export function reportSection(p: IReportPayload, host: ISectionHost, open: Map<s
   if (p.record === 'profile') {
     return lazySection(key, 'profile', `Profile: ${p.name} (${formatTime(p.wall_s)}/call)`, p.kernels.length, open, () =>
       renderProfile(p)
+    );
+  }
+  if (p.record === 'diagnosis') {
+    const verdict = p.kind === 'ok' ? 'ok' : `${p.kind} in ${layerText(p.layer)}`;
+    return lazySection(key, 'diagnosis', `Diagnosis: ${p.name} (${verdict})`, p.workarounds.length, open, () =>
+      renderDiagnosis(p)
     );
   }
   const proven = p.items.filter(s => s.verified).length;

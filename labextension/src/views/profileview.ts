@@ -6,8 +6,9 @@
  */
 
 import { appendPaged, externalLink, h } from '../ui/dom';
-import { clip, formatTime, plural, shortPath } from '../ui/format';
-import { IProfilePayload } from '../model';
+import { clip, formatBytes, formatTime, plural, shortPath } from '../ui/format';
+import { IMemoryPoint, IProfileMemory, IProfilePayload } from '../model';
+import { memoryFacts } from './memorytext';
 import { omissionNotes } from './omissions';
 import { phaseBar } from './phasebar';
 
@@ -36,6 +37,9 @@ export function renderProfile(p: IProfilePayload): HTMLElement {
   if (!p.accounted) {
     wrap.appendChild(h('div', { class: 'nbc-note nbc-warning' }, 'The parts do not add up to the wall time: see the notes.'));
   }
+  if (p.memory) {
+    renderMemory(wrap, p.memory);
+  }
   wrap.append(...omissionNotes(p.omitted, o => `more ${clip(o.field, 40)}`));
   wrap.appendChild(renderLines(p));
   wrap.appendChild(renderKernels(p));
@@ -61,16 +65,62 @@ export function renderProfile(p: IProfilePayload): HTMLElement {
       list
     );
   }
-  appendPaged(wrap, p.notes, n => h('div', { class: 'nbc-note' }, clip(n, MAX_TEXT)), 20, 'notes');
+  const notes = p.memory ? [...p.notes, ...[p.memory.note, ...p.memory.notes].filter(Boolean).map(n => `memory: ${n}`)] : p.notes;
+  appendPaged(wrap, notes, n => h('div', { class: 'nbc-note' }, clip(n, MAX_TEXT)), 20, 'notes');
   return wrap;
+}
+
+function renderMemory(wrap: HTMLElement, m: IProfileMemory): void {
+  wrap.appendChild(h('div', { class: 'nbc-meta' }, `memory of one call: ${memoryFacts(m).join('; ')}`));
+  let top = 0;
+  let end = 0;
+  for (const pt of [...m.timeline, ...m.eager_timeline]) {
+    top = Math.max(top, pt.bytes);
+    end = Math.max(end, pt.t_s);
+  }
+  for (const [label, points] of [
+    ['compiled', m.timeline],
+    ['eager', m.eager_timeline]
+  ] as [string, IMemoryPoint[]][]) {
+    if (points.length > 1 && top > 0) {
+      wrap.appendChild(h('div', { class: 'nbc-meta' }, `bytes in use across one ${label} call (same scale)`));
+      wrap.appendChild(timeline(points, top, end, label));
+    }
+  }
+}
+
+/** Bytes in use over time as steps: one column per point, as wide as it lasted. */
+function timeline(points: IMemoryPoint[], top: number, end: number, label: string): HTMLElement {
+  const strip = h('div', { class: `nbc-memory-timeline${label === 'eager' ? ' nbc-eager' : ''}`, attrs: { role: 'img', 'aria-label': `bytes in use, ${label}` } });
+  const last = points[points.length - 1].t_s;
+  const span = Math.max(end, last) || 1;
+  for (let i = 0; i < points.length; i++) {
+    const pt = points[i];
+    const next = i + 1 < points.length ? points[i + 1].t_s : Math.max(span, pt.t_s);
+    const col = h('div', { title: `${formatBytes(pt.bytes)} at ${formatTime(pt.t_s)}${pt.what ? ` (${clip(pt.what, 200)})` : ''}` });
+    col.style.height = `${Math.max(0, Math.min(1, pt.bytes / top)) * 100}%`;
+    col.style.flexGrow = String(Math.max(0, next - pt.t_s) / span + 0.002);
+    strip.appendChild(col);
+  }
+  return strip;
 }
 
 /** The source, each line shaded by its share of the hottest line's compiled time. */
 function renderLines(p: IProfilePayload): HTMLElement {
   let top = 0;
+  let topBytes = 0;
   for (const ln of p.lines) {
     top = Math.max(top, ln.compiled_s);
+    topBytes = Math.max(topBytes, ln.compiled_allocated_bytes, ln.eager_allocated_bytes);
   }
+  const memory = p.memory !== null;
+  const bytesCell = (n: number): HTMLElement => {
+    const td = h('td', { class: 'nbc-num' }, n ? formatBytes(n) : '');
+    if (topBytes > 0 && n > 0) {
+      td.style.background = `rgba(21, 101, 192, ${(0.1 + 0.55 * Math.min(n / topBytes, 1)).toFixed(2)})`;
+    }
+    return td;
+  };
   const tbody = h('tbody');
   appendPaged(
     tbody,
@@ -88,6 +138,7 @@ function renderLines(p: IProfilePayload): HTMLElement {
         h('td', { class: 'nbc-num' }, ln.compiled_s ? formatTime(ln.compiled_s) : ''),
         h('td', { class: 'nbc-num' }, ln.eager_s ? formatTime(ln.eager_s) : ''),
         h('td', { class: 'nbc-num' }, ln.speedup !== null ? `${ln.speedup.toFixed(2)}×` : ''),
+        ...(memory ? [bytesCell(ln.compiled_allocated_bytes), bytesCell(ln.eager_allocated_bytes)] : []),
         src
       );
     },
@@ -103,7 +154,13 @@ function renderLines(p: IProfilePayload): HTMLElement {
       h(
         'thead',
         null,
-        h('tr', null, ...['line', 'compiled/call', 'eager/call', 'speedup', 'source'].map(x => h('th', null, x)))
+        h(
+          'tr',
+          null,
+          ...['line', 'compiled/call', 'eager/call', 'speedup', ...(memory ? ['allocated compiled', 'allocated eager'] : []), 'source'].map(x =>
+            h('th', null, x)
+          )
+        )
       ),
       tbody
     )
@@ -128,6 +185,7 @@ function renderKernels(p: IProfilePayload): HTMLElement {
         h('td', { class: 'nbc-num' }, formatTime(k.total_s)),
         h('td', { class: 'nbc-num' }, formatTime(k.mean_s)),
         h('td', { class: 'nbc-num' }, `${(k.share * 100).toFixed(0)}%`),
+        ...(p.memory ? [h('td', { class: 'nbc-num' }, k.allocated_bytes ? formatBytes(k.allocated_bytes) : '')] : []),
         h('td', null, k.lines.length ? clip(k.lines.join(', '), 200) : 'not tied to a line')
       ),
     PAGE,
@@ -142,7 +200,13 @@ function renderKernels(p: IProfilePayload): HTMLElement {
       h(
         'thead',
         null,
-        h('tr', null, ...['kernel', 'kind', 'launches', 'total', 'per launch', 'share', 'lines'].map(x => h('th', null, x)))
+        h(
+          'tr',
+          null,
+          ...['kernel', 'kind', 'launches', 'total', 'per launch', 'share', ...(p.memory ? ['allocated/call'] : []), 'lines'].map(x =>
+            h('th', null, x)
+          )
+        )
       ),
       tbody
     )

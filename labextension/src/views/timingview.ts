@@ -4,7 +4,7 @@
  */
 
 import { appendPaged, h } from '../ui/dom';
-import { clip, formatNumber } from '../ui/format';
+import { clip, formatBytes, formatNumber } from '../ui/format';
 import { ITimingPayload } from '../model';
 
 /** Bars and table rows shown at once (more on request). */
@@ -15,6 +15,49 @@ const MAX_TEXT = 500;
 export function renderTiming(p: ITimingPayload): HTMLElement {
   const wrap = h('div', { class: 'nbc-timing' });
   if (p.chart.length) {
+    renderSpeedups(wrap, p);
+  }
+  if (p.memoryChart.length) {
+    renderMemory(wrap, p);
+  }
+  renderTables(wrap, p);
+  appendPaged(wrap, p.notes, n => h('div', { class: 'nbc-note' }, clip(n, MAX_TEXT)), 20, 'notes');
+  return wrap;
+}
+
+/** Peak memory of one call per row, eager first, beside the speedups. */
+function renderMemory(wrap: HTMLElement, p: ITimingPayload): void {
+  let max = 0;
+  for (const b of p.memoryChart) {
+    max = Math.max(max, b.value);
+  }
+  max = max || 1;
+  const eager = p.memoryChart[0]?.value ?? 0;
+  const chart = h('div', { class: 'nbc-chart', attrs: { role: 'img', 'aria-label': 'peak memory by row' } });
+  appendPaged(
+    chart,
+    p.memoryChart,
+    bar => {
+      const fill = h('div', { class: 'nbc-bar-fill nbc-bar-memory' });
+      fill.style.width = `${Math.max(1, (bar.value / max) * 100).toFixed(1)}%`;
+      const ratio = eager > 0 && bar !== p.memoryChart[0] ? ` (${(bar.value / eager).toFixed(2)}×)` : '';
+      return h(
+        'div',
+        { class: 'nbc-bar' },
+        h('span', { class: 'nbc-bar-label' }, clip(bar.label, 80)),
+        h('div', { class: 'nbc-bar-track' }, fill),
+        h('span', { class: 'nbc-bar-value' }, `${formatBytes(bar.value)}${ratio}`)
+      );
+    },
+    PAGE,
+    'bars'
+  );
+  wrap.appendChild(h('div', { class: 'nbc-meta' }, 'peak memory of one call (above what was in use before it; × eager)'));
+  wrap.appendChild(chart);
+}
+
+function renderSpeedups(wrap: HTMLElement, p: ITimingPayload): void {
+  {
     let max = 0;
     for (const b of p.chart) {
       max = Math.max(max, Math.abs(b.value));
@@ -53,6 +96,9 @@ export function renderTiming(p: ITimingPayload): HTMLElement {
     wrap.appendChild(h('div', { class: 'nbc-meta' }, unit));
     wrap.appendChild(chart);
   }
+}
+
+function renderTables(wrap: HTMLElement, p: ITimingPayload): void {
   for (const t of p.tables) {
     const table = h('table', { class: 'nbc-table' });
     table.appendChild(h('thead', null, h('tr', null, ...t.columns.map(c => h('th', null, c)))));
@@ -81,6 +127,4 @@ export function renderTiming(p: ITimingPayload): HTMLElement {
     }
     wrap.appendChild(h('div', { class: 'nbc-table-wrap' }, table));
   }
-  appendPaged(wrap, p.notes, n => h('div', { class: 'nbc-note' }, clip(n, MAX_TEXT)), 20, 'notes');
-  return wrap;
 }

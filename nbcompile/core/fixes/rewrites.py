@@ -22,6 +22,8 @@ import types
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..torch_compat import orig_callable
+
 _SCALAR_CASTS = ("float", "int")
 #: NumPy functions with a torch equivalent of another name: np name -> torch name.
 _NUMPY_RENAMES = {"digitize": "bucketize", "clip": "clamp", "concatenate": "cat",
@@ -78,7 +80,7 @@ class _KeepAsTensor(ast.NodeTransformer):
 
 
 def _source(fn: Any) -> tuple[types.FunctionType, str, int]:
-    fn = getattr(fn, "_torchdynamo_orig_callable", fn)
+    fn = orig_callable(fn)
     if not isinstance(fn, types.FunctionType):
         raise RewriteError("only plain functions are rewritten (not modules or methods)")
     if fn.__closure__:

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-import torch._dynamo
 
+from .. import torch_compat
 from ..frames import is_cell_file
 from ..notebook.targets import eager_callable, fresh_copy
 from ..perf.counters import frames_compiled
@@ -246,7 +246,7 @@ def _run(fn: Any, calls: list[tuple[tuple, dict]], reference: list[list[Any]],
     capture = _PrivateCapture()
     target = trial.function if trial.function is not None else fresh_copy(fn)
     tolerances: set[str] = set()
-    with (torch._dynamo.config.patch(trial.config), capture.listening(), suppressed(),
+    with (torch_compat.dynamo_config().patch(trial.config), capture.listening(), suppressed(),
           _own_automatic_dynamic()):
         compiled = torch.compile(target, dynamic=trial.dynamic if trial.dynamic is not None
                                  else _target_dynamic(fn))
@@ -258,7 +258,7 @@ def _run(fn: Any, calls: list[tuple[tuple, dict]], reference: list[list[Any]],
                                      for i, a in enumerate(box.args))
             for box, ref in zip(boxes, reference, strict=True):
                 for index, dim in trial.mark_dynamic:
-                    torch._dynamo.mark_dynamic(box.args[index], dim)
+                    torch_compat.mark_dynamic(box.args[index], dim)
                 with box.captured_output():
                     out = compiled(*box.args, **box.kwargs)
                 diff, ok, tol, notes = numeric_diff(ref, out)
@@ -293,10 +293,13 @@ def _own_automatic_dynamic() -> Iterator[None]:
     Dynamo remembers per code location (file, line, name) which sizes and ints changed,
     and compiles them dynamic from then on; a copy has the user's function's location, so
     without this a copy made after the user's own calls would start dynamic and show
-    no recompiles, and a trial's calls would leak into the user's next compile.
+    no recompiles, and a trial's calls would leak into the user's next compile. On a
+    torch without that memory (``torch_compat.pgo_state()`` None) trials share it.
     """
-    from torch._dynamo import pgo
-
+    pgo = torch_compat.pgo_state()
+    if pgo is None:
+        yield
+        return
     saved = pgo._CODE_STATE, pgo._INIT_CODE_STATE
     pgo._CODE_STATE = collections.defaultdict(pgo.CodeState)
     pgo._INIT_CODE_STATE = collections.defaultdict(pgo.CodeState)
@@ -407,7 +410,7 @@ def _proposals(fn: Any, problem: Problem, calls: list[tuple[tuple, dict]]
                 note="dynamic shapes give up kernels specialised to each size"),
                 _Trial(dynamic=True)))
         dims = _changing_dims(calls)
-        if dims:
+        if dims and torch_compat.MARK_DYNAMIC.present():
             change = "\n".join(f"torch._dynamo.mark_dynamic(arg{i}, {d})  # argument {i}"
                                for i, d in dims)
             out.append((Suggestion(
@@ -424,21 +427,23 @@ def _proposals(fn: Any, problem: Problem, calls: list[tuple[tuple, dict]]
                 note="a Python int is specialised on its value (a recompile per new value); "
                      "a tensor's value is data, so one compiled version serves them all"),
                 _Trial(tensor_args=ints)))
-        limit = torch._dynamo.config.recompile_limit
+        limit, key = torch_compat.recompile_limit(), torch_compat.recompile_limit_key()
         if problem.reason and _recompiles_of(problem) >= limit:
             out.append((Suggestion(
-                problem, "setting", f"torch._dynamo.config.recompile_limit = {limit * 4}",
+                problem, "setting", f"torch._dynamo.config.{key} = {limit * 4}",
                 note="more compiled versions kept; each costs a compile and memory"),
-                _Trial(config={"recompile_limit": limit * 4})))
+                _Trial(config={key: limit * 4})))
         return out
     reason = problem.reason
-    if _ITEM.search(reason):
+    if _ITEM.search(reason) and torch_compat.has_dynamo_config("capture_scalar_outputs"):
         out.append((Suggestion(
             problem, "setting", "torch._dynamo.config.capture_scalar_outputs = True",
             note="the scalar stays a symbolic value in the graph"),
             _Trial(config={"capture_scalar_outputs": True})))
-    if _LOGGING.search(reason) or re.search(r"\bprint\(", problem.line):
-        funcs = set(torch._dynamo.config.reorderable_logging_functions) | set(_LOG_FUNCTIONS)
+    logging_funcs = torch_compat.reorderable_logging_functions()
+    if logging_funcs is not None and (_LOGGING.search(reason)
+                                      or re.search(r"\bprint\(", problem.line)):
+        funcs = logging_funcs | set(_LOG_FUNCTIONS)
         out.append((Suggestion(
             problem, "setting",
             "torch._dynamo.config.reorderable_logging_functions.add(print)",

@@ -7,6 +7,9 @@ one setting. This module looks at a target's compile records (their ``compile_id
 * **recompile storm** -- the same code recompiles because a tensor size keeps growing
   (a sequence length; for Hugging Face ``generate()``, the dynamic KV cache). Fix: fixed
   shapes (HF: ``cache_implementation="static"``), bucketing, or a dynamic dimension.
+  Each pattern states its cause only on evidence: the KV cache (and ``generate()``) only
+  when the growing tensor is a cache (its guard names one), ``--no-dynamic`` only when the
+  target was compiled with ``dynamic=False``; a Hugging Face model alone proves neither.
 * **scalar specialisation** -- an ``.item()``/``float(tensor)`` value was baked into the
   graph as a constant, so every new value recompiles.
 * **rank change** -- a tensor's number of dimensions changes between calls: each rank
@@ -38,6 +41,12 @@ _SCALAR = re.compile(r"___stack\d+\s*==|Python number computed at run time")
 _LIMIT = re.compile(r"recompile[_ ]limit|cache_size_limit", re.I)
 _RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<fn>\w+?)_at_(?P<line>\d+)$")
 _KV_HINTS = ("past_key_values", "key_cache", "value_cache", "cache", ".keys", ".values")
+
+
+def _is_cache(src: str) -> bool:
+    """Whether a guard's tensor source is a KV cache (``past_key_values...``,
+    ``...key_cache[0]``, ``cache.layers[0].keys``): the evidence of a growing cache."""
+    return any(h in src for h in _KV_HINTS)
 
 
 @dataclass
@@ -117,9 +126,11 @@ def advise(name: str, compiles: list[CompileRecord], *, module: Any = None,
     hf = is_hf_model(module)
     for f in _frames(compiles).values():
         if f.growing_recompiles:
-            kv = any(h in src for src, *_ in f.growth for h in _KV_HINTS)
+            kv = any(_is_cache(src) for src, *_ in f.growth)
+            # Transformers' generate() passes its cache as ``past_key_values``
+            hf_cache = kv and (hf or any("past_key_values" in src for src, *_ in f.growth))
             if f.growing_recompiles >= 2 or kv:
-                out.append(_storm_advice(name, f, hf=hf or kv, dynamic=dynamic))
+                out.append(_storm_advice(name, f, hf=hf_cache, kv=kv, dynamic=dynamic))
         if f.ranks:
             out.append(_rank_advice(name, f))
         if f.scalar_recompiles >= 2:
@@ -171,29 +182,39 @@ def _rank_advice(name: str, f: _Frame) -> Advice:
     )
 
 
-def _storm_advice(name: str, f: _Frame, *, hf: bool, dynamic: bool | None) -> Advice:
+def _storm_advice(name: str, f: _Frame, *, hf: bool, kv: bool,
+                  dynamic: bool | None) -> Advice:
     n = f.growing_recompiles
     growth = _growth_words(f.growth)
+    what = "a KV cache kept growing" if kv else "a sequence length kept growing"
     if n >= 2:
-        message = (f"{name}: recompile storm: {f.name} recompiled {n} times because a "
-                   f"sequence length kept growing ({growth}).")
+        message = (f"{name}: recompile storm: {f.name} recompiled {n} times because "
+                   f"{what} ({growth}).")
     else:
-        message = (f"{name}: {f.name} recompiled because a sequence length grew ({growth}): "
-                   "the start of a recompile storm.")
+        message = (f"{name}: {f.name} recompiled because {what.replace('kept growing', 'grew')}"
+                   f" ({growth}): the start of a recompile storm.")
     message += (" Each new length fails the shape guards of the code compiled so far, so "
                 "torch.compile compiles again")
     if dynamic is False:
-        message += " on every step, until recompile_limit stops it."
+        message += (" on every new length, because it was compiled with --no-dynamic "
+                    "(dynamic=False: every size is a constant), until recompile_limit stops it.")
     else:
         message += ("; after the first change it falls back to a dynamic-shape graph, which "
                     "gives up the fixed-shape kernels (and CUDA graphs in reduce-overhead mode).")
-    if hf:
+    if kv and hf:
         message += (" This is generate() with the default dynamic KV cache, which grows by one "
                     "token per step.")
         fix = ('Use a static KV cache, preallocated to the maximum length so every decoding '
                'step has the same shapes and compiles once: '
                'model.generation_config.cache_implementation = "static" '
                '(or model.generate(..., cache_implementation="static")).')
+    elif kv:
+        fix = ("Preallocate the cache to its maximum length and write each step into it "
+               "(index_copy_ / slicing), so every step has the same shapes and compiles once.")
+    elif dynamic is False:
+        fix = ("Drop --no-dynamic: torch then compiles one dynamic-shape version after the "
+               "first change (or use --dynamic from the start); or keep --no-dynamic and pad "
+               "the inputs to a few bucket lengths, one compile each.")
     else:
         fix = ("Give the growing dimension fixed sizes (pad to a few bucket lengths), or "
                "compile it as dynamic from the start: %%compile --dynamic, or "

@@ -11,6 +11,10 @@ checked against their md5. The interned-string table (``str`` events) is kept pe
 What is wrong in a file (truncated last line, corrupt JSON, md5 mismatch, empty file,
 lines that are not trace lines) is collected in ``problems`` as ``file:line: what``;
 nothing here raises on bad content. Turning events into records is the parsers' job.
+
+Logs are untrusted input: only regular files are opened (a FIFO would block forever, a
+device never end), checked on the open descriptor; in a directory, a symlink is followed
+only when it resolves inside that directory; an over-long line is skipped, not held.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,12 +33,74 @@ from typing import Any
 KEY_FIELDS = frozenset(
     {"rank", "frame_id", "frame_compile_id", "attempt", "has_payload", "compiled_autograd_id"}
 )
-_RANK_NAME = re.compile(r"^dedicated_log_torch_trace_rank_(\d+)_.*\.log$")
+# torch: dedicated_log_torch_trace_rank_0_<random>.log; tlparse's inputs: ..._rank_0.log
+_RANK_NAME = re.compile(r"^dedicated_log_torch_trace_rank_(\d{1,9})(?:_.*)?\.log$")
 _TRACE_NAME = re.compile(r"^dedicated_log_torch_trace_.*\.log$")
 _HEADER_START = re.compile(rb"^[^\t\n][^\n]*", re.M)  # every line that is not a payload line
 _GLOG = re.compile(rb"^[VIWEFD]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]]*\] ")
 _CHUNK = 8 << 20
+_MAX_LINE = 64 << 20  # a longer header line is skipped (payload lines are never held)
 _MAX_PROBLEMS_PER_KIND = 10
+_MAX_ID = 1 << 31  # frame ids, compile ids, attempts, ranks, string indexes
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+class NotRegularFile(OSError):
+    """A path that is not a regular file (FIFO, device, socket, directory)."""
+
+
+def open_regular(path: str | os.PathLike[str]):  # -> BinaryIO
+    """Open ``path`` for reading in binary, only if it is a regular file.
+
+    Checked on the descriptor (opened non-blocking, so a FIFO does not hang the open),
+    then switched back to blocking reads. Raises ``NotRegularFile`` (an ``OSError``)
+    otherwise.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) \
+        | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(f"{printable(path)}: not a regular file ({_file_type(mode)})")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _file_type(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return "not a regular file"
+
+
+def printable(path: str | os.PathLike[str]) -> str:
+    """A path as text that encodes as UTF-8 (bytes that are not UTF-8 escaped, ``\\xff``)."""
+    return os.fsdecode(path).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _valid_id(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < _MAX_ID
+
+
+def _clean(value: Any) -> Any:
+    """``value`` with lone surrogates (``"\\ud800"`` in the JSON) made printable."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,11 +125,9 @@ class LogEvent:
 
     @property
     def compile_key(self) -> tuple[int, int, int] | None:
-        """``(frame_id, frame_compile_id, attempt)`` or None for events outside a compile."""
-        md = self.metadata
-        if not isinstance(md.get("frame_id"), int):
-            return None
-        return md["frame_id"], md.get("frame_compile_id") or 0, md.get("attempt") or 0
+        """``(frame_id, frame_compile_id, attempt)`` or None for events outside a compile
+        (or whose ids are not small non-negative integers)."""
+        return compile_key(self.metadata)
 
     @property
     def artifact_name(self) -> str:
@@ -71,8 +136,26 @@ class LogEvent:
             else ""
 
 
+def compile_key(md: dict[str, Any]) -> tuple[int, int, int] | None:
+    """``(frame_id, frame_compile_id, attempt)`` of an event's metadata (absent or null
+    parts count as 0), or None when it has no valid frame id or a part is malformed."""
+    frame = md.get("frame_id")
+    fcid = md.get("frame_compile_id") or 0
+    attempt = md.get("attempt") or 0
+    if not (_valid_id(frame) and _valid_id(fcid) and _valid_id(attempt)):
+        return None
+    return frame, fcid, attempt
+
+
+def _bad_ids(md: dict[str, Any]) -> list[str]:
+    """The locating fields of ``md`` that are present (not null) but malformed."""
+    return [k for k in ("frame_id", "frame_compile_id", "attempt", "rank")
+            if md.get(k) is not None and not _valid_id(md[k])]
+
+
 def rank_from_name(path: str | os.PathLike[str]) -> int | None:
-    """The rank torch wrote into the file name (``dedicated_log_torch_trace_rank_<N>_*``)."""
+    """The rank in a trace file's name: torch's ``dedicated_log_torch_trace_rank_<N>_*.log``
+    or ``dedicated_log_torch_trace_rank_<N>.log`` (as in tlparse's test inputs)."""
     m = _RANK_NAME.match(Path(path).name)
     return int(m.group(1)) if m else None
 
@@ -101,6 +184,12 @@ class TraceLog:
     problems: list[str] = field(default_factory=list)
     size: int = 0
     events_read: int = 0
+    #: Also gets every problem noted from now on (the run's list, for problems found
+    #: while contents are built on demand).
+    sink: list[str] | None = field(default=None, repr=False)
+    #: The directory the user opened (resolved): the file must still resolve inside it
+    #: whenever it is opened (a symlink swapped after listing is not followed out).
+    root: Path | None = field(default=None, repr=False)
     _problem_counts: dict[str, int] = field(default_factory=dict)
     _truncated: bool = False
 
@@ -114,27 +203,50 @@ class TraceLog:
         """Note a problem (at most a few of each kind per file, then a count)."""
         n = self._problem_counts.get(kind, 0) + 1
         self._problem_counts[kind] = n
-        where = f"{self.path}:{lineno}" if lineno else str(self.path)
+        where = f"{printable(self.path)}:{lineno}" if lineno else printable(self.path)
         if n <= _MAX_PROBLEMS_PER_KIND:
-            self.problems.append(f"{where}: {what}")
+            self._add(f"{where}: {what}")
+
+    def _add(self, text: str) -> None:
+        self.problems.append(text)
+        if self.sink is not None:
+            self.sink.append(text)
 
     def finish_problems(self) -> None:
         """Add ``(and N more ...)`` lines for kinds that were capped."""
         for kind, n in self._problem_counts.items():
             if n > _MAX_PROBLEMS_PER_KIND:
-                self.problems.append(f"{self.path}: ({n - _MAX_PROBLEMS_PER_KIND} more "
-                                     f"{kind} problem(s) not listed)")
+                self._add(f"{printable(self.path)}: ({n - _MAX_PROBLEMS_PER_KIND} more "
+                          f"{kind} problem(s) not listed)")
+                self._problem_counts[kind] = _MAX_PROBLEMS_PER_KIND  # listed once
+
+    def open(self):  # -> BinaryIO
+        """The file, opened for reading (only a regular file; see ``open_regular``)."""
+        if self.root is None:
+            return open_regular(self.path)
+        real = self.path.resolve(strict=True)
+        if not real.is_relative_to(self.root):
+            raise NotRegularFile(f"{printable(self.path)}: now a symlink out of the "
+                                 "directory; not followed")
+        return open_regular(real)
 
     # --- reading ---
     def events(self) -> Iterator[LogEvent]:
-        """Stream the file's events (``str`` events fill ``strings`` and are not yielded)."""
-        self.size = self.path.stat().st_size
-        if self.size == 0:
-            self.problem(None, "empty", "empty file (no trace events)")
-            return
+        """Stream the file's events (``str`` events fill ``strings`` and are not yielded).
+
+        Raises ``OSError`` (``NotRegularFile`` included) when the file cannot be opened.
+        """
+        with self.open() as f:
+            self.size = os.fstat(f.fileno()).st_size
+            if self.size == 0:
+                self.problem(None, "empty", "empty file (no trace events)")
+                return
+            yield from self._events(f)
+
+    def _events(self, f) -> Iterator[LogEvent]:
         previous: LogEvent | None = None
         previous_end = 0  # offset just past the previous header's newline
-        for lineno, start, line, complete in self._header_lines():
+        for lineno, start, line, complete in self._header_lines(f):
             if previous is not None and previous.payload is not None:
                 self._close_payload(previous, previous_end, start)
             if previous is not None:
@@ -157,33 +269,54 @@ class TraceLog:
             self.problem(event.lineno, "payload", f"{event.kind} event announces a payload "
                                                   "but none follows")
 
-    def _header_lines(self) -> Iterator[tuple[int, int, bytes, bool]]:
-        """``(lineno, offset, line, complete)`` of every line that is not a payload line."""
+    def _header_lines(self, f) -> Iterator[tuple[int, int, bytes, bool]]:
+        """``(lineno, offset, line, complete)`` of every line that is not a payload line.
+
+        A line longer than ``_MAX_LINE`` is not held in memory: a payload line is skipped
+        (payloads are read later, by offset), a header line is noted and skipped.
+        """
         base, lineno = 0, 1
         carry = b""
-        with open(self.path, "rb") as f:
-            while True:
-                data = f.read(_CHUNK)
-                if not data:
-                    break
-                buf = carry + data
-                cut = buf.rfind(b"\n") + 1
-                if cut == 0:
-                    carry = buf
+        skipping = False  # inside an over-long line, until its newline
+        while True:
+            data = f.read(_CHUNK)
+            if not data:
+                break
+            if skipping:
+                nl = data.find(b"\n")
+                if nl < 0:
+                    base += len(data)
                     continue
-                pos = 0
-                for m in _HEADER_START.finditer(buf, 0, cut):
-                    lineno += buf.count(b"\n", pos, m.start())
-                    pos = m.start()
-                    yield lineno, base + m.start(), m.group(), True
-                lineno += buf.count(b"\n", pos, cut)
-                base += cut
-                carry = buf[cut:]
-        if carry:
+                skipping = False
+                base += nl + 1
+                lineno += 1
+                data = data[nl + 1:]
+            buf = carry + data
+            cut = buf.rfind(b"\n") + 1
+            if cut == 0:
+                if len(buf) > _MAX_LINE:
+                    if not buf.startswith(b"\t"):
+                        self.problem(lineno, "long-line", f"a line longer than "
+                                     f"{_MAX_LINE >> 20} MB that is not a payload: skipped")
+                    base += len(buf)
+                    carry = b""
+                    skipping = True
+                else:
+                    carry = buf
+                continue
+            pos = 0
+            for m in _HEADER_START.finditer(buf, 0, cut):
+                lineno += buf.count(b"\n", pos, m.start())
+                pos = m.start()
+                yield lineno, base + m.start(), m.group(), True
+            lineno += buf.count(b"\n", pos, cut)
+            base += cut
+            carry = buf[cut:]
+        if carry or skipping:
             self._truncated = True
             self.problem(lineno, "truncated", "the last line is cut short (no newline at the "
                                               "end: the job stopped mid-write?)")
-            if not carry.startswith(b"\t"):
+            if carry and not carry.startswith(b"\t"):
                 yield lineno, base, carry, False
 
     def _decode(self, lineno: int, line: bytes, complete: bool, offset: int = 0
@@ -193,30 +326,67 @@ class TraceLog:
             self.problem(lineno, "not-trace", "not a trace line: "
                          + line[:60].decode("utf-8", "replace"))
             return None
-        try:
-            metadata = json.loads(line[m.end():])
-        except ValueError as e:
-            if complete:
-                self.problem(lineno, "json", f"corrupt JSON in the event metadata ({e.msg} "
-                                             f"at column {m.end() + e.pos + 1})")
-            return None
-        if not isinstance(metadata, dict):
-            self.problem(lineno, "json", "event metadata is not a JSON object")
+        metadata = self._metadata(lineno, line[m.end():], complete, m.end())
+        if metadata is None:
             return None
         kind = event_kind(metadata)
         self.events_read += 1
         if kind == "str":
-            try:
-                text, index = metadata["str"]
-                self.strings[int(index)] = str(text)
-            except (TypeError, ValueError):
-                self.problem(lineno, "json", "malformed interned-string (str) event")
+            entry = metadata["str"]
+            if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str) \
+                    and _valid_id(entry[1]):
+                self.strings[entry[1]] = entry[0]
+            else:
+                self.problem(lineno, "json", "malformed interned-string (str) event: expected "
+                                             '["text", index]')
             return None
-        if self.rank is None and isinstance(metadata.get("rank"), int):
+        bad = _bad_ids(metadata)
+        if bad:
+            ids = ("frame_id", "frame_compile_id", "attempt")
+            placed = not any(k in ids for k in bad)
+            self.problem(lineno, "ids", f"{kind or 'event'} event with malformed "
+                         f"{', '.join(bad)} (not a small non-negative integer)"
+                         + ("" if placed else ": not placed in a compile"))
+            for key in (*bad, *(() if placed else ids)):
+                metadata.pop(key, None)
+        if self.rank is None and _valid_id(metadata.get("rank")):
             self.rank = metadata["rank"]
         md5 = metadata.get("has_payload")
+        if md5 is not None and not isinstance(md5, str):
+            self.problem(lineno, "json", f"{kind} event: has_payload is not a string; its "
+                                         "payload is ignored")
         payload = PayloadRef(0, 0, md5, lineno) if isinstance(md5, str) else None
         return LogEvent(kind, metadata, lineno, payload, offset)
+
+    def _metadata(self, lineno: int, raw: bytes, complete: bool = True, column: int = 0
+                  ) -> dict[str, Any] | None:
+        """The header's JSON object (which starts at ``column``), or None (noted) when it
+        is not one."""
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            if complete:
+                self.problem(lineno, "json", "event metadata is not valid UTF-8 (at byte "
+                                             f"{column + e.start + 1}): skipped")
+            return None
+        try:
+            metadata = json.loads(text)
+        except json.JSONDecodeError as e:
+            if complete:
+                self.problem(lineno, "json", f"corrupt JSON in the event metadata ({e.msg} "
+                                             f"at column {column + e.pos + 1})")
+            return None
+        except (ValueError, RecursionError) as e:  # e.g. a number of 5000 digits, deep nesting
+            if complete:
+                self.problem(lineno, "json", "unreadable JSON in the event metadata "
+                                             f"({type(e).__name__}: {str(e)[:80]})")
+            return None
+        if not isinstance(metadata, dict):
+            self.problem(lineno, "json", "event metadata is not a JSON object")
+            return None
+        if _SURROGATE.search(raw):
+            metadata = _clean(metadata)
+        return metadata
 
     def read_payload(self, event: LogEvent) -> str:
         """The event's payload text (tab prefixes removed); checked against its md5.
@@ -227,9 +397,14 @@ class TraceLog:
         ref = event.payload
         if ref is None or ref.length == 0:
             return ""
-        with open(self.path, "rb") as f:
-            f.seek(ref.offset)
-            raw = f.read(ref.length)
+        try:
+            with self.open() as f:
+                f.seek(ref.offset)
+                raw = f.read(ref.length)
+        except OSError as e:
+            self.problem(ref.lineno, "read", f"{event.kind} payload unreadable "
+                                             f"({e.strerror or e})")
+            return ""
         text = raw.decode("utf-8", "replace")
         lines = [ln[1:] if ln.startswith("\t") else ln for ln in text.split("\n")]
         payload = "\n".join(lines)
@@ -244,19 +419,24 @@ class TraceLog:
 
         For events the index only kept the offset of (e.g. chromium events of a compile).
         """
-        with open(self.path, "rb") as f:
-            f.seek(offset)
-            header = f.readline()
-            m = _GLOG.match(header)
-            try:
-                metadata = json.loads(header[m.end():]) if m else None
-            except ValueError:
-                metadata = None
-            if not isinstance(metadata, dict):
-                return None, ""
-            lines = []
-            while (line := f.readline()).startswith(b"\t"):
-                lines.append(line[1:].rstrip(b"\n"))
+        try:
+            with self.open() as f:
+                f.seek(offset)
+                header = f.readline(_MAX_LINE)
+                m = _GLOG.match(header)
+                try:
+                    metadata = json.loads(header[m.end():].decode("utf-8")) if m else None
+                except (ValueError, RecursionError):
+                    metadata = None
+                if not isinstance(metadata, dict):
+                    return None, ""
+                lines = []
+                while (line := f.readline()).startswith(b"\t"):
+                    lines.append(line[1:].rstrip(b"\n"))
+        except OSError:
+            return None, ""
+        if _SURROGATE.search(header):
+            metadata = _clean(metadata)
         payload = b"\n".join(lines).decode("utf-8", "replace")
         md5 = metadata.get("has_payload")
         event = LogEvent(event_kind(metadata), metadata, lineno, None, offset)
@@ -268,47 +448,74 @@ class TraceLog:
 
     def filename(self, index: Any) -> str:
         """Resolve an interned filename index (as in ``dynamo_start`` stacks)."""
-        if isinstance(index, int):
+        if isinstance(index, int) and not isinstance(index, bool):
             return self.strings.get(index, "")
-        return str(index) if index is not None else ""
+        return index if isinstance(index, str) else ""
 
 
 def find_logs(path: str | os.PathLike[str]) -> tuple[list[TraceLog], list[str]]:
     """The trace logs at ``path`` (a file or a directory) and the problems found choosing.
 
-    In a directory, files named like torch's (``dedicated_log_torch_trace_*.log``) are
-    read, and so is any other ``*.log`` whose first line is a trace line; every other
-    file is skipped and named. Raises ``FileNotFoundError`` for a missing path.
+    In a directory, regular files named like torch's (``dedicated_log_torch_trace_*.log``)
+    are read, and so is any other ``*.log`` whose first line is a trace line; every other
+    entry is skipped and named: subdirectories, FIFOs, devices, sockets, and symlinks that
+    resolve outside the directory. Raises ``FileNotFoundError`` for a missing path.
     """
     p = Path(path).expanduser()
-    if not p.exists():
-        raise FileNotFoundError(f"no such trace file or directory: {p}")
-    if p.is_file():
+    try:
+        st = p.stat()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no such trace file or directory: {p}") from None
+    except (OSError, ValueError) as e:
+        return [], [f"{printable(p)}: cannot read ({getattr(e, 'strerror', None) or e})"]
+    if not stat.S_ISDIR(st.st_mode):
+        if not stat.S_ISREG(st.st_mode):
+            return [], [f"{printable(p)}: skipped ({_file_type(st.st_mode)}, not a trace "
+                        "log file)"]
         return [TraceLog(p)], []
     problems: list[str] = []
     logs: list[TraceLog] = []
     try:
-        entries = sorted(e for e in p.iterdir())
+        root = p.resolve(strict=True)
+        entries = sorted(p.iterdir())
     except OSError as e:
-        return [], [f"{p}: cannot list the directory ({e.strerror})"]
+        return [], [f"{printable(p)}: cannot list the directory ({e.strerror})"]
     for entry in entries:
-        if entry.is_dir():
-            problems.append(f"{entry}: skipped (a directory; only files directly in {p} "
-                            "are read)")
+        why = _not_readable(entry, root)
+        if why:
+            problems.append(f"{printable(entry)}: skipped ({why})")
         elif is_trace_name(entry) or (entry.suffix == ".log" and _starts_like_trace(entry)):
-            logs.append(TraceLog(entry))
+            logs.append(TraceLog(entry, root=root))
         else:
-            problems.append(f"{entry}: skipped (not a TORCH_TRACE log: expected "
+            problems.append(f"{printable(entry)}: skipped (not a TORCH_TRACE log: expected "
                             "dedicated_log_torch_trace_*.log or a .log of trace lines)")
     if not logs:
-        problems.append(f"{p}: no trace files in this directory (TORCH_TRACE writes "
+        problems.append(f"{printable(p)}: no trace files in this directory (TORCH_TRACE writes "
                         "dedicated_log_torch_trace_*.log)")
     return logs, problems
 
 
+def _not_readable(entry: Path, root: Path) -> str:
+    """Why a directory entry is not read (``""``: a regular file, read it)."""
+    try:
+        st = entry.lstat()
+        if stat.S_ISLNK(st.st_mode):
+            target = entry.resolve(strict=True)
+            if not target.is_relative_to(root):
+                return "a symlink that leads outside the directory; not followed"
+            st = target.stat()
+    except (OSError, RuntimeError) as e:
+        return f"cannot read: {getattr(e, 'strerror', None) or e}"
+    if stat.S_ISDIR(st.st_mode):
+        return f"a directory; only files directly in {printable(entry.parent)} are read"
+    if not stat.S_ISREG(st.st_mode):
+        return f"{_file_type(st.st_mode)}, not a regular file"
+    return ""
+
+
 def _starts_like_trace(path: Path) -> bool:
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             return bool(_GLOG.match(f.readline(4096)))
     except OSError:
         return False

@@ -6,16 +6,26 @@ and generated code are read from the files when first asked for and fed to the s
 ``CompileBuilder`` and parser table (``parsers``) that serve live capture. Divergences
 between ranks (``divergence``) are computed on first access. File concerns (offsets,
 ranks, problems) stay in ``files``.
+
+Logs are untrusted input. Every event is read on its own: a malformed field is noted in
+``problems`` (``file:line: what``) and the rest still read; no exception from one event
+(indexing or building contents) escapes. Source lines come from the log itself
+(``sources.LogLines``); local files are read only under an explicit ``source_root``.
 """
 
 from __future__ import annotations
 
+import json
+import math
+import os
+import re
 from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..frames import is_torch_file
 from ..records import (
     SCHEMA_VERSION,
     CompileRecord,
@@ -28,9 +38,16 @@ from ..records import (
 from ..trace.builder import CompileBuilder
 from ..trace.listener import StringTable, TraceEvent
 from ..trace.parsers import PROVENANCE_ARTIFACT, Metrics, explain_reasons, parse
-from ..trace.payloads import parse_dynamo_message
+from ..trace.payloads import (
+    SourceReader,
+    logged_line,
+    parse_dynamo_message,
+    reading_sources,
+    source_line,
+)
 from .divergence import Divergence, find_divergences
-from .files import LogEvent, TraceLog, find_logs
+from .files import LogEvent, TraceLog, find_logs, printable
+from .sources import LogLines, SourceRoot
 
 TraceStatus = Literal["compiled", "failed", "restarted", "cache_hit"]
 
@@ -93,6 +110,7 @@ class TraceCompile(Record):
     _chromium: array[int] = field(default_factory=lambda: array("q"), repr=False,
                                   compare=False)
     _phases: dict[str, float] | None = field(default=None, repr=False, compare=False)
+    _reader: SourceReader | None = field(default=None, repr=False, compare=False)
 
     COMPUTED = {
         "phases": (dict[str, float], "seconds per compile phase (metrics and chromium events)"),
@@ -115,7 +133,9 @@ class TraceCompile(Record):
         if self._phases is None:
             self._phases = dict(self.metric_phases)
             if self._source is not None:
-                for name, seconds in _chromium_phases(self._source, self._chromium).items():
+                with reading_sources(self._reader or logged_line):
+                    chromium = _chromium_phases(self._source, self._chromium)
+                for name, seconds in chromium.items():
                     self._phases.setdefault(name, seconds)
         return self._phases
 
@@ -207,7 +227,12 @@ class TraceRecord(Record):
     def divergences(self) -> list[Divergence]:
         """Where the ranks compiled differently (empty with fewer than two ranks)."""
         if self._divergences is None:
-            self._divergences = find_divergences(self.compiles)
+            try:
+                self._divergences = find_divergences(self.compiles)
+            except Exception as e:  # a hostile log must not take the report down
+                self._divergences = []
+                self.problems.append(f"{self.path}: where the ranks differ could not be "
+                                     f"worked out ({type(e).__name__}: {str(e)[:120]})")
         return self._divergences
 
     def compile(self, compile_id: str, rank: int | None = None) -> TraceCompile:
@@ -231,9 +256,11 @@ class TraceRecord(Record):
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        compiles = [c.to_dict() for c in self.compiles]  # first: reading them may note
+        divergences = [d.to_dict() for d in self.divergences]  # problems
         data = super().to_dict()
-        data["compiles"] = [c.to_dict() for c in self.compiles]
-        data["divergences"] = [d.to_dict() for d in self.divergences]
+        data["compiles"] = compiles
+        data["divergences"] = divergences
         return data
 
     def __repr__(self) -> str:
@@ -257,25 +284,36 @@ class _Attempt:
     chromium: array[int] = field(default_factory=lambda: array("q"))  # header offsets
 
 
-def read_trace(path: str | Path) -> TraceRecord:
+def read_trace(path: str | Path, source_root: str | os.PathLike[str] | None = None
+               ) -> TraceRecord:
     """Read a TORCH_TRACE log file or directory into a ``TraceRecord``.
 
-    Raises ``FileNotFoundError`` for a missing path; every other problem (unreadable or
-    non-trace files, corrupt lines, truncated logs) is listed in ``.problems`` and the
-    rest is still read.
+    Raises ``FileNotFoundError`` for a missing path (or a missing ``source_root``); every
+    other problem (unreadable or non-trace files, FIFOs, symlinks out of the directory,
+    corrupt lines or fields, truncated logs) is listed in ``.problems`` and the rest is
+    still read. Source lines of breaks and stacks are the ones the log printed; with
+    ``source_root``, lines the log did not print are read from regular files under that
+    directory (never outside it).
     """
+    roots = SourceRoot(source_root) if source_root is not None else None
     logs, problems = find_logs(path)
-    report = TraceRecord(path=str(path), problems=problems)
+    report = TraceRecord(path=printable(path), problems=problems)
+    reader: SourceReader = roots or LogLines(
+        lambda note: report.problems.append(f"{report.path}: {note}"))
     unknown: Counter[str] = Counter()
     for log in logs:
-        report.files.append(str(log.path))
+        report.files.append(printable(log.path))
         try:
-            attempts = _index(log, unknown)
+            with reading_sources(logged_line):  # nothing read from disk while indexing
+                attempts = _index(log, unknown)
+                compiles = _compiles(log, attempts, reader)
         except OSError as e:
-            report.problems.append(f"{log.path}: cannot read ({e.strerror or e})")
+            report.problems.extend(log.problems)
+            report.problems.append(f"{printable(log.path)}: cannot read ({e.strerror or e})")
             continue
-        report.compiles.extend(_compiles(log, attempts))
+        report.compiles.extend(compiles)
         report.problems.extend(log.problems)
+        log.sink = report.problems  # problems found later, building contents
         report.events += log.events_read
         report.bytes_read += log.size
     report.ranks = sorted({log.rank for log in logs if log.rank is not None})
@@ -291,39 +329,164 @@ def read_trace(path: str | Path) -> TraceRecord:
 def _index(log: TraceLog, unknown: Counter[str]) -> dict[tuple[int, int, int], _Attempt]:
     attempts: dict[tuple[int, int, int], _Attempt] = {}
     for event in log.events():
-        kind = event.kind
-        if kind not in KNOWN_KINDS:
-            unknown[kind or "(no kind)"] += 1
-        key = event.compile_key
-        if key is None or kind in ("describe_tensor", "describe_storage", "describe_source"):
-            continue
-        attempt = attempts.get(key)
-        if attempt is None:
-            attempt = attempts[key] = _Attempt(key, event.lineno)
-        if kind == "chromium_event":
-            attempt.chromium.append(event.offset)
-        elif kind == "dynamo_start":
-            attempt.start = event
-        elif kind == "compilation_metrics":
-            attempt.metrics = _dict(event.metadata.get(kind))
-            attempt.metrics_event = event
-        elif kind == "bwd_compilation_metrics":
-            attempt.bwd_metrics = _dict(event.metadata.get(kind))
-        elif kind == "artifact":
-            name = event.artifact_name
-            if name.endswith(("_cache_hit", "_cache_miss", "_cache_bypass")):
-                attempt.cache[name] += 1
-            elif name in _CONTENT_ARTIFACTS:
-                attempt.events.append(event)
-        elif kind in _CONTENT_KINDS:
-            attempt.events.append(event)
-            if kind == "dynamo_output_graph" and event.payload is not None:
-                attempt.graph_hashes.append(event.payload.md5)
+        try:
+            _index_event(log, event, attempts, unknown)
+        except Exception as e:  # one malformed event never stops the file
+            _event_problem(log, event, e)
     return attempts
 
 
-def _compiles(log: TraceLog, attempts: dict[tuple[int, int, int], _Attempt]
-              ) -> list[TraceCompile]:
+def _index_event(log: TraceLog, event: LogEvent,
+                 attempts: dict[tuple[int, int, int], _Attempt], unknown: Counter[str]) -> None:
+    kind = event.kind
+    if kind not in KNOWN_KINDS:
+        unknown[kind or "(no kind)"] += 1
+    key = event.compile_key
+    if key is None or kind in ("describe_tensor", "describe_storage", "describe_source"):
+        return
+    attempt = attempts.get(key)
+    if attempt is None:
+        attempt = attempts[key] = _Attempt(key, event.lineno)
+    if kind == "chromium_event":
+        attempt.chromium.append(event.offset)
+    elif kind == "dynamo_start":
+        event.metadata[kind] = _checked_start(log, event)
+        attempt.start = event
+    elif kind == "compilation_metrics":
+        attempt.metrics = event.metadata[kind] = _checked_metrics(log, event)
+        attempt.metrics_event = event
+    elif kind == "bwd_compilation_metrics":
+        attempt.bwd_metrics = event.metadata[kind] = _checked_metrics(log, event)
+    elif kind == "artifact":
+        name = event.artifact_name
+        if name.endswith(("_cache_hit", "_cache_miss", "_cache_bypass")):
+            attempt.cache[name] += 1
+        elif name in _CONTENT_ARTIFACTS:
+            attempt.events.append(event)
+    elif kind in _CONTENT_KINDS:
+        attempt.events.append(event)
+        if kind == "dynamo_output_graph" and event.payload is not None:
+            attempt.graph_hashes.append(event.payload.md5)
+
+
+def _event_problem(log: TraceLog, event: LogEvent | None, error: BaseException) -> None:
+    kind = (event.kind if event is not None else "") or "event"
+    log.problem(event.lineno if event is not None else None, "event",
+                f"{_show(kind, 40)} event could not be read ({type(error).__name__}: "
+                f"{_show(str(error), 120)}); skipped")
+
+
+# --- fields checked once, at indexing (the parsers then see well-typed values) ---
+def _show(value: Any, limit: int = 40) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _bad(log: TraceLog, event: LogEvent, name: str, value: Any, expected: str) -> None:
+    log.problem(event.lineno, "field", f"{event.kind}: {name} is not {expected} "
+                                       f"({_show(repr(value))}); ignored")
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and math.isfinite(value) and abs(value) < 1e18
+
+
+def _whole(value: Any) -> int | None:
+    """A line number or count from a JSON value (int, integral float, digits), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if abs(value) < 1 << 62 else None
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value) if abs(value) < 1 << 62 else None
+    if isinstance(value, str) and re.fullmatch(r"\s*-?\d{1,15}\s*", value):
+        return int(value)
+    return None
+
+
+#: compilation_metrics fields the parsers read, by the type they must have.
+_METRIC_TEXT = frozenset({"co_name", "co_filename", "fail_type", "fail_reason",
+                          "fail_user_frame_filename", "dynamo_config"})
+_METRIC_WHOLE = frozenset({"co_firstlineno", "graph_op_count", "fail_user_frame_lineno"})
+
+
+def _checked_metrics(log: TraceLog, event: LogEvent) -> dict[str, Any]:
+    """``compilation_metrics`` with every malformed field it is read for dropped (noted)."""
+    data = event.metadata.get(event.kind)
+    if not isinstance(data, dict):
+        if data is not None:
+            _bad(log, event, event.kind, data, "an object")
+        return {}
+    out: dict[str, Any] = {}
+    for k, v in data.items():
+        if v is None:
+            out[k] = v
+        elif k in _METRIC_TEXT:
+            if isinstance(v, str):
+                out[k] = v
+            else:
+                _bad(log, event, k, v, "text")
+        elif k in _METRIC_WHOLE or k.endswith("_count"):
+            n = _whole(v)
+            if n is None:
+                _bad(log, event, k, v, "a whole number")
+            else:
+                out[k] = n
+        elif k.endswith(("_us", "_s", "_ms", "_ns")):
+            if _number(v):
+                out[k] = v
+            else:
+                _bad(log, event, k, v, "a finite number")
+        elif k in ("recompile_reason", "restart_reasons"):
+            if isinstance(v, str) or (isinstance(v, list)
+                                       and all(isinstance(i, str) for i in v)):
+                out[k] = v
+            else:
+                _bad(log, event, k, v, "text or a list of texts")
+        else:
+            out[k] = v
+    return out
+
+
+def _checked_start(log: TraceLog, event: LogEvent) -> dict[str, Any]:
+    """``dynamo_start`` with its stack's frames well-typed (malformed parts noted)."""
+    data = event.metadata.get(event.kind)
+    if not isinstance(data, dict):
+        if data is not None:
+            _bad(log, event, event.kind, data, "an object")
+        return {"stack": []}
+    stack = data.get("stack")
+    if stack is None:
+        return {**data, "stack": []}
+    if not isinstance(stack, list):
+        _bad(log, event, "stack", stack, "a list of frames")
+        return {**data, "stack": []}
+    frames: list[dict[str, Any]] = []
+    for frame in stack:
+        if not isinstance(frame, dict):
+            _bad(log, event, "a stack frame", frame, "an object")
+            continue
+        checked = dict(frame)
+        line = _whole(frame.get("line", 0) or 0)
+        if line is None:
+            _bad(log, event, "a stack frame's line", frame.get("line"), "a whole number")
+        checked["line"] = line or 0
+        for name in ("name", "loc"):
+            if name in frame and not isinstance(frame[name], str):
+                _bad(log, event, f"a stack frame's {name}", frame[name], "text")
+                checked[name] = ""
+        filename = frame.get("filename")
+        if filename is not None and (isinstance(filename, bool)
+                                     or not isinstance(filename, (int, str))):
+            _bad(log, event, "a stack frame's filename", filename, "text or a string index")
+            checked["filename"] = ""
+        frames.append(checked)
+    return {**data, "stack": frames}
+
+
+def _compiles(log: TraceLog, attempts: dict[tuple[int, int, int], _Attempt],
+              reader: SourceReader | None = None) -> list[TraceCompile]:
     finals: dict[tuple[int, int], int] = {}  # (frame, frame compile) -> last attempt seen
     for (frame, fcid, attempt) in attempts:
         finals[(frame, fcid)] = max(attempt, finals.get((frame, fcid), 0))
@@ -331,41 +494,57 @@ def _compiles(log: TraceLog, attempts: dict[tuple[int, int, int], _Attempt]
     for key, attempt in sorted(attempts.items(), key=lambda kv: kv[1].first_lineno):
         if attempt.start is None and attempt.metrics is None and not attempt.events:
             continue  # only timing or unknown events under this id: not a compile
-        frame, fcid, n = key
-        base = attempts.get((frame, fcid, 0), attempt)
-        final = attempts.get((frame, fcid, finals[(frame, fcid)]), attempt)
-        start = attempt.start or base.start
-        stack = _stack(log, start)
-        metrics = attempt.metrics or {}
-        function = str(metrics.get("co_name") or (final.metrics or {}).get("co_name")
-                       or _innermost_name(start))
-        filename = str(metrics.get("co_filename") or (final.metrics or {}).get("co_filename")
-                       or (stack[-1].filename if stack else ""))
-        lineno = int(metrics.get("co_firstlineno") or (final.metrics or {}).get("co_firstlineno")
-                     or (stack[-1].lineno if stack else 0))
-        compile_ = TraceCompile(
-            rank=log.rank,
-            compile_id=f"{frame}/{fcid}" + (f"_{n}" if n else ""),
-            frame=f"{function} {filename}:{lineno}" if filename else function,
-            function=function,
-            filename=filename,
-            lineno=lineno,
-            cache=dict(attempt.cache) or _cache_counts(metrics),
-            stack=stack,
-            log=f"{log.path}:{attempt.first_lineno}",
-            _source=log,
-            _events=attempt.events,
-            # the recompile reason is logged once, before attempt 0: every attempt shares it
-            _shared_events=[e for e in base.events if e.artifact_name == "recompile_reasons"]
-            if attempt is not base else [],
-            _graph_hashes=tuple(attempt.graph_hashes),
-            _chromium=attempt.chromium,
-            _start=start,
-            _metrics=attempt.metrics_event,
-        )
-        _set_status(compile_, attempt, final)
-        out.append(compile_)
+        try:
+            out.append(_compile(log, attempts, finals, key, attempt, reader))
+        except Exception as e:  # never one compile's fault to lose the others
+            _event_problem(log, attempt.metrics_event or attempt.start, e)
     return out
+
+
+def _compile(log: TraceLog, attempts: dict[tuple[int, int, int], _Attempt],
+             finals: dict[tuple[int, int], int], key: tuple[int, int, int],
+             attempt: _Attempt, reader: SourceReader | None) -> TraceCompile:
+    frame, fcid, n = key
+    base = attempts.get((frame, fcid, 0), attempt)
+    final = attempts.get((frame, fcid, finals[(frame, fcid)]), attempt)
+    start = attempt.start or base.start
+    stack = _stack(log, start)
+    metrics = attempt.metrics or {}
+    final_metrics = final.metrics or {}
+    function = str(metrics.get("co_name") or final_metrics.get("co_name")
+                   or _innermost_name(start))
+    filename = str(metrics.get("co_filename") or final_metrics.get("co_filename")
+                   or (stack[-1].filename if stack else ""))
+    lineno = int(metrics.get("co_firstlineno") or final_metrics.get("co_firstlineno")
+                 or (stack[-1].lineno if stack else 0))
+    compile_ = TraceCompile(
+        rank=log.rank,
+        compile_id=f"{frame}/{fcid}" + (f"_{n}" if n else ""),
+        frame=f"{function} {filename}:{lineno}" if filename else function,
+        function=function,
+        filename=filename,
+        lineno=lineno,
+        cache=dict(attempt.cache) or _cache_counts(metrics),
+        stack=stack,
+        log=f"{printable(log.path)}:{attempt.first_lineno}",
+        _source=log,
+        _events=attempt.events,
+        # the recompile reason is logged once, before attempt 0: every attempt shares it
+        _shared_events=[e for e in base.events if e.artifact_name == "recompile_reasons"]
+        if attempt is not base else [],
+        _graph_hashes=tuple(attempt.graph_hashes),
+        _chromium=attempt.chromium,
+        _start=start,
+        _metrics=attempt.metrics_event,
+        _reader=reader,
+    )
+    try:
+        _set_status(compile_, attempt, final)
+    except Exception as e:
+        _event_problem(log, attempt.metrics_event or final.metrics_event, e)
+        compile_.status = "failed"
+        compile_.fail_reason = "unknown: its compilation_metrics could not be read"
+    return compile_
 
 
 def _set_status(c: TraceCompile, attempt: _Attempt, final: _Attempt) -> None:
@@ -373,7 +552,8 @@ def _set_status(c: TraceCompile, attempt: _Attempt, final: _Attempt) -> None:
     if metrics is not None:
         parsed: Metrics = parse("compilation_metrics", {"compilation_metrics": metrics},
                                 "")["metrics"]
-        c.compile_time_s = parsed.times.get("total_s", 0.0)
+        total = parsed.times.get("total_s", 0.0)
+        c.compile_time_s = float(total) if _number(total) else 0.0
         c.metric_phases = _phases(parsed, attempt.bwd_metrics)
         if parsed.error:
             c.status = "failed"
@@ -387,7 +567,8 @@ def _set_status(c: TraceCompile, attempt: _Attempt, final: _Attempt) -> None:
         reasons = final.metrics.get("restart_reasons") or []
         if isinstance(reasons, list) and reasons:
             c.fail_reason = _reason(reasons[0])
-        c.compile_time_s = float(final.metrics.get("dynamo_time_before_restart_s") or 0.0)
+        before = final.metrics.get("dynamo_time_before_restart_s")
+        c.compile_time_s = float(before) if _number(before) else 0.0
         return
     c.status = "failed"
     c.fail_reason = "the log ends before this compile finished (no compilation_metrics)"
@@ -404,8 +585,8 @@ def _reason(text: object) -> str:
 def _phases(metrics: Metrics, bwd: dict[str, Any] | None) -> dict[str, float]:
     """The exclusive compile phases live capture shows (``phases.compile_phases``), plus
     the backward graph's Inductor time when it was compiled."""
-    phases = dict(metrics.phases)
-    if bwd and isinstance(bwd.get("inductor_compile_time_s"), (int, float)):
+    phases = {k: v for k, v in metrics.phases.items() if _number(v)}
+    if bwd and _number(bwd.get("inductor_compile_time_s")):
         phases["backward Inductor"] = float(bwd["inductor_compile_time_s"])
     return phases
 
@@ -415,17 +596,24 @@ def _chromium_phases(log: TraceLog, offsets: array[int]) -> dict[str, float]:
     open_at: dict[str, list[float]] = {}
     out: dict[str, float] = {}
     for offset in offsets:
-        event, payload = log.event_at(offset)
-        if event is None:
+        event = None
+        try:
+            event, payload = log.event_at(offset)
+            if event is None:
+                continue
+            phases = parse(event.kind, event.metadata, payload).get("phases", ())
+        except Exception as e:  # a malformed chromium event: noted, the others still read
+            _event_problem(log, event, e)
             continue
-        for phase in parse(event.kind, event.metadata, payload).get("phases", ()):
-            if phase.name not in _CHROMIUM_PHASES:
+        for phase in phases:
+            if phase.name not in _CHROMIUM_PHASES or not _number(phase.ts_us):
                 continue
             if phase.ph == "B":
                 open_at.setdefault(phase.name, []).append(phase.ts_us)
             elif phase.ph == "E" and open_at.get(phase.name):
                 seconds = (phase.ts_us - open_at[phase.name].pop()) / 1e6
-                out[phase.name] = round(out.get(phase.name, 0.0) + seconds, 6)
+                if _number(seconds):
+                    out[phase.name] = round(out.get(phase.name, 0.0) + seconds, 6)
     return out
 
 
@@ -441,16 +629,23 @@ def _cache_counts(metrics: dict[str, Any]) -> dict[str, int]:
 
 
 def _stack(log: TraceLog, start: LogEvent | None) -> list[SourceLine]:
+    """The compile's user stack (``dynamo_start``, checked at indexing); each frame's
+    text is the ``loc`` the log printed (no file is read)."""
     data = _dict(start.metadata.get("dynamo_start")) if start else {}
-    frames = data.get("stack") or []
-    return [SourceLine(log.filename(f.get("filename")), int(f.get("line") or 0),
+    frames = data.get("stack")
+    if not isinstance(frames, list):
+        return []
+    return [SourceLine(log.filename(f.get("filename")), _whole(f.get("line") or 0) or 0,
                        str(f.get("loc") or f.get("name") or ""))
             for f in frames if isinstance(f, dict)]
 
 
 def _innermost_name(start: LogEvent | None) -> str:
     frames = _dict(start.metadata.get("dynamo_start")).get("stack") if start else None
-    return str(frames[-1].get("name", "")) if frames and isinstance(frames[-1], dict) else ""
+    if not isinstance(frames, list) or not frames or not isinstance(frames[-1], dict):
+        return ""
+    name = frames[-1].get("name", "")
+    return name if isinstance(name, str) else ""
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -469,18 +664,37 @@ def _synthetic_start(c: TraceCompile) -> LogEvent:
 
 
 def _trace_event(log: TraceLog, event: LogEvent) -> TraceEvent | None:
-    """The event as the live handler sees it (metadata + payload)."""
-    return TraceEvent.from_metadata(event.metadata, log.read_payload(event))
+    """The event as the live handler sees it (metadata + payload; its kind first, as
+    torch writes it, whatever order the log's keys came in)."""
+    metadata = event.metadata
+    if event.kind and next(iter(metadata), None) != event.kind:
+        metadata = {event.kind: metadata[event.kind], **metadata}
+    return TraceEvent.from_metadata(metadata, log.read_payload(event))
 
 
 def _build_record(c: TraceCompile) -> CompileRecord:
+    """The compile's contents, read with its source reader; never raises (what cannot be
+    read is noted in the log's problems)."""
+    log = c._source
+    empty = CompileRecord(compile_id=c.compile_id, frame=c.function, filename=c.filename,
+                          firstlineno=c.lineno)
+    if log is None:
+        return empty
+    try:
+        with reading_sources(c._reader or logged_line):
+            return _build(c, log)
+    except Exception as e:  # a bug or a hostile log: the index is still shown
+        _event_problem(log, c._start, e)
+        return empty
+
+
+def _build(c: TraceCompile, log: TraceLog) -> CompileRecord:
     """Feed the compile attempt's events to the shared ``CompileBuilder`` (the parsers
     live capture uses): its ``dynamo_start``, the recompile reasons logged before it, its
-    own events and, when it finished, its ``compilation_metrics``."""
-    log = c._source
-    if log is None:
-        return CompileRecord(compile_id=c.compile_id, frame=c.function, filename=c.filename,
-                             firstlineno=c.lineno)
+    own events and, when it finished, its ``compilation_metrics``. Each event on its own:
+    one that cannot be read is noted and skipped. Inductor's provenance (kernels' source
+    lines) is applied here with the lines the log printed (``_log_provenance``), not fed to
+    the builder (whose live mapping reads the files it names)."""
     strings = StringTable()
     for index, text in log.strings.items():
         strings.add({"str": [text, index]})
@@ -491,21 +705,37 @@ def _build_record(c: TraceCompile) -> CompileRecord:
     key = None
     reasons: list[str] = []  # closed into the record only by compilation_metrics
     newest: list[str] = []  # the newest compiled version's failed guards
+    provenance: list[str] = []
     for log_event in events:
-        event = _trace_event(log, log_event)
-        if event is None:
-            continue
-        if event.artifact_name == "recompile_reasons":
-            fields = parse(event.kind, event.metadata, event.payload)
-            reasons.extend(fields.get("recompile_reasons", ()))
-            newest.extend(fields.get("recompile_newest", ()))
-        if event.kind == "dynamo_start" or log_event is c._start:
-            key = event.frame
-        if event.frame is not None and key is not None and event.frame != key:
-            event.frame = key  # the start of attempt 0 opens this attempt's compile
-        builder.feed(event)
+        try:
+            if log_event.artifact_name == PROVENANCE_ARTIFACT:
+                provenance.append(log.read_payload(log_event))
+                continue
+            event = _trace_event(log, log_event)
+            if event is None:
+                continue
+            if event.artifact_name == "recompile_reasons":
+                fields = parse(event.kind, event.metadata, event.payload)
+                reasons.extend(fields.get("recompile_reasons", ()))
+                newest.extend(fields.get("recompile_newest", ()))
+            if event.kind == "dynamo_start" or log_event is c._start:
+                key = event.frame
+            if event.frame is not None and key is not None and event.frame != key:
+                event.frame = key  # the start of attempt 0 opens this attempt's compile
+            if log_event is c._metrics:  # its failure's source line is not shown here
+                with reading_sources(logged_line):
+                    builder.feed(event)
+            else:
+                builder.feed(event)
+        except Exception as e:  # one malformed event: noted, the others still read
+            _event_problem(log, log_event, e)
     record = (builder.record(key) if key is not None else None) or CompileRecord(
         compile_id=c.compile_id, frame=c.function)
+    for payload in provenance:
+        try:
+            _log_provenance(record.kernels, payload)
+        except Exception as e:
+            _event_problem(log, None, e)
     record.compile_id = c.compile_id
     if c._metrics is None and reasons:  # a restarted attempt: the reasons it was made for
         record.recompile_reason = explain_reasons(reasons, newest)
@@ -516,3 +746,39 @@ def _build_record(c: TraceCompile) -> CompileRecord:
     record.error = c.fail_reason if c.status == "failed" else ""
     record.times = {"total_s": c.compile_time_s} if c.compile_time_s else {}
     return record
+
+
+_TRACE_FRAME = re.compile(
+    r'File "(?P<file>[^"]+)", line (?P<line>\d{1,9})(?:, in [^\n]*\n[ \t]*(?P<code>[^\n]*))?')
+
+
+def _log_provenance(kernels: list[Kernel], payload: str) -> int:
+    """Tie kernels to source lines with Inductor's provenance artifact, as
+    ``kernel_lines.apply_provenance`` does live, but each line's text is the code line
+    the trace printed (through the source reader in effect): no file named in the log is
+    opened. Malformed entries are skipped. Returns how many kernels it mapped."""
+    try:
+        traces = json.loads(payload)
+    except (ValueError, RecursionError):
+        return 0
+    if not isinstance(traces, dict):
+        return 0
+    mapped = 0
+    for kernel in kernels:
+        entries = traces.get(kernel.handle) if kernel.handle else None
+        if not isinstance(entries, list):
+            continue
+        frames: list[SourceLine] = []
+        for trace in entries:
+            if not isinstance(trace, str):
+                continue
+            for m in _TRACE_FRAME.finditer(trace):
+                filename, lineno = m.group("file"), int(m.group("line"))
+                if all((f.filename, f.lineno) != (filename, lineno) for f in frames):
+                    frames.append(SourceLine(filename, lineno,
+                                             source_line(filename, lineno, m.group("code") or "")))
+        user = [f for f in frames if not is_torch_file(f.filename)]
+        if user:
+            kernel.lines = sorted(user, key=lambda f: (f.filename, f.lineno))
+            mapped += 1
+    return mapped

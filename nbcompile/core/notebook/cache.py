@@ -13,8 +13,11 @@ works; on a change of directory, Inductor's in-process lookup caches are cleared
 way ``torch._inductor.runtime.cache_dir_utils.temporary_cache_dir`` does it.
 
 Safety: compiled artifacts are code. nbcompile never points Inductor at a directory
-that is not owned by the current user or that group/others can write, and it warns
-when the user's own ``TORCHINDUCTOR_CACHE_DIR`` is such a directory.
+that is not owned by the current user or that group/others can write, nor at one whose
+existing parents (resolved) could be replaced by someone else (each must be owned by
+this user or root, and not group/world-writable unless sticky, like ``/tmp``), nor under
+``/proc``, ``/sys`` or ``/dev``; it creates missing directories with mode 0700 whatever
+the umask, and warns when the user's own ``TORCHINDUCTOR_CACHE_DIR`` is unsafe.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .. import torch_compat
 
 ENV = "TORCHINDUCTOR_CACHE_DIR"
 MARKER = ".nbcompile-cache"
@@ -66,10 +71,47 @@ def default_cache_dir() -> Path:
     return base / "nbcompile" / "inductor"
 
 
+_REFUSED_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
+
+
+def _refuse_special(p: Path, real: Path) -> None:
+    for root in _REFUSED_ROOTS:
+        if p == root or p.is_relative_to(root) or real == root or real.is_relative_to(root):
+            raise CacheDirError(f"{p} is under {root}: not a place for a compile cache")
+
+
+def check_parents(path: str | os.PathLike[str]) -> None:
+    """Raise ``CacheDirError`` unless every existing parent of ``path`` (symlinks
+    resolved) is owned by this user or root and not writable by group or others (a
+    sticky directory such as ``/tmp`` is fine), and ``path`` is not under ``/proc``,
+    ``/sys`` or ``/dev``."""
+    p = Path(path).expanduser().absolute()
+    real = p.resolve()  # the existing prefix resolved, the rest appended
+    _refuse_special(p, real)
+    if not hasattr(os, "getuid"):
+        return
+    uid = os.getuid()
+    for parent in real.parents:
+        try:
+            st = os.stat(parent)
+        except FileNotFoundError:
+            continue
+        if st.st_uid not in (uid, 0):
+            raise CacheDirError(
+                f"{parent} (a parent of {p}) is owned by another user (uid {st.st_uid}): "
+                "they could replace the cache; choose another directory")
+        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not st.st_mode & stat.S_ISVTX:
+            raise CacheDirError(
+                f"{parent} (a parent of {p}) is writable by group or others (mode "
+                f"{stat.S_IMODE(st.st_mode):o}, not sticky): they could replace the cache; "
+                "choose another directory")
+
+
 def check_dir(path: str | os.PathLike[str]) -> None:
     """Raise ``CacheDirError`` unless ``path`` is a directory only its owner, this user,
     can write (a symlink is judged by what it points to, and must be ours too)."""
     p = Path(path)
+    check_parents(p)
     if not hasattr(os, "getuid"):  # Windows: no POSIX owners/modes to check
         if not p.is_dir():
             raise CacheDirError(f"{p} is not a directory")
@@ -96,14 +138,21 @@ def check_dir(path: str | os.PathLike[str]) -> None:
 
 
 def ensure_dir(path: str | os.PathLike[str]) -> Path:
-    """Create ``path`` (mode 0700) if needed, check it, mark it as nbcompile's."""
+    """Create ``path`` and its missing parents (each mode 0700, whatever the umask) after
+    checking the existing parents (``check_parents``), check it, mark it as nbcompile's."""
     p = Path(path).expanduser()
     if not p.is_absolute():
         p = Path.cwd() / p
+    check_parents(p)
     created = not p.exists()
     if created:
-        p.mkdir(parents=True, mode=0o700, exist_ok=True)
-        os.chmod(p, 0o700)  # mkdir's mode is masked by the umask
+        missing = [d for d in (p, *p.parents) if not d.exists()]
+        for d in reversed(missing):
+            try:
+                os.mkdir(d, 0o700)
+            except FileExistsError:
+                continue  # made meanwhile: checked below (check_dir) like any other
+            os.chmod(d, 0o700)  # mkdir's mode is masked by the umask
     check_dir(p)
     marker = p / MARKER
     if created or (not marker.exists() and not any(p.iterdir())):
@@ -113,20 +162,12 @@ def ensure_dir(path: str | os.PathLike[str]) -> Path:
 
 def _torch_default() -> str | None:
     """The directory Inductor falls back to (it writes it into the env once used)."""
-    try:
-        from torch._inductor.runtime.cache_dir_utils import default_cache_dir as torch_default
-    except ImportError:
-        return None
-    return os.path.abspath(torch_default())
+    torch_default = torch_compat.default_cache_dir()
+    return os.path.abspath(torch_default) if torch_default is not None else None
 
 
 def _clear_inductor_lookup_caches() -> None:
-    mod = sys.modules.get("torch._inductor.utils")
-    if mod is not None and hasattr(mod, "clear_caches"):
-        try:
-            mod.clear_caches()
-        except Exception:  # pragma: no cover - best effort, as torch's own helper
-            pass
+    torch_compat.clear_inductor_caches()  # only if torch imported it
 
 
 def use_dir(path: str | os.PathLike[str], source: str = "magic") -> Path:
@@ -224,10 +265,7 @@ def _size(p: Path) -> tuple[int, int]:
 
 def session_counts() -> dict[str, int]:
     """Cache hits and misses of this process so far (Dynamo's counters)."""
-    try:
-        from torch._dynamo.utils import counters
-    except ImportError:
-        return {}
+    counters = torch_compat.dynamo_counters()
     return {
         "fx_graph_cache_hit": int(counters["inductor"]["fxgraph_cache_hit"]),
         "fx_graph_cache_miss": int(counters["inductor"]["fxgraph_cache_miss"]),

@@ -7,7 +7,7 @@ import difflib
 from dataclasses import asdict, dataclass, field
 from typing import Any, get_origin
 
-import torch
+from .. import torch_compat
 
 MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 
@@ -63,7 +63,7 @@ class CompileOptions:
 
 def validate_backend(name: str) -> None:
     """Raise ``OptionError`` unless ``name`` is a registered Dynamo backend."""
-    known = torch._dynamo.list_backends(None)
+    known = torch_compat.list_backends()
     if name not in known:
         close = difflib.get_close_matches(name, known, n=3)
         hint = f" Did you mean {', '.join(close)}?" if close else ""
@@ -79,9 +79,9 @@ def validate_inductor_options(options: dict[str, Any]) -> None:
     The type check is the one ``torch.compile`` applies at the first call (plain types
     only; generic ones such as ``Optional[int]`` are not checked, as in torch).
     """
-    from torch._inductor import config
-
-    known = torch._inductor.list_options()
+    known = torch_compat.inductor_option_names()
+    if known is None:  # a torch that does not list them: torch.compile checks at first call
+        return
     for key, value in options.items():
         if key not in known:
             close = difflib.get_close_matches(key, known, n=3)
@@ -90,7 +90,7 @@ def validate_inductor_options(options: dict[str, Any]) -> None:
                 f"--options {key}: not an Inductor option.{hint} "
                 "List them with torch._inductor.list_options()."
             )
-        expected = config.get_type(key.replace("-", "_"))
+        expected = torch_compat.inductor_option_type(key.replace("-", "_"))
         if (get_origin(expected) is None and isinstance(expected, type)
                 and not isinstance(value, expected)):
             raise OptionError(

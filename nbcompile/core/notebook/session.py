@@ -1,10 +1,12 @@
 """The capture session: registered targets, and trace events turned into their records.
 
 Compiles happen lazily, at a target's first call, often cells later. Each Dynamo frame
-compile is keyed by ``(frame_id, frame_compile_id)``; its ``dynamo_start`` event carries
-the user stack, which names the target (by code span or entry-function filename). The
-events that follow are collected into a ``CompileRecord`` and closed by
-``compilation_metrics``, which arrives last.
+compile is keyed by ``(frame_id, frame_compile_id)``; at its ``dynamo_start`` event it
+belongs to every target whose call is running (``calls``: the target's own frames, the
+resume functions after its breaks, the functions it calls that Dynamo compiles on their
+own); a target whose calls nbcompile cannot see is found by code span in the user stack.
+The events that follow are collected into a ``CompileRecord`` and closed by
+``compilation_metrics``, which arrives last; the end of the call says whether it raised.
 """
 
 from __future__ import annotations
@@ -13,13 +15,14 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-import torch
-
+from .. import torch_compat
 from ..trace.builder import CompileBuilder
 from ..trace.compile_id import CompileId
 from ..trace.listener import TraceEvent, TraceListener
 from ..trace.parsers import PROVENANCE_ARTIFACT, Phase
+from . import calls
 from .targets import Target
+from .usernames import scrub_exception
 
 __all__ = ["PROVENANCE_ARTIFACT", "CaptureSession", "get_session"]
 
@@ -33,7 +36,9 @@ class CaptureSession:
         self.targets: list[Target] = []  # one per name: what the user's names hold
         self.replaced: list[Target] = []  # redefined, still alive (weakly held) elsewhere
         self._listeners: list[Listener] = []
-        self._owners: dict[tuple[int, int], Target | None] = {}  # frame compile -> target
+        # frame compile -> its targets, outermost call first
+        self._owners: dict[tuple[int, int], list[Target]] = {}
+        self._stop_calls: Callable[[], None] | None = None
         self._lock = threading.RLock()
         self.listener = TraceListener(self._on_event)
         self.builder = CompileBuilder(self.listener.strings)
@@ -45,18 +50,24 @@ class CaptureSession:
 
         Provenance tracking (``trace.provenance_tracking_level``, not part of the FX
         graph cache key) makes Inductor name the source lines of every kernel, which
-        ties C++ kernels to cell lines exactly. The previous value comes back on stop.
+        ties C++ kernels to cell lines exactly. The previous value comes back on stop. On a
+        torch without it this is a no-op (kernels are tied to lines by matching instead).
         """
         self.listener.install()
-        config = torch._inductor.config.trace
-        if self._saved_provenance is None and config.provenance_tracking_level == 0:
-            self._saved_provenance = config.provenance_tracking_level
-            config.provenance_tracking_level = 1
+        if self._stop_calls is None:
+            self._stop_calls = calls.on_end(self._on_call_end)
+        level = torch_compat.provenance_tracking_level()
+        if self._saved_provenance is None and level == 0:
+            self._saved_provenance = level
+            torch_compat.set_provenance_tracking_level(1)
 
     def stop(self) -> None:
         self.listener.uninstall()
+        if self._stop_calls is not None:
+            self._stop_calls()
+            self._stop_calls = None
         if self._saved_provenance is not None:
-            torch._inductor.config.trace.provenance_tracking_level = self._saved_provenance
+            torch_compat.set_provenance_tracking_level(self._saved_provenance)
             self._saved_provenance = None
 
     # --- targets ---
@@ -94,13 +105,15 @@ class CaptureSession:
                 pass
 
     # --- attribution ---
-    def target_for_stack(self, stack: list[dict[str, Any]]) -> Target | None:
-        """The target owning the innermost frame of ``stack`` that any target owns."""
+    def target_for_stack(self, stack: list[dict[str, Any]], *,
+                         watched: bool = True) -> Target | None:
+        """The target owning the innermost frame of ``stack`` that any target owns
+        (``watched=False``: only among targets whose calls nbcompile cannot see)."""
+        known = [t for t in (*self.replaced, *self.targets) if watched or not t.watched]
         candidates: list[Target] | None = None
         for entry in reversed(stack):
             filename = self.listener.filename(entry.get("filename"))
-            owners = [t for t in (*self.replaced, *self.targets)
-                      if t.owns_frame(filename, entry.get("line", 0))]
+            owners = [t for t in known if t.owns_frame(filename, entry.get("line", 0))]
             if candidates is not None:
                 narrowed = [t for t in owners if t in candidates]
                 if narrowed:
@@ -112,44 +125,75 @@ class CaptureSession:
                 candidates = owners  # e.g. one class forward shared by two module targets
         return candidates[-1] if candidates else None
 
+    def _owners_now(self, key: tuple[int, int], stack: list[dict[str, Any]]) -> list[Target]:
+        """The targets a frame compile starting now belongs to: every target whose call is
+        running (outermost first), else the one its user stack names by code span."""
+        owners: list[Target] = []
+        for call in calls.running():
+            call.compiles.append(key)
+            if not any(call.target is t for t in owners):
+                owners.append(call.target)
+        if owners:
+            return owners
+        found = self.target_for_stack(stack, watched=False)
+        return [found] if found is not None else []
+
     # --- events ---
     def _on_event(self, event: TraceEvent) -> None:
         with self._lock:
             self._handle(event)
 
     def _handle(self, event: TraceEvent) -> None:
-        """Attribute a compile to its target at ``dynamo_start``; the builder does the rest."""
+        """Attribute a compile to its targets at ``dynamo_start``; the builder does the rest."""
         key = event.frame
         if key is None:
             return
         if event.kind == "dynamo_start":
             stack = event.data.get("stack", []) if isinstance(event.data, dict) else []
-            self._owners[key] = self.target_for_stack(stack)
+            self._owners[key] = self._owners_now(key, stack)
         finished = self.builder.feed(event)
-        target = self._owners.get(key)
-        if target is None:
+        owners = self._owners.get(key) or []
+        if not owners:
             return
         if event.kind == "dynamo_start":
-            target.start_compile()
-            self._notify(target)
+            for target in owners:
+                target.start_compile()
+                self._notify(target)
         elif finished is not None:
             failure = self.builder.failure(key)
-            if failure is not None:
-                target.error = failure
-            target.finish_compile(finished)
-            self._notify(target)
+            namer = next((t for t in reversed(owners) if t.kind == "module" and t.watched
+                          and t.owns_frame(finished.filename, finished.firstlineno)), None)
+            if namer is not None:
+                namer.name_in(finished, failure)
+            for target in owners:
+                target.finish_compile(finished, failure)
+                self._notify(target)
         elif self.builder.updated is not None:  # e.g. the backward's code, compiled later
-            self._notify(target)
+            for target in owners:
+                self._notify(target)
+
+    def _on_call_end(self, call: calls.Call) -> None:
+        """A target's call ended: its status from what torch did (raised or not)."""
+        scrub_exception(call.raised)  # torch's "from user code:" without nbcompile's entry
+        with self._lock:
+            target = call.target
+            if not any(target is t for t in (*self.targets, *self.replaced)):
+                return
+            compiles = [(record, self.builder.failure(key)) for key in call.compiles
+                        if (record := self.builder.record(key)) is not None]
+            if target.end_call(call.raised, compiles):
+                self._notify(target)
 
     def owner_of(self, frame_id: int, frame_compile_id: int) -> Target | None:
-        """The target a frame compile was attributed to; for a compile not (yet) seen
-        (e.g. one stopped by ``recompile_limit``), the target of that frame's others."""
+        """The innermost target a frame compile was attributed to; for a compile not (yet)
+        seen (e.g. one stopped by ``recompile_limit``), the target of that frame's others."""
         with self._lock:
-            if (frame_id, frame_compile_id) in self._owners:
-                return self._owners[(frame_id, frame_compile_id)]
-            for (frame, _), target in reversed(list(self._owners.items())):
-                if frame == frame_id and target is not None:
-                    return target
+            owners = self._owners.get((frame_id, frame_compile_id))
+            if owners is not None:
+                return owners[-1] if owners else None
+            for (frame, _), found in reversed(list(self._owners.items())):
+                if frame == frame_id and found:
+                    return found[-1]
         return None
 
     def phases_of(self, compile_id: str) -> list[Phase]:

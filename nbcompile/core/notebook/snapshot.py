@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ..frames import is_entry_file
 from ..insight import annotate, compile_diff
 from ..insight.advice import advise
 from ..insight.not_compiled import why_not_compiled, without_internal_place
@@ -38,10 +39,11 @@ def _notes(target: Target, inside: str) -> list[str]:
 def target_record(target: Target) -> TargetRecord:
     """A JSON-ready snapshot of ``target``: its compiles summed up, with the annotated
     source and code diffs (cached until the compiles change)."""
+    published = _published_compiles(target)
     breaks: list[GraphBreak] = []
     seen: set[tuple[Any, ...]] = set()
-    for c in target.compiles:
-        for gb in map(without_internal_place, c.graph_breaks):
+    for c in published:
+        for gb in c.graph_breaks:
             key = (gb.filename, gb.lineno, gb.reason)
             if key not in seen:
                 seen.add(key)
@@ -77,8 +79,9 @@ def target_record(target: Target) -> TargetRecord:
         advice=advice,
         error=target.error,
         compiling_since=target.compiling_since,
-        compiles=[_without_internal_places(c) for c in target.compiles],
-        graph_count=sum(len(c.graphs) for c in target.compiles),
+        compiles=published,
+        # graphs that run: a failed (or interrupted) compile installs none
+        graph_count=sum(len(c.graphs) for c in target.compiles if c.status == "ok"),
         graph_breaks=breaks,
         recompiles=recompiles,
         kernels=kernels,
@@ -89,12 +92,53 @@ def target_record(target: Target) -> TargetRecord:
     )
     return _with_codegen_views(record, target)
 
+def _published_compiles(target: Target) -> list[CompileRecord]:
+    """The target's compiles as the user reads them: nbcompile's entry function (a module
+    target's) never named (its compile names the module's ``forward``), and a break its
+    entry frame saw only because the module's ``forward`` broke inside it left to the
+    frame that reports it again (``module.compile()`` has no such frame: counted once)."""
+    compiles = [_without_internal_places(c) for c in target.compiles]
+    if target.kind != "module":
+        return compiles
+    forward = target.spans[0] if target.spans else None
+    out = []
+    for i, c in enumerate(compiles):
+        if not is_entry_file(c.filename):
+            out.append(c)
+            continue
+        breaks = c.graph_breaks
+        others = {_break_key(gb) for o in compiles[i + 1:] for gb in o.graph_breaks}
+        if not c.graphs and breaks and all(_break_key(gb) in others for gb in breaks):
+            breaks = []
+        out.append(_without_internal_places(dataclasses.replace(
+            c, filename=forward.filename if forward else "",
+            firstlineno=forward.first if forward else 0, graph_breaks=breaks)))
+    return out
+
+
+def _break_key(gb: GraphBreak) -> tuple[Any, ...]:
+    return (gb.filename, gb.lineno, gb.reason)
+
+
 def _without_internal_places(c: CompileRecord) -> CompileRecord:
-    """``c`` with graph breaks placed at nbcompile's entry function made placeless."""
+    """``c`` with graph breaks placed at nbcompile's entry function made placeless, and
+    its Chrome-trace events naming the user's code instead of the entry's file."""
     breaks = [without_internal_place(gb) for gb in c.graph_breaks]
-    if all(a is b for a, b in zip(breaks, c.graph_breaks, strict=True)):
+    events = c.chromium_events
+    if any(_names_entry(e) for e in events):
+        events = [{**e, "args": {k: c.filename if isinstance(v, str) and is_entry_file(v) else v
+                                 for k, v in e["args"].items()}} if _names_entry(e) else e
+                  for e in events]
+    if events is c.chromium_events and all(
+            a is b for a, b in zip(breaks, c.graph_breaks, strict=True)):
         return c
-    return dataclasses.replace(c, graph_breaks=breaks)
+    return dataclasses.replace(c, graph_breaks=breaks, chromium_events=events)
+
+
+def _names_entry(event: dict[str, Any]) -> bool:
+    args = event.get("args")
+    return isinstance(args, dict) and any(
+        isinstance(v, str) and is_entry_file(v) for v in args.values())
 
 
 def _with_codegen_views(record: TargetRecord, target: Target) -> TargetRecord:

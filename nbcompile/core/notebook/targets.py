@@ -29,10 +29,18 @@ from typing import Any
 
 import torch
 
-from ..frames import ENTRY_PREFIX, Span
+from .. import torch_compat
+from ..frames import ENTRY_PREFIX, Span, is_torch_file
 from ..records import CellRef, CompileRecord, TargetError, TorchLog
+from .calls import interrupted_in_compile, watch
 from .options import CompileOptions
-from .usernames import graph_text, module_text
+from .usernames import (
+    graph_text,
+    guard_text,
+    module_text,
+    optimizer_state_text,
+    without_entry_frames,
+)
 from .weakslot import WeakSlot
 
 _entry_ids = itertools.count()
@@ -148,19 +156,19 @@ def eager_callable(obj: Any) -> Callable[..., Any]:
     if isinstance(obj, torch.nn.Module):
         inner, _ = unwrap(obj)
         if inner is obj:
-            return obj._call_impl
+            return torch_compat.call_impl(obj)
         return lambda *a, **k: _eager_wrapper_call(obj, a, k)
-    return getattr(obj, "_torchdynamo_orig_callable", obj)
+    return torch_compat.orig_callable(obj)
 
 
 def _eager_wrapper_call(wrapper: torch.nn.Module, args: tuple, kwargs: dict) -> Any:
     inner, _ = unwrap(wrapper)
-    saved = inner._compiled_call_impl
-    inner._compiled_call_impl = None
+    saved = torch_compat.compiled_call_impl(inner)
+    torch_compat.set_compiled_call_impl(inner, None)
     try:
         return wrapper(*args, **kwargs)
     finally:
-        inner._compiled_call_impl = saved
+        torch_compat.set_compiled_call_impl(inner, saved)
 
 
 def fresh_copy(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -218,6 +226,8 @@ class Target:
     _keep: list[Any] = field(default_factory=list, repr=False)  # strong, until release()
     torch_logs: list[TorchLog] = field(default_factory=list)  # taken off stderr (torch_logs)
     show_torch_logs: bool = False  # --torch-logs: torch's log records stay on stderr
+    #: its calls are seen (``calls.watch``): a frame compiled during one belongs to it
+    watched: bool = False
 
     def __post_init__(self) -> None:
         self.keep(self.original, self.bound, self.compiled_module)
@@ -257,14 +267,34 @@ class Target:
         if self.compiling_since is None:
             self.compiling_since = time.time()
 
-    def finish_compile(self, record: CompileRecord) -> None:
-        if self.kind == "module":  # guards name the entry's argument, not the user's name
-            record.recompile_reason = module_text(record.recompile_reason, self.name)
-            record.recompile_guard = module_text(record.recompile_guard, self.name)
-            args = forward_arg_names(self.compiled_module)
-            record.graphs = [graph_text(g, self.name, args) for g in record.graphs]
-            record.post_grad_graphs = [graph_text(g, self.name, args)
-                                       for g in record.post_grad_graphs]
+    def name_in(self, record: CompileRecord, failure: TargetError | None = None) -> None:
+        """Write a module target's names into a compile of its own code: guards and
+        graphs name the entry's argument ``self``, not the user's name (done once per
+        compile, by the innermost module target that owns the frame). A failure's user
+        stack loses torch's ``Module._call_impl`` frame the entry called (the stack of
+        ``module.compile()`` starts at ``forward``)."""
+        if failure is not None:
+            while failure.stack and _is_call_impl(failure.stack[0].filename):
+                failure.stack = failure.stack[1:]
+        args = forward_arg_names(self.compiled_module)
+        record.recompile_reason = module_text(record.recompile_reason, self.name, args)
+        record.recompile_guard = module_text(record.recompile_guard, self.name, args)
+        record.graphs = [graph_text(g, self.name, args) for g in record.graphs]
+        record.post_grad_graphs = [graph_text(g, self.name, args)
+                                   for g in record.post_grad_graphs]
+        record.guards = guard_text(record.guards, self.name)
+        record.error = without_entry_frames(record.error)
+
+    def finish_compile(self, record: CompileRecord, failure: TargetError | None = None) -> None:
+        """Add a finished frame compile. The status it gives is provisional for a watched
+        target: the end of the call says whether the call raised (``end_call``)."""
+        if any(record is c for c in self.compiles):
+            return
+        if not self.watched and self.kind == "module":
+            self.name_in(record, failure)
+        if record.recompile_reason and ".state" in record.recompile_reason:
+            record.recompile_reason = optimizer_state_text(record.recompile_reason,
+                                                           self.optimizers())
         self.compiles.append(record)
         self.compiling_since = None
         # Without fullgraph, Dynamo skips a frame it cannot trace ("Unsupported", e.g. an
@@ -273,10 +303,130 @@ class Target:
                    and not getattr(self.options, "fullgraph", False))
         if record.status == "failed" and not skipped:
             self.status = "failed"
-        else:  # no graph from any compile: nothing runs compiled (see not_compiled)
-            self.status = ("compiled" if any(c.graphs for c in self.compiles)
-                           else "not_compiled")
+            self.error = failure or self.error
+        else:
+            self.status = self.compiled_status()
             self.error = None
+
+    def optimizers(self) -> dict[str, str]:
+        """The optimizers the target's code reads as globals: name -> class name."""
+        code_owner = (type(self.compiled_module).forward if self.compiled_module is not None
+                      else self.original)
+        code = getattr(code_owner, "__code__", None)
+        namespace = getattr(code_owner, "__globals__", None)
+        if code is None or not isinstance(namespace, dict):
+            return {}
+        found: dict[str, str] = {}
+        for name in sorted(_global_names(code)):
+            value = namespace.get(name)
+            if isinstance(value, torch.optim.Optimizer):
+                found[name] = type(value).__name__
+        return found
+
+    def compiled_status(self) -> str:
+        """``compiled`` when a compile produced a graph that runs; else ``not_compiled``
+        (every frame was skipped or gave up: nothing runs compiled, see not_compiled)."""
+        return ("compiled" if any(c.graphs for c in self.compiles if c.status == "ok")
+                else "not_compiled")
+
+    def end_call(self, raised: BaseException | None,
+                 compiles: list[tuple[CompileRecord, TargetError | None]]) -> bool:
+        """The status a finished call leaves, from what torch did during it: ``compiles``
+        are the frame compiles started during the call (with their failures), ``raised``
+        what the call raised. True if the target changed."""
+        mine = [(r, f) for r, f in compiles if any(r is c for c in self.compiles)]
+        if interrupted_in_compile(raised) and compiles:
+            record = compiles[-1][0]  # the compile running when the interrupt came
+            record.status = "failed"
+            record.error = f"KeyboardInterrupt: interrupted before it finished; {INTERRUPTED}"
+            if not any(record is c for c in self.compiles):
+                self.compiles.append(record)
+            self.error = TargetError(
+                type="KeyboardInterrupt",
+                message=(f"The compile of {record.frame or self.name} was interrupted "
+                         f"(KeyboardInterrupt) before it finished: torch kept nothing of "
+                         f"it, so the next call of {self.name} compiles it again."))
+            self.status = "failed"
+        elif raised is not None and (failure := _raised_failure(raised, mine)) is not None:
+            self.status = "failed"  # the call raised what a compile failed with
+            self.error = failure
+        elif mine:
+            self.status = self.compiled_status()
+            self.error = None
+        else:
+            return False
+        self.compiling_since = None
+        return True
+
+
+def _is_call_impl(filename: str) -> bool:
+    return filename.replace("\\", "/").endswith("torch/nn/modules/module.py")
+
+
+def _global_names(code: types.CodeType) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _global_names(const)
+    return names
+
+
+#: What an interrupted compile leaves: torch installs nothing it did not finish.
+INTERRUPTED = "the next call compiles it again"
+
+
+def _raised_failure(raised: BaseException,
+                    compiles: list[tuple[CompileRecord, TargetError | None]]
+                    ) -> TargetError | None:
+    """The failure of the last compile that failed with the exception the call raised
+    (``fullgraph=True``, ``error_on_graph_break``, a backend error); None when the call
+    raised something else (e.g. the user's own code, run eagerly after a skipped frame)."""
+    name = type(raised).__name__
+    for record, failure in reversed(compiles):
+        if record.status != "failed":
+            continue
+        if failure is not None and failure.type == name:
+            return failure
+        if failure is None and record.error.split(":", 1)[0].strip() == name:
+            return TargetError(type=name, message=record.error)
+    return None
+
+
+def decorated_chain(fn: Any) -> list[types.FunctionType]:
+    """``fn`` and the functions it decorates, outermost first: through ``__wrapped__``
+    (``functools.wraps``: ``@torch.no_grad()``, ``@torch.inference_mode()``, the user's
+    own decorators) and through the one function a torch wrapper closes over
+    (``@torch._dynamo.error_on_graph_break(True)`` does not use ``functools.wraps``)."""
+    chain: list[types.FunctionType] = []
+    current = fn
+    while isinstance(current, types.FunctionType) and all(current is not f for f in chain):
+        chain.append(current)
+        wrapped = current.__dict__.get("__wrapped__")
+        if wrapped is None and is_torch_file(current.__code__.co_filename):
+            inner = [c.cell_contents for c in current.__closure__ or ()
+                     if _filled(c) and isinstance(c.cell_contents, types.FunctionType)]
+            wrapped = inner[0] if len(inner) == 1 else None
+        current = wrapped
+    return chain
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 - an empty cell raises
+    except ValueError:
+        return False
+    return True
+
+
+def user_functions(fn: Any) -> list[types.FunctionType]:
+    """The user's functions in ``decorated_chain(fn)`` (torch's wrappers left out)."""
+    return [f for f in decorated_chain(fn) if not is_torch_file(f.__code__.co_filename)]
+
+
+def user_spans(fn: Any) -> list[Span]:
+    """The code spans of a (possibly decorated) function: the user's own code, not the
+    lines of torch's decorator wrappers."""
+    return [Span.of(f.__code__) for f in user_functions(fn)] or [Span.of(fn.__code__)]
 
 
 def is_candidate(name: str, value: Any, module_name: str) -> bool:
@@ -287,8 +437,12 @@ def is_candidate(name: str, value: Any, module_name: str) -> bool:
         return True
     if isinstance(value, types.FunctionType):
         # already compiled by the user (@torch.compile in the cell): recorded, not recompiled
-        original = getattr(value, "_torchdynamo_orig_callable", value)
-        return getattr(original, "__module__", None) == module_name
+        original = torch_compat.orig_callable(value)
+        if getattr(original, "__module__", None) == module_name and not is_torch_file(
+                getattr(getattr(original, "__code__", None), "co_filename", "")):
+            return True
+        # a decorated function (@torch.no_grad(), functools.wraps, torch's decorators)
+        return any(f.__module__ == module_name for f in user_functions(original))
     return False
 
 
@@ -301,22 +455,24 @@ def is_generator_like(fn: Any) -> bool:
 
 def compile_function(name: str, fn: types.FunctionType, options: CompileOptions,
                      cell: CellRef) -> Target:
-    user_compiled = getattr(fn, "_torchdynamo_orig_callable", None)
+    user_compiled = torch_compat.orig_callable(fn, None)
     if isinstance(user_compiled, types.FunctionType):  # @torch.compile in the cell
         target = Target(name=name, kind="function", original=user_compiled, bound=fn,
-                        options=options, cell=cell, spans=[Span.of(user_compiled.__code__)])
+                        options=options, cell=cell, spans=user_spans(user_compiled))
         target.notes.append(f"{name} was already compiled with torch.compile in the cell: "
                             "nbcompile records its compiles and leaves its own options "
                             "as they are (the %%compile flags do not apply to it).")
+        target.watched = watch(fn, target)
         return target
     if is_generator_like(fn):  # Dynamo never compiles these frames: say so, bind fn as is
         target = Target(name=name, kind="function", original=fn, bound=fn, options=options,
-                        cell=cell, spans=[Span.of(fn.__code__)])
+                        cell=cell, spans=user_spans(fn))
         target.status = "not_compiled"
         return target
     compiled = torch.compile(fn, **options.torch_kwargs())
     target = Target(name=name, kind="function", original=fn, bound=compiled,
-                    options=options, cell=cell, spans=[Span.of(fn.__code__)])
+                    options=options, cell=cell, spans=user_spans(fn))
+    target.watched = watch(compiled, target)
     if options.disable:
         target.status = "disabled"
     return target
@@ -328,10 +484,12 @@ def compile_module(name: str, obj: torch.nn.Module, options: CompileOptions,
     kwargs = options.torch_kwargs()
     inner.compile(**kwargs)  # PyTorch's in-place API; then give it a traceable entry
     entry = make_module_entry(name)
+    compiled = None
     if not options.disable:
         # the module is the entry's first argument, not a global: Dynamo then guards on
         # it weakly (a dropped module is freed) and names it ``self`` in guards and graphs
-        inner._compiled_call_impl = functools.partial(torch.compile(entry, **kwargs), inner)
+        compiled = torch.compile(entry, **kwargs)
+        torch_compat.set_compiled_call_impl(inner, functools.partial(compiled, inner))
     spans = []
     forward = getattr(type(inner).forward, "__code__", None)
     if forward is not None and "/torch/" not in forward.co_filename.replace("\\", "/"):
@@ -339,6 +497,7 @@ def compile_module(name: str, obj: torch.nn.Module, options: CompileOptions,
     target = Target(name=name, kind="module", original=obj, bound=obj, options=options,
                     cell=cell, compiled_module=inner, wrapper=wrapper, spans=spans,
                     entry_filename=entry.__code__.co_filename)
+    target.watched = compiled is not None and watch(compiled, target)
     if wrapper:
         target.notes.append(_wrapper_note(name, wrapper, type(inner).__name__))
     if options.disable:

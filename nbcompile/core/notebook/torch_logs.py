@@ -19,16 +19,12 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from .. import torch_compat
 from ..records import TorchLog
 
 #: The torch loggers whose handlers are filtered (compile-time components).
 LOGGERS = (
-    "torch._dynamo",
-    "torch._inductor",
-    "torch._functorch.aot_autograd",
-    "torch._functorch._aot_autograd",
-    "torch.fx.experimental.symbolic_shapes",
-    "torch._subclasses.fake_tensor",
+    *torch_compat.TORCH_LOGGERS,
     "torch",  # records of submodules without a handler of their own end here
 )
 #: Loggers that carry data, not messages (the structured trace nbcompile itself reads).
@@ -46,9 +42,7 @@ OwnerLookup = Callable[[int, int], Any]
 
 def current_compile() -> tuple[int, int] | None:
     """``(frame_id, frame_compile_id)`` of the Dynamo compile running now, if any."""
-    import torch._guards
-
-    cid = torch._guards.CompileContext.current_compile_id()
+    cid = torch_compat.current_compile_id()
     if cid is None or cid.frame_id is None or cid.frame_compile_id is None:
         return None
     return (cid.frame_id, cid.frame_compile_id)
@@ -95,7 +89,7 @@ class TorchLogRouting:
     def install(self) -> None:
         if self._handlers:
             return
-        import torch._logging  # noqa: F401 - torch sets up its handlers on import
+        torch_compat.import_torch_logging()  # torch sets up its handlers on import
 
         for name in LOGGERS:
             for handler in logging.getLogger(name).handlers:

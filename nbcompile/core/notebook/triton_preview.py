@@ -35,6 +35,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .. import torch_compat
 from .targets import Target
 
 PREVIEW = "triton"
@@ -73,9 +74,8 @@ def require_triton() -> None:
 def preview_options(mode: str | None, options: dict[str, Any]) -> dict[str, Any]:
     """Inductor options for a preview compile (a mode's settings folded in, since
     ``torch.compile`` takes ``mode=`` or ``options=``, not both)."""
-    import torch
-
-    merged: dict[str, Any] = dict(torch._inductor.list_mode_options(mode)) if mode else {}
+    torch_compat.require_cpu_backend()
+    merged: dict[str, Any] = torch_compat.mode_options(mode) if mode else {}
     merged.update(options)
     merged["cpu_backend"] = "triton"
     return merged
@@ -96,10 +96,8 @@ def driver_active() -> bool:
     """Whether Triton has an active driver here (a GPU): then nothing is patched."""
     global _driver_active
     if _driver_active is None:
-        import torch.utils._triton as tu
-
         try:
-            tu.triton_hash_with_backend()
+            torch_compat.triton_utils().triton_hash_with_backend()
             _driver_active = True
         except Exception:
             _driver_active = False
@@ -120,8 +118,7 @@ def preview_scope() -> Iterator[None]:
     if driver_active():
         yield
         return
-    import torch.utils._triton as tu
-
+    tu = torch_compat.triton_utils()
     with _lock:
         if _depth == 0:
             _saved["hash"] = tu.triton_hash_with_backend
@@ -297,7 +294,7 @@ def _eager_module(module: Any) -> Callable[..., Any]:
         live = ref()
         if live is None:
             raise ReferenceError("the module of this Triton preview no longer exists")
-        return live._call_impl(*args, **kwargs)
+        return torch_compat.call_impl(live)(*args, **kwargs)
 
     return eager_call
 
@@ -330,13 +327,12 @@ def apply(target: Target, interpret: bool = False) -> None:
         return
     if target.compiled_module is not None:
         inner = target.compiled_module
-        if inner._compiled_call_impl is not None:
-            inner._compiled_call_impl = wrap(inner._compiled_call_impl, target.name,
-                                             generated, failed,
-                                             None if interpret else _eager_module(inner))
+        if (current := torch_compat.compiled_call_impl(inner)) is not None:
+            torch_compat.set_compiled_call_impl(inner, wrap(
+                current, target.name, generated, failed,
+                None if interpret else _eager_module(inner)))
     else:
-        eager = None if interpret else getattr(target.original, "_torchdynamo_orig_callable",
-                                               target.original)
+        eager = None if interpret else torch_compat.orig_callable(target.original)
         wrapped = wrap(target.bound, target.name, generated, failed, eager)
         target.keep(wrapped)  # held until the magic binds it to the user's name
         target.bound = wrapped

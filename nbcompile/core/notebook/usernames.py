@@ -21,11 +21,22 @@ def _child(m: re.Match[str]) -> str:
     return f"[{key}]" if key.isdigit() else f".{key}"
 
 
-def module_text(text: str, name: str) -> str:
-    """``text`` with the entry's ``self`` paths written as the user's ``name`` paths."""
+_ARG = re.compile(r"(?<![\w.\]])(?:L\[['\"]args['\"]\]|args)\[(\d+)\]")
+_KWARG = re.compile(r"(?<![\w.\]])(?:L\[['\"]kwargs['\"]\]|kwargs)\[['\"](\w+)['\"]\]")
+
+
+def module_text(text: str, name: str, arg_names: list[str] | tuple[str, ...] = ()) -> str:
+    """``text`` with the entry's ``self`` paths written as the user's ``name`` paths, and
+    its ``args[0]`` / ``kwargs['k']`` as the names of ``forward``'s parameters."""
     if not text:
         return text
     text = _CHILD.sub(_child, _SELF.sub(name, text))
+
+    def arg(m: re.Match[str]) -> str:
+        i = int(m.group(1))
+        return arg_names[i] if i < len(arg_names) else m.group(0)
+
+    text = _KWARG.sub(lambda m: m.group(1), _ARG.sub(arg, text))
 
     def training(m: re.Match[str]) -> str:
         call = "eval()" if m.group("was") == "True" else "train()"
@@ -73,3 +84,88 @@ def graph_text(graph: str, name: str, arg_names: list[str] | tuple[str, ...] = (
     text = _GRAPH_KWARG.sub(lambda m: m.group("key"), text)
     text = _ENTRY_COMMENT.sub(f"# File: your call of {name}(...)", text)
     return "\n".join(line for line in text.split("\n") if not _SELF_ASSIGN.match(line))
+
+
+#: A guard's comment naming the entry's line: ``# return self._call_impl(*args, **kwargs)
+#: # <nbcompile-entry-0:model>:3 in model``.
+_ENTRY_GUARD_COMMENT = re.compile(
+    r"# return self\._call_impl\(\*args, \*\*kwargs\)\s+# <nbcompile-entry-\d+:[^>]*>:\d+ "
+    r"in \w+|<nbcompile-entry-\d+:[^>]*>:\d+ in \w+")
+#: The entry's frame in a traceback text (Dynamo's "from user code:"), with the frame of
+#: torch's ``Module._call_impl`` it calls: ``module.compile()`` has neither.
+_ENTRY_FRAME = re.compile(
+    r"[ \t]*File \"<nbcompile-entry-\d+:[^>]*>\", line \d+, in \w+\n"
+    r"(?:[ \t]+(?!File \")\S.*\n)?(?:[ \t]*\^+[ \t]*\n)?"
+    r"(?:[ \t]*File \"[^\"]*torch[/\\\\]nn[/\\\\]modules[/\\\\]module\.py\", line \d+, "
+    r"in _call_impl\n(?:[ \t]+(?!File \")\S.*\n)?(?:[ \t]*\^+[ \t]*\n)?)?")
+
+
+def guard_text(guards: str, name: str) -> str:
+    """A module target's guard tree with the entry's line comments naming the user's call."""
+    if not guards or "<nbcompile-entry-" not in guards:
+        return guards
+    return _ENTRY_GUARD_COMMENT.sub(f"# your call of {name}(...)", guards)
+
+
+def without_entry_frames(text: str) -> str:
+    """A traceback text without nbcompile's entry frame (and torch's ``_call_impl`` frame
+    it calls): what ``module.compile()`` would have shown."""
+    if not text or "<nbcompile-entry-" not in text:
+        return text
+    return _ENTRY_FRAME.sub("", text if text.endswith("\n") else text + "\n").rstrip("\n") + (
+        "\n" if text.endswith("\n") else "")
+
+
+def scrub_exception(error: BaseException | None) -> None:
+    """Take nbcompile's entry frame out of an exception's text in place (torch writes the
+    user stack into its errors' messages: "from user code: ...")."""
+    if error is None:
+        return
+    args = getattr(error, "args", ())
+    if any(isinstance(a, str) and "<nbcompile-entry-" in a for a in args):
+        error.args = tuple(without_entry_frames(a) if isinstance(a, str) else a for a in args)
+    msg = getattr(error, "msg", None)
+    if isinstance(msg, str) and "<nbcompile-entry-" in msg:
+        try:
+            error.msg = without_entry_frames(msg)  # type: ignore[attr-defined]
+        except AttributeError:  # a read-only attribute: the text stays as torch wrote it
+            pass
+
+
+_SELF_OR_NAME = r"(?:L\[['\"]self['\"]\]|self|G\[['\"](?P<g>\w+)['\"]\]|(?P<n>[A-Za-z_]\w*))"
+#: A guard on an optimizer's state being empty (or not): ``not G['opt'].state``,
+#: ``len(self.state[list(dict.keys(self.state))[0]]) != 0`` (``self``: torch's optimizer).
+_OPTIMIZER_STATE = re.compile(
+    r"^\s*(?:not " + _SELF_OR_NAME + r"\.state|len\(" + _SELF_OR_NAME.replace("g>", "g2>")
+    .replace("n>", "n2>") + r"\.state\[list\(dict\.keys\([^)]*\.state\)\)\[\d+\]\]\)"
+    r"\s*(?:!=|==|>)\s*0)\s*$")
+
+
+def optimizer_state_text(reason: str, optimizers: dict[str, str]) -> str:
+    """A recompile reason that is an optimizer's state guard, in words: the state was
+    empty at the first call and the optimizer created it at its first ``step()``.
+
+    ``optimizers``: the user's optimizer names -> class names (the target's globals).
+    """
+    if not reason or ".state" not in reason:
+        return reason
+
+    def one(part: str) -> str:
+        m = _OPTIMIZER_STATE.match(part)
+        if m is None:
+            return part
+        name = next((g for g in (m.group("g"), m.group("n"), m.group("g2"), m.group("n2"))
+                     if g and g != "self"), None)
+        if name is None:  # ``self``: the optimizer's own method, compiled as a frame
+            if not optimizers:
+                return part
+            name = next(iter(optimizers)) if len(optimizers) == 1 else None
+        elif name not in optimizers:  # some other object's ``state``
+            return part
+        cls = optimizers.get(name or "", "the optimizer")
+        who = f"{name}'s" if name else "the optimizer's"
+        return (f"{who} state was empty at the first call: {cls} creates it at its first "
+                "step(), so this call recompiled once (expected: the state stays, this "
+                "does not recompile again)")
+
+    return "; ".join(one(r) for r in reason.split("; "))

@@ -33,8 +33,8 @@ class TimingRow(Record):
     # The ``confidence`` interval of the median paired speedup (order statistics)
     speedup_ci_low: float | None = None
     speedup_ci_high: float | None = None  # upper bound of that interval
-    # At least ``min_verdict_repeats`` repeats, the interval no wider than ``max_ci_ratio``,
-    # excluding 1.0, and the effect is >= ``min_effect``
+    # At least ``min_verdict_repeats`` repeats, the interval excluding 1.0 and the effect
+    # >= ``min_effect`` (however wide the interval; see ``core/perf/verdict.py``)
     significant: bool = False
     spreads_overlap: bool | None = None  # whether the run-time IQRs of mode and eager overlap
     # baseline | faster | slower | no significant difference | inconclusive on this machine
@@ -45,15 +45,30 @@ class TimingRow(Record):
     max_abs_diff: float | None = None
     numerics_ok: bool | None = None  # within ``tolerance`` of eager's output
     tolerance: str = ""  # e.g. ``torch.float32: rtol=0.001, atol=0.0001``, or ``exact``
-    peak_memory_bytes: int | None = None  # CUDA ``max_memory_allocated`` in one call
-    memory_note: str = ""  # how memory was measured, or ``not measured on CPU``
+    # Peak tensor bytes in use during one call, above those in use before it (CPU:
+    # torch.profiler's allocation events; CUDA: ``max_memory_allocated``); null: not measured
+    peak_memory_bytes: int | None = None
+    memory_note: str = ""  # how memory was measured, or why it was not
+    allocated_bytes: int | None = None  # bytes allocated during one call
+    peak_memory_ratio: float | None = None  # ``peak_memory_bytes`` over eager's
+    memory_verdict: str = ""  # e.g. ``0.25x eager's peak``; ``baseline`` for eager
+    # Activations one call's forward saved for backward (storages the call created;
+    # parameters and inputs it saved are held anyway); null: nothing saved
+    saved_bytes: int | None = None
+    # CUDA: bytes still allocated after the mode's compile and warm-up, beyond those
+    # before it (for reduce-overhead: its CUDA graph memory pool); null off CUDA
+    held_bytes: int | None = None
     cache: dict[str, int] = field(default_factory=dict)  # this row's compile cache hits/misses
     notes: list[str] = field(default_factory=list)  # e.g. ``numerics differ from eager ...``
     times_s: list[float] = field(default_factory=list)  # per-call time of each repeat's block
     # Why this mode is not faster than eager, from a measured profile (``core/perf/explain.py``)
     explanations: list[Explanation] = field(default_factory=list)
+    # Why this mode needs more memory than eager, each naming its measured numbers
+    memory_explanations: list[Explanation] = field(default_factory=list)
 
-    OPTIONAL_KEYS = frozenset({"speedup_ci_low", "speedup_ci_high", "explanations"})
+    OPTIONAL_KEYS = frozenset({"speedup_ci_low", "speedup_ci_high", "explanations",
+                               "allocated_bytes", "peak_memory_ratio", "memory_verdict",
+                               "saved_bytes", "held_bytes", "memory_explanations"})
 
 
 @dataclass
@@ -71,6 +86,10 @@ class Comparison(Record):
     num_threads: int = 1  # ``torch.get_num_threads()``, held for every measurement
     budget_s: float = 0.0  # the steady-state measurement budget (compiles come on top)
     elapsed_s: float = 0.0  # wall time of the whole comparison, compiles included
+    # Where ``elapsed_s`` went: ``first calls`` (compiles), ``memory``, ``timed calls``
+    # (what ``budget_s`` bounds), ``explaining profile``, ``other``
+    phases_s: dict[str, float] = field(default_factory=dict)
+    memory_measured: bool = False  # each row's memory was measured (``memory=True``)
     min_effect: float = MIN_EFFECT  # smallest relative difference called significant
     inputs: list[str] = field(default_factory=list)  # e.g. ``Tensor[256, 1024] float32 cpu``
     # ``torch``, ``python``, ``machine``, ``cpu_count``, ``processor`` (``gpu``)
@@ -88,7 +107,8 @@ class Comparison(Record):
     record: Literal["timing"] = "timing"
 
     OPTIONAL_KEYS = frozenset({"confidence", "min_verdict_repeats", "max_ci_ratio",
-                               "mutated_inputs", "random_ops", "captured_output_lines"})
+                               "mutated_inputs", "random_ops", "captured_output_lines",
+                               "phases_s", "memory_measured"})
     COMPUTED = {"best": (str | None, "fastest mode significantly faster than eager and "
                          "numerically right")}
 

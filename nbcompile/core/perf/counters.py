@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from ..torch_compat import dynamo_counters
+
 
 def counter(group: str, name: str) -> int:
-    from torch._dynamo.utils import counters
-
-    return int(counters[group][name])
+    return int(dynamo_counters()[group][name])
 
 
 def cache_counts() -> dict[str, int]:

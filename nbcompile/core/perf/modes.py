@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..torch_compat import list_backends
+
 EAGER = "eager"
 
 
@@ -45,9 +47,7 @@ class ModeSpec:
 
 def available_backends() -> list[str]:
     """Dynamo backends usable as a row (besides the Inductor modes)."""
-    import torch._dynamo
-
-    return [b for b in torch._dynamo.list_backends(None) if b not in _HIDDEN_BACKENDS]
+    return [b for b in list_backends() if b not in _HIDDEN_BACKENDS]
 
 
 def allowed_modes() -> list[str]:
@@ -79,9 +79,7 @@ def resolve_modes(modes: Sequence[Any]) -> list[ModeSpec]:
             else:
                 backend = name.removeprefix(BACKEND_PREFIX)
                 if backends is None:
-                    import torch._dynamo
-
-                    backends = list(torch._dynamo.list_backends(None))
+                    backends = list_backends()
                 if backend not in backends or (
                     backend in _HIDDEN_BACKENDS and not name.startswith(BACKEND_PREFIX)
                 ):

@@ -7,6 +7,8 @@ from typing import Any
 
 import torch
 
+from ..torch_compat import tree_leaves
+
 #: (rtol, atol) of the numeric check against eager, by dtype.
 TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
     torch.float64: (1e-7, 1e-7),
@@ -17,9 +19,7 @@ TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
 
 
 def leaves(value: Any) -> list[Any]:
-    from torch.utils._pytree import tree_flatten
-
-    return tree_flatten(value)[0]
+    return tree_leaves(value)
 
 
 def snapshot_outputs(value: Any) -> list[Any]:

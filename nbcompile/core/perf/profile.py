@@ -36,6 +36,7 @@ from typing import Any
 
 import torch
 
+from .. import torch_compat
 from ..frames import Span
 from ..notebook.options import CompileOptions
 from ..notebook.session import CaptureSession
@@ -44,12 +45,28 @@ from ..notebook.targets import Target, eager_callable, fresh_copy, unwrap
 from ..records import SCHEMA_VERSION, GraphBreak, Kernel, Omission, Record
 from ..trace import listener
 from ..trace.listener import TraceListener, suppressed
+from .environment import device_of
+from .memory import (
+    ProfileMemory,
+    QuietProfile,
+    SavedTensors,
+    memory_events,
+    peak_of,
+    timeline,
+    window,
+)
+from .sandbox import Sandbox
 
 WARMUP_CALLS = 3
 DEFAULT_REPEAT = 20
 #: Largest share of the wall time the breakdown may miss before the profile says so.
 TOLERANCE = 0.10
+#: Share of the eager wall time outside the target's lines from which the profile says so.
+EAGER_UNATTRIBUTED = 0.25
 CALL_MARK = "nbcompile.profile.call"
+#: The eager call measured for memory, and one range per executed source line inside it.
+EAGER_MARK = "nbcompile.profile.eager_call"
+LINE_MARK = "nbcompile.line:"
 _KERNEL_EVENT = re.compile(r"^graph_\d+_(?P<name>.+)$")
 _GRAPH_CALL = "## Call CompiledFxGraph"
 _REGION = "Torch-Compiled Region"
@@ -92,6 +109,11 @@ class KernelTime(Record):
     stage: str = ""  # inference | forward | backward
     event: str = ""  # the profiler event name
     lines: list[int] = field(default_factory=list)  # in ``Profile.filename``; empty: not tied
+    # bytes allocated in one call for the buffers it writes (an allocation between two
+    # launches of a graph goes to the next launch: Inductor allocates just before use)
+    allocated_bytes: int = 0
+
+    OPTIONAL_KEYS = frozenset({"allocated_bytes"})
 
 
 @dataclass
@@ -103,7 +125,11 @@ class LineTime(Record):
     compiled_s: float = 0.0  # kernel time per call (a fused kernel split over its lines)
     eager_s: float = 0.0  # eager time per call, inclusive of what the line calls
     kernels: list[str] = field(default_factory=list)  # names of the kernels it fed
+    # bytes its kernels allocated in one compiled call (a fused kernel's split evenly)
+    compiled_allocated_bytes: int = 0
+    eager_allocated_bytes: int = 0  # bytes allocated on this line in one eager call
 
+    OPTIONAL_KEYS = frozenset({"compiled_allocated_bytes", "eager_allocated_bytes"})
     COMPUTED = {"speedup": (float | None, "eager over compiled time (null unless both)")}
 
     @property
@@ -148,10 +174,12 @@ class Profile(Record):
     recompiles_during_profile: int = 0
     notes: list[str] = field(default_factory=list)  # what is missing, what is not tied
     graph_breaks: list[GraphBreak] = field(default_factory=list)  # of the profiled copy
+    # peak and allocated bytes of one call, compiled and eager (null: not measured)
+    memory: ProfileMemory | None = None
     schema_version: int = SCHEMA_VERSION
     record: str = "profile"
 
-    OPTIONAL_KEYS = frozenset({"graph_breaks", "truncated", "omitted"})
+    OPTIONAL_KEYS = frozenset({"graph_breaks", "truncated", "omitted", "memory"})
     COMPUTED = {
         "truncated": (bool, "set when published with some kernels or lines left out"),
         "omitted": (list[Omission], "kernels or lines left out of a published output to "
@@ -179,9 +207,7 @@ class _CopyListener(TraceListener):
     """
 
     def install(self) -> None:
-        from torch._logging.structured import INTERN_TABLE
-
-        for text, index in list(INTERN_TABLE.items()):
+        for text, index in list(torch_compat.intern_table().items()):
             self.strings.add({"str": [text, index]})
         super().install()
 
@@ -225,19 +251,36 @@ def _sync(args: tuple, kwargs: dict) -> None:
         torch.cuda.synchronize()
 
 
-def profile(fn: Any, *args: Any, repeat: int = DEFAULT_REPEAT, **kwargs: Any) -> Profile:
-    """Measure where the time of ``fn(*args, **kwargs)`` goes, compiled and eagerly.
+def profile(fn: Any, *args: Any, repeat: int = DEFAULT_REPEAT, memory: bool = True,
+            **kwargs: Any) -> Profile:
+    """Measure where the time (and memory) of ``fn(*args, **kwargs)`` goes, compiled
+    and eagerly.
 
     ``fn`` is a function or module (compiled by ``%%compile`` or not); a fresh copy is
     compiled for the profile, warmed up (``WARMUP_CALLS`` calls, compile included), then
     called ``repeat`` times under ``torch.profiler``; the eager call runs ``repeat``
-    times too. Side effects of ``fn`` (an optimizer step) happen on every call.
+    times too. With ``memory``, one more compiled call and one more eager call run under
+    ``torch.profiler(profile_memory=True)`` (``Profile.memory``: peaks, bytes per kernel
+    and per line, a timeline). The calls run on copies of the tensor inputs, and the
+    parameters, buffers, gradients, optimizer state and RNG they change are put back
+    afterwards (a training step's updates do not reach the user's model).
     """
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
         raise ProfileError(f"repeat must be a whole number of calls >= 1, not {repeat!r}")
     if not callable(fn):
         raise ProfileError(f"profile needs a function or module, not a {type(fn).__name__}")
+    box = Sandbox(fn, args, kwargs)
+    try:
+        return _profile(fn, box.args, box.kwargs, repeat, memory, box.held_storages())
+    finally:
+        box.restore()
+
+
+def _profile(fn: Any, args: tuple, kwargs: dict, repeat: int, memory: bool,
+             held: set[int]) -> Profile:
     name = getattr(fn, "__name__", None) or type(fn).__name__
+    device = device_of(args, kwargs)
+    mem_prof = mem_saved = None
     code = _source_code(fn)
     copy = fresh_copy(fn)
     target = _copy_target(name, fn, copy, code)
@@ -248,7 +291,7 @@ def profile(fn: Any, *args: Any, repeat: int = DEFAULT_REPEAT, **kwargs: Any) ->
     session.register(target)
     session.start()
     try:
-        with torch._inductor.config.patch(_COMPILE_CONFIG), suppressed(), \
+        with torch_compat.inductor_patch(_COMPILE_CONFIG), suppressed(), \
                 warnings.catch_warnings():
             warnings.filterwarnings("ignore", "dynamo_pgo force disabled")
             compiled = torch.compile(copy)
@@ -257,14 +300,80 @@ def profile(fn: Any, *args: Any, repeat: int = DEFAULT_REPEAT, **kwargs: Any) ->
             _sync(args, kwargs)
             before = len(target.compiles)
             prof, walls = _profiled_calls(compiled, args, kwargs, repeat)
+            if memory:
+                mem_saved = SavedTensors(held)
+                mem_prof = _memory_call(compiled, args, kwargs, device, mem_saved)
             recompiles = len(target.compiles) - before
     finally:
         session.stop()
     eager = eager_callable(fn)
+    eager(*args, **kwargs)  # warm-up: the first eager call pays one-off costs (lazy inits)
+    _sync(args, kwargs)
     eager_walls = [_timed(eager, args, kwargs) for _ in range(repeat)]
     line_times, eager_traced = _eager_lines(eager, code, args, kwargs, repeat)
-    return _build(name, target, code, prof, walls, eager_walls, line_times, eager_traced,
-                  repeat, recompiles)
+    result = _build(name, target, code, prof, walls, eager_walls, line_times, eager_traced,
+                    repeat, recompiles, mem_prof, device)
+    if memory and mem_prof is not None and mem_saved is not None:
+        eager_saved = SavedTensors(held)
+        eager_prof = _eager_memory_call(eager, code, args, kwargs, device, eager_saved)
+        _fill_memory(result, device, mem_saved, eager_prof, eager_saved)
+    return result
+
+
+def _memory_call(compiled: Callable[..., Any], args: tuple, kwargs: dict,
+                 device: torch.device, saved: SavedTensors) -> Any:
+    """One compiled call under ``profile_memory``, marked like the timed calls."""
+    from torch.profiler import record_function
+
+    with QuietProfile(device) as prof, saved:
+        with record_function(CALL_MARK):
+            out = compiled(*args, **kwargs)
+            _sync(args, kwargs)
+    del out
+    return prof
+
+
+def _eager_memory_call(eager: Callable[..., Any], code: types.CodeType | None, args: tuple,
+                       kwargs: dict, device: torch.device, saved: SavedTensors) -> Any:
+    """One eager call under ``profile_memory``, each executed line of ``code`` inside a
+    ``record_function`` range named ``nbcompile.line:N`` (a tracer limited to ``code``)."""
+    from torch.profiler import record_function
+
+    open_ranges: dict[int, Any] = {}  # frame id -> the range of its current line
+
+    def close(frame: types.FrameType) -> None:
+        rng = open_ranges.pop(id(frame), None)
+        if rng is not None:
+            rng.__exit__(None, None, None)
+
+    def local(frame: types.FrameType, event: str, arg: Any) -> Any:
+        if event in ("line", "return"):
+            close(frame)
+        if event == "line":
+            rng = record_function(f"{LINE_MARK}{frame.f_lineno}")
+            rng.__enter__()
+            open_ranges[id(frame)] = rng
+        return local
+
+    def global_trace(frame: types.FrameType, event: str, arg: Any) -> Any:
+        if code is not None and frame.f_code is code and event == "call":
+            return local
+        return None
+
+    saved_trace = sys.gettrace()
+    with QuietProfile(device) as prof, saved:
+        with record_function(EAGER_MARK):
+            sys.settrace(global_trace)
+            try:
+                out = eager(*args, **kwargs)
+            finally:
+                sys.settrace(saved_trace)
+                for rng in open_ranges.values():
+                    rng.__exit__(None, None, None)
+                open_ranges.clear()
+            _sync(args, kwargs)
+    del out
+    return prof
 
 
 def _timed(call: Callable[..., Any], args: tuple, kwargs: dict) -> float:
@@ -276,14 +385,11 @@ def _timed(call: Callable[..., Any], args: tuple, kwargs: dict) -> float:
 
 def _profiled_calls(compiled: Callable[..., Any], args: tuple, kwargs: dict,
                     repeat: int) -> tuple[Any, list[float]]:
-    from torch.profiler import ProfilerActivity, record_function
-    from torch.profiler import profile as torch_profile
+    from torch.profiler import record_function
 
-    activities = [ProfilerActivity.CPU]
-    if torch.cuda.is_available():
-        activities.append(ProfilerActivity.CUDA)
     walls: list[float] = []
-    with torch_profile(activities=activities) as prof:
+    with QuietProfile(device_of(args, kwargs), memory=False,
+                      cuda=torch.cuda.is_available()) as prof:
         for _ in range(repeat):
             t0 = time.perf_counter()
             with record_function(CALL_MARK):
@@ -408,12 +514,23 @@ class _Rows:
 
     def add(self, graph_event: Any) -> list[Interval]:
         """Add the launches of one ``## Call CompiledFxGraph`` event; their intervals."""
+        spans: list[Interval] = []
+        for event, row in self.match(graph_event):
+            start, end = _span(event)
+            row.calls += 1
+            row.total_s += (end - start) / 1e6
+            spans.append((start, end))
+        return spans
+
+    def match(self, graph_event: Any) -> list[tuple[Any, KernelTime]]:
+        """The launches of one ``## Call CompiledFxGraph`` event with their rows (made
+        when first seen), in launch order."""
         children = sorted(graph_event.cpu_children, key=lambda e: e.time_range.start)
         names = [k.group("name") for e in children if (k := _KERNEL_EVENT.match(e.name))]
         key = self.group_for(graph_event.name, names)
         kernels = self.groups.get(key, []) if key else []
         used: set[int] = set()
-        spans: list[Interval] = []
+        found_rows: list[tuple[Any, KernelTime]] = []
         for event in children:
             m = _KERNEL_EVENT.match(event.name)
             wanted = m.group("name") if m else _op_name(event.name)
@@ -434,16 +551,14 @@ class _Rows:
                     name=m.group("name") if m else event.name,
                     kind="kernel" if m else "other", event=event.name)
             self.rows[row_key] = row
-            start, end = _span(event)
-            row.calls += 1
-            row.total_s += (end - start) / 1e6
-            spans.append((start, end))
-        return spans
+            found_rows.append((event, row))
+        return found_rows
 
 
 def _build(name: str, target: Target, code: types.CodeType | None, prof: Any,
            walls: list[float], eager_walls: list[float], eager_lines: dict[int, float],
-           eager_traced_s: float, repeat: int, recompiles: int) -> Profile:
+           eager_traced_s: float, repeat: int, recompiles: int,
+           mem_prof: Any = None, device: torch.device | None = None) -> Profile:
     record = target_record(target)
     groups: dict[tuple[str, str], list[Kernel]] = {}
     for k in record.kernels:
@@ -501,6 +616,9 @@ def _build(name: str, target: Target, code: types.CodeType | None, prof: Any,
     # What perf_counter saw around the profiled call window (record_function bookkeeping).
     prof_out.unaccounted_s = max(wall - prof_out.kernel_s - prof_out.outside_graphs_s
                                  - prof_out.overhead_s, 0.0)
+    if mem_prof is not None:
+        prof_out.memory = _compiled_memory(rows, mem_prof, device or torch.device("cpu"))
+        prof_out.kernels = sorted(rows.rows.values(), key=lambda r: -r.total_s)
     _fill_lines(prof_out, code, eager_lines, eager_traced_s)
     _add_notes(prof_out, record)
     return prof_out
@@ -522,16 +640,21 @@ def _fill_lines(prof: Profile, code: types.CodeType | None, eager_lines: dict[in
     for lineno in range(span.first, span.last + 1):
         rows.setdefault(lineno, LineTime(lineno, ""))
     untied = 0.0
+    untied_bytes = 0
     shared = False
     for k in prof.kernels:
         mine = [ln for ln in k.lines if ln in rows]  # lines of code.co_filename only
         per_call = k.total_s / prof.repeat
         if not mine:
             untied += per_call
+            untied_bytes += k.allocated_bytes
             continue
         shared |= len(mine) > 1
-        for ln in mine:
+        for i, ln in enumerate(mine):
             rows[ln].compiled_s += per_call / len(mine)
+            # whole bytes, the remainder on the first line: the lines add up to the kernel
+            share, rest = divmod(k.allocated_bytes, len(mine))
+            rows[ln].compiled_allocated_bytes += share + (rest if i == 0 else 0)
             if k.name not in rows[ln].kernels:
                 rows[ln].kernels.append(k.name)
     for ln, seconds in eager_lines.items():
@@ -539,10 +662,22 @@ def _fill_lines(prof: Profile, code: types.CodeType | None, eager_lines: dict[in
             rows[ln].eager_s += seconds / prof.repeat
     prof.lines = [rows[ln] for ln in sorted(rows)]
     prof.untied_s = untied
-    prof.eager_untied_s = max(prof.eager_wall_s - sum(r.eager_s for r in prof.lines), 0.0)
+    if prof.memory is not None:
+        prof.memory.untied_allocated_bytes = untied_bytes
+    lines_s = sum(r.eager_s for r in prof.lines)
+    prof.eager_untied_s = max(prof.eager_wall_s - lines_s, 0.0)
+    if prof.eager_wall_s > 0 and prof.eager_untied_s > EAGER_UNATTRIBUTED * prof.eager_wall_s:
+        prof.notes.append(
+            f"eager: the target's lines add up to {lines_s * 1e3:.3f} ms of the "
+            f"{prof.eager_wall_s * 1e3:.3f} ms eager wall time per call; the other "
+            f"{prof.eager_untied_s * 1e3:.3f} ms "
+            f"({prof.eager_untied_s / prof.eager_wall_s:.0%}) is unattributed: it ran "
+            "outside the target's own lines (a module's call machinery and hooks, code "
+            "before or after its frame) or varied between the untraced calls timed for "
+            "the wall and the traced ones timed per line")
     if shared:
-        prof.notes.append("a kernel fused from several lines has its time split evenly "
-                          "between them")
+        prof.notes.append("a kernel fused from several lines has its time (and its "
+                          "allocated bytes) split evenly between them")
     if eager_traced_s > prof.eager_wall_s * prof.repeat * 1.5:
         prof.notes.append("eager line times come from a line tracer and include its own "
                           f"cost ({eager_traced_s / prof.repeat * 1e3:.3f} ms per traced call "
@@ -578,3 +713,112 @@ def _add_notes(prof: Profile, record: Any) -> None:
         prof.notes.append(f"{len(record.graph_breaks)} graph break(s): their cost is in "
                           "outside_graphs_s")
 
+
+
+# --- memory ------------------------------------------------------------------------------
+
+
+def _call_window(events: list[Any], mark: str) -> Interval | None:
+    call = next((e for e in events if e.name == mark), None)
+    return _span(call) if call is not None else None
+
+
+def _compiled_memory(rows: _Rows, prof: Any, device: torch.device) -> ProfileMemory:
+    """The compiled call's allocations: each goes to the kernel or extern launch that
+    contains it, else to the next one of the same graph call (Inductor's wrapper allocates
+    a buffer just before the kernel that writes it); outside any graph call it counts as
+    ``outside_graphs_allocated_bytes``."""
+    memory = ProfileMemory(device=str(device))
+    events = memory_events(prof, device)
+    fevents = list(prof.events())
+    span = _call_window(fevents, CALL_MARK)
+    if events is None or span is None:
+        memory.notes.append("memory not measured: this torch's profiler did not report "
+                            "the call's allocations")
+        return memory
+    lo, hi = span
+    mine = window(events, lo, hi)
+    graphs = sorted((e for e in fevents if e.name.startswith(_GRAPH_CALL)
+                     and lo <= e.time_range.start <= hi), key=lambda e: e.time_range.start)
+    launches: list[tuple[Interval, Interval, KernelTime]] = []  # (graph, launch, row)
+    for g in graphs:
+        for event, row in rows.match(g):
+            if row.kind in ("kernel", "extern"):
+                launches.append((_span(g), _span(event), row))
+    labels: dict[int, str] = {}
+    wrapper = 0
+    for i, m in enumerate(mine):
+        graph = next((g for g in map(_span, graphs) if g[0] <= m.t_us <= g[1]), None)
+        if graph is None:
+            labels[i] = "outside graphs"
+            memory.outside_graphs_allocated_bytes += max(m.nbytes, 0)
+            continue
+        row = next((r for g, (_, end), r in launches if g == graph and end >= m.t_us), None)
+        if row is None:
+            labels[i] = "generated wrapper"
+            wrapper += max(m.nbytes, 0)
+            continue
+        labels[i] = row.name
+        if m.nbytes > 0:
+            row.allocated_bytes += m.nbytes
+    memory.peak_bytes, memory.allocated_bytes, _, count = peak_of(mine)
+    index = {id(m): i for i, m in enumerate(mine)}
+    memory.timeline = timeline(mine, lo, lambda m: labels.get(index[id(m)], ""))
+    if len(graphs) > 1:
+        ends = [_span(g)[1] for g in graphs[:-1]]
+        memory.across_breaks_bytes = max(
+            sum(m.nbytes for m in mine if m.t_us <= end) for end in ends)
+    if wrapper:
+        memory.notes.append(f"{wrapper} bytes were allocated by the generated wrapper after "
+                            "its last kernel launch (not tied to a kernel)")
+    memory.note = (f"torch.profiler(profile_memory=True) over one compiled call ({count} "
+                   f"allocations) and one eager call; peaks above the bytes in use before "
+                   "each call, output included")
+    return memory
+
+
+def _fill_memory(result: Profile, device: torch.device, saved: SavedTensors,
+                 eager_prof: Any, eager_saved: SavedTensors) -> None:
+    """The eager side of ``result.memory``: peak, bytes per line (the ``nbcompile.line:N``
+    range containing each allocation, innermost first), timeline; saved bytes."""
+    memory = result.memory
+    if memory is None:
+        return
+    if saved.any:
+        memory.saved_bytes = saved.bytes
+    if eager_saved.any:
+        memory.eager_saved_bytes = eager_saved.bytes
+    events = memory_events(eager_prof, device)
+    fevents = list(eager_prof.events())
+    span = _call_window(fevents, EAGER_MARK)
+    if events is None or span is None:
+        memory.notes.append("eager memory not measured: the profiler did not report the "
+                            "call's allocations")
+        return
+    lo, hi = span
+    mine = window(events, lo, hi)
+    ranges = sorted(((_span(e), int(e.name[len(LINE_MARK):])) for e in fevents
+                     if e.name.startswith(LINE_MARK) and e.name[len(LINE_MARK):].isdigit()),
+                    key=lambda r: r[0][1] - r[0][0])  # innermost (shortest) first
+    by_line = {ln.lineno: ln for ln in result.lines}
+    labels: list[str] = []
+    for m in mine:
+        lineno = next((n for (s, e), n in ranges if s <= m.t_us <= e), None)
+        labels.append(f"line {lineno}" if lineno is not None else "outside the target's lines")
+        if m.nbytes <= 0:
+            continue
+        if lineno is not None and lineno in by_line:
+            by_line[lineno].eager_allocated_bytes += m.nbytes
+        else:
+            memory.eager_untied_allocated_bytes += m.nbytes
+    memory.eager_peak_bytes, memory.eager_allocated_bytes, _, _ = peak_of(mine)
+    index = {id(m): i for i, m in enumerate(mine)}
+    memory.eager_timeline = timeline(mine, lo, lambda m: labels[index[id(m)]])
+    if memory.eager_untied_allocated_bytes and result.lines:
+        memory.notes.append(
+            f"eager: {memory.eager_untied_allocated_bytes} bytes were allocated outside the "
+            "target's own lines (module call machinery, hooks, callers)")
+    if memory.untied_allocated_bytes:
+        memory.notes.append(
+            f"compiled: {memory.untied_allocated_bytes} bytes were allocated by kernels not "
+            "tied to a line of the target")

@@ -21,7 +21,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
-from torch.utils._pytree import tree_flatten, tree_map
+
+from ..torch_compat import orig_callable, tree_leaves, tree_map
+from .memory import storages_of
 
 
 def _copy_input(value: Any) -> Any:
@@ -33,7 +35,7 @@ def _copy_input(value: Any) -> Any:
 def _roots(fn: Any, args: tuple, kwargs: dict) -> list[Any]:
     """``fn``, module arguments, and what ``fn``'s code names in its globals or closure."""
     roots: list[Any] = [fn, *(a for a in _leaves(args, kwargs) if isinstance(a, torch.nn.Module))]
-    func = getattr(fn, "_torchdynamo_orig_callable", fn)
+    func = orig_callable(fn)
     if isinstance(func, types.MethodType):
         roots.append(func.__self__)
         func = func.__func__
@@ -76,7 +78,7 @@ def _filled(cell: types.CellType) -> bool:
 
 
 def _leaves(args: tuple, kwargs: dict) -> list[Any]:
-    return tree_flatten((args, kwargs))[0]
+    return tree_leaves((args, kwargs))
 
 
 def _labels(args: tuple, kwargs: dict) -> list[tuple[str, Any]]:
@@ -90,7 +92,7 @@ def _labels(args: tuple, kwargs: dict) -> list[tuple[str, Any]]:
 
 
 def _labelled(label: str, value: Any) -> list[tuple[str, Any]]:
-    leaves = tree_flatten(value)[0]
+    leaves = tree_leaves(value)
     if len(leaves) == 1 and leaves[0] is value:
         return [(label, value)]
     return [(f"{label}[{j}]", leaf) for j, leaf in enumerate(leaves)]
@@ -130,7 +132,8 @@ class Sandbox:
             state = reachable_state(fn, tuple(args), dict(kwargs)).values()
             self._state = [(t, t.detach().clone()) for t in state]
             self._grads = [(t, None if t.grad is None else t.grad.detach().clone())
-                           for t in state if isinstance(t, torch.nn.Parameter)]
+                           for t in state if isinstance(t, torch.nn.Parameter)
+                           or (t.requires_grad and t.is_leaf)]  # a plain leaf weight too
             self._optimizers = [(o, {p: _clone_state(st) for p, st in o.state.items()})
                                 for o in reachable_optimizers(fn, tuple(args), dict(kwargs))]
         self._versions = [t._version for _, t in self._inputs]
@@ -166,6 +169,12 @@ class Sandbox:
         """Labels of the input copies changed in place since the last ``reset()``."""
         return [label for (label, t), v in zip(self._inputs, self._versions, strict=True)
                 if t._version != v]
+
+    def held_storages(self) -> set[int]:
+        """Storages in use before any call: the input copies, the state tensors the call
+        can reach and their gradients (a forward that saves them for backward keeps
+        nothing new)."""
+        return storages_of([t for _, t in self._inputs] + [t for t, _ in self._state])
 
     def inputs_named(self, labels: list[str]) -> list[torch.Tensor]:
         found = dict(self._inputs)

@@ -20,16 +20,18 @@ call apart (compile time), then measures steady-state run time with
   1. fewer than ``MIN_VERDICT_REPEATS`` (10) paired repeats: "inconclusive on this
      machine now" (the budget could not buy enough repeats for a verdict);
   2. the distribution-free 95 % confidence interval of the median speedup (order
-     statistics of a Binomial(n, 1/2)) wider than ``MAX_CI_RATIO`` (upper bound / lower
+     statistics of a Binomial(n, 1/2)) lies entirely above (below) 1.0 and the median
+     effect is at least ``min_effect`` (3 % by default): "faster" ("slower"),
+     ``significant``, however wide the interval;
+  3. the interval contains 1.0 and is wider than ``MAX_CI_RATIO`` (upper bound / lower
      bound > 1.5): "inconclusive on this machine now", with the interval (the machine is
      too noisy for the repeats this budget bought);
-  3. the interval excludes 1.0 and the median effect is at least ``min_effect`` (3 % by
-     default): "faster" or "slower" (``significant``);
   4. otherwise: "no significant difference".
 
-  A verdict therefore never rests on a handful of repeats or on a spread that would let
-  the next run say the opposite. ``spreads_overlap`` (the run-time IQRs of the mode and
-  of eager) is still reported but no longer decides;
+  A verdict therefore never rests on a handful of repeats or on an interval that lets
+  the next run say the opposite; the interval it rests on is shown, labelled, beside it.
+  ``spreads_overlap`` (the run-time IQRs of the mode and of eager) is still reported but
+  does not decide;
 * every call runs in a ``Sandbox`` (``nbcompile.core.perf.sandbox``): on copies of the tensor
   inputs, with the parameters and buffers it can reach saved and restored afterwards, each
   candidate starting from the same inputs, state and RNG state; the user's objects and
@@ -40,8 +42,15 @@ call apart (compile time), then measures steady-state run time with
   (``captured_output_lines``);
 * every mode's output is compared with eager's (max absolute difference, and a
   tolerance check), so a fast but wrong mode is visible;
-* peak memory is measured on CUDA (``max_memory_allocated``); on CPU PyTorch keeps no
-  allocator statistics, and the row says "not measured".
+* memory (``memory=True``): one more call of every row, eager included, measures the
+  peak of tensor bytes in use above those in use before the call, the bytes allocated,
+  and what the forward saved for backward (``core/perf/memory.py``: torch.profiler's
+  allocation events on the CPU, the caching allocator's statistics on CUDA, plus, for a
+  CUDA mode, the bytes it keeps allocated between calls such as reduce-overhead's CUDA
+  graph pool); each row gets a memory verdict beside the time verdict ("0.25x eager's
+  peak") and, when it needs more than eager, measured reasons (``explain.explain_memory``);
+* the budget bounds the timed calls only; ``phases_s`` says what came on top (first
+  calls with their compiles, memory, the explaining profile) and how long it took.
 
 Everything here is plain data (``Comparison.to_dict()`` is the ``timing`` record, see
 ``docs/records.md``); rendering lives in ``nbcompile.display.timing``, and the public
@@ -66,6 +75,7 @@ from . import profile as profile_mod
 from .comparison import Comparison, TimingRow
 from .counters import cache_counts, counter, frames_compiled
 from .environment import device_of, environment, sync
+from .memory import allocated_now, format_bytes, measure_call, memory_verdict, peak_ratio
 from .modes import DEFAULT_MODES, CompareError, ModeSpec, resolve_modes
 from .numerics import numeric_diff, snapshot_outputs
 from .sandbox import Sandbox
@@ -143,6 +153,7 @@ def compare(
     budget_s: float = 10.0,
     min_effect: float = MIN_EFFECT,
     explain: bool = True,
+    memory: bool = True,
     **kwargs: Any,
 ) -> Comparison:
     """Compare eager and compiled run times of ``fn(*args, **kwargs)``, mode by mode.
@@ -154,7 +165,10 @@ def compare(
     names and/or backend callables. ``budget_s`` bounds the steady-state measurement
     (compiles come on top). With ``explain``, a mode not faster than eager gets
     ``explanations`` from a ``profile`` of the call (one more compile, on the same input
-    copies). Other keyword arguments are passed to ``fn``.
+    copies). With ``memory``, every row's memory of one call is measured too
+    (``peak_memory_bytes``, ``allocated_bytes``, ``saved_bytes``, ``memory_verdict``), and a
+    mode needing more than eager gets ``memory_explanations``; without it nothing of the
+    memory measurement runs. Other keyword arguments are passed to ``fn``.
     """
     if not callable(fn):
         raise CompareError(f"compare needs a function or module, not {type(fn).__name__}")
@@ -175,12 +189,13 @@ def compare(
         + [f"{k}={_describe_input(v)}" for k, v in kwargs.items()],
         environment=environment(device),
         created_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        memory_measured=bool(memory),
     )
     box = Sandbox(fn, args, kwargs)
     try:
         with box.captured_output():
             candidates, recompiled = _run_all(fn, specs, box, result, device, threads,
-                                              float(budget_s))
+                                              float(budget_s), bool(memory))
         eager_row = candidates[0]
         _summarise(eager_row, None, min_effect)
         for cand in candidates[1:]:
@@ -190,8 +205,12 @@ def compare(
                 steady = cand.row.median_s or 0.0
                 cand.row.compile_s = round(max(0.0, cand.row.first_call_s - steady), 6)
         result.rows = [c.row for c in candidates]
+        _memory_verdicts(result)
         if explain:
+            t0 = time.perf_counter()
             _explain_rows(fn, box, result, recompiled)
+            if time.perf_counter() - t0 > 0.001:
+                result.phases_s["explaining profile"] = round(time.perf_counter() - t0, 3)
     finally:
         box.restore()
     result.captured_output_lines = box.printed_lines  # the explaining profile's prints too
@@ -212,38 +231,65 @@ def compare(
             "RNG state, and your RNG state is as it was."
         )
     result.elapsed_s = round(time.perf_counter() - started, 3)
-    if device.type != "cuda":
-        result.notes.append("peak memory: not measured on CPU (PyTorch keeps no CPU "
-                            "allocator statistics).")
+    accounted = sum(result.phases_s.values())
+    if result.elapsed_s - accounted > 0.001:
+        result.phases_s["other"] = round(result.elapsed_s - accounted, 3)
     return result
 
 
+def _memory_verdicts(result: Comparison) -> None:
+    """Each row's peak against eager's, said beside the time verdict."""
+    if not result.memory_measured or not result.rows:
+        return
+    eager = result.rows[0]
+    for row in result.rows:
+        if row.status != "ok" or row.peak_memory_bytes is None:
+            continue
+        if row.kind == "eager":
+            row.memory_verdict = "baseline"
+            row.peak_memory_ratio = 1.0 if row.peak_memory_bytes else None
+            continue
+        row.peak_memory_ratio = peak_ratio(row.peak_memory_bytes, eager.peak_memory_bytes)
+        row.memory_verdict = memory_verdict(row.peak_memory_bytes, eager.peak_memory_bytes)
+        if row.held_bytes:
+            row.memory_verdict += f", plus {format_bytes(row.held_bytes)} held between calls"
+
+
 def _explain_rows(fn: Any, box: Sandbox, result: Comparison, recompiled: int) -> None:
-    """Profile the call once (default mode) and explain each mode not faster than eager."""
-    rows = [r for r in result.rows if explain_mod.needs_explanation(r)]
-    if not rows:
+    """Profile the call once (default mode) and explain each mode not faster than eager,
+    and each mode needing more memory than eager."""
+    slow = [r for r in result.rows if explain_mod.needs_explanation(r)]
+    eager = result.rows[0] if result.rows else None
+    heavy = [r for r in result.rows if eager is not None
+             and explain_mod.needs_memory_explanation(r, eager)]
+    if not slow and not heavy:
         return
     box.reset()
     try:
         with box.captured_output():
-            prof = profile_mod.profile(fn, *box.args, repeat=EXPLAIN_REPEAT, **box.kwargs)
+            prof = profile_mod.profile(fn, *box.args, repeat=EXPLAIN_REPEAT,
+                                       memory=bool(heavy), **box.kwargs)
     except Exception as exc:  # an explanation must never cost the user the comparison
         result.notes.append(f"could not profile {result.name} to explain the slow mode(s): "
                             f"{_first_line(f'{type(exc).__name__}: {exc}')}")
-        return
-    for row in rows:
-        row.explanations = explain_mod.explain(row, prof, recompiled)
-        if row.mode not in ("default", "inductor"):
-            for e in row.explanations:
-                e.message += " (measured on a default-mode compile of the same call)"
+        prof = None
+    for row in slow:
+        if prof is not None:
+            row.explanations = explain_mod.explain(row, prof, recompiled)
+    mutated = {label: t.untyped_storage().nbytes() for label, t in
+               zip(result.mutated_inputs, box.inputs_named(result.mutated_inputs), strict=True)}
+    for row in heavy:
+        assert eager is not None
+        row.memory_explanations = explain_mod.explain_memory(row, eager, prof, mutated)
 
 
 def _run_all(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison,
-             device: torch.device, threads: int, budget_s: float
+             device: torch.device, threads: int, budget_s: float, memory: bool = True
              ) -> tuple[list[_Candidate], int]:
     """The eager reference call, each mode's first call, then the interleaved timing."""
     args, kwargs = box.args, box.kwargs
     eager = eager_callable(fn)
+    phase_start = time.perf_counter()
     with suppressed():
         sync(device)
         t0 = time.perf_counter()
@@ -272,14 +318,24 @@ def _run_all(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison,
             continue
         box.reset()
         _prepare(cand, fn, box, device, reference_leaves, result)
+    result.phases_s["first calls"] = round(time.perf_counter() - phase_start, 3)
 
     live = [c for c in candidates if c.call is not None]
     with suppressed():
-        for cand in live:
-            _measure_memory(cand, args, kwargs, device)
+        if memory:
+            phase_start = time.perf_counter()
+            held = box.held_storages()
+            for cand in live:
+                _measure_memory(cand, args, kwargs, device, held)
+            result.phases_s["memory"] = round(time.perf_counter() - phase_start, 3)
+        else:
+            for cand in live:
+                cand.row.memory_note = "not measured (memory=False)"
+        phase_start = time.perf_counter()
         frames_before = frames_compiled()
         _measure(live, args, kwargs, threads, budget_s)
         recompiled = frames_compiled() - frames_before
+        result.phases_s["timed calls"] = round(time.perf_counter() - phase_start, 3)
     if recompiled:
         result.notes.append(
             f"{recompiled} frame compile(s) happened during the timed calls: some "
@@ -295,6 +351,7 @@ def _prepare(cand: _Candidate, fn: Any, box: Sandbox, device: torch.device,
     args, kwargs = box.args, box.kwargs
     skips_before = counter("inductor", "cudagraph_skips")
     cache_before = cache_counts()
+    held_before = allocated_now(device)
     try:
         copy = fresh_copy(fn)
         compiled = torch.compile(copy, **spec.compile_kwargs())
@@ -310,12 +367,21 @@ def _prepare(cand: _Candidate, fn: Any, box: Sandbox, device: torch.device,
             for _ in range(WARMUP_CALLS):
                 compiled(*args, **kwargs)
             sync(device)
+            held_after = allocated_now(device)
     except Exception as e:  # one failing mode must not hide the others
         row.status = "failed"
         row.verdict = "failed"
         row.error = f"{type(e).__name__}: {_first_line(str(e))}"
         return
     cand.call = compiled
+    if held_before is not None and held_after is not None:
+        row.held_bytes = max(0, held_after - held_before)
+        if row.held_bytes and spec.mode in ("reduce-overhead", "max-autotune"):
+            row.notes.append(
+                f"keeps {format_bytes(row.held_bytes)} allocated between calls after its compile "
+                "and warm-up: CUDA graphs' memory pool (static inputs, outputs and "
+                "intermediates of the recorded graphs), not freed until the compiled "
+                "function is")
     row.max_abs_diff = diff
     row.numerics_ok = ok
     row.tolerance = tol
@@ -355,19 +421,21 @@ def _first_line(text: str) -> str:
     return line if len(line) <= 300 else line[:297] + "..."
 
 
-def _measure_memory(cand: _Candidate, args: tuple, kwargs: dict, device: torch.device) -> None:
+def _measure_memory(cand: _Candidate, args: tuple, kwargs: dict, device: torch.device,
+                    held: set[int]) -> None:
+    """One more call of a warm candidate, on the sandbox's copies: its peak, allocated
+    and saved-for-backward bytes (``core/perf/memory.py``)."""
     row = cand.row
-    if device.type != "cuda":
-        row.memory_note = "not measured on CPU"
-        return
     assert cand.call is not None
-    torch.cuda.synchronize(device)
-    torch.cuda.reset_peak_memory_stats(device)
-    base = torch.cuda.memory_allocated(device)
-    cand.call(*args, **kwargs)
-    torch.cuda.synchronize(device)
-    row.peak_memory_bytes = int(torch.cuda.max_memory_allocated(device))
-    row.memory_note = f"peak CUDA allocation during one call ({base} bytes held before)"
+    try:
+        measured = measure_call(cand.call, args, kwargs, device, held)
+    except Exception as e:  # memory must never cost the user the timing
+        row.memory_note = f"not measured: {type(e).__name__}: {_first_line(str(e))}"
+        return
+    row.peak_memory_bytes = measured.peak_bytes
+    row.allocated_bytes = measured.allocated_bytes
+    row.saved_bytes = measured.saved_bytes
+    row.memory_note = measured.note
 
 
 def _measure(cands: list[_Candidate], args: tuple, kwargs: dict, threads: int,

@@ -1,5 +1,19 @@
 """The timing verdict: paired per-repeat speedups judged by one rule (a pure function over numbers).
 
+The rule (``judge_speedups``), over the paired speedups of at least ``MIN_VERDICT_REPEATS``
+repeats and the ``CONFIDENCE`` interval of their median:
+
+1. too few repeats: inconclusive;
+2. the interval lies entirely above 1.0 (or below) and the median is at least
+   ``min_effect`` away from 1.0: "faster" (or "slower"), however wide the interval: a
+   0.04x-0.15x interval says "slower" as surely as a narrow one;
+3. the interval contains 1.0 (or the effect is below ``min_effect``) and is wider than
+   ``MAX_CI_RATIO``: inconclusive (the difference could be large either way);
+4. otherwise: "no significant difference".
+
+Renderers show this interval, labelled, beside the verdict (``interval_text``), never an
+unlabelled spread the verdict does not rest on.
+
 See ``nbcompile.core.perf.timing`` for how the repeats are measured.
 """
 
@@ -75,18 +89,30 @@ def judge_speedups(ratios: Sequence[float], min_effect: float = MIN_EFFECT,
         return Judgement(INCONCLUSIVE, False, median, low, high, (
             f"{INCONCLUSIVE}: only {n} paired repeats ({spread}); a verdict needs at "
             f"least {min_repeats}. Give it a larger budget."))
+    clear = low > 1.0 or high < 1.0  # the whole interval on one side of 1.0
+    if clear and abs(median - 1.0) >= min_effect:
+        wide = low <= 0 or high / low > max_ci_ratio
+        reason = (f"the {CONFIDENCE:.0%} interval is wide ({low:.2f}x-{high:.2f}x over {n} "
+                  f"paired repeats) but lies entirely {'above' if low > 1.0 else 'below'} "
+                  "1.0x: the direction is certain, the size less so") if wide else ""
+        return Judgement("faster" if median > 1 else "slower", True, median, low, high, reason)
     if low <= 0 or high / low > max_ci_ratio:
         return Judgement(INCONCLUSIVE, False, median, low, high, (
             f"{INCONCLUSIVE}: the {CONFIDENCE:.0%} confidence interval of the median "
             f"speedup is {low:.2f}x-{high:.2f}x over {n} paired repeats, wider than "
             f"{max_ci_ratio:g}x allows (the machine is busy or the call is noisy). "
             "Give it a larger budget or run it when the machine is quieter."))
-    if (low > 1.0 or high < 1.0) and abs(median - 1.0) >= min_effect:
-        return Judgement("faster" if median > 1 else "slower", True, median, low, high)
     reason = (f"a difference below {min_effect:.0%}: treated as noise ({spread})"
-              if low > 1.0 or high < 1.0
+              if clear
               else f"the {CONFIDENCE:.0%} interval of the speedup contains 1.0 ({spread})")
     return Judgement("no significant difference", False, median, low, high, reason)
+
+
+def interval_text(low: float | None, high: float | None) -> str:
+    """The interval a verdict rests on, labelled: ``95% CI 0.04-0.15x``."""
+    if low is None or high is None:
+        return ""
+    return f"{CONFIDENCE:.0%} CI {low:.2f}-{high:.2f}x"
 
 
 def quartiles(values: list[float]) -> tuple[float, float, float]:

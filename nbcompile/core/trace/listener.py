@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..torch_compat import intern_table
 from .compile_id import CompileId
 
 TRACE_LOGGER = "torch.__trace"
@@ -60,11 +61,8 @@ class StringTable:
 
 def _torch_interned(index: int) -> str:
     """A string torch interned before this table listened (torch's own intern table)."""
-    try:
-        from torch._logging.structured import INTERN_TABLE
-    except ImportError:  # a torch without it: the string stays unknown
-        return ""
-    return next((text for text, i in list(INTERN_TABLE.items()) if i == index), "")
+    # a torch without the table: an empty one, the string stays unknown
+    return next((text for text, i in list(intern_table().items()) if i == index), "")
 
 
 @dataclass

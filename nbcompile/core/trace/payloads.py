@@ -1,25 +1,94 @@
-"""Reading the text payloads of the structured trace: graph breaks and recompile reasons."""
+"""Reading the text payloads of the structured trace: graph breaks and recompile reasons.
+
+Source lines: a break or a stack names ``file:line``; its text comes from a *source
+reader* (``SourceReader``). Live capture reads ``linecache`` (notebook cells live there);
+a TORCH_TRACE log is untrusted input, so its reader (``core/logs``) never looks at local
+files unless asked to (``source_root=``) and otherwise shows the line as the log printed
+it. The reader in effect is a context variable (``reading_sources``), so the parsers that
+call ``source_line`` need not pass it along; ``linecache_line`` is the default.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import linecache
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from ..records import GraphBreak
 
-_BREAK_AT = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$", re.M)
+_BREAK_AT = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d{1,9})\s*$", re.M)
 _COMPILE_PREFIX = re.compile(r"^\s*(?P<frame>\d+)/(?P<version>\d+):\s*")
 _GUARD_COMMENT = re.compile(r"\s{2,}#\s.*$")  # "guard   # source line  # file:line in fn"
 _DOC_URL = re.compile(r"For more details about this graph break, please visit:\s*(?P<url>\S+)")
 _GB_ID = re.compile(r"/gb(?P<num>\d+)\.html", re.I)
+#: A frame line of a Python traceback as Dynamo prints user stacks.
+FRAME_LINE = re.compile(
+    r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d{1,9})(?:, in (?P<name>.+))?\s*$')
+_CARETS = re.compile(r"^[\s^~]*$")
+#: Documentation sites a break's link may point to (https only; anything else is dropped).
+DOC_SITES = ("https://pytorch.org/", "https://docs.pytorch.org/",
+             # torch's own graph-break registry (``torch._dynamo.exc`` links there)
+             "https://meta-pytorch.github.io/compile-graph-break-site/",
+             "https://pytorch-labs.github.io/compile-graph-break-site/")
+_URL_CHARS = re.compile(r"^[A-Za-z0-9._~:/?#@!$&()*+,;=%-]+$")
+_MAX_URL = 300
+
+#: ``(filename, lineno, text the payload printed or "") -> the line's text``.
+SourceReader = Callable[[str, int, str], str]
 
 
-def source_line(filename: str | None, lineno: int | None) -> str:
-    """The stripped text of ``filename:lineno`` (cells live in ``linecache``)."""
-    if not filename or not lineno:
-        return ""
+def linecache_line(filename: str, lineno: int, logged: str = "") -> str:
+    """Live capture's reader: the stripped text of ``filename:lineno`` from ``linecache``
+    (cells live there; other files are read from disk). ``logged`` is ignored."""
     return linecache.getline(filename, lineno).strip()
+
+
+def logged_line(filename: str, lineno: int, logged: str = "") -> str:
+    """A log's reader: only the text the log itself printed (no file is read)."""
+    return logged.strip()
+
+
+_reader: contextvars.ContextVar[SourceReader] = contextvars.ContextVar(
+    "nbcompile_source_reader", default=linecache_line)
+
+
+@contextlib.contextmanager
+def reading_sources(reader: SourceReader) -> Iterator[None]:
+    """Within this block, ``source_line`` (and every parser that calls it) uses ``reader``."""
+    token = _reader.set(reader)
+    try:
+        yield
+    finally:
+        _reader.reset(token)
+
+
+def source_line(filename: str | None, lineno: int | None, logged: str = "",
+                reader: SourceReader | None = None) -> str:
+    """The stripped text of ``filename:lineno``, from ``reader`` (else the reader in
+    effect, see ``reading_sources``); ``logged`` is the text the payload printed, if any."""
+    if not filename or not lineno or not isinstance(lineno, int) or isinstance(lineno, bool):
+        return ""
+    return (reader or _reader.get())(filename, lineno, logged)
+
+
+def printed_lines(text: str) -> dict[tuple[str, int], str]:
+    """``(file, line) -> code`` for every traceback frame in ``text`` that printed its code
+    line (the line after ``File "...", line N, in fn``)."""
+    out: dict[tuple[str, int], str] = {}
+    lines = text.splitlines()
+    for i, raw in enumerate(lines):
+        m = FRAME_LINE.match(raw)
+        if m is None or i + 1 >= len(lines):
+            continue
+        code = lines[i + 1]
+        if FRAME_LINE.match(code) or _CARETS.match(code) or \
+                code.startswith("Traceback (most recent call last)"):
+            continue
+        out.setdefault((m.group("file"), int(m.group("line"))), code.strip())
+    return out
 
 
 @dataclass(frozen=True)
@@ -46,8 +115,16 @@ def parse_dynamo_message(text: str) -> DynamoMessage:
     return DynamoMessage(lines[0] if lines else "", explanation, hints)
 
 
-def parse_graph_break(payload: str, compile_id: str = "") -> GraphBreak:
-    """Parse a ``dynamo_graph_break_reason`` artifact into a ``GraphBreak``."""
+def parse_graph_break(payload: str, compile_id: str = "",
+                      reader: SourceReader | None = None) -> GraphBreak:
+    """Parse a ``dynamo_graph_break_reason`` artifact into a ``GraphBreak``.
+
+    Two shapes: torch 2.13+ writes ``Graph Break Reason: Encountered graph break when
+    attempting to trace ...`` and the break type on a later line; torch <= 2.9 writes the
+    break type on the ``Graph Break Reason:`` line itself, followed by ``Explanation:``.
+    The break's line text comes from ``reader`` (see ``source_line``), given what the
+    payload's user traceback printed for that line.
+    """
     head = payload.split("User code traceback:", 1)[0]
     filename = lineno = None
     m = _BREAK_AT.search(head)
@@ -58,24 +135,31 @@ def parse_graph_break(payload: str, compile_id: str = "") -> GraphBreak:
     raw_reason = ""
     gb_type = ""
     after_reason = False
+    reason_then_explanation = False  # torch <= 2.9: the reason line is the break type
     for line in head.splitlines():
         stripped = line.strip()
         if stripped.startswith("Graph Break Reason:"):
             raw_reason = stripped.removeprefix("Graph Break Reason:").strip()
             after_reason = True
         elif stripped.startswith(("Explanation:", "Hint:")):
+            if after_reason and not gb_type and stripped.startswith("Explanation:"):
+                reason_then_explanation = True
             after_reason = False
         elif after_reason and stripped and not gb_type:
             gb_type = stripped
+    if reason_then_explanation and raw_reason and \
+            not raw_reason.startswith("Encountered graph break"):
+        gb_type = raw_reason
     if gb_type and explanation:
         reason = f"{gb_type}: {explanation}"
     else:
         reason = explanation or raw_reason or head.strip().splitlines()[0] if head.strip() else ""
+    logged = printed_lines(payload).get((filename, lineno), "") if filename else ""
     return GraphBreak(
         reason=reason,
         filename=filename,
         lineno=lineno,
-        line=source_line(filename, lineno),
+        line=source_line(filename, lineno, logged, reader),
         hint="\n".join(hints),
         explanation=explanation,
         gb_type=gb_type,
@@ -84,17 +168,27 @@ def parse_graph_break(payload: str, compile_id: str = "") -> GraphBreak:
     )
 
 
+def documentation_url(url: str) -> str:
+    """``url`` if it is an https link into PyTorch's documentation (``DOC_SITES``), else
+    ``""``: a log is untrusted, and its links end up in ``href``s."""
+    url = url.strip()
+    if len(url) > _MAX_URL or not _URL_CHARS.match(url) or ".." in url:
+        return ""
+    return url if any(url.startswith(site) for site in DOC_SITES) else ""
+
+
 def graph_break_link(payload: str, gb_type: str = "") -> dict[str, str]:
     """``gb_id`` ("GB0170") and ``doc_url`` of a break: the URL torch prints in the reason,
-    else torch's registry looked up by ``gb_type``; empty strings when neither knows it."""
+    else torch's registry looked up by ``gb_type``; empty strings when neither knows it.
+    Only links into PyTorch's documentation are kept (``documentation_url``)."""
     m = _DOC_URL.search(payload)
-    url = m.group("url").rstrip(".") if m else ""
+    url = documentation_url(m.group("url").rstrip(".")) if m else ""
     if not url and gb_type:
         try:
             from torch._dynamo.exc import get_gbid_documentation_link
 
-            url = get_gbid_documentation_link(gb_type) or ""
-        except (ImportError, OSError, ValueError):
+            url = documentation_url(get_gbid_documentation_link(gb_type) or "")
+        except (ImportError, OSError, ValueError, TypeError):
             url = ""
     gb = _GB_ID.search(url)
     return {"gb_id": f"GB{gb.group('num')}" if gb else "", "doc_url": url}
@@ -107,9 +201,11 @@ def _reason_lines(payload: str) -> list[str]:
         import json
 
         try:
-            text = "\n".join(str(i) for i in json.loads(text))
-        except ValueError:
-            pass
+            items = json.loads(text)
+        except (ValueError, RecursionError):
+            items = None
+        if isinstance(items, list):
+            text = "\n".join(str(i) for i in items)
     return text.splitlines()
 
 

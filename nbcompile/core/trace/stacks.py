@@ -8,20 +8,22 @@ of a failed compile (``from user code:``). A break deep inside a library (Huggin
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from ..frames import ENTRY_PREFIX, is_cell_file
 from ..records import SourceLine
-from .payloads import source_line
+from .payloads import FRAME_LINE, SourceReader, printed_lines, source_line
 
 _HEADERS = ("User code traceback:", "from user code:")
-_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<name>.+))?\s*$')
 _INTERNAL = (ENTRY_PREFIX, "/torch/_dynamo/", "/torch/utils/_contextlib.py")
 
 
-def parse_user_stack(payload: str) -> list[SourceLine]:
-    """The user frames Dynamo printed in ``payload`` (outermost first), or ``[]``."""
+def parse_user_stack(payload: str, reader: SourceReader | None = None) -> list[SourceLine]:
+    """The user frames Dynamo printed in ``payload`` (outermost first), or ``[]``.
+
+    Each frame's text comes from ``reader`` (the one in effect by default, see
+    ``payloads.source_line``), given the code line the traceback printed under it.
+    """
     start = -1
     for header in _HEADERS:
         start = payload.rfind(header)
@@ -31,16 +33,19 @@ def parse_user_stack(payload: str) -> list[SourceLine]:
     if start < 0:
         return []
     frames: list[SourceLine] = []
-    for raw in payload[start:].splitlines():
+    text = payload[start:].split("\nTraceback (most recent call last)", 1)[0]
+    printed = printed_lines(text)
+    for raw in text.splitlines():
         if raw.startswith("Traceback (most recent call last)"):
             break  # Dynamo's own internal traceback follows
-        m = _FRAME.match(raw)
+        m = FRAME_LINE.match(raw)
         if not m:
             continue
         filename, lineno = m.group("file"), int(m.group("line"))
         if any(part in filename.replace("\\", "/") for part in _INTERNAL):
             continue
-        frames.append(SourceLine(filename, lineno, source_line(filename, lineno)))
+        logged = printed.get((filename, lineno), "")
+        frames.append(SourceLine(filename, lineno, source_line(filename, lineno, logged, reader)))
     return frames
 
 

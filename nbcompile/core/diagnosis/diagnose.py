@@ -1,0 +1,385 @@
+"""``diagnose(fn, *args, **kwargs)``: does compiled code crash or change the numbers, in which
+layer, at which op and line, who is right, and which workarounds help.
+
+The walk PyTorch's troubleshooting guide describes, done on copies in one call:
+
+1. ``fn`` runs eagerly (the reference) and as a fresh compiled copy with the user's
+   options (those of its ``%%compile`` target; else ``torch.compile``'s defaults), under
+   the settings in force at the call, so options the user patched (injected faults
+   included) reproduce. ``kind``: ``crash`` if the compiled copy raises, ``accuracy`` if an
+   output is out of ``torch.testing.assert_close``'s default tolerance for its dtype
+   (NaN matching NaN), else ``ok``;
+2. the ladder: fresh copies compiled with ``backend="eager"`` (Dynamo), ``"aot_eager"``
+   and ``"aot_eager_decomp_partition"`` (AOTAutograd), the user's backend on top
+   (Inductor): ``layer`` is the first rung that shows the same problem;
+3. the culprit: torch's ``CompilerBisector`` when the problem needs decompositions or
+   Inductor (down to the lowering of one node, tied to the user's line by its ``# File:``
+   comment); ``torch.library.opcheck`` on custom ops and the error's own stack for a
+   crash in Dynamo or AOTAutograd;
+4. for an accuracy problem, a float64 run of the same function: is eager or compiled
+   closer to it;
+5. workarounds tried on copies (see ``workarounds``), each with its measured effect and
+   its cost in time.
+
+Nothing of the user's changes: their function, module, compiled target and its Dynamo
+caches, inputs, state and RNG (``Sandbox``), and every global setting (checked and put
+back, ``settings``). ``budget_s`` bounds the steps after the first two runs; what it cut
+is listed in ``skipped``.
+"""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+from typing import Any
+
+import torch
+
+from ..notebook.session import get_session
+from ..notebook.torch_logs import TorchLogRouting
+from ..perf.numerics import leaves
+from .culprit import (
+    Found,
+    Step,
+    bisect,
+    bisection_culprit,
+    check_custom_ops,
+    error_site,
+    error_text,
+    own_files,
+)
+from .judge import low_precision, tolerance_text
+from .record import Diagnosis, Reference, Rung
+from .runs import Bench, Run, Trial
+from .settings import SavedSettings
+from .workarounds import candidates, settle
+
+DEFAULT_BUDGET_S = 60.0
+#: (backend, layer it adds), lowest first: PyTorch's troubleshooting ladder.
+LADDER: tuple[tuple[str, str], ...] = (
+    ("eager", "dynamo"),
+    ("aot_eager", "aot_autograd"),
+    ("aot_eager_decomp_partition", "aot_autograd"),
+    ("inductor", "inductor"),
+)
+LAYER_NAMES = {"dynamo": "Dynamo", "aot_autograd": "AOTAutograd", "inductor": "Inductor"}
+#: The closer result's largest error is at most this share of the other's.
+CLOSER = 0.8
+#: Backends whose problems the CompilerBisector can take apart (subsystems to switch off).
+BISECTABLE = ("aot_eager_decomp_partition", "inductor")
+
+
+class DiagnoseError(ValueError):
+    """Bad input to ``diagnose``, or a call that fails eagerly; the message says which."""
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, torch.Tensor):
+        return (f"Tensor{list(value.shape)} {str(value.dtype).removeprefix('torch.')} "
+                f"{value.device}")
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def user_options(fn: Any) -> tuple[Any, dict[str, Any], str]:
+    """``(backend, other torch.compile options, where they came from)``: those of ``fn``'s
+    ``%%compile`` target, else ``torch.compile``'s defaults."""
+    target = get_session().find(fn)
+    if target is None:
+        return "inductor", {}, "torch.compile's defaults (no %%compile target known for it)"
+    kwargs = target.options.torch_kwargs()
+    kwargs.pop("disable", None)
+    backend = kwargs.pop("backend", "inductor")
+    if kwargs.get("dynamic") is None:
+        kwargs.pop("dynamic", None)
+    if not kwargs.get("fullgraph"):
+        kwargs.pop("fullgraph", None)
+    return backend, kwargs, f"the options of the %%compile target {target.name}"
+
+
+def _options_text(backend: Any, options: dict[str, Any]) -> str:
+    name = backend if isinstance(backend, str) else getattr(backend, "__name__", repr(backend))
+    parts = [f"backend={name}"] + [f"{k}={v!r}" for k, v in options.items()]
+    return ", ".join(parts)
+
+
+def _rung_from(run: Run, rung: Rung) -> Rung:
+    rung.outcome = run.outcome  # type: ignore[assignment]
+    rung.first_call_s, rung.time_s = _round(run.first_call_s), _round(run.time_s)
+    if run.error is not None:
+        rung.error = error_text(run.error)[0]
+    elif run.judged is not None:
+        rung.max_abs_diff, rung.mismatched = run.judged.max_abs_diff, run.judged.mismatched
+        rung.numel = run.judged.numel
+        if run.judged.notes:
+            rung.note = "; ".join(run.judged.notes)
+    return rung
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
+def diagnose(fn: Any, *args: Any, budget_s: float = DEFAULT_BUDGET_S, **kwargs: Any) -> Diagnosis:
+    """Diagnose ``fn(*args, **kwargs)`` compiled: crash, accuracy or ok; the layer; the
+    culprit and its line; the float64 verdict; workarounds proven on copies.
+
+    ``fn`` is a function or module, compiled by ``%%compile`` or not (its options are
+    used when nbcompile knows them); it is never touched, nor are the inputs. Settings
+    the user patched before the call apply to every copy. ``budget_s`` bounds the ladder,
+    the bisection, the reference and the workarounds (the eager run and the first
+    compiled run always happen); steps it cut are listed in ``skipped``.
+    """
+    if not callable(fn):
+        raise DiagnoseError(f"diagnose needs a function or module, not {type(fn).__name__}")
+    if not budget_s or budget_s <= 0:
+        raise DiagnoseError(f"budget_s must be a positive number of seconds, not {budget_s!r}")
+    started = time.perf_counter()
+    deadline = started + float(budget_s)
+    name = getattr(fn, "__name__", None) or type(fn).__name__
+    backend, options, source = user_options(fn)
+    result = Diagnosis(name=name, kind="ok", budget_s=float(budget_s),
+                       inputs=[_describe(a) for a in args]
+                       + [f"{k}={_describe(v)}" for k, v in kwargs.items()],
+                       options=f"{_options_text(backend, options)} ({source})")
+    saved = SavedSettings.save()
+    sink = SimpleNamespace(torch_logs=[], show_torch_logs=False)
+    routing = TorchLogRouting(lambda frame, compile_: sink)
+    routing.install()
+    bench = Bench(fn, tuple(args), dict(kwargs))
+    try:
+        _diagnose(result, bench, backend, options, deadline)
+    finally:
+        bench.close()
+        routing.uninstall()
+        changed = saved.restore()
+    if changed:
+        result.notes.append("put back after the diagnosis: " + ", ".join(changed))
+    if sink.torch_logs:
+        result.notes.append(f"torch logged {len(sink.torch_logs)} message(s) while compiling "
+                            "the copies; kept off stderr")
+    result.elapsed_s = round(time.perf_counter() - started, 3)
+    return result
+
+
+def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, Any],
+              deadline: float) -> None:
+    eager = bench.eager()
+    if eager.error is not None:
+        short, _ = error_text(eager.error)
+        raise DiagnoseError(f"{result.name} raises when run eagerly ({short}): diagnose "
+                            "compares compiled code with eager, so that must run first")
+    result.eager_time_s = _round(eager.time_s)
+    if bench.mutated:
+        result.notes.append(f"{result.name} changes {', '.join(bench.mutated)} in place: "
+                            "every run used copies, and the changed inputs are compared too")
+    if bench.random:
+        result.notes.append(f"{result.name} draws random numbers: every run started from "
+                            "the same RNG state, and compiled code draws differently unless "
+                            "torch._inductor.config.fallback_random is set")
+    ladder = _ladder(backend)
+    rungs = [Rung(b, layer) for b, layer in ladder]  # type: ignore[arg-type]
+    rungs[-1].backend = backend if isinstance(backend, str) else getattr(
+        backend, "__name__", "custom")
+    rungs[-1].options = ", ".join(f"{k}={v!r}" for k, v in options.items())
+    if rungs[-1].backend not in (b for b, _ in LADDER):
+        rungs[-1].note = ("your backend, not one of PyTorch's ladder: its problems are "
+                          "counted as the top layer's")
+    result.rungs = rungs
+    top = bench.run(Trial(backend=backend, options=dict(options)), deadline)
+    _rung_from(top, rungs[-1])
+    result.kind = rungs[-1].outcome  # type: ignore[assignment]
+    if top.error is None and top.judged is not None:
+        result.compiled_time_s = _round(top.time_s)
+        result.max_abs_diff, result.mismatched = top.judged.max_abs_diff, top.judged.mismatched
+        result.numel, result.tolerance = top.judged.numel, top.judged.tolerance
+        result.notes += top.judged.notes
+    else:
+        result.tolerance = tolerance_text(set())
+        result.error, result.error_detail = error_text(top.error) if top.error else ("", "")
+    if result.kind == "ok":
+        for rung in rungs[:-1]:
+            rung.note = "not run: the compiled result matches eager"
+        result.summary = _summary(result)
+        return
+
+    runs: dict[str, Run] = {rungs[-1].backend: top}
+    for rung in rungs[:-1]:
+        if time.perf_counter() > deadline:
+            rung.note = "not run: the time budget was used up"
+            result.skipped.append(f"rung {rung.backend}: the time budget was used up")
+            continue
+        keep = {k: v for k, v in options.items() if k in ("dynamic", "fullgraph")}
+        runs[rung.backend] = bench.run(Trial(backend=rung.backend, options=keep), deadline)
+        _rung_from(runs[rung.backend], rung)
+    first = next((r for r in rungs if r.outcome == result.kind), rungs[-1])
+    unchecked = [r.backend for r in rungs[: rungs.index(first)] if r.outcome == "not run"]
+    result.layer = None if unchecked else first.layer
+    if unchecked:
+        result.notes.append(f"layer unknown: rung(s) {', '.join(unchecked)} below "
+                            f"{first.backend} did not run")
+    other = next((r for r in rungs if r.outcome in ("crash", "accuracy")), first)
+    if other is not first:
+        result.notes.append(f"rung {other.backend} already shows a {other.outcome} problem, "
+                            f"below the {result.kind} this diagnosis is about")
+
+    own = own_files(bench.fn)
+    found = _culprit(result, bench, first, runs, top, options, own, deadline)
+    result.culprit = found.culprit
+    if found.site is not None:
+        result.filename, result.lineno = found.site.filename, found.site.lineno
+        result.line = found.site.line
+    if found.note:
+        result.notes.append(found.note)
+
+    if result.kind == "accuracy":
+        _reference(result, bench, top, deadline)
+
+    baseline_s = result.compiled_time_s or result.eager_time_s
+    baseline_what = "compiled" if result.compiled_time_s else "eager"
+    low = low_precision([*bench.expected, *(top.leaves or [])])
+    for candidate in candidates(bench, result.kind, result.layer, rungs, found.site, options,
+                                low, own):
+        run = None
+        if candidate.trial is not None:
+            if time.perf_counter() > deadline:
+                candidate.workaround.note += "; not tried: the time budget was used up"
+                result.skipped.append(f"workaround {candidate.workaround.change.splitlines()[0]}"
+                                      ": the time budget was used up")
+                result.workarounds.append(candidate.workaround)
+                continue
+            run = bench.run(candidate.trial, deadline)
+        w = settle(candidate, run, baseline_s, baseline_what)
+        if w.status != "not tried" and result.kind == "accuracy" and result.mismatched:
+            w.note += (f"; elements out of tolerance {result.mismatched} -> "
+                       f"{w.mismatched if w.mismatched is not None else '-'} of {result.numel}")
+        result.workarounds.append(w)
+    result.summary = _summary(result)
+
+
+def _ladder(backend: Any) -> list[tuple[str, str]]:
+    names = [b for b, _ in LADDER]
+    if isinstance(backend, str) and backend in names:
+        return list(LADDER[: names.index(backend) + 1])
+    return [*LADDER[:3], ("inductor", "inductor")]
+
+
+def _culprit(result: Diagnosis, bench: Bench, first: Rung, runs: dict[str, Run], top: Run,
+             options: dict[str, Any], own: set[str], deadline: float) -> Found:
+    found = Found()
+    if first.backend in BISECTABLE:
+        if time.perf_counter() > deadline:
+            result.skipped.append("bisection (torch's CompilerBisector): the time budget "
+                                  "was used up")
+        else:
+            steps: list[Step] = []
+            result.bisection = bisect(bench, options, result.kind == "crash", deadline, steps)
+            if result.bisection.note.startswith("stopped"):
+                result.skipped.append(f"bisection: {result.bisection.note}")
+            found = bisection_culprit(result.bisection, steps)
+    if result.kind != "crash":
+        if not found.culprit:
+            found.note = ("no culprit found: " + (result.bisection.note if result.bisection
+                          else "the bisection did not run"))
+        return found
+    failing = runs.get(first.backend) or top
+    if first.layer in ("dynamo", "aot_autograd") and not found.culprit:
+        if time.perf_counter() > deadline:
+            result.skipped.append("custom op checks: the time budget was used up")
+        else:
+            checked = check_custom_ops(bench, own, deadline)
+            if checked is not None:
+                found = checked
+    if failing.error is not None and found.site is None:
+        site = error_site(failing.error, failing.warnings, own)
+        if site is not None:
+            found.site = site
+            if not found.culprit:
+                found.culprit = f"the error in {LAYER_NAMES[first.layer]} at this line ({site.how})"
+    if not found.culprit and failing.error is not None:
+        found.culprit = f"the error in {LAYER_NAMES[first.layer]} (no user line in its stack)"
+    return found
+
+
+def _reference(result: Diagnosis, bench: Bench, top: Run, deadline: float) -> None:
+    if time.perf_counter() > deadline:
+        result.skipped.append("float64 reference: the time budget was used up")
+        return
+    ref, note = bench.float64()
+    if ref is None or top.leaves is None:
+        result.reference = Reference(note=f"no float64 reference: {note}")
+        return
+    eager_err = _errors(ref, bench.expected)
+    compiled_err = _errors(ref, top.leaves)
+    if eager_err is None or compiled_err is None:
+        result.reference = Reference(note="no float64 reference: the outputs do not line up")
+        return
+    reference = Reference(eager_error=eager_err[0], compiled_error=compiled_err[0],
+                          eager_mean_error=eager_err[1], compiled_mean_error=compiled_err[1],
+                          note=note)
+    if compiled_err[0] <= CLOSER * eager_err[0]:
+        reference.closer = "compiled"
+    elif eager_err[0] <= CLOSER * compiled_err[0]:
+        reference.closer = "eager"
+    result.reference = reference
+
+
+def _errors(reference: list[Any], got: list[Any]) -> tuple[float, float] | None:
+    """(largest, mean) abs difference of ``got``'s floating tensors to ``reference``'s."""
+    refs, values = leaves(reference), leaves(got)
+    if len(refs) > len(values):
+        return None
+    worst, total, count = 0.0, 0.0, 0
+    for ref, value in zip(refs, values, strict=False):
+        if not (isinstance(ref, torch.Tensor) and isinstance(value, torch.Tensor)):
+            continue
+        if not (ref.is_floating_point() or ref.is_complex()) or ref.shape != value.shape:
+            continue
+        if ref.numel() == 0:
+            continue
+        diff = (ref.detach().cpu().to(torch.complex128 if ref.is_complex() else torch.float64)
+                - value.detach().cpu().to(torch.complex128 if value.is_complex()
+                                          else torch.float64)).abs()
+        diff = torch.nan_to_num(diff, nan=0.0)
+        worst = max(worst, float(diff.max()))
+        total += float(diff.sum())
+        count += diff.numel()
+    return (worst, total / count) if count else None
+
+
+def _summary(d: Diagnosis) -> str:
+    """The verdict in words (the one wording every renderer shows, after the kind)."""
+    if d.kind == "ok":
+        diff = f"max abs difference {d.max_abs_diff:.3g}" if d.max_abs_diff is not None else ""
+        return ("the compiled result matches eager within the tolerance"
+                + (f" ({diff})" if diff else ""))
+    first = next((r.backend for r in d.rungs if r.outcome == d.kind), "")
+    where = (f"{LAYER_NAMES[d.layer]} (first at backend={first})" if d.layer
+             else "a layer not known (the rungs below did not run)")
+    if d.kind == "crash":
+        text = f"the compiled copy crashes in {where}: {d.error}"
+    else:
+        diff = f"{d.max_abs_diff:.3g}" if d.max_abs_diff is not None else "an unmeasurable amount"
+        text = (f"compiled differs from eager by up to {diff}, {d.mismatched} of "
+                f"{d.numel} elements out of tolerance; it comes in with {where}")
+    if d.culprit:
+        text += f". Culprit: {d.culprit}"
+    if d.lineno is not None:
+        text += f", line {d.lineno}: {d.line}"
+    ref = d.reference
+    if ref is not None and ref.eager_error is not None and ref.compiled_error is not None:
+        if ref.closer == "compiled":
+            text += (f". Against float64, compiled is closer ({ref.compiled_error:.3g} vs "
+                     f"eager's {ref.eager_error:.3g}): the difference is eager's rounding, "
+                     "not a compiler error")
+        elif ref.closer == "eager":
+            text += (f". Against float64, eager is closer ({ref.eager_error:.3g} vs "
+                     f"compiled's {ref.compiled_error:.3g}): the compiled result is the "
+                     "less accurate one")
+        else:
+            text += (f". Against float64, both are about as far (eager {ref.eager_error:.3g},"
+                     f" compiled {ref.compiled_error:.3g})")
+    proven = [w.change.splitlines()[0] for w in d.workarounds if w.verified]
+    if proven:
+        text += f". Proven workaround(s): {'; '.join(proven)}"
+    return text + "."

@@ -1,0 +1,276 @@
+"""Calls of a diagnosis, each on copies: eager, a compiled fresh copy, a float64 run.
+
+``Bench(fn, args, kwargs)`` holds one ``Sandbox`` (copies of the tensor inputs; the state
+tensors, optimizer state and RNG the call can reach saved): every run starts from the
+same inputs, state and RNG (``reset``), and ``close()`` gives the user back their state
+and RNG. A compiled run compiles ``fresh_copy(fn)`` (own code object, own Dynamo cache:
+the user's compiled target is never touched) under ``suppressed()`` (the capture session
+does not see it), with Inductor settings patched for that run only, what it prints and
+warns captured, and optionally the graphs it compiled (Dynamo's and Inductor's post-grad
+graph, with their ``# File:`` lines) heard on a private trace listener.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import copy
+import logging
+import statistics
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from .. import torch_compat
+from ..notebook.targets import eager_callable, fresh_copy, unwrap
+from ..perf.environment import device_of, sync
+from ..perf.numerics import snapshot_outputs
+from ..perf.sandbox import Sandbox
+from ..torch_compat import tree_leaves, tree_map
+from ..trace.listener import TRACE_LOGGER, TraceEvent, TraceListener, suppressed
+from .judge import Judged, judge
+from .torch_names import inductor_patch
+
+#: Calls timed after the first one (their median is a run's time).
+TIMED_CALLS = 5
+
+
+@dataclass
+class Trial:
+    """How to run a copy: backend, ``torch.compile`` options, Inductor settings."""
+
+    backend: Any = "inductor"
+    options: dict[str, Any] = field(default_factory=dict)  # mode, options, dynamic, fullgraph
+    config: dict[str, Any] = field(default_factory=dict)  # torch._inductor.config changes
+    function: Callable[..., Any] | None = None  # run this instead of a compiled fresh copy
+    compile: bool = True  # False: call ``function`` as it is
+    capture: bool = False  # keep the graphs the compile produced
+    timed: int = TIMED_CALLS
+
+
+@dataclass
+class Run:
+    """One run: the output's leaves or the error, times, warnings, graphs."""
+
+    leaves: list[Any] | None = None
+    error: BaseException | None = None
+    first_call_s: float | None = None
+    time_s: float | None = None
+    warnings: list[str] = field(default_factory=list)
+    post_grad_graphs: list[str] = field(default_factory=list)
+    dynamo_graphs: list[str] = field(default_factory=list)
+    judged: Judged | None = None
+
+    @property
+    def outcome(self) -> str:
+        if self.error is not None:
+            return "crash"
+        if self.judged is None:
+            return "not run"
+        return "ok" if self.judged.ok else "accuracy"
+
+
+class GraphCapture:
+    """Dynamo's graphs and Inductor's post-grad graphs of compiles made while listening
+    (a private listener: it hears compiles made under ``suppressed()``)."""
+
+    def __init__(self) -> None:
+        self.dynamo: list[str] = []
+        self.post_grad: list[str] = []
+        self._listener = TraceListener(self._on_event, private=True)
+
+    def _on_event(self, event: TraceEvent) -> None:
+        if event.kind == "dynamo_output_graph":
+            self.dynamo.append(event.payload)
+        elif "inductor_post_grad_graph" in (event.kind, event.artifact_name):  # miss, hit
+            self.post_grad.append(event.payload)
+
+    @contextlib.contextmanager
+    def listening(self) -> Iterator[GraphCapture]:
+        logger = logging.getLogger(TRACE_LOGGER)
+        level = logger.level
+        self._listener.install()
+        logger.setLevel(logging.DEBUG)
+        try:
+            yield self
+        finally:
+            logger.setLevel(level)
+            self._listener.uninstall()
+
+
+@contextlib.contextmanager
+def own_automatic_dynamic() -> Iterator[None]:
+    """An empty automatic-dynamic memory for one run, the session's put back after: a copy
+    has the user's function's code location, which Dynamo's memory of changing sizes is
+    keyed by (a copy would start dynamic after the user's calls, and leave its own calls
+    in the user's next compile)."""
+    pgo = torch_compat.pgo_state()
+    if pgo is None:
+        yield
+        return
+    names = (torch_compat.PGO_CODE_STATE.attr, torch_compat.PGO_INIT_CODE_STATE.attr)
+    state_type = getattr(pgo, torch_compat.PGO_CODE_STATE_TYPE.attr)
+    saved = [getattr(pgo, name) for name in names]
+    for name in names:
+        setattr(pgo, name, collections.defaultdict(state_type))
+    try:
+        yield
+    finally:
+        for name, value in zip(names, saved, strict=True):
+            setattr(pgo, name, value)
+
+
+class Bench:
+    """The runs of one diagnosis, all on the same copies of the inputs."""
+
+    def __init__(self, fn: Any, args: tuple, kwargs: dict) -> None:
+        self.fn = fn
+        self.eager_fn = eager_callable(fn)
+        self.box = Sandbox(fn, args, kwargs)
+        self.device = device_of(tuple(args), dict(kwargs))
+        self.mutated: list[str] = []
+        self.random = False
+        self.expected: list[Any] = []
+        self.compiles = 0  # copies compiled
+
+    def close(self) -> None:
+        self.box.restore()
+
+    def eager(self, timed: int = TIMED_CALLS) -> Run:
+        """The reference: ``fn``'s eager behaviour on the copies (what compiled runs are
+        judged against); notes which inputs it changes in place and whether it draws
+        random numbers."""
+        run = self._run(self.eager_fn, timed, contextlib.nullcontext(), compare=False)
+        if run.error is None:
+            self.expected = run.leaves or []
+        return run
+
+    def run(self, trial: Trial, deadline: float | None = None) -> Run:
+        """A fresh copy compiled as ``trial`` says (or ``trial.function`` called), judged
+        against eager."""
+        if trial.compile:
+            target = trial.function if trial.function is not None else fresh_copy(self.fn)
+            try:
+                call = torch.compile(target, backend=trial.backend, **trial.options)
+            except Exception as e:  # e.g. an option this backend refuses
+                return Run(error=e)
+            self.compiles += 1
+        else:
+            assert trial.function is not None
+            call = trial.function
+        capture = GraphCapture()
+        scope = contextlib.ExitStack()
+        scope.enter_context(own_automatic_dynamic())
+        scope.enter_context(inductor_patch(trial.config))
+        if trial.capture:
+            scope.enter_context(capture.listening())
+        run = self._run(call, trial.timed, scope, deadline=deadline)
+        run.post_grad_graphs, run.dynamo_graphs = capture.post_grad, capture.dynamo
+        return run
+
+    def _run(self, call: Callable[..., Any], timed: int,
+             scope: contextlib.AbstractContextManager[Any], compare: bool = True,
+             deadline: float | None = None) -> Run:
+        box, run = self.box, Run()
+        box.reset()
+        with (suppressed(), box.captured_output(), warnings.catch_warnings(record=True) as caught,
+              scope):
+            warnings.simplefilter("always")
+            try:
+                sync(self.device)
+                start = time.perf_counter()
+                out = call(*box.args, **box.kwargs)
+                sync(self.device)
+                run.first_call_s = time.perf_counter() - start
+                if not compare:  # the eager reference: what it changed, whether it drew
+                    self.mutated = box.mutated_inputs()
+                    self.random = box.rng_used()
+                run.leaves = snapshot_outputs((out, box.inputs_named(self.mutated)))
+                del out
+                run.time_s = self._time(call, timed, deadline)
+            except Exception as e:  # the crash is the finding
+                run.error = e
+            finally:
+                run.warnings = [str(w.message) for w in caught]
+        box.reset()
+        if compare and run.error is None and run.leaves is not None:
+            run.judged = judge(self.expected, run.leaves)
+        return run
+
+    def _time(self, call: Callable[..., Any], timed: int, deadline: float | None) -> float | None:
+        times = []
+        for _ in range(timed):
+            if deadline is not None and times and time.perf_counter() + times[-1] > deadline:
+                break
+            sync(self.device)
+            start = time.perf_counter()
+            call(*self.box.args, **self.box.kwargs)
+            sync(self.device)
+            times.append(time.perf_counter() - start)
+        return statistics.median(times) if times else None
+
+    # --- the float64 reference ---------------------------------------------------------
+
+    def float64(self) -> tuple[list[Any] | None, str]:
+        """``fn`` run eagerly with floating inputs (and a module's parameters and buffers)
+        in float64: its output leaves, or None and why not."""
+        if self.random:
+            return None, ("the call draws random numbers: a float64 run draws different "
+                          "ones, so it is no reference")
+        fn = self.fn
+        if isinstance(fn, torch.nn.Module):
+            inner, wrapper = unwrap(fn)
+            if wrapper is not None:
+                return None, f"not made for a {wrapper} wrapper"
+            try:
+                module = copy.deepcopy(fn)
+            except Exception as e:
+                return None, f"the module could not be copied to float64: {type(e).__name__}"
+            module.to(torch.float64)
+            call = eager_callable(module)
+        else:
+            call = self.eager_fn
+        box = self.box
+        box.reset()
+        args = tree_map(_upcast, list(box.args))
+        kwargs = tree_map(_upcast, dict(box.kwargs))
+        with suppressed(), box.captured_output(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                out = call(*args, **kwargs)
+                leaves = snapshot_outputs(out)
+            except Exception as e:
+                return None, (f"the float64 run failed ({type(e).__name__}: "
+                              f"{_first_line(str(e))}): e.g. a tensor or module the "
+                              "function uses is not an argument, so it stayed in its dtype")
+            finally:
+                box.reset()
+        floating = [v for v in tree_leaves(leaves) if isinstance(v, torch.Tensor)
+                    and (v.is_floating_point() or v.is_complex())]
+        narrow = sorted({str(v.dtype) for v in floating
+                         if v.dtype not in (torch.float64, torch.complex128)})
+        if not floating:
+            return None, "the output has no floating-point tensors"
+        if narrow:
+            return None, (f"the float64 run still returned {', '.join(narrow)}: the "
+                          "function casts inside (or uses tensors that are not arguments), "
+                          "so it is no higher-precision reference")
+        return leaves, "the same function, eager, with floating inputs and parameters in float64"
+
+
+def _upcast(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        if value.is_floating_point():
+            return value.detach().to(torch.float64).requires_grad_(value.requires_grad)
+        if value.is_complex():
+            return value.detach().to(torch.complex128).requires_grad_(value.requires_grad)
+    return value
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= 300 else line[:297] + "..."

@@ -1,0 +1,122 @@
+"""The private torch names a diagnosis touches, each behind one accessor with its fallback.
+
+The same rule as ``core/torch_compat.py`` (which these entries are meant to join): the
+dotted paths are looked up by name with ``torch_compat.lookup``, so a torch that renamed
+one degrades as ``PRIVATE_NAMES`` says instead of failing at import.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..torch_compat import MISSING, lookup
+
+INDUCTOR_CONFIG = "torch._inductor.config"
+DYNAMO_CONFIG = "torch._dynamo.config"
+FUNCTORCH_CONFIG = "torch._functorch.config"
+BISECTOR = "torch._inductor.compiler_bisector.CompilerBisector"
+DEFAULT_TOLERANCES = "torch.testing._comparison.default_tolerances"
+DISPATCH_MODE = "torch.utils._python_dispatch.TorchDispatchMode"
+
+#: (dotted path, what needs it, what a diagnosis does without it).
+PRIVATE_NAMES: tuple[tuple[str, str, str], ...] = (
+    (INDUCTOR_CONFIG, "diagnose: Inductor settings on copies (workarounds, bisection)",
+     "RuntimeError when diagnose runs"),
+    (DYNAMO_CONFIG, "diagnose: every global setting checked and put back after",
+     "Dynamo's settings are not checked"),
+    (FUNCTORCH_CONFIG, "diagnose: AOTAutograd's cache off while bisecting",
+     "the cache stays on (a cached graph could hide what the bisection switches off)"),
+    (BISECTOR, "diagnose: the compiler subsystem and op (torch's CompilerBisector)",
+     "no bisection: the culprit comes from the error and the graphs"),
+    (DEFAULT_TOLERANCES, "diagnose: assert_close's default tolerance by dtype",
+     "the same table, as of torch 2.13"),
+    (DISPATCH_MODE, "diagnose: the custom ops a call runs, checked with torch.library.opcheck",
+     "custom ops are not checked"),
+)
+
+#: ``torch.testing.assert_close``'s defaults (rtol, atol) as of torch 2.13.
+_TOLERANCES = {
+    "torch.float16": (1e-3, 1e-5),
+    "torch.bfloat16": (1.6e-2, 1e-5),
+    "torch.float32": (1.3e-6, 1e-5),
+    "torch.float64": (1e-7, 1e-7),
+    "torch.complex32": (1e-3, 1e-5),
+    "torch.complex64": (1.3e-6, 1e-5),
+    "torch.complex128": (1e-7, 1e-7),
+}
+
+
+def _required(path: str) -> Any:
+    found = lookup(path)
+    if found is MISSING:
+        import torch
+
+        raise RuntimeError(f"nbcompile.diagnose needs {path}, which torch "
+                           f"{torch.__version__} lacks")
+    return found
+
+
+def inductor_config() -> Any:
+    return _required(INDUCTOR_CONFIG)
+
+
+def config_modules() -> dict[str, Any]:
+    """The config modules whose settings a diagnosis saves and puts back, by path."""
+    found = {path: lookup(path) for path in (DYNAMO_CONFIG, INDUCTOR_CONFIG, FUNCTORCH_CONFIG)}
+    return {path: module for path, module in found.items()
+            if module is not MISSING and hasattr(module, "get_config_copy")}
+
+
+def inductor_patch(changes: dict[str, Any]) -> contextlib.AbstractContextManager[Any]:
+    """``torch._inductor.config.patch(changes)`` (nothing to patch: a no-op context)."""
+    if not changes:
+        return contextlib.nullcontext()
+    return inductor_config().patch(changes)
+
+
+@contextlib.contextmanager
+def caches_off() -> Iterator[None]:
+    """Inductor's FX graph cache and AOTAutograd's cache off inside the block (a cached
+    graph would skip the compiler steps a bisection switches off)."""
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(inductor_patch({"fx_graph_cache": False}))
+        functorch = lookup(FUNCTORCH_CONFIG)
+        if functorch is not MISSING and hasattr(functorch, "enable_autograd_cache"):
+            stack.enter_context(functorch.patch(enable_autograd_cache=False))
+        yield
+
+
+def bisector() -> Any:
+    """torch's ``CompilerBisector`` class, or None."""
+    found = lookup(BISECTOR)
+    return None if found is MISSING else found
+
+
+def default_tolerances(dtype: Any) -> tuple[float, float]:
+    """``(rtol, atol)`` that ``torch.testing.assert_close`` uses for ``dtype``."""
+    found: Callable[..., tuple[float, float]] | Any = lookup(DEFAULT_TOLERANCES)
+    if found is not MISSING:
+        try:
+            rtol, atol = found(dtype)
+            return float(rtol), float(atol)
+        except Exception:  # an older signature: the table below
+            pass
+    return _TOLERANCES.get(str(dtype), (0.0, 0.0))
+
+
+def dispatch_mode_type() -> type | None:
+    found = lookup(DISPATCH_MODE)
+    return found if isinstance(found, type) else None
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two config values are the same (NaN equal to NaN; no comparison raises)."""
+    try:
+        if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+            return True
+        return bool(a == b)
+    except Exception:
+        return a is b

@@ -1,0 +1,141 @@
+"""Which targets' calls are running: what attributes a frame compile to its targets.
+
+Every frame Dynamo compiles while a target's call runs belongs to that target: its own
+frames, the resume functions after a graph break, and the frames of the functions it
+calls that Dynamo compiles on their own (after a break, or under ``skip_frame()``). The
+code of those functions can live anywhere, so code spans cannot tell; the call can.
+
+A call of a ``torch.compile``'d function runs inside torch's wrapper (``compile_wrapper``
+in ``torch/_dynamo/eval_frame.py``), whose frame holds its ``torch.compile`` context
+(``self``) and the list of cleanups torch runs when the call returns or raises
+(``cleanups``, in a ``finally``). ``watch(compiled, target)`` notes which context is the
+target's. When a frame compile starts, ``running()`` walks the Python stack for those
+wrapper frames (outermost first) and, for each target found, adds a cleanup to that call
+(once): at the end of the call it notes the exception the call raised, if any, and tells
+the ``on_end`` listeners (the capture session). Nothing runs on calls that compile
+nothing: no per-call cost. On a torch whose wrapper differs, nothing is found and the
+session attributes compiles by code span, as before.
+"""
+
+from __future__ import annotations
+
+import sys
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+Key = tuple[int, int]
+
+#: torch's wrapper of a compiled function: its file, and the locals nbcompile reads.
+_WRAPPER_FILE = "_dynamo/eval_frame.py"
+_CONTEXT, _CLEANUPS = "self", "cleanups"
+
+
+class Call:
+    """One running (then finished) call of a target's compiled function."""
+
+    __slots__ = ("compiles", "raised", "target")
+
+    def __init__(self, target: Any) -> None:
+        self.target = target  # the ``Target``
+        self.compiles: list[Key] = []  # frame compiles started during it
+        self.raised: BaseException | None = None  # what the call raised, once it ended
+
+    def done(self) -> None:
+        """torch's wrapper calls this when the call is over (in a ``finally``: the
+        exception being handled, if any, is what the call raised)."""
+        self.raised = sys.exc_info()[1]
+        for listener in list(_on_end):
+            try:
+                listener(self)
+            except Exception:  # a capture bug must never break the user's call
+                pass
+
+
+_on_end: list[Callable[[Call], None]] = []
+_contexts: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+def on_end(listener: Callable[[Call], None]) -> Callable[[], None]:
+    """Hear every call that compiled something; returns the unsubscribe."""
+    _on_end.append(listener)
+    return lambda: _on_end.remove(listener) if listener in _on_end else None
+
+
+def _context_of(compiled: Any) -> Any:
+    """The ``torch.compile`` context a compiled function closes over, or None (e.g.
+    ``disable=True`` returns the function itself)."""
+    for cell in getattr(compiled, "__closure__", None) or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if hasattr(value, "enter_exit_hooks") and hasattr(value, "callback"):
+            return value
+    return None
+
+
+def watch(compiled: Any, target: Any) -> bool:
+    """Note ``compiled``'s calls as ``target``'s; False if ``compiled`` is not a
+    ``torch.compile``'d function nbcompile can tell apart (then its compiles are
+    attributed by code span)."""
+    context = _context_of(compiled)
+    if context is None:
+        return False
+    try:
+        _contexts[context] = target
+    except TypeError:  # not weakly referenceable
+        return False
+    return True
+
+
+def running() -> list[Call]:
+    """The targets' calls running in this thread, outermost first (call it while a
+    frame compile starts: each call found gets its end noted, once)."""
+    if not _contexts:
+        return []
+    found: list[Call] = []
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename.replace("\\", "/").endswith(_WRAPPER_FILE):
+            call = _call_of(frame)
+            if call is not None:
+                found.append(call)
+        frame = frame.f_back
+    found.reverse()
+    return found
+
+
+def _call_of(frame: Any) -> Call | None:
+    names = frame.f_code.co_freevars + frame.f_code.co_varnames
+    if _CONTEXT not in names or _CLEANUPS not in names:
+        return None
+    local = frame.f_locals
+    context, cleanups = local.get(_CONTEXT), local.get(_CLEANUPS)
+    try:
+        target = _contexts.get(context)
+    except TypeError:
+        return None
+    if target is None or not isinstance(cleanups, list):
+        return None
+    for cleanup in cleanups:  # this call was seen before: the same Call
+        call = getattr(cleanup, "__self__", None)
+        if isinstance(call, Call):
+            return call
+    call = Call(target)
+    cleanups.append(call.done)  # torch runs it when the call returns or raises
+    return call
+
+
+def interrupted_in_compile(error: BaseException | None) -> bool:
+    """Whether ``error`` is a ``KeyboardInterrupt`` raised while Dynamo compiled a frame
+    (its traceback passes through torch's frame compiler)."""
+    if not isinstance(error, KeyboardInterrupt):
+        return False
+    tb = error.__traceback__
+    while tb is not None:
+        path = tb.tb_frame.f_code.co_filename.replace("\\", "/")
+        if path.endswith("torch/_dynamo/convert_frame.py"):
+            return True
+        tb = tb.tb_next
+    return False

@@ -1,0 +1,384 @@
+"""Memory of one call: peak and allocated tensor bytes, bytes kept for backward, a timeline.
+
+Definitions (the same for every row of ``compare`` and for ``profile``):
+
+* ``peak_bytes``: the peak of tensor bytes in use during one call, above what was in use
+  just before it (the call's output counts: it is in use when the call returns);
+* ``allocated_bytes``: bytes the allocator handed out during the call (a buffer freed and
+  allocated again counts twice);
+* ``saved_bytes``: bytes of the tensors the forward saved for backward that the call
+  created itself (activations); parameters, buffers and inputs it saved are held anyway
+  and are counted apart (``saved_held_bytes``). Counted with
+  ``torch.autograd.graph.saved_tensors_hooks`` (unique storages), which sees eager
+  autograd and AOTAutograd's compiled forward alike: what the compiled forward saves is
+  what its partitioner chose to keep (the rest it recomputes in backward).
+
+How: on the CPU, ``torch.profiler.profile(profile_memory=True)`` records every
+allocation and free of the CPU allocator with its time; the peak is the running maximum
+of their signed sum (the profiler's own event list, in time order). On CUDA, the caching
+allocator's statistics around one call: ``reset_peak_memory_stats``, then
+``max_memory_allocated`` and the ``allocated_bytes.all.allocated`` counter; in
+``profile`` the same profiler timeline as on the CPU, for the CUDA device.
+
+The profiler is started for the measured call only and stopped after it (nothing stays
+on to slow the timed calls); its start/stop banner, which libkineto writes straight to
+the process's stderr, is kept out of the notebook. Nothing here changes the user's
+objects: callers run the calls on a ``Sandbox``'s copies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from ..records import Record
+
+#: Most points a published timeline keeps (the peak and the end are always kept).
+MAX_POINTS = 60
+#: Device types the profiler reports for CPU memory (as torch's own ``profiler.py``).
+_CPU_TYPES = ("CPU", "MKLDNN", "IDEEP")
+MEMORY_EVENT = "[memory]"
+
+
+@dataclass
+class MemoryPoint(Record):
+    """Bytes in use at one moment of one call (a step of the memory timeline)."""
+
+    t_s: float  # seconds since the call started
+    bytes: int  # tensor bytes in use, above those in use just before the call
+    what: str = ""  # what allocated or freed at this point: a kernel, an op, ``line N``
+
+
+@dataclass
+class ProfileMemory(Record):
+    """Where the memory of one call goes, compiled and eager (``Profile.memory``).
+
+    Peaks and allocated bytes follow the definitions of ``core/perf/memory.py``: one call,
+    above the bytes in use before it. Bytes per kernel are on ``Profile.kernels``
+    (``allocated_bytes``), bytes per line on ``Profile.lines``.
+    """
+
+    device: str  # ``cpu`` or ``cuda:0``
+    peak_bytes: int | None = None  # compiled: peak tensor bytes in use during one call
+    eager_peak_bytes: int | None = None  # the same call run eagerly
+    allocated_bytes: int | None = None  # compiled: bytes allocated during one call
+    eager_allocated_bytes: int | None = None  # eager: bytes allocated during one call
+    # compiled: bytes allocated outside any graph (eager ops and Python between graphs)
+    outside_graphs_allocated_bytes: int = 0
+    # compiled: bytes allocated by kernels not tied to a line of the target
+    untied_allocated_bytes: int = 0
+    # eager: bytes allocated outside the target's own lines (module call machinery ...)
+    eager_untied_allocated_bytes: int = 0
+    # activations the forward saved for backward (null: nothing was saved)
+    saved_bytes: int | None = None
+    eager_saved_bytes: int | None = None  # the same, eager
+    # bytes in use between two graphs: intermediates a graph break keeps alive (largest)
+    across_breaks_bytes: int = 0
+    timeline: list[MemoryPoint] = field(default_factory=list)  # compiled, one call
+    eager_timeline: list[MemoryPoint] = field(default_factory=list)  # eager, one call
+    note: str = ""  # how it was measured
+    notes: list[str] = field(default_factory=list)  # what could not be measured or tied
+
+
+@dataclass(frozen=True)
+class MemEvent:
+    """One allocation (``nbytes > 0``) or free (``< 0``) on the profiler's clock (us,
+    the time base of ``prof.profiler.function_events``)."""
+
+    t_us: float
+    nbytes: int
+
+
+@dataclass
+class CallMemory:
+    """The memory of one measured call (plain data, not a record)."""
+
+    peak_bytes: int | None = None
+    allocated_bytes: int | None = None
+    end_bytes: int | None = None  # still in use when the call returned (its output ...)
+    saved_bytes: int | None = None
+    saved_held_bytes: int | None = None
+    allocations: int = 0
+    note: str = ""
+
+
+# --- the profiler, quietly -----------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _stderr_silenced() -> Iterator[None]:
+    """Send file descriptor 2 to /dev/null inside the block (libkineto prints its
+    ``USDT: ... profiler_start`` banner there, below Python's ``sys.stderr``)."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):
+        yield
+        return
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+class QuietProfile:
+    """``torch.profiler.profile`` whose start and stop write nothing to the notebook."""
+
+    def __init__(self, device: torch.device, memory: bool = True,
+                 cuda: bool | None = None) -> None:
+        from torch.profiler import ProfilerActivity, profile
+
+        activities = [ProfilerActivity.CPU]
+        if device.type == "cuda" if cuda is None else cuda:
+            activities.append(ProfilerActivity.CUDA)
+        self.prof = profile(activities=activities, profile_memory=memory)
+
+    def __enter__(self) -> Any:
+        with _stderr_silenced():
+            self.prof.__enter__()
+        return self.prof
+
+    def __exit__(self, *exc: Any) -> None:
+        with _stderr_silenced():
+            self.prof.__exit__(*exc)
+
+
+def memory_events(prof: Any, device: torch.device) -> list[MemEvent] | None:
+    """The allocations and frees the profiler recorded on ``device``, in time order;
+    None when this torch's profiler does not expose them."""
+    results = getattr(getattr(prof, "profiler", None), "kineto_results", None)
+    if results is None:
+        return None
+    try:
+        start = results.trace_start_ns()
+        wanted = _CPU_TYPES if device.type == "cpu" else (device.type.upper(),)
+        events = []
+        for e in results.events():
+            if e.name() != MEMORY_EVENT:
+                continue
+            kind = str(e.device_type()).rsplit(".", 1)[-1]
+            if kind not in wanted:
+                continue
+            if device.type == "cuda" and device.index is not None \
+                    and e.device_index() != device.index:
+                continue
+            events.append(MemEvent((e.start_ns() - start) / 1000.0, int(e.nbytes())))
+    except (AttributeError, TypeError, RuntimeError):
+        return None
+    events.sort(key=lambda m: m.t_us)
+    return events
+
+
+def window(events: Iterable[MemEvent], lo_us: float, hi_us: float) -> list[MemEvent]:
+    return [m for m in events if lo_us <= m.t_us <= hi_us]
+
+
+def peak_of(events: Iterable[MemEvent]) -> tuple[int, int, int, int]:
+    """``(peak, allocated, end, allocations)`` of a window: the running maximum of the
+    signed sum (never below 0: frees of tensors from before the call lower the level, the
+    peak is measured above the level at the start), bytes allocated, the level at the
+    end, and the number of allocations."""
+    level = peak = allocated = count = 0
+    for m in events:
+        level += m.nbytes
+        peak = max(peak, level)
+        if m.nbytes > 0:
+            allocated += m.nbytes
+            count += 1
+    return peak, allocated, level, count
+
+
+def timeline(events: list[MemEvent], lo_us: float, label: Callable[[MemEvent], str],
+             max_points: int = MAX_POINTS) -> list[MemoryPoint]:
+    """The bytes in use after each event, as points; at most ``max_points`` (the peak, the
+    first and the last point always kept, the rest evenly thinned)."""
+    points: list[MemoryPoint] = [MemoryPoint(0.0, 0, "start")]
+    level = 0
+    for m in events:
+        level += m.nbytes
+        points.append(MemoryPoint(round((m.t_us - lo_us) / 1e6, 9), level, label(m)))
+    if len(points) <= max_points:
+        return points
+    peak = max(range(len(points)), key=lambda i: points[i].bytes)
+    keep = {0, len(points) - 1, peak}
+    step = (len(points) - 1) / (max_points - len(keep))
+    keep.update(round(i * step) for i in range(max_points - len(keep)))
+    return [points[i] for i in sorted(keep)][:max_points]
+
+
+# --- saved for backward ----------------------------------------------------------------------
+
+
+class SavedTensors:
+    """Counts the storages a forward saves for backward (``saved_tensors_hooks``): bytes
+    of storages created by the call (``bytes``) and of those held before it (``held``:
+    parameters, buffers, inputs), each storage once."""
+
+    def __init__(self, held: set[int]) -> None:
+        self._held = held
+        self._seen: dict[int, tuple[int, bool]] = {}
+        self._hooks: Any = None
+
+    def _pack(self, t: torch.Tensor) -> torch.Tensor:
+        try:
+            storage = t.untyped_storage()
+            ptr = storage.data_ptr()
+            if ptr and ptr not in self._seen:
+                self._seen[ptr] = (storage.nbytes(), ptr in self._held)
+        except (RuntimeError, NotImplementedError):  # a tensor without storage
+            pass
+        return t
+
+    def __enter__(self) -> SavedTensors:
+        self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, _unpack)
+        self._hooks.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._hooks.__exit__(*exc)
+
+    @property
+    def any(self) -> bool:
+        return bool(self._seen)
+
+    @property
+    def bytes(self) -> int:
+        return sum(n for n, held in self._seen.values() if not held)
+
+    @property
+    def held(self) -> int:
+        return sum(n for n, held in self._seen.values() if held)
+
+
+def _unpack(t: torch.Tensor) -> torch.Tensor:
+    return t
+
+
+def storages_of(tensors: Iterable[Any]) -> set[int]:
+    """Data pointers of the storages of ``tensors`` (and of their ``.grad``)."""
+    found: set[int] = set()
+    for t in tensors:
+        if not isinstance(t, torch.Tensor):
+            continue
+        for x in (t, t.grad):
+            if isinstance(x, torch.Tensor):
+                try:
+                    found.add(x.untyped_storage().data_ptr())
+                except (RuntimeError, NotImplementedError):
+                    pass
+    return found
+
+
+# --- one call ---------------------------------------------------------------------------------
+
+
+def measure_call(call: Callable[..., Any], args: tuple, kwargs: dict, device: torch.device,
+                 held: set[int] | None = None) -> CallMemory:
+    """Peak, allocated and saved-for-backward bytes of one call ``call(*args, **kwargs)``.
+
+    ``held``: storages in use before the call that a forward may save (parameters,
+    buffers, inputs): counted apart from the activations it saves.
+    """
+    saved = SavedTensors(held or set())
+    if device.type == "cuda":
+        result = _cuda_call(call, args, kwargs, device, saved)
+    else:
+        result = _profiled_call(call, args, kwargs, device, saved)
+    if saved.any:
+        result.saved_bytes, result.saved_held_bytes = saved.bytes, saved.held
+    return result
+
+
+def _profiled_call(call: Callable[..., Any], args: tuple, kwargs: dict,
+                   device: torch.device, saved: SavedTensors) -> CallMemory:
+    quiet = QuietProfile(device)
+    with quiet as prof, saved:
+        out = call(*args, **kwargs)
+    del out  # freed after the profiler stopped: the output counts as in use at the end
+    events = memory_events(prof, device)
+    if events is None:
+        return CallMemory(note="not measured: this torch's profiler does not expose its "
+                               "memory events")
+    peak, allocated, end, count = peak_of(events)
+    return CallMemory(peak, allocated, end, allocations=count, note=(
+        f"torch.profiler(profile_memory=True) over one call: {count} CPU allocations; "
+        "peak of the bytes in use above those in use before the call, output included"))
+
+
+def _cuda_call(call: Callable[..., Any], args: tuple, kwargs: dict, device: torch.device,
+               saved: SavedTensors) -> CallMemory:
+    torch.cuda.synchronize(device)
+    torch.cuda.reset_peak_memory_stats(device)
+    base = torch.cuda.memory_allocated(device)
+    stats = torch.cuda.memory_stats(device)
+    allocated0 = int(stats.get("allocated_bytes.all.allocated", 0))
+    count0 = int(stats.get("allocation.all.allocated", 0))
+    with saved:
+        out = call(*args, **kwargs)
+    torch.cuda.synchronize(device)
+    stats = torch.cuda.memory_stats(device)
+    peak = max(0, int(torch.cuda.max_memory_allocated(device)) - base)
+    end = int(torch.cuda.memory_allocated(device)) - base
+    del out
+    count = int(stats.get("allocation.all.allocated", 0)) - count0
+    return CallMemory(
+        peak, int(stats.get("allocated_bytes.all.allocated", 0)) - allocated0, end,
+        allocations=count,
+        note=(f"CUDA caching allocator over one call (reset_peak_memory_stats, "
+              f"max_memory_allocated): peak above the {base} bytes allocated before it, "
+              f"{count} allocations"))
+
+
+# --- held between calls (CUDA graph pools) --------------------------------------------------
+
+
+def allocated_now(device: torch.device) -> int | None:
+    """Bytes the CUDA caching allocator holds for tensors now (None off CUDA)."""
+    if device.type != "cuda":
+        return None
+    torch.cuda.synchronize(device)
+    return int(torch.cuda.memory_allocated(device))
+
+
+# --- the memory verdict -----------------------------------------------------------------------
+
+
+def peak_ratio(peak: int | None, eager_peak: int | None) -> float | None:
+    if peak is None or eager_peak is None or eager_peak <= 0:
+        return None
+    return peak / eager_peak
+
+
+def memory_verdict(peak: int | None, eager_peak: int | None) -> str:
+    """``0.25x eager's peak``, said beside the time verdict."""
+    if peak is None or eager_peak is None:
+        return ""
+    ratio = peak_ratio(peak, eager_peak)
+    if ratio is not None:
+        return f"{ratio:.2f}x eager's peak"
+    if peak == eager_peak:
+        return "same peak as eager (0 B)"
+    return f"+{format_bytes(peak)} over eager's 0 B peak"
+
+
+def format_bytes(n: int | None) -> str:
+    """``16.0 MiB`` (core's own copy: ``display/units.py`` is a layer above)."""
+    if n is None:
+        return "not measured"
+    value = float(n)
+    sign = "-" if value < 0 else ""
+    value = abs(value)
+    for unit in ("B", "KiB", "MiB"):
+        if value < 1024:
+            return f"{sign}{value:.0f} {unit}" if unit == "B" else f"{sign}{value:.1f} {unit}"
+        value /= 1024
+    return f"{sign}{value:.1f} GiB"

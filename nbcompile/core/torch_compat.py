@@ -1,0 +1,552 @@
+"""Every private torch name nbcompile touches, each with its fallback.
+
+nbcompile reads torch's compile machinery through names torch does not promise to keep
+(``torch._dynamo``, ``torch._inductor``, ``torch._logging``, ``torch._guards``,
+``torch.utils._*``, private attributes of ``nn.Module`` and of compiled functions, config
+keys). ``NAMES`` lists them all; each has one accessor below, which returns the object,
+or a safe default, or -- only when the feature that needs it is used -- raises a
+``RuntimeError`` naming the missing name, the running torch and the feature.
+``missing()`` says which names the running torch lacks (``tests/test_torch_compat.py``
+prints them; ``make compat TORCH=2.x.y`` runs the suite on another torch).
+
+Ground floor: imports nothing from nbcompile, and torch only when a name is looked up.
+"""
+
+from __future__ import annotations
+
+import collections
+import importlib
+import sys
+import types
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+class _Sentinel:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+#: ``lookup``'s answer for a name that is not there.
+MISSING: Any = _Sentinel("MISSING")
+#: A ``PrivateName`` without a safe default: its accessor raises when the name is missing.
+REQUIRED: Any = _Sentinel("REQUIRED")
+
+
+def torch_version() -> str:
+    torch = sys.modules.get("torch") or _import("torch")
+    return str(getattr(torch, "__version__", "(none)")) if torch is not MISSING else "(none)"
+
+
+def _import(name: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return MISSING
+
+
+def lookup(path: str, default: Any = MISSING, *, root: Any = None, imports: bool = True) -> Any:
+    """The object at a dotted ``path``, or ``default`` when any part of it is missing.
+
+    Without ``root`` the path starts with a module's name; each next part is an attribute
+    of the object so far or, for a module, a submodule (imported unless ``imports`` is
+    False: then only one already in ``sys.modules`` counts). With ``root``, every part is
+    an attribute, starting from ``root``.
+    """
+    parts = path.split(".")
+    if root is None:
+        name = parts.pop(0)
+        obj = sys.modules.get(name) or (_import(name) if imports else MISSING)
+    else:
+        name, obj = "", root
+    for part in parts:
+        if obj is MISSING:
+            return default
+        name = f"{name}.{part}" if name else ""
+        try:
+            obj = getattr(obj, part)
+            continue
+        except AttributeError:
+            pass
+        if not (name and isinstance(obj, types.ModuleType)):
+            return default
+        obj = sys.modules.get(name) or (_import(name) if imports else MISSING)
+    return default if obj is MISSING else obj
+
+
+@dataclass(frozen=True)
+class PrivateName:
+    """One private torch name: where it is, what needs it, and what happens without it."""
+
+    path: str  # dotted, from torch (with ``probe``: a label, the attribute last)
+    feature: str  # what needs it, as in "<feature> is unavailable"
+    fallback: str  # what nbcompile does on a torch without it
+    default: Any = REQUIRED  # the accessor's answer without it (callable: a fresh value)
+    probe: Callable[[], bool] | None = None  # present? for names no path reaches
+
+    @property
+    def attr(self) -> str:
+        return self.path.rpartition(".")[2]
+
+    def present(self) -> bool:
+        if self.probe is not None:
+            try:
+                return bool(self.probe())
+            except Exception:  # a probe that cannot run: the name is as good as missing
+                return False
+        return lookup(self.path) is not MISSING
+
+    def error(self) -> RuntimeError:
+        return RuntimeError(f"nbcompile needs {self.path}, which torch {torch_version()} "
+                            f"lacks: {self.feature} is unavailable")
+
+    def missing_value(self) -> Any:
+        """The default, or the ``RuntimeError`` for a required name."""
+        if self.default is REQUIRED:
+            raise self.error()
+        return self.default() if callable(self.default) else self.default
+
+    def get(self, root: Any = None, *, imports: bool = True) -> Any:
+        """The object at ``path`` (or ``root``'s attribute ``attr``), else the default,
+        else ``RuntimeError``."""
+        if root is not None:
+            value = getattr(root, self.attr, MISSING)
+        else:
+            value = lookup(self.path, imports=imports)
+        return self.missing_value() if value is MISSING else value
+
+
+NAMES: dict[str, PrivateName] = {}
+
+
+def _name(path: str, feature: str, fallback: str, default: Any = REQUIRED,
+          probe: Callable[[], bool] | None = None) -> PrivateName:
+    entry = PrivateName(path, feature, fallback, default, probe)
+    NAMES[path] = entry
+    return entry
+
+
+def missing() -> list[str]:
+    """The names the running torch lacks."""
+    return [path for path, entry in NAMES.items() if not entry.present()]
+
+
+def _trace_logger_is_torch_trace() -> bool:
+    return lookup("torch._logging._internal.trace_log").name == "torch.__trace"
+
+
+def _module_instance_has(attr: str) -> Callable[[], bool]:
+    def probe() -> bool:
+        import torch
+
+        return hasattr(torch.nn.Module(), attr)
+
+    return probe
+
+
+def _compiled_function_has_orig() -> bool:
+    import torch
+
+    return hasattr(torch.compile(lambda x: x), "_torchdynamo_orig_callable")
+
+
+# --- trace capture ------------------------------------------------------------------------
+
+TRACE_LOG = _name(
+    "torch._logging._internal.trace_log",
+    "capture (the structured trace on the torch.__trace logger)",
+    "nothing (nbcompile listens on the logger name torch.__trace; a torch that renamed it "
+    "reports no compiles)", default=None, probe=_trace_logger_is_torch_trace)
+INTERN_TABLE = _name(
+    "torch._logging.structured.INTERN_TABLE",
+    "filenames torch interned before nbcompile listened",
+    "an empty table: such a filename stays unknown", default=dict)
+PROVENANCE_LEVEL = _name(
+    "torch._inductor.config.trace.provenance_tracking_level",
+    "exact kernel-to-line mapping (Inductor's provenance tracking)",
+    "not turned on (a no-op): kernels are tied to lines by nbcompile's own matching",
+    default=None)
+CURRENT_COMPILE_ID = _name(
+    "torch._guards.CompileContext.current_compile_id",
+    "torch's log records kept with the target that compiled them",
+    "no compile known: torch's log records reach stderr as without nbcompile",
+    default=None)
+TORCH_LOGGING = _name(
+    "torch._logging",
+    "torch's log handlers set up before nbcompile filters them",
+    "nothing imported (handlers torch sets up later are not filtered)", default=None)
+#: torch's component loggers whose stderr handlers nbcompile filters (logger names: a
+#: renamed one is simply not filtered, its records reach stderr as without nbcompile).
+TORCH_LOGGERS = (
+    "torch._dynamo",
+    "torch._inductor",
+    "torch._functorch.aot_autograd",
+    "torch._functorch._aot_autograd",
+    "torch.fx.experimental.symbolic_shapes",
+    "torch._subclasses.fake_tensor",
+)
+for _logger in TORCH_LOGGERS:
+    _name(_logger, f"torch's {_logger} log records kept in the record",
+          "not filtered: its records reach stderr as without nbcompile", default=None)
+
+
+def intern_table() -> Mapping[str, int]:
+    """torch's own table of interned strings (text -> index)."""
+    return INTERN_TABLE.get()
+
+
+def provenance_tracking_level(trace_config: Any = None) -> int | None:
+    """Inductor's ``trace.provenance_tracking_level``; None on a torch without it."""
+    if trace_config is not None:
+        return getattr(trace_config, PROVENANCE_LEVEL.attr, None)
+    return PROVENANCE_LEVEL.get()
+
+
+def set_provenance_tracking_level(level: int, trace_config: Any = None) -> bool:
+    """Set it; a no-op (False) on a torch without it."""
+    if trace_config is None:
+        trace_config = lookup(PROVENANCE_LEVEL.path.rpartition(".")[0])
+    if trace_config is MISSING or provenance_tracking_level(trace_config) is None:
+        return False
+    setattr(trace_config, PROVENANCE_LEVEL.attr, level)
+    return True
+
+
+def current_compile_id() -> Any:
+    """The ``CompileId`` of the Dynamo compile running now (None: none, or unknown)."""
+    current = CURRENT_COMPILE_ID.get()
+    return current() if current is not None else None
+
+
+def import_torch_logging() -> None:
+    """Import ``torch._logging`` (torch sets up its log handlers on import)."""
+    TORCH_LOGGING.get()
+
+
+# --- Dynamo -------------------------------------------------------------------------------
+
+LIST_BACKENDS = _name(
+    "torch._dynamo.list_backends",
+    "checking --backend and compare(modes=) names",
+    "torch.compiler.list_backends, else the backends every torch has",
+    default=None)
+#: What every torch.compile accepts, for a torch with neither list.
+BASIC_BACKENDS = ("inductor", "eager", "aot_eager")
+DYNAMO_CONFIG = _name(
+    "torch._dynamo.config", "%suggest (trials under torch._dynamo.config.patch)",
+    "RuntimeError when %suggest runs")
+RECOMPILE_LIMIT = _name(
+    "torch._dynamo.config.recompile_limit",
+    "the recompile limit in advice and %suggest",
+    "torch._dynamo.config.cache_size_limit (its older name), else 8", default=None)
+CAPTURE_SCALAR_OUTPUTS = _name(
+    "torch._dynamo.config.capture_scalar_outputs",
+    "%suggest's capture_scalar_outputs setting",
+    "that setting is not proposed", default=None)
+REORDERABLE_LOGGING = _name(
+    "torch._dynamo.config.reorderable_logging_functions",
+    "%suggest's reorderable_logging_functions setting",
+    "that setting is not proposed", default=None)
+MARK_DYNAMIC = _name(
+    "torch._dynamo.mark_dynamic", "%suggest's mark_dynamic fix",
+    "that fix is not proposed (RuntimeError if called)")
+PGO_CODE_STATE = _name(
+    "torch._dynamo.pgo._CODE_STATE",
+    "%suggest trials with their own automatic-dynamic memory",
+    "trials share the session's memory (a copy made after the user's calls may start "
+    "dynamic)", default=None)
+PGO_INIT_CODE_STATE = _name(
+    "torch._dynamo.pgo._INIT_CODE_STATE", PGO_CODE_STATE.feature, PGO_CODE_STATE.fallback,
+    default=None)
+PGO_CODE_STATE_TYPE = _name(
+    "torch._dynamo.pgo.CodeState", PGO_CODE_STATE.feature, PGO_CODE_STATE.fallback,
+    default=None)
+COUNTERS = _name(
+    "torch._dynamo.utils.counters",
+    "frame and cache counters around a measurement",
+    "an empty table (every count 0)",
+    default=lambda: collections.defaultdict(collections.Counter))
+GBID_LINK = _name(
+    "torch._dynamo.exc.get_gbid_documentation_link",
+    "the documentation link of a graph break", "no link", default=None)
+UNSUPPORTED = _name(
+    "torch._dynamo.exc.Unsupported", "clear messages for fullgraph=True failures",
+    "the plain error", default=None)
+SKIP_CODE = _name(
+    "torch._dynamo.eval_frame.skip_code", "Dynamo told never to trace nbcompile's call hooks",
+    "not told (the hooks hold no tensor: Dynamo skips them anyway)", default=None)
+ORIG_CALLABLE = _name(
+    "torch.compile(fn)._torchdynamo_orig_callable",
+    "the function a torch.compile'd function wraps", "the object itself",
+    default=None, probe=_compiled_function_has_orig)
+
+
+#: Named in advice only (nbcompile never reads them): listed so a torch that renamed them
+#: shows up in ``missing()``; the advice then names a setting that torch lacks.
+ALLOW_RNN = _name(
+    "torch._dynamo.config.allow_rnn", "the advice for a module with an RNN",
+    "the advice names a setting this torch lacks", default=None)
+FALLBACK_RANDOM = _name(
+    "torch._inductor.config.fallback_random", "the advice for random ops in %compare",
+    "the advice names a setting this torch lacks", default=None)
+
+
+def list_backends(dynamo: Any = None, compiler: Any = None) -> list[str]:
+    """Every registered Dynamo backend (experimental and debug ones too)."""
+    found = LIST_BACKENDS.get() if dynamo is None else getattr(dynamo, "list_backends", None)
+    if found is not None:
+        return list(found(None))
+    public = (lookup("torch.compiler.list_backends", None) if compiler is None
+              else getattr(compiler, "list_backends", None))
+    if public is not None:
+        return list(public(exclude_tags=None))
+    return list(BASIC_BACKENDS)
+
+
+def dynamo_config() -> Any:
+    return DYNAMO_CONFIG.get()
+
+
+def has_dynamo_config(key: str, config: Any = None) -> bool:
+    """Whether Dynamo's config has ``key`` (a setting %suggest may patch)."""
+    if config is None:
+        return lookup(f"{DYNAMO_CONFIG.path}.{key}") is not MISSING
+    return lookup(key, root=config) is not MISSING
+
+
+def recompile_limit(config: Any = None) -> int:
+    """``recompile_limit`` in force: ``cache_size_limit`` on an older torch, else 8."""
+    config = DYNAMO_CONFIG.get() if config is None else config
+    for key in (RECOMPILE_LIMIT.attr, "cache_size_limit"):
+        value = getattr(config, key, None)
+        if isinstance(value, int):
+            return value
+    return 8
+
+
+def recompile_limit_key(config: Any = None) -> str:
+    """The name of that setting in the running torch (``cache_size_limit`` before 2.6)."""
+    return (RECOMPILE_LIMIT.attr if has_dynamo_config(RECOMPILE_LIMIT.attr, config)
+            else "cache_size_limit")
+
+
+def reorderable_logging_functions(config: Any = None) -> set[Any] | None:
+    """The functions Dynamo runs after the graph instead of breaking; None without it."""
+    found = (REORDERABLE_LOGGING.get() if config is None
+             else getattr(config, REORDERABLE_LOGGING.attr, None))
+    return set(found) if found is not None else None
+
+
+def mark_dynamic(tensor: Any, dim: int) -> None:
+    MARK_DYNAMIC.get()(tensor, dim)
+
+
+def pgo_state(pgo: Any = None) -> Any:
+    """``torch._dynamo.pgo`` when it has the automatic-dynamic memory %suggest swaps
+    (``_CODE_STATE``, ``_INIT_CODE_STATE``, ``CodeState``); None otherwise."""
+    entries = (PGO_CODE_STATE, PGO_INIT_CODE_STATE, PGO_CODE_STATE_TYPE)
+    if pgo is None:
+        pgo = lookup(PGO_CODE_STATE.path.rpartition(".")[0], None)
+    if pgo is None or any(getattr(pgo, e.attr, MISSING) is MISSING for e in entries):
+        return None
+    return pgo
+
+
+def dynamo_counters() -> Any:
+    """Dynamo's counters (``counters[group][name]``); all zero on a torch without them."""
+    return COUNTERS.get()
+
+
+def gbid_documentation_link(gb_type: str) -> str:
+    """The documentation URL torch knows for a graph break type ("" when none)."""
+    link = GBID_LINK.get()
+    return (link(gb_type) or "") if link is not None else ""
+
+
+def unsupported_error_types() -> tuple[type, ...]:
+    found = UNSUPPORTED.get()
+    return (found,) if isinstance(found, type) else ()
+
+
+def skip_code(code: Any) -> bool:
+    """Ask Dynamo never to trace ``code``; False when torch cannot be asked."""
+    skip = SKIP_CODE.get()
+    if skip is None:
+        return False
+    skip(code)
+    return True
+
+
+def orig_callable(fn: Any, default: Any = MISSING) -> Any:
+    """What a ``torch.compile``'d function wraps; ``default`` (else ``fn``) otherwise."""
+    found = getattr(fn, ORIG_CALLABLE.attr, None)
+    if found is not None:
+        return found
+    return fn if default is MISSING else default
+
+
+# --- Inductor -----------------------------------------------------------------------------
+
+LIST_OPTIONS = _name(
+    "torch._inductor.list_options", "checking --options keys",
+    "not checked here (torch.compile checks them at the first call)", default=None)
+OPTION_TYPE = _name(
+    "torch._inductor.config.get_type", "checking --options value types",
+    "not checked here", default=None)
+LIST_MODE_OPTIONS = _name(
+    "torch._inductor.list_mode_options", "--codegen triton with --mode",
+    "RuntimeError for --codegen triton with --mode (without --mode: works)")
+CPU_BACKEND = _name(
+    "torch._inductor.config.cpu_backend", "--codegen triton (Triton code for a CPU)",
+    "RuntimeError for --codegen triton")
+INDUCTOR_PATCH = _name(
+    "torch._inductor.config.patch", "%kprun (a compile with kernel profiling on)",
+    "RuntimeError when %kprun runs")
+KERNEL_PROFILE = _name(
+    "torch._inductor.config.cpp.enable_kernel_profile", "%kprun's time per kernel",
+    "RuntimeError when %kprun runs")
+FORCE_DISABLE_CACHES = _name(
+    "torch._inductor.config.force_disable_caches",
+    "%kprun's fresh compile (line numbers of a cached graph may be stale)",
+    "left out of the patch: a cached graph's kernels may point at old line numbers",
+    default=None)
+DEFAULT_CACHE_DIR = _name(
+    "torch._inductor.runtime.cache_dir_utils.default_cache_dir",
+    "%nbcompile cache naming Inductor's default directory", "unknown (None)",
+    default=None)
+CLEAR_CACHES = _name(
+    "torch._inductor.utils.clear_caches",
+    "Inductor's in-memory lookups cleared when the cache directory changes",
+    "nothing cleared", default=None)
+TRITON_HASH = _name(
+    "torch.utils._triton.triton_hash_with_backend",
+    "--codegen triton on a machine without a GPU", "RuntimeError for --codegen triton")
+
+
+def inductor_option_names() -> list[str] | None:
+    """Every Inductor option name; None on a torch that does not list them."""
+    found = LIST_OPTIONS.get()
+    return list(found()) if found is not None else None
+
+
+def inductor_option_type(key: str) -> Any:
+    """The type Inductor declares for option ``key``; None when unknown."""
+    get_type = OPTION_TYPE.get()
+    return get_type(key) if get_type is not None else None
+
+
+def mode_options(mode: str) -> dict[str, Any]:
+    """The Inductor settings a ``mode=`` stands for."""
+    return dict(LIST_MODE_OPTIONS.get()(mode))
+
+
+def require_cpu_backend() -> None:
+    """RuntimeError unless Inductor has the ``cpu_backend`` option (``--codegen triton``)."""
+    CPU_BACKEND.get()
+
+
+def inductor_patch(changes: Mapping[str, Any], root: Any = None) -> Any:
+    """``torch._inductor.config.patch(changes)``: a change to a registered optional key
+    torch lacks is left out; a required one raises its ``RuntimeError``."""
+    config = lookup("torch._inductor.config") if root is None else root
+    if config is MISSING or getattr(config, "patch", None) is None:
+        raise INDUCTOR_PATCH.error()
+    kept = {}
+    for key, value in changes.items():
+        if lookup(key, root=config) is MISSING:
+            entry = NAMES.get(f"torch._inductor.config.{key}")
+            if entry is None:
+                raise PrivateName(f"torch._inductor.config.{key}", "this setting", "").error()
+            entry.missing_value()  # raises for a required key
+            continue
+        kept[key] = value
+    return config.patch(kept)
+
+
+def default_cache_dir() -> str | None:
+    found = DEFAULT_CACHE_DIR.get()
+    return found() if found is not None else None
+
+
+def clear_inductor_caches() -> None:
+    """Inductor's ``clear_caches()``, if torch has imported it (never imported here)."""
+    clear = CLEAR_CACHES.get(imports=False)
+    if clear is not None:
+        try:
+            clear()
+        except Exception:  # pragma: no cover - best effort, as torch's own helper
+            pass
+
+
+def triton_utils() -> types.ModuleType:
+    """``torch.utils._triton``, which has ``triton_hash_with_backend``."""
+    TRITON_HASH.get()
+    return lookup(TRITON_HASH.path.rpartition(".")[0])
+
+
+# --- pytree and nn.Module internals -------------------------------------------------------
+
+TREE_FLATTEN = _name(
+    "torch.utils._pytree.tree_flatten", "torch's pytree (inputs copied, outputs compared)",
+    "nbcompile's own walk of lists, tuples, dicts and namedtuples", default=None)
+TREE_MAP = _name(
+    "torch.utils._pytree.tree_map", TREE_FLATTEN.feature, TREE_FLATTEN.fallback,
+    default=None)
+CALL_IMPL = _name(
+    "torch.nn.Module._call_impl", "module targets (module.compile() and eager calls)",
+    "RuntimeError when a module is compiled", probe=_module_instance_has("_call_impl"))
+COMPILED_CALL_IMPL = _name(
+    "torch.nn.Module._compiled_call_impl", "module targets (module.compile())",
+    "RuntimeError when a module is compiled",
+    probe=_module_instance_has("_compiled_call_impl"))
+
+
+def _simple_leaves(value: Any) -> Iterable[Any]:
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _simple_leaves(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _simple_leaves(item)
+    else:
+        yield value
+
+
+def _simple_map(fn: Callable[[Any], Any], value: Any) -> Any:
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # namedtuple
+        return type(value)(*(_simple_map(fn, v) for v in value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(_simple_map(fn, v) for v in value)
+    if isinstance(value, dict):
+        return type(value)((k, _simple_map(fn, v)) for k, v in value.items())
+    return fn(value)
+
+
+def tree_leaves(value: Any, flatten: Any = MISSING) -> list[Any]:
+    """The leaves of nested containers (torch's pytree: dataclasses, ModelOutput... too)."""
+    flatten = TREE_FLATTEN.get() if flatten is MISSING else flatten
+    return list(flatten(value)[0]) if flatten is not None else list(_simple_leaves(value))
+
+
+def tree_map(fn: Callable[[Any], Any], value: Any, mapper: Any = MISSING) -> Any:
+    mapper = TREE_MAP.get() if mapper is MISSING else mapper
+    return mapper(fn, value) if mapper is not None else _simple_map(fn, value)
+
+
+def call_impl(module: Any) -> Callable[..., Any]:
+    """``module._call_impl``: the module's eager call (hooks, then ``forward``)."""
+    return CALL_IMPL.get(module)
+
+
+def compiled_call_impl(module: Any) -> Any:
+    """What ``module.compile()`` installed (None: not compiled)."""
+    return COMPILED_CALL_IMPL.get(module)
+
+
+def set_compiled_call_impl(module: Any, value: Any) -> None:
+    COMPILED_CALL_IMPL.get(module)  # raises on a torch without it
+    module._compiled_call_impl = value
