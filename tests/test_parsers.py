@@ -149,3 +149,10 @@ def test_interned_filenames_from_before_a_listener_are_resolved():
     index = structured.intern_string("/somewhere/interned_before.py")
     assert StringTable().filename(index) == "/somewhere/interned_before.py"
     assert StringTable().filename(10**9) == ""
+
+
+def test_post_grad_graph_under_both_names_torch_writes():
+    """torch 2.9 logs a cold compile's post-grad graph as ``after_post_grad_graph``."""
+    for name in ("inductor_post_grad_graph", "after_post_grad_graph"):
+        assert parser_for("artifact", {"artifact": {"name": name}}) is PARSERS[
+            "artifact:inductor_post_grad_graph"]
