@@ -324,3 +324,21 @@ def test_magic_diagnoses_a_call_in_the_namespace(ip):
     assert d.filename is not None and d.filename.startswith("<ipython-input-")
     with pytest.raises(Exception, match="--budget must be a positive"):
         ip.run_line_magic("diagnose", "wobble(xw) --budget 0")
+
+
+def test_compare_points_a_failing_mode_to_diagnose():
+    """%compare / compare() name diagnose when a mode fails (or its numbers differ)."""
+    from nbcompile import compare
+    from nbcompile.core.perf.timing import DIAGNOSE_HINT
+
+    def broken_backend(gm, example_inputs):
+        raise RuntimeError("this backend always fails")
+
+    def f(x):
+        return torch.sin(x) + 1
+
+    c = compare(f, torch.randn(8), modes=["eager", broken_backend], budget_s=0.3,
+                explain=False, memory=False)
+    failed = [r for r in c.rows if r.status == "failed"]
+    assert failed and DIAGNOSE_HINT in failed[0].notes
+    assert DIAGNOSE_HINT not in c.rows[0].notes

@@ -86,6 +86,9 @@ EXPLAIN_REPEAT = 5
 MIN_REPEATS = 5
 MAX_REPEATS = 200
 WARMUP_CALLS = 3
+#: Where a failed or numerically different mode points the user.
+DIAGNOSE_HINT = ("nbcompile.diagnose(fn, *args) / %diagnose finds the layer, op and line "
+                 "and tries workarounds on copies")
 
 
 # --- measurement -------------------------------------------------------------------------
@@ -372,6 +375,7 @@ def _prepare(cand: _Candidate, fn: Any, box: Sandbox, device: torch.device,
         row.status = "failed"
         row.verdict = "failed"
         row.error = f"{type(e).__name__}: {_first_line(str(e))}"
+        row.notes.append(DIAGNOSE_HINT)
         return
     cand.call = compiled
     if held_before is not None and held_after is not None:
@@ -404,6 +408,7 @@ def _prepare(cand: _Candidate, fn: Any, box: Sandbox, device: torch.device,
         row.notes.append(
             f"numerics differ from eager (max abs difference {diff:.3g}, tolerance {tol})"
         )
+        row.notes.append(DIAGNOSE_HINT)
     after = cache_counts()
     row.cache = {k: after[k] - cache_before[k] for k in after if after[k] - cache_before[k]}
     skips = counter("inductor", "cudagraph_skips") - skips_before
