@@ -15,7 +15,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import copy
-import logging
 import statistics
 import time
 import warnings
@@ -31,7 +30,7 @@ from ..perf.environment import device_of, sync
 from ..perf.numerics import snapshot_outputs
 from ..perf.sandbox import Sandbox
 from ..torch_compat import tree_leaves, tree_map
-from ..trace.listener import TRACE_LOGGER, TraceEvent, TraceListener, suppressed
+from ..trace.listener import TraceEvent, TraceListener, suppressed
 from .judge import Judged, judge
 from .torch_names import inductor_patch
 
@@ -91,15 +90,8 @@ class GraphCapture:
 
     @contextlib.contextmanager
     def listening(self) -> Iterator[GraphCapture]:
-        logger = logging.getLogger(TRACE_LOGGER)
-        level = logger.level
-        self._listener.install()
-        logger.setLevel(logging.DEBUG)
-        try:
+        with self._listener.listening():
             yield self
-        finally:
-            logger.setLevel(level)
-            self._listener.uninstall()
 
 
 @contextlib.contextmanager

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import logging
 import os
 import re
 import statistics
@@ -186,17 +185,8 @@ class _PrivateCapture:
 
     @contextlib.contextmanager
     def listening(self) -> Iterator[_PrivateCapture]:
-        installed_before = self._listener.installed
-        logger = logging.getLogger("torch.__trace")
-        level = logger.level
-        self._listener.install()
-        logger.setLevel(logging.DEBUG)
-        try:
+        with self._listener.listening():
             yield self
-        finally:
-            logger.setLevel(level)
-            if not installed_before:
-                self._listener.uninstall()
 
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep

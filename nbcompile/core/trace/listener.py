@@ -118,6 +118,21 @@ class TraceListener(logging.Handler):
     def installed(self) -> bool:
         return self in self._logger.handlers
 
+    @contextlib.contextmanager
+    def listening(self) -> Iterator[TraceListener]:
+        """Installed, with the trace logger at DEBUG, for the block only; both put back
+        after (an already installed listener stays installed)."""
+        installed_before = self.installed
+        level = self._logger.level
+        self.install()
+        self._logger.setLevel(logging.DEBUG)
+        try:
+            yield self
+        finally:
+            self._logger.setLevel(level)
+            if not installed_before:
+                self.uninstall()
+
     def filename(self, index: Any) -> str:
         """Resolve an interned filename index from a ``dynamo_start`` stack."""
         return self.strings.filename(index)
