@@ -92,6 +92,13 @@ def parse_call_line(magic_fn: Callable[..., Any], line: str, magic: str,
 
 
 
+def check_budget(args: argparse.Namespace, magic: str) -> None:
+    """A ``UsageError`` naming ``magic`` (nothing run) unless ``--budget`` is positive."""
+    if not args.budget > 0:
+        raise UsageError(f"{magic}: --budget must be a positive number of seconds, "
+                         f"not {args.budget}")
+
+
 def evaluate_call(shell: Any, expr: str, magic: str, purpose: str = ""
                   ) -> tuple[Any, list[Any], dict[str, Any]]:
     """``(callable, args, kwargs)`` of ``expr``; a ``UsageError`` naming ``magic`` if bad."""

@@ -9,7 +9,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from ..api import Comparison, compare
 from ..core.perf.modes import DEFAULT_MODES, CompareError
 from .arguments import Once, OnceFlag, unquoted
-from .calls import evaluate_call, parse_call_line
+from .calls import check_budget, evaluate_call, parse_call_line
 
 
 @magics_class
@@ -64,8 +64,7 @@ class CompareMagics(Magics):
         modes = [m.strip() for m in args.modes.split(",") if m.strip()]
         if not modes:
             raise UsageError("--modes is empty; give e.g. --modes eager,default")
-        if not args.budget > 0:
-            raise UsageError(f"--budget must be a positive number of seconds, not {args.budget}")
+        check_budget(args, "%compare")
         fn, call_args, call_kwargs = evaluate_call(
             self.shell, expr, "%compare", "it times the call eagerly and compiled.")
         try:

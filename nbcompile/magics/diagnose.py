@@ -10,7 +10,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from ..api import Diagnosis, diagnose
 from ..core.diagnosis.diagnose import DEFAULT_BUDGET_S, DiagnoseError
 from .arguments import Once
-from .calls import evaluate_call, parse_call_line
+from .calls import check_budget, evaluate_call, parse_call_line
 
 
 @magics_class
@@ -47,9 +47,7 @@ class DiagnoseMagics(Magics):
         """
         __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
         args, expr = parse_call_line(self.diagnose, line, "%diagnose")
-        if not args.budget > 0:
-            raise UsageError(f"%diagnose: --budget must be a positive number of seconds, "
-                             f"not {args.budget}")
+        check_budget(args, "%diagnose")
         fn, call_args, call_kwargs = evaluate_call(
             self.shell, expr, "%diagnose", "it runs the call eagerly and compiled.")
         try:

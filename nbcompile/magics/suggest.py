@@ -9,7 +9,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from ..api import Suggestions, suggest
 from ..core.fixes.suggest import DEFAULT_BUDGET_S, SuggestError
 from .arguments import Once
-from .calls import evaluate_call, parse_call_line
+from .calls import check_budget, evaluate_call, parse_call_line
 
 
 @magics_class
@@ -40,9 +40,7 @@ class SuggestMagics(Magics):
         """
         __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
         args, expr = parse_call_line(self.suggest, line, "%suggest")
-        if not args.budget > 0:
-            raise UsageError(f"%suggest: --budget must be a positive number of seconds, "
-                             f"not {args.budget}")
+        check_budget(args, "%suggest")
         fn, call_args, call_kwargs = evaluate_call(
             self.shell, expr, "%suggest", "it compiles and replays the call.")
         try:

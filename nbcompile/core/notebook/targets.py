@@ -121,13 +121,20 @@ def forward_arg_names(module: Any) -> tuple[str, ...]:
 
 def make_entry(call: Callable[..., Any], label: str) -> types.FunctionType:
     """A fresh function (own code object, unique filename) that forwards to ``call``."""
+    return _define_entry(label, "*args, **kwargs",
+                         "__nbcompile_call__(*args, **kwargs)", {"__nbcompile_call__": call})
+
+
+def _define_entry(label: str, params: str, call: str,
+                  namespace: dict[str, Any]) -> types.FunctionType:
+    """``def <label>(<params>): return <call>`` compiled under a unique entry filename
+    (registered in ``linecache``), in ``namespace``."""
     ident = re.sub(r"\W", "_", label) or "target"
     if ident[0].isdigit():
         ident = f"_{ident}"
     filename = f"{ENTRY_PREFIX}{next(_entry_ids)}:{label}>"
-    source = (f"def {ident}(*args, **kwargs):\n{_HIDE}"
-              "    return __nbcompile_call__(*args, **kwargs)\n")
-    namespace: dict[str, Any] = {"__nbcompile_call__": call, "__name__": "nbcompile.entry"}
+    source = f"def {ident}({params}):\n{_HIDE}    return {call}\n"
+    namespace["__name__"] = "nbcompile.entry"
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - fixed source
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     return namespace[ident]
@@ -139,16 +146,8 @@ def make_module_entry(label: str) -> types.FunctionType:
     Own code object and unique filename, like ``make_entry``; the module comes in as an
     argument so that nothing compiled holds it strongly.
     """
-    ident = re.sub(r"\W", "_", label) or "target"
-    if ident[0].isdigit():
-        ident = f"_{ident}"
-    filename = f"{ENTRY_PREFIX}{next(_entry_ids)}:{label}>"
-    source = (f"def {ident}(self, /, *args, **kwargs):\n{_HIDE}"
-              "    return self._call_impl(*args, **kwargs)\n")
-    namespace: dict[str, Any] = {"__name__": "nbcompile.entry"}
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - fixed source
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    return namespace[ident]
+    return _define_entry(label, "self, /, *args, **kwargs",
+                         "self._call_impl(*args, **kwargs)", {})
 
 
 def eager_callable(obj: Any) -> Callable[..., Any]:
