@@ -237,8 +237,9 @@ LIST_BACKENDS = _name(
 #: What every torch.compile accepts, for a torch with neither list.
 BASIC_BACKENDS = ("inductor", "eager", "aot_eager")
 DYNAMO_CONFIG = _name(
-    "torch._dynamo.config", "%suggest (trials under torch._dynamo.config.patch)",
-    "RuntimeError when %suggest runs")
+    "torch._dynamo.config", "%suggest (trials under torch._dynamo.config.patch); diagnose "
+    "(every global setting checked and put back after)",
+    "RuntimeError when %suggest runs; diagnose does not check Dynamo's settings")
 RECOMPILE_LIMIT = _name(
     "torch._dynamo.config.recompile_limit",
     "the recompile limit in advice and %suggest",
@@ -425,6 +426,28 @@ CLEAR_CACHES = _name(
 TRITON_HASH = _name(
     "torch.utils._triton.triton_hash_with_backend",
     "--codegen triton on a machine without a GPU", "RuntimeError for --codegen triton")
+
+
+# --- diagnose (core/diagnosis/torch_names.py reads these paths) -------------------------
+INDUCTOR_CONFIG = _name(
+    "torch._inductor.config", "diagnose: Inductor settings on copies (workarounds, bisection)",
+    "RuntimeError when diagnose runs")
+FUNCTORCH_CONFIG = _name(
+    "torch._functorch.config", "diagnose: AOTAutograd's cache off while bisecting",
+    "the cache stays on (a cached graph could hide what the bisection switches off)",
+    default=MISSING)
+BISECTOR = _name(
+    "torch._inductor.compiler_bisector.CompilerBisector",
+    "diagnose: the compiler subsystem and op (torch's CompilerBisector)",
+    "no bisection: the culprit comes from the error and the graphs", default=MISSING)
+DEFAULT_TOLERANCES = _name(
+    "torch.testing._comparison.default_tolerances",
+    "diagnose: assert_close's default tolerance by dtype", "the same table, as of torch 2.13",
+    default=MISSING)
+DISPATCH_MODE = _name(
+    "torch.utils._python_dispatch.TorchDispatchMode",
+    "diagnose: the custom ops a call runs, checked with torch.library.opcheck",
+    "custom ops are not checked", default=MISSING)
 
 
 def inductor_option_names() -> list[str] | None:

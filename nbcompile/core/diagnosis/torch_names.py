@@ -1,8 +1,8 @@
 """The private torch names a diagnosis touches, each behind one accessor with its fallback.
 
-The same rule as ``core/torch_compat.py`` (which these entries are meant to join): the
-dotted paths are looked up by name with ``torch_compat.lookup``, so a torch that renamed
-one degrades as ``PRIVATE_NAMES`` says instead of failing at import.
+The paths are registered in ``core/torch_compat.py`` (the one list of private names, with
+what needs each and its fallback); they are looked up by name with ``torch_compat.lookup``,
+so a torch that renamed one degrades as that registry says instead of failing at import.
 """
 
 from __future__ import annotations
@@ -12,30 +12,17 @@ import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .. import torch_compat
 from ..torch_compat import MISSING, lookup
 
-INDUCTOR_CONFIG = "torch._inductor.config"
-DYNAMO_CONFIG = "torch._dynamo.config"
-FUNCTORCH_CONFIG = "torch._functorch.config"
-BISECTOR = "torch._inductor.compiler_bisector.CompilerBisector"
-DEFAULT_TOLERANCES = "torch.testing._comparison.default_tolerances"
-DISPATCH_MODE = "torch.utils._python_dispatch.TorchDispatchMode"
-
-#: (dotted path, what needs it, what a diagnosis does without it).
-PRIVATE_NAMES: tuple[tuple[str, str, str], ...] = (
-    (INDUCTOR_CONFIG, "diagnose: Inductor settings on copies (workarounds, bisection)",
-     "RuntimeError when diagnose runs"),
-    (DYNAMO_CONFIG, "diagnose: every global setting checked and put back after",
-     "Dynamo's settings are not checked"),
-    (FUNCTORCH_CONFIG, "diagnose: AOTAutograd's cache off while bisecting",
-     "the cache stays on (a cached graph could hide what the bisection switches off)"),
-    (BISECTOR, "diagnose: the compiler subsystem and op (torch's CompilerBisector)",
-     "no bisection: the culprit comes from the error and the graphs"),
-    (DEFAULT_TOLERANCES, "diagnose: assert_close's default tolerance by dtype",
-     "the same table, as of torch 2.13"),
-    (DISPATCH_MODE, "diagnose: the custom ops a call runs, checked with torch.library.opcheck",
-     "custom ops are not checked"),
-)
+# The paths, with what needs them and what a diagnosis does without them, are registered
+# in ``torch_compat.NAMES`` (listed by ``torch_compat.missing()``).
+INDUCTOR_CONFIG = torch_compat.INDUCTOR_CONFIG.path
+DYNAMO_CONFIG = torch_compat.DYNAMO_CONFIG.path
+FUNCTORCH_CONFIG = torch_compat.FUNCTORCH_CONFIG.path
+BISECTOR = torch_compat.BISECTOR.path
+DEFAULT_TOLERANCES = torch_compat.DEFAULT_TOLERANCES.path
+DISPATCH_MODE = torch_compat.DISPATCH_MODE.path
 
 #: ``torch.testing.assert_close``'s defaults (rtol, atol) as of torch 2.13.
 _TOLERANCES = {
