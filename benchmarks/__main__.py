@@ -2,7 +2,9 @@
 
 1. steady-state call time of a ``%%compile``d target vs a bare ``torch.compile``
 2. cold compile time with nbcompile's capture on vs plain ``torch.compile`` (fresh
-   ``TORCHINDUCTOR_CACHE_DIR`` per measurement, each in its own process)
+   ``TORCHINDUCTOR_CACHE_DIR`` per measurement, each in its own process); 2b. the same
+   with the live progress shown (the summary re-rendered as often as ``%%compile``'s
+   live display does while a compile runs)
 3. first compile in a fresh process with a warm persistent cache vs cold
 4. ``nbcompile.compare()``'s estimate vs an independent ``torch.utils.benchmark`` run
 5. time to publish a record whose output code has 10k lines
@@ -19,6 +21,11 @@
    high-water mark and page faults (tensors of 16 MiB: a pointwise chain, a matmul
    temporary, a training step, an in-place ``scatter_add_``; eager and compiled), and what
    measuring memory adds to ``%compare`` (``benchmarks/memory_measure.py``)
+12. reading TORCH_TRACE logs: ``open_trace`` MB/s and peak RSS on 8-rank logs replayed
+   from real recorded runs (``--trace-gb``, 0.5 GB here; ``python -m
+   benchmarks.trace_index`` runs 1 GB), tlparse's time on the same input when installed,
+   and two hostile shapes (one line without newline, one header line, ``--trace-gb`` each)
+   (``benchmarks/trace_index.py``)
 """
 
 from __future__ import annotations
@@ -100,7 +107,7 @@ import json, sys, time
 mode = sys.argv[1]
 import torch
 t_import = time.perf_counter()
-if mode == "capture":
+if mode in ("capture", "progress"):
     from nbcompile.core.notebook.session import get_session
     from nbcompile.core.notebook.snapshot import target_record
     from nbcompile.core.notebook.options import CompileOptions
@@ -124,7 +131,7 @@ exec(compile(src, "<bench-cell>", "exec"), ns)
 torch.manual_seed(0)
 net = ns["Net"]()
 x = torch.randn(64, 256)
-if mode == "capture":
+if mode in ("capture", "progress"):
     session = get_session()
     session.start()
     target = compile_target("net", net, CompileOptions(), CellRef())
@@ -132,10 +139,42 @@ if mode == "capture":
     call = net
 else:
     call = torch.compile(net.forward)
+refreshes = []
+if mode == "progress":
+    # the live summary of a %%compile cell, as in a kernel: display/live.py's LiveSummary
+    # and its ticker (without a front end its updates print; they are counted, not shown)
+    import contextlib, io
+    from IPython.core.interactiveshell import InteractiveShell
+    from nbcompile.display import live
+
+    InteractiveShell.instance()  # display() publishes (here: prints) through a shell
+
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        summary = live.LiveSummary(session, [target], {})
+    bundle = summary.bundle
+
+    def counted():
+        b = bundle()
+        refreshes.append("compiling: frame" in b["text/plain"])
+        return b
+    summary.bundle = counted
+import resource
+def cpu_s():  # CPU seconds of this process and its children (the C++ compiler)
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+c0 = cpu_s()
 t0 = time.perf_counter()
-call(x)
+if mode == "progress":
+    with contextlib.redirect_stdout(shown):
+        call(x)
+else:
+    call(x)
 first = time.perf_counter() - t0
-info = {"first_call_s": first}
+cpu = cpu_s() - c0
+info = {"first_call_s": first, "cpu_s": cpu, "refreshes": len(refreshes),
+        "with_step": sum(refreshes)}
 if session is not None:
     rec = target_record(target)
     info["compiles"] = len(rec.compiles)
@@ -154,21 +193,31 @@ def _first_call(mode: str, cache_dir: str) -> dict:
 
 
 def bench_compile_times(pairs: int) -> list[dict]:
-    capture, plain, warm = [], [], []
+    capture, plain, warm, progress, refreshes = [], [], [], [], []
+    cpu: dict[str, list[float]] = {"capture": [], "plain": [], "progress": []}
+    modes = ("capture", "plain", "progress")
     with tempfile.TemporaryDirectory(prefix="nbcompile-bench-") as tmp:
         for i in range(pairs):
-            order = ("capture", "plain") if i % 2 == 0 else ("plain", "capture")
+            order = modes[i % 3:] + modes[:i % 3]  # each mode first, second, last in turn
             for mode in order:
                 d = os.path.join(tmp, f"{mode}-{i}")
                 os.makedirs(d, mode=0o700)
                 r = _first_call(mode, d)
-                (capture if mode == "capture" else plain).append(r["first_call_s"])
+                {"capture": capture, "plain": plain, "progress": progress}[mode].append(
+                    r["first_call_s"])
+                cpu[mode].append(r["cpu_s"])
+                if mode == "progress":
+                    refreshes.append((r["refreshes"], r["with_step"]))
                 if mode == "capture":
                     if not r.get("compiles"):
                         raise RuntimeError("the capture run recorded no compile")
                     w = _first_call("capture", d)  # fresh process, same (now warm) dir
                     warm.append((w["first_call_s"], r["first_call_s"], w.get("cache")))
     cap, pla = statistics.median(capture), statistics.median(plain)
+    pro = statistics.median(progress)
+    # CPU seconds (process + compiler children) do not count time spent waiting for a
+    # core, so they stay meaningful on a loaded machine
+    cpu_ratio = statistics.median(cpu["progress"]) / statistics.median(cpu["capture"])
     overhead = cap / pla - 1
     ratios = [w / c for w, c, _ in warm]
     warm_ratio = statistics.median(ratios)
@@ -178,6 +227,16 @@ def bench_compile_times(pairs: int) -> list[dict]:
          "detail": f"median first call {cap:.2f} s vs {pla:.2f} s over {pairs} pair(s); "
                    f"capture {', '.join(f'{v:.2f}' for v in capture)}; "
                    f"plain {', '.join(f'{v:.2f}' for v in plain)}"},
+        {"name": "2b. cold compile, capture + live progress / plain torch.compile",
+         "value": pro / pla, "spread": None, "target": "under +10% (< 1.10)",
+         "ok": pro / pla - 1 < 0.10,
+         "detail": f"median first call {pro:.2f} s vs {pla:.2f} s over {pairs} pair(s); "
+                   f"progress {', '.join(f'{v:.2f}' for v in progress)}; CPU seconds "
+                   f"progress / capture {cpu_ratio:.3f} ("
+                   + "; ".join(f"{m} " + ", ".join(f"{v:.1f}" for v in vs)
+                               for m, vs in cpu.items())
+                   + "); summary re-rendered " + ", ".join(
+                       f"{n} times ({k} with a step)" for n, k in refreshes)},
         {"name": "3. first compile, fresh process: warm cache / cold", "value": warm_ratio,
          "spread": None, "target": "under 0.3", "ok": warm_ratio < 0.3,
          "detail": "warm " + ", ".join(f"{w:.2f} s (cache {c})" for w, _, c in warm)},
@@ -309,12 +368,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", type=int, default=3,
-                        help="cold-compile process pairs for 2 and 3 (default 3)")
+                        help="cold-compile process triples for 2, 2b and 3 (default 3)")
     parser.add_argument("--repeats", type=int, default=41,
                         help="interleaved repeats for 1 (default 41)")
     parser.add_argument("--budget", type=float, default=3.0,
                         help="compare() budget for 4 and 6 (default 3 s)")
-    parser.add_argument("--only", default="1,2,3,4,5,6,7,9,10,11",
+    parser.add_argument("--trace-gb", type=float, default=0.5,
+                        help="log size for 12, and of each hostile shape (default 0.5)")
+    parser.add_argument("--only", default="1,2,3,4,5,6,7,9,10,11,12",
                         help="which benchmarks (e.g. 1,5)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
     args = parser.parse_args(argv)
@@ -348,6 +409,12 @@ def main(argv: list[str] | None = None) -> int:
         from .memory_measure import bench_memory_measure
 
         rows += bench_memory_measure()
+    if "12" in only:
+        from .trace_index import find_tlparse
+        from .trace_index import run as bench_trace_index
+
+        rows += bench_trace_index(args.trace_gb, tlparse=find_tlparse(),
+                                  hostile_gb=args.trace_gb)
     date = datetime.date.today().isoformat()
     print(f"nbcompile benchmarks, {date}, {_machine()}")
     width = max(len(r["name"]) for r in rows)

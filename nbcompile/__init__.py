@@ -7,24 +7,31 @@
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from .api import (
-    Comparison,
-    CompileReport,
-    Diagnosis,
-    Profile,
-    Suggestions,
-    TraceReport,
-    compare,
-    diagnose,
-    open_trace,
-    profile,
-    report,
-    suggest,
-)
-from .core.logs.run import Divergence, TraceCompile
 from .core.records import MIME_TYPE, SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from .api import (
+        Comparison,
+        CompileReport,
+        Diagnosis,
+        Profile,
+        Suggestions,
+        compare,
+        diagnose,
+        profile,
+        report,
+        suggest,
+    )
+    from .core.logs.run import Divergence, TraceCompile
+    from .trace_report import TraceReport, open_trace
+
+# The public names are imported on first use (PEP 562): reading logs (``open_trace``,
+# ``python -m nbcompile open``) imports no torch; any other name imports ``api`` (torch).
+_TORCH_FREE = {"open_trace": ".trace_report", "TraceReport": ".trace_report",
+               "Divergence": ".core.logs.run", "TraceCompile": ".core.logs.run"}
 
 __version__ = "0.1.0"
 __all__ = [
@@ -45,6 +52,22 @@ __all__ = [
     "report",
     "suggest",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _TORCH_FREE:
+        value = getattr(importlib.import_module(_TORCH_FREE[name], __name__), name)
+    elif name.startswith("_") or name == "trace_report":  # (modules import on their own)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    else:  # api, and, as before, the subpackages it imports
+        api = importlib.import_module(".api", __name__)
+        value = globals()[name] if name in globals() else getattr(api, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
 
 
 def load_ipython_extension(shell: Any) -> None:

@@ -4,7 +4,8 @@ self-contained HTML page.
 
 The log is untrusted: what reaches the terminal has its control characters escaped
 (``display.trace.terminal_safe``), and no local file but the logs is read unless
-``--source-root DIR`` names where sources may be read from."""
+``--source-root DIR`` names where sources may be read from. Reading logs imports no torch;
+on a terminal, reading that takes over a second shows one updating line on stderr."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from .api import open_trace
+from .trace_report import open_trace  # no torch: reading logs needs none
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from .core.diagnosis import diagnose as _diagnose
 from .core.diagnosis import record as _diagnosis
 from .core.fixes import suggest as _suggest
-from .core.logs.run import TraceRecord, read_trace
 from .core.notebook.session import get_session
 from .core.notebook.snapshot import target_record
 from .core.perf import comparison as _comparison
@@ -23,6 +22,7 @@ from .core.perf import timing as _timing
 from .core.records import TargetRecord
 from .core.trace import chrome_trace as _chrome_trace
 from .display.reprs import RichRecord
+from .trace_report import TraceReport, open_trace  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
     from .display.annotate import AnnotatedSource
@@ -99,7 +99,11 @@ class Comparison(RichRecord, _comparison.Comparison):
 
 @functools.wraps(_timing.compare)
 def compare(fn: Any, *args: Any, **kwargs: Any) -> Comparison:
-    return Comparison.from_record(_timing.compare(fn, *args, **kwargs))
+    try:
+        return Comparison.from_record(_timing.compare(fn, *args, **kwargs))
+    except _timing.ComparisonInterrupted as e:  # the partial result, with its rich reprs
+        e.partial = Comparison.from_record(e.partial)
+        raise
 
 
 class Profile(RichRecord, _profile.Profile):
@@ -133,25 +137,3 @@ class Diagnosis(RichRecord, _diagnosis.Diagnosis):
 @functools.wraps(_diagnose.diagnose)
 def diagnose(fn: Any, *args: Any, **kwargs: Any) -> Diagnosis:
     return Diagnosis.from_record(_diagnose.diagnose(fn, *args, **kwargs))
-
-
-class TraceReport(RichRecord, TraceRecord):
-    """A TORCH_TRACE run read by ``open_trace``: ``.path``, ``.ranks``, ``.compiles``
-    (``TraceCompile``), ``.compile(id, rank)``, ``.divergences``, ``.problems``,
-    ``.to_dict()``, and the rich reprs (record, HTML, text) of a trace."""
-
-
-def open_trace(path: str | Path, source_root: str | Path | None = None) -> TraceReport:
-    """Read a ``TORCH_TRACE`` log file or directory (any number of ranks).
-
-    Logs are streamed: compiles are indexed from event headers, and graphs, guards and
-    generated code are read from the files when first asked for. A log is untrusted
-    input: only regular files directly in the directory are read (symlinks only when they
-    stay inside it), and the source lines of breaks and stacks are the ones the log
-    printed; no other local file is opened. ``source_root``: a directory to read the lines
-    the log did not print from (only regular files under it). Raises
-    ``FileNotFoundError`` for a missing path or source root; everything else that is wrong
-    (unreadable, truncated or foreign files, corrupt lines or fields, md5 mismatches) is
-    listed in ``.problems`` and the rest is still read.
-    """
-    return TraceReport.from_record(read_trace(path, source_root=source_root))

@@ -22,8 +22,12 @@ def test_lstm_is_not_compiled_and_says_why(ip):
     for shown in (text, html, repr(rep.graph_breaks), repr(breaks)):
         assert "nbcompile-entry" not in shown
     assert "not compiled (runs eagerly)" in text and "allow_rnn" in html
-    (gb,) = rep.graph_breaks
-    assert gb.filename is None and gb.lineno is None and "internal" in gb.reason
+    if rep.graph_breaks:  # torch 2.13/2.15: a break, placed at nbcompile's entry
+        (gb,) = rep.graph_breaks
+        assert gb.filename is None and gb.lineno is None and "internal" in gb.reason
+    else:  # torch 2.9: no break record, the compile fails with Dynamo's refusal
+        assert [c.status for c in rep.compiles] == ["failed"]
+        assert "RNN, GRU, or LSTM" in rep.compiles[0].error
     assert "line None" not in text
 
 

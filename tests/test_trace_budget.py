@@ -6,6 +6,7 @@ Real logs recorded by torch (tests/fixtures/traces), laid out as a four-rank job
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -13,8 +14,15 @@ import jsonschema
 import pytest
 
 import nbcompile
-from nbcompile.display.budget import json_size
-from nbcompile.display.trace import published_trace, trace_bundle
+from nbcompile.core.records import MIME_TYPE
+from nbcompile.display.budget import (
+    DEFAULT_OUTPUT_BUDGET,
+    entry_size,
+    fallback_budget,
+    json_size,
+    set_output_budget,
+)
+from nbcompile.display.trace import GRID_COLUMNS, published_trace, trace_bundle, trace_text
 from nbcompile.schema.generate import SCHEMA_PATH
 
 TRACES = Path(__file__).parent / "fixtures" / "traces"
@@ -78,3 +86,75 @@ def test_every_budget_is_kept_flags_and_marks_included(job):
     over = [(b, json_size(r) - b) for b in range(3000, whole, max(whole // 200, 1))
             if json_size(r := published_trace(job, budget=b)) > b]
     assert not over, over[:5]
+
+
+# --- a huge job: 300 ranks x 100 compiles (issue 21, part 6) ---------------------------
+# Before: a 137 KB record, but a 2.2 MB text/html and a 1.6 MB text/plain. Now every MIME
+# entry of the bundle, together, is within the output budget; the fallbacks rank (failed
+# compiles and divergent ones first), cap and say what they left out.
+RANKS, COMPILES = 300, 100
+
+
+@pytest.fixture(scope="module")
+def big_job(tmp_path_factory) -> nbcompile.TraceReport:
+    from .test_trace_hostile import break_artifact, break_payload, compile_events, write_log
+
+    root = tmp_path_factory.mktemp("big_job")
+    for rank in range(RANKS):
+        events = []
+        for frame in range(COMPILES):
+            failed = ({"fail_type": "RuntimeError", "fail_reason": "boom <b>bold</b>"}
+                      if (rank, frame) == (7, 42) else {})
+            file = f"/src/prog_{frame % 7}.py"
+            events.append(compile_events(frame, name=f"fn_{frame}", file=file, metrics=failed,
+                                         extra=[break_artifact(break_payload(
+                                             file, 10 + frame, printed="print(x)"), frame)]))
+        if rank == 7:  # one rank compiles once more: the ranks diverge
+            events.append(compile_events(COMPILES, name="extra", file="/src/extra.py"))
+        write_log(root / f"dedicated_log_torch_trace_rank_{rank}_x.log", *events)
+    return nbcompile.open_trace(root)
+
+
+@pytest.fixture(params=[DEFAULT_OUTPUT_BUDGET, 32 * 1024], ids=["256K", "32K"])
+def budget(request):
+    set_output_budget(request.param)
+    yield request.param
+    set_output_budget(DEFAULT_OUTPUT_BUDGET)
+
+
+def test_a_huge_trace_fits_the_budget_every_mime_type_together(big_job, budget):
+    assert len(big_job.compiles) == RANKS * COMPILES + 1 and big_job.divergences
+    bundle = big_job._repr_mimebundle_()
+    sizes = {mime: entry_size(value) for mime, value in bundle.items()}
+    assert sum(sizes.values()) <= budget, sizes
+    assert sizes["text/html"] <= fallback_budget() and sizes["text/plain"] <= fallback_budget()
+    record = _valid(bundle[MIME_TYPE])
+    assert record["truncated"] is True and record["omitted"]
+    text, html = bundle["text/plain"], bundle["text/html"]
+    # text: the failed compile first, then the divergent one, the rest counted
+    compile_lines = [ln for ln in text.splitlines() if ln.startswith("  [")]
+    assert compile_lines[0].startswith("  [42/0] rank 7 fn_42") and "failed" in compile_lines[0]
+    assert compile_lines[1].startswith("  [100/0] rank 7 extra")
+    (more,) = re.findall(r"\.\.\. and ([\d,]+) more compiles; the full list: "
+                         r"nbcompile\.open_trace\(path\)\.compiles / python -m nbcompile open "
+                         r"DIR --json FILE", text)
+    assert int(more.replace(",", "")) + len(compile_lines) == len(big_job.compiles)
+    assert "ranks: 0-299 (300 ranks)" in text
+    # html: escaped, the grid capped in ranks and compile ids, each cut said
+    assert "<b>bold</b>" not in html and "boom &lt;b&gt;bold&lt;/b&gt;" in html
+    assert "<script" not in html and "src='http" not in html
+    assert re.search(r"\.\.\. and [\d,]+ more ranks; the full list: ", html)
+    (ids,) = re.findall(r"\.\.\. and ([\d,]+) more compile ids", html)
+    assert COMPILES + 1 - GRID_COLUMNS <= int(ids) < COMPILES + 1
+    assert ">100/0 &#9888;</th>" in html and ">42/0</th>" in html  # divergent, failed
+    assert re.search(r"[\d,]+ more compile\(s\) in the grid above", html)
+    assert html.count("<tr><th>rank ") < RANKS
+    assert "<th>rank 7</th>" in html  # the rank that failed and diverged is in the grid
+
+
+def test_a_terminal_trace_text_is_whole(job):
+    """No budget (``python -m nbcompile open``): every compile, in log order."""
+    text = trace_text(job)
+    assert "more compiles" not in text
+    assert [ln.split("]")[0] for ln in text.splitlines() if ln.startswith("  [")] == [
+        f"  [{c.compile_id}" for c in job.compiles]

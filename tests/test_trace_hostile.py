@@ -16,7 +16,6 @@ import hashlib
 import json
 import os
 import random
-import resource
 import stat
 import subprocess
 import sys
@@ -194,25 +193,30 @@ def test_live_capture_still_reads_linecache():
 def test_special_files_as_break_files_are_not_read(tmp_path):
     """Before: linecache opened a FIFO named by a break (blocked for ever) and read
     /dev/zero (until memory ran out, on some Pythons). Here: a subprocess, a time and a
-    3 GB memory limit."""
+    memory limit of 3 GB more address space than importing nbcompile took (a CUDA build of
+    torch alone reserves about 3 GB on import)."""
     fifo = tmp_path / "source.py"
     os.mkfifo(fifo)
     log = write_log(tmp_path / "dedicated_log_torch_trace_rank_0_a.log", compile_events(
         extra=[break_artifact(break_payload(f, 1)) for f in ("/dev/zero", str(fifo))]))
-
-    def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
-
+    program = (
+        "import resource, sys, nbcompile\n"
+        "vm = next(int(ln.split()[1]) * 1024 for ln in open('/proc/self/status')\n"
+        "          if ln.startswith('VmSize:'))\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (vm + (3 << 30), vm + (3 << 30)))\n"
+        "print(resource.getrlimit(resource.RLIMIT_AS)[0] - vm)\n"
+        "r = nbcompile.open_trace(sys.argv[1])\n"
+        "print([b.line for b in r.compiles[0].graph_breaks])\n")
     try:
-        done = subprocess.run(
-            [sys.executable, "-c", "import sys, nbcompile; r = nbcompile.open_trace(sys.argv[1]);"
-             "print([b.line for b in r.compiles[0].graph_breaks])", str(log)],
-            capture_output=True, text=True, cwd=ROOT, timeout=60, preexec_fn=limit)
+        done = subprocess.run([sys.executable, "-c", program, str(log)],
+                              capture_output=True, text=True, cwd=ROOT, timeout=60)
     finally:
         with contextlib.suppress(OSError):  # free a writer-less open, were one stuck
             os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == "['', '']"
+    headroom, lines = done.stdout.strip().splitlines()
+    assert int(headroom) == 3 << 30  # the limit was in force while the log was read
+    assert lines == "['', '']"
 
 
 def _kernel_code(handle: str) -> str:

@@ -291,3 +291,61 @@ def test_command_line(runs, tmp_path):
                              capture_output=True, text=True, cwd=ROOT)
     assert missing.returncode == 2
     assert "no such trace file or directory" in missing.stderr
+
+
+def test_reading_a_trace_imports_no_torch(tmp_path):
+    """``python -m nbcompile open`` and ``nbcompile.open_trace`` read logs without torch
+    (hundreds of MB and seconds before the first byte; tlparse needs none either)."""
+    log = tmp_path / "dedicated_log_torch_trace_rank_0_a.log"
+    shutil.copyfile(ROOT / "tests" / "fixtures" / "traces" / "graph_break.log", log)
+    out = tmp_path / "trace.json"
+    code = ("import runpy, sys\n"
+            "path, out = sys.argv[1:]\n"
+            "sys.argv = ['nbcompile', 'open', path, '--json', out]\n"
+            "try:\n"
+            "    runpy.run_module('nbcompile', run_name='__main__', alter_sys=True)\n"
+            "except SystemExit as e:\n"
+            "    assert not e.code, e.code\n"
+            "after_cli = 'torch' in sys.modules\n"
+            "import nbcompile\n"
+            "report = nbcompile.open_trace(path)\n"
+            "print(after_cli, 'torch' in sys.modules, len(report.compiles))\n")
+    done = subprocess.run([sys.executable, "-c", code, str(log), str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-3:] == ["False", "False", "3"], done.stdout
+    assert json.loads(out.read_text())["compiles"]
+
+
+def test_a_payload_over_the_cap_is_read_only_that_far(tmp_path, monkeypatch):
+    from nbcompile.core.logs import files
+
+    log = tmp_path / "dedicated_log_torch_trace_rank_0_a.log"
+    shutil.copyfile(ROOT / "tests" / "fixtures" / "traces" / "graph_break.log", log)
+    guards = nbcompile.open_trace(log).compile("0/0_1").guards
+    assert len(guards) > 2000
+    monkeypatch.setattr(files, "_MAX_PAYLOAD", 1000)
+    capped = nbcompile.open_trace(log)
+    cut = capped.compile("0/0_1").guards
+    assert 0 < len(cut) < 1000 and guards.startswith(cut)
+    assert any("payload of" in p and "only its first" in p for p in capped.problems)
+    assert not any("does not match its md5" in p for p in capped.problems)
+
+
+def test_progress_is_throttled_by_time(tmp_path, monkeypatch):
+    from nbcompile.core.logs import files, run
+
+    for i, name in enumerate(("graph_break.log", "recompile.log")):
+        shutil.copyfile(ROOT / "tests" / "fixtures" / "traces" / name,
+                        tmp_path / f"dedicated_log_torch_trace_rank_{i}_x.log")
+    size = sum(p.stat().st_size for p in tmp_path.iterdir())
+    monkeypatch.setattr(files, "_CHUNK", 4096)
+    calls: list[tuple[int, int, int]] = []
+    run.read_trace(tmp_path, progress=lambda *a: calls.append(a))
+    assert calls == [(2, 2, size)]  # quick: only the end (every 0.25 s at most before it)
+    monkeypatch.setattr(run, "PROGRESS_INTERVAL_S", 0.0)
+    calls.clear()
+    run.read_trace(tmp_path, progress=lambda *a: calls.append(a))
+    assert len(calls) > size // 4096 and calls == sorted(calls) and calls[-1] == (2, 2, size)
+    first = (tmp_path / "dedicated_log_torch_trace_rank_0_x.log").stat().st_size
+    assert any(done == 1 and first < read < size for done, _, read in calls)  # in the 2nd

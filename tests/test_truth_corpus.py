@@ -180,6 +180,19 @@ SHAPES = [
                                  "        return P_helper(self.lin(x)).relu()\n"
                                  "P_m = P_M()\n", "P_m(torch.randn(2, 3))",
           compiled=["m"], target="m"),
+    Shape("module-break-in-forward",
+          "class P_M(torch.nn.Module):\n    def __init__(self):\n"
+          "        super().__init__()\n        self.lin = torch.nn.Linear(3, 3)\n"
+          f"    def forward(self, x):\n        x = self.lin(x)\n        {BREAK}\n"
+          "        return x.relu()\nP_m = P_M()\n", "P_m(torch.randn(2, 3))",
+          compiled=["m"], target="m"),
+    Shape("module-nested-break-recompile", f"def P_helper(x):\n    {BREAK}\n    return x + 1\n"
+                                           "class P_M(torch.nn.Module):\n"
+                                           "    def forward(self, x):\n"
+                                           "        return P_helper(x * 2).relu()\n"
+                                           "P_m = P_M()\n",
+          "P_m(torch.randn(2, 3))\nP_m(torch.randn(2, 3, dtype=torch.float64))\n",
+          compiled=["m"], target="m"),
     Shape("function-calls-module-with-break",
           "def P_f(x):\n    return P_m(x.sin()).cos()\n", "P_f(torch.randn(2, 3))",
           setup="class P_M(torch.nn.Module):\n    def __init__(self):\n"
@@ -196,6 +209,7 @@ class Seen:
     frames: int
     frames_ok: int
     raised: str | None
+    recompiles: int = 0  # frame compiles after a frame's first (compile id ``n/1`` on)
 
 
 def _named(text: str, prefix: str) -> str:
@@ -249,7 +263,8 @@ def _measure(ip, call: str) -> Seen:
     return Seen(_graphs[0] - graphs,
                 sum(c["breaks"] for c in compiled if not c["failed"]),
                 len(compiled), sum(1 for c in compiled if not c["failed"]),
-                type(error).__name__ if error is not None else None)
+                type(error).__name__ if error is not None else None,
+                sum(1 for key in trace.compiles if key[1]))
 
 
 def _plain_run(ip, shape: Shape, prefix: str) -> Seen:
@@ -276,12 +291,6 @@ def _nbcompile_run(ip, shape: Shape, prefix: str) -> tuple[Seen, nbcompile.Compi
     return seen, nbcompile.report(ip.user_ns[prefix + shape.target])
 
 
-def _is_plumbing(record, report) -> bool:
-    """A module target's own call frame (nbcompile's entry, named after the target) that
-    made no graph: ``module.compile()`` has no such frame (its first is ``forward``)."""
-    return report.kind == "module" and record.frame == report.name and not record.graphs
-
-
 @pytest.fixture(scope="module")
 def shell(ip):
     ip.run_cell("import torch").raise_error()
@@ -294,19 +303,21 @@ def test_report_matches_torch(shell, shape: Shape):
     plain = _plain_run(shell, shape, f"pl{index}_")
     seen, report = _nbcompile_run(shell, shape, f"nb{index}_")
     # the same program: torch did the same in both runs (a module target has one more
-    # frame, nbcompile's entry, which makes no graph when forward breaks)
+    # frame, nbcompile's entry, which makes no graph when forward breaks: its report
+    # lists the frames module.compile() compiles, no more)
     assert seen.graphs == plain.graphs and seen.raised == plain.raised, (seen, plain)
 
-    compiles = [c for c in report.compiles if not _is_plumbing(c, report)]
+    compiles = report.compiles
     failed = [c for c in compiles if c.status == "failed"]
     got = {
         "graphs": report.graph_count,
         "breaks": sum(len(c.graph_breaks) for c in compiles if c.status == "ok"),
         "frames": len(compiles),
         "frames_ok": len(compiles) - len(failed),
+        "recompiles": len(report.recompiles),
     }
     want = {"graphs": plain.graphs, "breaks": plain.breaks, "frames": plain.frames,
-            "frames_ok": plain.frames_ok}
+            "frames_ok": plain.frames_ok, "recompiles": plain.recompiles}
     assert got == want, [(c.compile_id, c.frame, c.status, len(c.graphs),
                           len(c.graph_breaks)) for c in report.compiles]
 

@@ -12,8 +12,9 @@ import { Widget } from '@lumino/widgets';
 import { hasInspector, openInspector } from './bridge';
 import { button, Child, externalLink, h } from './ui/dom';
 import { classSuffix, clip, countsText, formatSeconds, plural, statusText, whereText } from './ui/format';
-import { ISummaryPayload, ITargetRecord, MIME_TYPE } from './model';
-import { parsePayload } from './records/parse';
+import { ISummaryPayload, ITargetRecord, MIME_TYPE, Payload } from './model';
+import { checkPayload } from './records/parse';
+import { checkLimits, LIMITS } from './records/validate';
 import { phaseBar } from './views/phasebar';
 import { PlainCode } from './ui/codesink';
 import { renderDiagnosis } from './views/diagnoseview';
@@ -28,6 +29,8 @@ const MAX_ROWS = 50;
 const MAX_DETAILS = 10;
 /** Longest text shown inline. */
 const MAX_TEXT = 500;
+/** A record within these is checked, read and drawn at once (a bounded walk says so). */
+const SMALL = { ...LIMITS, nodes: 20_000, bytes: 1_000_000 };
 
 export class InlineSummary extends Widget implements IRenderMime.IRenderer {
   constructor(options: IRenderMime.IRendererOptions) {
@@ -36,24 +39,67 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
     this.addClass('nbc-inline');
   }
 
+  /**
+   * A small record is drawn at once. A big one (more than `SMALL` allows) is checked,
+   * read and drawn in tasks of their own after Lab's, so it never lengthens the task
+   * that creates the output and no one step holds the page long; what was shown stays
+   * until the new content replaces it (no flicker on `update_display_data`).
+   */
   renderModel(model: IRenderMime.IMimeModel): Promise<void> {
-    this.node.replaceChildren();
-    try {
-      this._render(model);
-    } catch (err) {
-      // Never break the notebook: whatever went wrong, say so in place of this record.
-      console.error('nbcompile: could not render a record', err);
-      this.node.replaceChildren(this._note('it could not be rendered'));
+    const run = ++this._run;
+    // An output model's JSON holds its data as is; `data` copies it on every read.
+    const data = (typeof (model as { toJSON?: unknown }).toJSON === 'function'
+      ? ((model as unknown as { toJSON(): { data?: unknown } }).toJSON().data ?? model.data)
+      : model.data) as Record<string, unknown>;
+    const value = data[this._mimeType];
+    if (checkLimits(value, SMALL).ok) {
+      try {
+        this.node.replaceChildren();
+        this._render(checkPayload(value)(), data['text/plain']);
+      } catch (err) {
+        this._failed(err);
+      }
+      return Promise.resolve();
     }
-    return Promise.resolve();
+    return new Promise<void>(resolve => {
+      // The next task, unless a newer model came meanwhile (then this run is over).
+      const later = (fn: () => void) =>
+        window.setTimeout(() => {
+          if (run !== this._run || this.isDisposed) {
+            resolve();
+            return;
+          }
+          try {
+            fn();
+          } catch (err) {
+            this._failed(err);
+            resolve();
+          }
+        }, 0);
+      later(() => {
+        const read = checkPayload(value);
+        later(() => {
+          const payload = read();
+          later(() => {
+            this.node.replaceChildren();
+            this._render(payload, data['text/plain']);
+            resolve();
+          });
+        });
+      });
+    });
   }
 
-  private _render(model: IRenderMime.IMimeModel): void {
-    const payload = parsePayload(model.data[this._mimeType]);
+  private _failed(err: unknown): void {
+    // Never break the notebook: whatever went wrong, say so in place of this record.
+    console.error('nbcompile: could not render a record', err);
+    this.node.replaceChildren(this._note('it could not be rendered'));
+  }
+
+  private _render(payload: Payload | null, plain: unknown): void {
     if (!payload || payload.record === 'unknown') {
       this.node.appendChild(this._note(payload ? payload.reason : 'it is not a JSON object'));
       // The kernel's own plain-text fallback, capped.
-      const plain = model.data['text/plain'];
       if (typeof plain === 'string') {
         this.node.appendChild(h('pre', { class: 'nbc-inline-plain' }, clip(plain, 2000)));
       }
@@ -124,6 +170,9 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
       }
       this.node.appendChild(row);
       const lines: Child[][] = [];
+      if (t.progress_text) {
+        lines.push([`compiling: ${clip(t.progress_text, MAX_TEXT)}`]);
+      }
       for (const note of t.notes.slice(0, MAX_DETAILS)) {
         lines.push([clip(note, MAX_TEXT)]);
       }
@@ -220,6 +269,8 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
   }
 
   private _mimeType: string;
+  /** Which call of renderModel is the latest (an older one's tasks do nothing). */
+  private _run = 0;
 }
 
 export const rendererFactory: IRenderMime.IRendererFactory = {

@@ -128,6 +128,8 @@ export interface ITargetRecord {
   status: string;
   /** The status in words, as the kernel publishes it (`status_text`). */
   status_text: string;
+  /** While compiling: the step, the frame and the steps so far, as the kernel words them. */
+  progress_text: string;
   /** With status `compiled_inside`: the target whose graph this module ran in. */
   compiled_inside: string;
   wrapper: string | null;
@@ -451,6 +453,8 @@ export interface IWorkaround {
   first_call_s: number | null;
   time_s: number | null;
   cost: string;
+  /** Largest abs difference of the changed copy's result to the float64 run. */
+  reference_error: number | null;
   error: string;
   note: string;
 }

@@ -10,10 +10,14 @@ import { NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { ICellRef, ITargetRecord, MIME_TYPE } from './model';
-import { parsePayload } from './records/parse';
+import { ICellRef, ITargetRecord, MIME_TYPE, Payload } from './model';
+import { checkPayload, parsePayload } from './records/parse';
 import { IInspectorSource } from './sidebar/section';
-import { payloadFromMessage, payloadsFromOutputs, RecordStore } from './records/store';
+import { payloadFromMessage, recordsInOutputs, RecordStore } from './records/store';
+import { WHOLE_LIMITS } from './records/validate';
+
+/** Time one task of `rebuild` spends reading outputs before it yields. */
+const REBUILD_SLICE_MS = 50;
 
 export class NotebookWatcher implements IInspectorSource {
   constructor(panel: NotebookPanel, shell: JupyterFrontEnd.IShell) {
@@ -53,24 +57,62 @@ export class NotebookWatcher implements IInspectorSource {
     return this._stateChanged;
   }
 
-  /** Forget everything and re-read the records saved in the notebook's outputs. */
+  /**
+   * Forget everything and re-read the records saved in the notebook's outputs, in tasks
+   * of their own of about `REBUILD_SLICE_MS` (each record's check and its reading are
+   * steps that are never split), so a notebook of big records never holds the page in
+   * one long task. Live records that arrive meanwhile are applied after the saved ones.
+   */
   rebuild(): void {
     const model = this.panel.content.model;
     if (!model) {
       return;
     }
-    const payloads = [];
-    for (let i = 0; i < model.cells.length; i++) {
-      const cell = model.cells.get(i);
-      if (cell.type !== 'code') {
-        continue;
-      }
-      payloads.push(...payloadsFromOutputs((cell as ICodeCellModel).outputs.toJSON()));
-    }
+    const run = ++this._rebuildRun;
     this._sawLive = false;
     this._asked.clear();
-    this.store.rebuild(payloads);
-    this._emitState();
+    this._liveDuringRebuild = [];
+    const payloads: Payload[] = [];
+    // The work in steps: each record's check and its reading are steps of their own.
+    function* steps(): Generator<void> {
+      for (let i = 0; i < model!.cells.length; i++) {
+        const cell = model!.cells.get(i);
+        if (cell.type !== 'code') {
+          continue;
+        }
+        for (const data of recordsInOutputs((cell as ICodeCellModel).outputs.toJSON())) {
+          yield;
+          const read = checkPayload(data);
+          yield;
+          const payload = read();
+          if (payload) {
+            payloads.push(payload);
+          }
+        }
+      }
+    }
+    const work = steps();
+    const slice = () => {
+      if (this._disposed || run !== this._rebuildRun) {
+        return;
+      }
+      const start = performance.now();
+      while (performance.now() - start < REBUILD_SLICE_MS) {
+        if (work.next().done) {
+          const live = this._liveDuringRebuild;
+          this._liveDuringRebuild = null;
+          this.store.rebuild(payloads);
+          for (const p of live ?? []) {
+            this.store.apply(p, 'live');
+          }
+          this._emitState();
+          return;
+        }
+      }
+      window.setTimeout(slice, 0);
+    };
+    // Not in the caller's task: the notebook's own loading (or a kernel's restart) runs there.
+    window.setTimeout(slice, 0);
   }
 
   cellLabel(ref: ICellRef): string | null {
@@ -145,7 +187,7 @@ export class NotebookWatcher implements IInspectorSource {
         const result = (reply.content as { user_expressions?: Record<string, unknown> })
           .user_expressions?.nbcompile as { status?: string; data?: Record<string, unknown> } | undefined;
         const data = result?.status === 'ok' ? result.data?.[MIME_TYPE] : undefined;
-        const payload = data === undefined || this._disposed ? null : parsePayload(data);
+        const payload = data === undefined || this._disposed ? null : parsePayload(data, WHOLE_LIMITS);
         if (payload) {
           this.store.apply(payload, 'live');
         }
@@ -204,7 +246,11 @@ export class NotebookWatcher implements IInspectorSource {
           this._asked.delete(t.id); // a newer (possibly cut) record: ask again if cut
         }
       }
-      this.store.apply(payload, 'live');
+      if (this._liveDuringRebuild) {
+        this._liveDuringRebuild.push(payload);
+      } else {
+        this.store.apply(payload, 'live');
+      }
       if (first) {
         this._emitState();
       }
@@ -258,4 +304,8 @@ export class NotebookWatcher implements IInspectorSource {
   /** The current kernel was seen running (idle or busy) since it started. */
   private _ranKernel = false;
   private _disposed = false;
+  /** Which rebuild is the latest (an older one stops), and the live records that came
+   * while it read the outputs (null when none is under way). */
+  private _rebuildRun = 0;
+  private _liveDuringRebuild: Payload[] | null = null;
 }

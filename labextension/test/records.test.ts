@@ -30,7 +30,9 @@ import {
   MIME_TYPE,
   SCHEMA_VERSION
 } from '../src/model';
-import { parsePayload } from '../src/records/parse';
+import { checkPayload, parsePayload } from '../src/records/parse';
+import { checkLimits, LIMITS, WHOLE_LIMITS } from '../src/records/validate';
+import { RECORD_SCHEMA } from '../src/generated/schema';
 import { memoryFacts } from '../src/views/memorytext';
 import { safeUrl } from '../src/records/parseparts';
 import { phaseColour, phaseSegments } from '../src/views/phases';
@@ -179,6 +181,23 @@ test('options and status read as words', () => {
   assert.equal(statusText({ ...gelu, status: 'pending', status_text: 'waiting for first call' }),
                'waiting for first call');
   assert.equal(statusText({ ...gelu, status: 'not_compiled', status_text: '' }), 'not compiled');
+});
+
+test('a running compile shows the kernel\'s words for its step; a finished one none', () => {
+  const raw = fixture() as { targets: Record<string, unknown>[] };
+  const words = 'compiling 2 C++ kernels (1 of 2 done) for 3s · frame 0/0 gelu_chain (line 2)';
+  raw.targets[0] = {
+    ...raw.targets[0], status: 'compiling', compiling_since: 100, progress_text: words,
+    progress: { compile_id: '0/0', frame: 'gelu_chain', filename: '<cell>', lineno: 2,
+                phase: 'compiling kernels', elapsed_s: 9.5,
+                phase_seconds: { 'tracing bytecode': 0.5, 'compiling kernels': 3 },
+                kernels_total: 2, kernels_done: 1, kernel_language: 'C++' }
+  };
+  raw.targets[1] = { ...raw.targets[1], progress_text: 'stale words' };
+  const [running, done] = summary(raw).targets;
+  assert.equal(running.progress_text, words);
+  assert.equal(statusText(running, 112.4), 'compiling… 12s');
+  assert.equal(done.progress_text, '');
 });
 
 test('malformed, foreign and invalid payloads never throw; invalid ones say why', () => {
@@ -386,7 +405,7 @@ test('store: targets keyed by id, latest wins, live beats saved, rebuild and cle
   assert.ok(store.isEmpty);
 });
 
-test('store: 20,000 targets in one payload keep their order; re-runs replace by slot', () => {
+test('store: 10,000 targets in one payload keep their order; re-runs replace by slot', () => {
   const raw = fixture() as { targets: Record<string, unknown>[] };
   const base: Record<string, unknown> = {
     ...raw.targets[0],
@@ -405,13 +424,18 @@ test('store: 20,000 targets in one payload keep their order; re-runs replace by 
     name: `f${i}`,
     cell: { ...cell, cell_id: `cell${i % 100}` }
   }));
+  // 20,000 of them are more than the kernel publishes at its largest output budget.
+  const over = parsePayload({ ...raw, targets }) as { record: string; reason: string };
+  assert.equal(over.record, 'unknown');
+  assert.match(over.reason, /larger than 8 MB, the largest record nbcompile publishes/);
+  targets.length = 10000;
   const store = new RecordStore();
   store.rebuild([summary({ ...raw, targets })]);
-  assert.equal(store.targetCount, 20000);
-  assert.equal(store.last?.record.id, 't19999');
+  assert.equal(store.targetCount, 10000);
+  assert.equal(store.last?.record.id, 't9999');
   // Re-run: every target gets a new id and takes its old place.
   store.apply(summary({ ...raw, targets: targets.map(t => ({ ...t, id: `n${t.id}` })) }), 'live');
-  assert.equal(store.targetCount, 20000);
+  assert.equal(store.targetCount, 10000);
   assert.equal(store.targets[0].record.id, 'nt0');
   assert.equal(store.get('t5'), undefined);
 });
@@ -604,6 +628,10 @@ test('a diagnosis record parses: accuracy in Inductor, the ladder, the culprit l
   assert.equal(epc.status, 'tried, did not help');
   assert.ok(epc.mismatched !== null && epc.mismatched > 0 && epc.mismatched < d.mismatched!);
   assert.match(workaroundEffect(epc, d.numel, d.mismatched), new RegExp(`out of tolerance ${d.mismatched} → ${epc.mismatched} of 4096`));
+  // the culprit line upcast: its error to float64 shown as the kernel measured it
+  const up = d.workarounds.find(w => w.kind === 'upcast')!;
+  assert.ok(up.reference_error !== null && up.reference_error < d.reference.eager_error!);
+  assert.match(workaroundEffect(up, d.numel, d.mismatched), /max \|diff\| vs float64 0\.00\d+/);
   const random = d.workarounds.find(w => w.change.includes('fallback_random'))!;
   assert.equal(random.status, 'not tried');
   assert.equal(workaroundEffect(random, d.numel, d.mismatched), '');
@@ -718,4 +746,28 @@ test('source map: kernels laid out one after another, tied to the source lines b
     assert.notEqual(t.kernels[k].kind, 'wrapper');
   }
   assert.deepEqual(map.rows.find(r => r.line.includes('print'))!.kernels, []);
+});
+
+test('the size cap is the kernel\'s largest output budget (issue 21); the inspector\'s whole record has its own', () => {
+  const kernel = (RECORD_SCHEMA as Record<string, Record<string, number>>)['x-nbcompile-limits'];
+  assert.equal(LIMITS.bytes, kernel.max_record_bytes);
+  assert.equal(WHOLE_LIMITS.bytes, kernel.max_whole_record_bytes);
+  const records = join(ROOT, 'tests', 'fixtures', 'records');
+  // The count is a lower bound of the JSON's UTF-8 size: a record at the cap passes.
+  for (const name of ['summary', 'trace', 'profile', 'suggestions', 'diagnosis']) {
+    const rec = JSON.parse(readFileSync(join(records, `${name}.json`), 'utf8'));
+    const size = Buffer.byteLength(JSON.stringify(rec));
+    assert.ok(checkLimits(rec, { ...LIMITS, bytes: size }).ok, name);
+    assert.ok(!checkLimits(rec, { ...LIMITS, bytes: Math.floor(size / 2) }).ok, name);
+  }
+  const trace = JSON.parse(readFileSync(join(records, 'trace.json'), 'utf8'));
+  trace.problems = ['x'.repeat(LIMITS.bytes)];
+  const over = parsePayload(trace) as { record: string; reason: string };
+  assert.equal(over.record, 'unknown');
+  assert.match(over.reason, /^it is larger than 8 MB, the largest record nbcompile publishes/);
+  // From the inspector's request (the live kernel's whole record), it is read.
+  assert.equal(parsePayload(trace, WHOLE_LIMITS)?.record, 'trace');
+  // In two steps (the check, then the reading): the same payload.
+  trace.problems = ['one'];
+  assert.deepEqual(checkPayload(trace)(), parsePayload(trace));
 });

@@ -301,6 +301,28 @@ class Omission(Record):
 
 
 @dataclass
+class CompileProgress(Record):
+    """Where a running frame compile is, from torch's live trace events (present only
+    while a target compiles; the finished compile's phases are ``CompileRecord.phases``)."""
+
+    compile_id: str  # ``"0/1"``: the frame compile running
+    frame: str = ""  # the code being compiled (function name)
+    filename: str = ""  # its file (a cell's is ``<ipython-input-...>``)
+    lineno: int = 0  # its first line
+    # The current step: ``tracing bytecode``, ``building the graph``, ``AOTAutograd``,
+    # ``Inductor graph passes``, ``Inductor lowering``, ``Inductor code generation``,
+    # ``compiling kernels``, ``loading the compiled code``, ``loading from the cache``,
+    # ``building guards``
+    phase: str = ""
+    elapsed_s: float = 0.0  # seconds since the frame compile started
+    # Seconds spent per step so far, in the order they ran (the current one included).
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+    kernels_total: int | None = None  # kernels the generated code compiles, once known
+    kernels_done: int | None = None  # of those, compiled so far (when torch reports it)
+    kernel_language: str = ""  # ``C++`` or ``Triton``
+
+
+@dataclass
 class TargetRecord(Record):
     """Everything known about one compiled target, as one JSON-ready record.
 
@@ -339,10 +361,12 @@ class TargetRecord(Record):
     torch_logs: list[TorchLog] = field(default_factory=list)
     # status compiled_inside: the target of the same cell whose graph this module ran in
     compiled_inside: str = ""
+    # status compiling: where the running compile is (absent once it finished)
+    progress: CompileProgress | None = None
 
     OPTIONAL_KEYS = frozenset({"annotations", "code_diffs", "advice", "preview", "torch_logs",
                              "code_piece_count", "truncated", "omitted", "compiled_inside",
-                             "status_text"})
+                             "status_text", "progress", "progress_text"})
     COMPUTED = {
         "graph_break_count": (int, "len(graph_breaks)"),
         "recompile_count": (int, "len(recompiles)"),
@@ -351,6 +375,8 @@ class TargetRecord(Record):
         "truncated": (bool, "set when published inline and some text was capped"),
         "status_text": (str, "the status in words, as the kernel shows it (published; "
                              "`compiling` is ticked by the front end from compiling_since)"),
+        "progress_text": (str, "status compiling: the current step, the frame and the "
+                               "steps so far in words, as the kernel shows them (published)"),
     }
 
     @property
@@ -377,6 +403,8 @@ class TargetRecord(Record):
         data["recompile_count"] = self.recompile_count
         data["kernel_count"] = self.kernel_count
         data["code_piece_count"] = self.code_piece_count
+        if data.get("progress") is None:  # only while compiling: not part of saved records
+            data.pop("progress", None)
         return data
 
 

@@ -286,11 +286,12 @@ ORIG_CALLABLE = _name(
     default=None, probe=_compiled_function_has_orig)
 
 
-#: Named in advice only (nbcompile never reads them): listed so a torch that renamed them
-#: shows up in ``missing()``; the advice then names a setting that torch lacks.
+#: Named in advice (only ``allow_rnn`` is read, by ``allow_rnn()``): listed so a torch that
+#: renamed them shows up in ``missing()``; the advice then names a setting that torch lacks.
 ALLOW_RNN = _name(
     "torch._dynamo.config.allow_rnn", "the advice for a module with an RNN",
-    "the advice names a setting this torch lacks", default=None)
+    "the advice names a setting this torch lacks; an RNN module whose break does not "
+    "name the RNN gets the general note", default=None)
 FALLBACK_RANDOM = _name(
     "torch._inductor.config.fallback_random", "the advice for random ops in %compare",
     "the advice names a setting this torch lacks", default=None)
@@ -366,6 +367,13 @@ def gbid_documentation_link(gb_type: str) -> str:
     """The documentation URL torch knows for a graph break type ("" when none)."""
     link = GBID_LINK.get()
     return (link(gb_type) or "") if link is not None else ""
+
+
+def allow_rnn() -> bool | None:
+    """Dynamo's ``allow_rnn`` setting (False: RNN, GRU and LSTM modules are refused);
+    None on a torch without it."""
+    found = ALLOW_RNN.get()
+    return bool(found) if found is not None else None
 
 
 def unsupported_error_types() -> tuple[type, ...]:

@@ -7,13 +7,14 @@ Each line is coloured by what became of it; a line with generated code expands (
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..core.records import MIME_TYPE, SCHEMA_VERSION, CodeDiff, LineAnnotation, TargetRecord
+from .budget import Room, fallback_budget, how_to_get, more_note, record_budget
 from .highlight import highlight_code
 from .payload import summary_payload
-from .text import KERNEL_CAP, cap, escape
+from .text import KERNEL_CAP, cap, clip, escape
 
 COLOURS = {
     "error": "#f8c4c4",
@@ -50,33 +51,46 @@ def _marker(a: LineAnnotation) -> str:
     return ""
 
 
-def annotated_text(record: TargetRecord) -> str:
-    """Plain-text annotated source: ``line | code   -> kernel``."""
+#: Bytes a budgeted annotated source keeps for its closing parts.
+_TAIL = 256
+
+
+def _more_lines(record: TargetRecord, count: int) -> str:
+    return more_note(count, "source lines", how_to_get(record.name, "annotate().lines"))
+
+
+def annotated_text(record: TargetRecord, budget: int | None = None) -> str:
+    """Plain-text annotated source: ``line | code   -> kernel``; with a ``budget``
+    (bytes), the first lines that fit, the rest counted."""
     if not record.annotations:
         return f"{record.name}: no source to annotate (nothing compiled yet?)"
-    out = [f"annotated source of {record.name}"
-           + (f"  [{record.preview} preview]" if record.preview else "")]
-    current = None
-    width = max((len(a.line) for a in record.annotations), default=0)
-    width = min(width, 60)
-    for a in record.annotations:
-        if a.filename != current:
-            current = a.filename
-            out.append(f"--- {a.filename}")
-        mark = _marker(a)
-        out.append(f"{a.lineno:4} | {a.line:<{width}}  {mark}".rstrip())
-    return "\n".join(out)
+    room = Room(None if budget is None else budget - _TAIL)
+    title = room.spend(f"annotated source of {record.name}"
+                       + (f"  [{record.preview} preview]" if record.preview else ""))
+    width = min(max((len(a.line) for a in record.annotations), default=0), 60)
+
+    def rows() -> Iterator[str]:
+        current = None
+        for a in record.annotations:
+            head = ""
+            if a.filename != current:
+                current = a.filename
+                head = f"--- {clip(a.filename)}\n"
+            yield head + f"{a.lineno:4} | {clip(a.line):<{width}}  {clip(_marker(a))}".rstrip()
+
+    lines = room.take(rows(), len(record.annotations), lambda n: _more_lines(record, n))
+    return "\n".join([title, *lines])
 
 
-def _kernel_code(record: TargetRecord, refs: Iterable[int]) -> str:
+def _kernel_code(record: TargetRecord, refs: Iterable[int], limit: int = KERNEL_CAP) -> str:
     e = escape
     parts = []
     for i in refs:
         if not 0 <= i < len(record.kernels):
             continue
         k = record.kernels[i]
-        source, _ = cap(k.source, KERNEL_CAP, record.name)
-        ops = f" &middot; fuses {e(', '.join(k.ops))}" if k.ops else ""
+        source, _ = cap(k.source, min(KERNEL_CAP, limit), record.name)
+        ops = f" &middot; fuses {e(clip(', '.join(k.ops)))}" if k.ops else ""
         stage = f" &middot; {e(k.stage)}" if k.stage else ""
         parts.append(
             f"<div style='margin:4px 0 4px 24px'><div><code>{e(k.name)}</code> &middot; "
@@ -86,8 +100,30 @@ def _kernel_code(record: TargetRecord, refs: Iterable[int]) -> str:
     return "".join(parts)
 
 
-def annotated_html(record: TargetRecord) -> str:
-    """The annotated source as escaped, self-contained HTML."""
+def _row_html(record: TargetRecord, a: LineAnnotation, limit: int) -> str:
+    e = escape
+    colour = COLOURS.get(a.category, "transparent")
+    mark = clip(_marker(a))
+    head = (
+        f"<span style='color:#868e96'>{a.lineno:4} </span>{e(clip(a.line))}"
+        + (f"<span style='color:#495057'>   {e(mark)}</span>" if mark else "")
+    )
+    title_attr = f" title='{e(clip(a.reason))}'" if a.reason else ""
+    style = f"background:{colour};{_MONO}"
+    code = _kernel_code(record, a.kernel_refs, limit) if a.kernel_refs else ""
+    if code or a.category in ("graph_break", "error"):
+        reason = (f"<div style='margin:2px 0 2px 24px;white-space:normal'>{e(clip(a.reason))}"
+                  "</div>" if a.category in ("graph_break", "error") else "")
+        return (f"<details class='nbcompile-line nbcompile-{e(a.category)}'{title_attr}>"
+                f"<summary style='{style};cursor:pointer'>{head}</summary>"
+                f"{reason}{code}</details>")
+    return (f"<div class='nbcompile-line nbcompile-{e(a.category)}'"
+            f"{title_attr} style='{style}'>{head}</div>")
+
+
+def annotated_html(record: TargetRecord, budget: int | None = None) -> str:
+    """The annotated source as escaped, self-contained HTML; with a ``budget`` (bytes),
+    the first lines that fit (each kernel's code capped shorter), the rest counted."""
     e = escape
     title = f"annotated source of <code>{e(record.name)}</code>"
     if record.preview:
@@ -95,41 +131,43 @@ def annotated_html(record: TargetRecord) -> str:
     if not record.annotations:
         return (f"<div class='nbcompile-annotate'>{title}: no source to annotate "
                 f"(status: {e(record.status)}).</div>")
+    room = Room(None if budget is None else budget - _TAIL)
     legend = " ".join(
         f"<span style='background:{COLOURS[c]};padding:0 4px;border:1px solid #ddd'>"
         f"{e(text)}</span>" for c, text in LEGEND
     )
-    rows = []
-    current = None
-    for a in record.annotations:
-        if a.filename != current:
-            current = a.filename
-            rows.append(f"<div style='color:#868e96;{_MONO}'># {e(a.filename)}</div>")
-        colour = COLOURS.get(a.category, "transparent")
-        mark = _marker(a)
-        head = (
-            f"<span style='color:#868e96'>{a.lineno:4} </span>{e(a.line)}"
-            + (f"<span style='color:#495057'>   {e(mark)}</span>" if mark else "")
-        )
-        title_attr = f" title='{e(a.reason)}'" if a.reason else ""
-        style = f"background:{colour};{_MONO}"
-        code = _kernel_code(record, a.kernel_refs) if a.kernel_refs else ""
-        if code or a.category in ("graph_break", "error"):
-            reason = (f"<div style='margin:2px 0 2px 24px;white-space:normal'>{e(a.reason)}"
-                      "</div>" if a.category in ("graph_break", "error") else "")
-            rows.append(
-                f"<details class='nbcompile-line nbcompile-{e(a.category)}'{title_attr}>"
-                f"<summary style='{style};cursor:pointer'>{head}</summary>"
-                f"{reason}{code}</details>"
-            )
-        else:
-            rows.append(f"<div class='nbcompile-line nbcompile-{e(a.category)}'"
-                        f"{title_attr} style='{style}'>{head}</div>")
-    return (
-        f"<div class='nbcompile-annotate'><div>{title}</div>"
-        f"<div style='margin:4px 0;font-size:90%'>{legend}</div>"
-        f"<div>{''.join(rows)}</div></div>"
-    )
+    top = room.spend(f"<div class='nbcompile-annotate'><div>{title}</div>"
+                     f"<div style='margin:4px 0;font-size:90%'>{legend}</div><div>")
+    limit = KERNEL_CAP if room.left is None else max(room.left // 8, 200)
+
+    def rows() -> Iterator[str]:
+        current = None
+        for a in record.annotations:
+            head = ""
+            if a.filename != current:
+                current = a.filename
+                head = f"<div style='color:#868e96;{_MONO}'># {e(clip(a.filename))}</div>"
+            yield head + _row_html(record, a, limit)
+
+    kept = room.take(rows(), len(record.annotations), lambda n: (
+        f"<div class='nbcompile-omitted'>{e(_more_lines(record, n))}</div>"))
+    return f"{top}{''.join(kept)}</div></div>"
+
+
+def annotations_html(records: list[TargetRecord], budget: int) -> str:
+    """The annotated source of each compiled target (``%%compile --annotate``), sharing
+    ``budget`` bytes; a placeholder until the first call compiles."""
+    compiled = [r for r in records if r.compiles]
+    if not compiled:
+        return ("<div class='nbcompile-annotate'>annotated source: "
+                "shown here once the first call compiles.</div>")
+    return "".join(annotated_html(r, budget // len(compiled)) for r in compiled)
+
+
+def annotations_text(records: list[TargetRecord], budget: int) -> str:
+    """The annotated source of each compiled target as text, sharing ``budget`` bytes."""
+    compiled = [r for r in records if r.compiles]
+    return "".join("\n\n" + annotated_text(r, budget // len(compiled) - 2) for r in compiled)
 
 
 def diff_text(diffs: list[CodeDiff]) -> str:
@@ -187,10 +225,12 @@ class AnnotatedSource:
         return annotated_html(self.record)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        html = annotated_html(self.record, fallback_budget())
+        text = annotated_text(self.record, fallback_budget())
         return {
-            MIME_TYPE: summary_payload([self.record]),
-            "text/html": annotated_html(self.record),
-            "text/plain": annotated_text(self.record),
+            MIME_TYPE: summary_payload([self.record], budget=record_budget(html, text)),
+            "text/html": html,
+            "text/plain": text,
         }
 
     def __repr__(self) -> str:

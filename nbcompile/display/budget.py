@@ -1,15 +1,20 @@
 """The byte budget of each published output (a leaf: imports only core records).
 
-Every output nbcompile publishes (a cell's live summary, a displayed ``report()``) fits in
-one total budget, 256 KB by default (``%nbcompile config --output-budget 512K``). What
-does not fit is cut from the published copy only, with an ``Omission`` mark saying how
-many items were left out and how to get them in the kernel, where the full record stays.
+Every output nbcompile publishes (a cell's live summary, a displayed ``report()``, a
+trace, profile, comparison, suggestions, diagnosis) fits in one total budget, 256 KB by
+default (``%nbcompile config --output-budget 512K``): the whole MIME bundle, every type
+together. The split, one rule for every kind: each fallback (``text/html``,
+``text/plain``, a chart) takes at most a quarter (``fallback_budget``); the JSON record
+takes what the fallbacks leave (``record_budget``). What does not fit is cut from the
+published copy only: a record carries an ``Omission`` mark, a fallback's long list ends
+with a line saying how many were left out and where the full list is (``Room``).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..core.records import Omission
@@ -17,6 +22,12 @@ from ..core.records import Omission
 DEFAULT_OUTPUT_BUDGET = 256 * 1024
 #: Below this, a record cannot even carry its counts and marks.
 MIN_OUTPUT_BUDGET = 16 * 1024
+#: The largest budget accepted: no output the kernel publishes is larger, and the front end
+#: refuses a record that is (the generated schema carries it: ``x-nbcompile-limits``).
+MAX_OUTPUT_BUDGET = 8 * 1024 * 1024
+#: Bytes of the one record sent to the Compile inspector on request (never saved in a
+#: notebook): a target's record whole. The front end accepts this much from that reply only.
+WHOLE_RECORD_BUDGET = 32_000_000
 
 _budget = DEFAULT_OUTPUT_BUDGET
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)(?:i?[bB])?\s*$")
@@ -34,6 +45,10 @@ def set_output_budget(size: int | str) -> int:
     if value < MIN_OUTPUT_BUDGET:
         raise ValueError(f"output budget {size!r} is too small: at least "
                          f"{MIN_OUTPUT_BUDGET // 1024}K")
+    if value > MAX_OUTPUT_BUDGET:
+        raise ValueError(f"output budget {size!r} is too large: at most "
+                         f"{MAX_OUTPUT_BUDGET // (1024 * 1024)}M (Lab refuses larger records; "
+                         "nbcompile.report(x) has everything)")
     global _budget
     _budget = value
     return value
@@ -51,6 +66,78 @@ def parse_size(text: str) -> int:
 def json_size(value: Any) -> int:
     """Bytes ``value`` takes as JSON in a saved notebook (UTF-8, compact)."""
     return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def entry_size(value: Any) -> int:
+    """Bytes of one MIME entry: a text as UTF-8, anything else as compact JSON."""
+    return len(value.encode()) if isinstance(value, str) else json_size(value)
+
+
+def bundle_size(bundle: dict[str, Any]) -> int:
+    """Bytes of a whole MIME bundle, every type together."""
+    return sum(entry_size(v) for v in bundle.values())
+
+
+#: Each fallback of an output (``text/html``, ``text/plain``, a chart) takes at most
+#: 1/FALLBACK_SHARE of the budget; the JSON record takes what the fallbacks leave.
+FALLBACK_SHARE = 4
+
+
+def fallback_budget(budget: int | None = None) -> int:
+    """Bytes one fallback of an output may take (of ``budget``, the output budget by
+    default)."""
+    return (output_budget() if budget is None else budget) // FALLBACK_SHARE
+
+
+def record_budget(*fallbacks: str, budget: int | None = None) -> int:
+    """Bytes the JSON record may take: the budget less what its ``fallbacks`` took."""
+    total = output_budget() if budget is None else budget
+    return max(total - sum(entry_size(f) for f in fallbacks), total // FALLBACK_SHARE)
+
+
+def more_note(count: int, what: str, where: str) -> str:
+    """The line that ends a capped list: ``... and 2,950 more compiles; the full list:
+    WHERE``."""
+    return f"... and {count:,} more {what}; the full list: {where}"
+
+
+class Room:
+    """What is left of one fallback's bytes, spent piece by piece. Long lists (ranked,
+    most relevant first) take items while they fit and end with a note saying how many
+    were left out (``more_note``); room for that note is kept from the start."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.left = limit  # None: no limit
+        self.shown = 0  # how many items the last ``take`` kept
+
+    def spend(self, text: str) -> str:
+        """Count ``text`` (a part always shown: headings, counts) and return it."""
+        if self.left is not None:
+            self.left -= len(text.encode())
+        return text
+
+    def take(self, items: Iterable[str], count: int, note: Callable[[int], str],
+             share: float = 1.0) -> list[str]:
+        """The first of ``items`` (``count`` in all, rendered lazily) that fit in
+        ``share`` of the room left, then ``note(n)`` for the ``n`` left out."""
+        if self.left is None:
+            taken = list(items)
+            self.shown = len(taken)
+            return taken
+        limit = int(max(self.left, 0) * share) - (len(note(count).encode()) if count else 0)
+        taken: list[str] = []
+        used = 0
+        for item in items:
+            size = len(item.encode()) + 1  # and a separator (a newline)
+            if used + size > limit:
+                break
+            taken.append(item)
+            used += size
+        self.shown = len(taken)
+        if len(taken) < count:
+            taken.append(note(count - len(taken)))
+        self.left -= sum(len(t.encode()) + 1 for t in taken)
+        return taken
 
 
 def how_to_get(name: str, attr: str) -> str:
@@ -112,6 +199,21 @@ def fit_record(data: dict[str, Any], budget: int) -> dict[str, Any]:
     for line in data.get("annotations", []):  # no reference to a kernel left out
         line["kernel_refs"] = [i for i in line.get("kernel_refs", []) if i < kept]
     data["truncated"] = data.get("truncated", False) or bool(data["omitted"])
+    return data
+
+
+def fit_list(data: dict[str, Any], key: str, budget: int, how: str) -> dict[str, Any]:
+    """Cut the list ``data[key]`` (changed in place), keeping its first items, until
+    ``data`` is within ``budget`` bytes of JSON; the cut is said in ``data["notes"]``."""
+    items = data.get(key) or []
+    whole = len(items)
+    note = ""
+    while items and json_size(data) > budget:
+        del items[len(items) // 2:]
+        data["notes"] = [n for n in data.get("notes", []) if n != note]
+        note = (f"{whole - len(items)} more {key} left out of this output (output budget): "
+                f"{how}")
+        data.setdefault("notes", []).append(note)
     return data
 
 

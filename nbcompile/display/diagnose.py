@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..core.records import MIME_TYPE
-from .budget import json_size, output_budget
-from .text import escape
+from .budget import Room, fallback_budget, json_size, more_note, output_budget, record_budget
+from .text import clip, escape
 from .units import format_duration
 
 if TYPE_CHECKING:
@@ -48,12 +48,12 @@ RUNG_HEADERS = ["backend", "adds", "outcome", "max |diff| vs eager", "out of tol
 
 def _workaround_cells(w: Workaround) -> list[str]:
     return [w.change, w.status, w.outcome, _number(w.max_abs_diff),
-            _out_of(w.mismatched, w.numel), format_duration(w.time_s), w.cost,
-            w.error or w.note]
+            _out_of(w.mismatched, w.numel), _number(w.reference_error),
+            format_duration(w.time_s), w.cost, w.error or w.note]
 
 
 WORKAROUND_HEADERS = ["change", "status", "outcome", "max |diff| vs eager",
-                      "out of tolerance", "per call", "cost", "note"]
+                      "out of tolerance", "max |diff| vs float64", "per call", "cost", "note"]
 
 
 def _where(d: Diagnosis) -> str:
@@ -73,49 +73,76 @@ def _reference_text(d: Diagnosis) -> str:
             f"(mean {_number(ref.compiled_mean_error)}): closer is {ref.closer}")
 
 
-def diagnosis_text(d: Diagnosis) -> str:
-    """Plain-text fallback: verdict, ladder, culprit, reference, workarounds."""
-    lines = [f"nbcompile.diagnose({d.name}): {', '.join(d.inputs)}",
-             f"{d.kind}: {d.summary}", f"options: {d.options}",
-             f"tolerance: {d.tolerance}", "ladder:"]
-    for r in d.rungs:
-        cells = _rung_cells(r)
-        lines.append(f"  {cells[0]:<28} {cells[1]:<12} {cells[2]:<9} diff {cells[3]:<9} "
-                     f"out {cells[4]:<14} 1st {cells[5]:<9} call {cells[6]:<9} {cells[7]}"
-                     .rstrip())
+#: Bytes a budgeted fallback keeps for its closing parts.
+_TAIL = 512
+_FULL = "d.{attr} (d: the Diagnosis that nbcompile.diagnose or %diagnose returned)"
+
+
+def _more(count: int, attr: str) -> str:
+    return more_note(count, attr, _FULL.format(attr=attr))
+
+
+def diagnosis_text(d: Diagnosis, budget: int | None = None) -> str:
+    """Plain-text fallback: verdict, ladder, culprit, reference, workarounds; with a
+    ``budget`` (bytes), long texts clipped and the lists' items that fit, the rest
+    counted."""
+    room = Room(None if budget is None else budget - _TAIL)
+    c = (lambda t: t) if budget is None else clip
+    lines = [room.spend(line) for line in (
+        f"nbcompile.diagnose({d.name}): {c(', '.join(d.inputs))}",
+        f"{d.kind}: {c(d.summary)}", f"options: {c(d.options)}",
+        f"tolerance: {c(d.tolerance)}", "ladder:")]
+
+    def rung(r: Rung) -> str:
+        cells = [c(x) for x in _rung_cells(r)]
+        return (f"  {cells[0]:<28} {cells[1]:<12} {cells[2]:<9} diff {cells[3]:<9} "
+                f"out {cells[4]:<14} 1st {cells[5]:<9} call {cells[6]:<9} {cells[7]}"
+                .rstrip())
+
+    lines += room.take((rung(r) for r in d.rungs), len(d.rungs), lambda n: _more(n, "rungs"),
+                       0.3)
+    tail = []
     if d.culprit:
-        lines.append(f"culprit: {d.culprit}")
+        tail.append(f"culprit: {c(d.culprit)}")
     if d.lineno is not None:
-        lines.append(f"  at {_where(d)}")
+        tail.append(f"  at {c(_where(d))}")
     if d.bisection is not None:
         b = d.bisection
-        lines.append(f"bisection: backend {b.backend or '-'}, subsystem {b.subsystem or '-'}, "
-                     f"number {b.bisect_number}, {b.debug_info or '-'} ({b.steps} compiles, "
-                     f"{b.elapsed_s:.1f} s){'; ' + b.note if b.note else ''}")
+        tail.append(c(f"bisection: backend {b.backend or '-'}, subsystem {b.subsystem or '-'}, "
+                      f"number {b.bisect_number}, {b.debug_info or '-'} ({b.steps} compiles, "
+                      f"{b.elapsed_s:.1f} s){'; ' + b.note if b.note else ''}"))
     if d.reference is not None:
-        lines.append(f"reference: {_reference_text(d)}")
+        tail.append(f"reference: {c(_reference_text(d))}")
     if d.workarounds:
-        lines.append("workarounds:")
-    for w in d.workarounds:
-        cells = _workaround_cells(w)
+        tail.append("workarounds:")
+    lines += [room.spend(line) for line in tail]
+
+    def workaround(w: Workaround) -> str:
+        cells = [c(x) for x in _workaround_cells(w)]
         change = cells[0].replace("\n", "\n" + " " * (len(w.status) + 5))
-        lines.append(f"  [{w.status}] {change}")
+        out = [f"  [{w.status}] {change}"]
         if w.status != "not tried":
-            lines.append(f"      outcome {cells[2]}, diff {cells[3]}, out {cells[4]}, "
-                         f"per call {cells[5]}{', ' + cells[6] if cells[6] else ''}")
+            out.append(f"      outcome {cells[2]}, diff {cells[3]}, out {cells[4]}, "
+                       f"per call {cells[5]}{', ' + cells[6] if cells[6] else ''}")
         if cells[7]:
-            lines.append(f"      {cells[7]}")
-    lines += [f"skipped: {s}" for s in d.skipped]
-    lines += [f"note: {n}" for n in d.notes]
+            out.append(f"      {cells[7]}")
+        return "\n".join(out)
+
+    lines += room.take((workaround(w) for w in d.workarounds), len(d.workarounds),
+                       lambda n: _more(n, "workarounds"), 0.5)
+    lines += room.take((f"skipped: {c(s)}" for s in d.skipped), len(d.skipped),
+                       lambda n: _more(n, "skipped"), 0.5)
+    lines += room.take((f"note: {c(n)}" for n in d.notes), len(d.notes),
+                       lambda n: _more(n, "notes"))
     lines.append(f"took {d.elapsed_s:.1f} s of a {d.budget_s:g} s budget")
     return "\n".join(lines)
 
 
 def _table(headers: list[str], rows: list[list[str]], colour_col: int,
-           colours: dict[str, str]) -> str:
+           colours: dict[str, str], room: Room, attr: str) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-    body = []
-    for cells in rows:
+
+    def row(cells: list[str]) -> str:
         tds = []
         for i, cell in enumerate(cells):
             style = (f" style='color:{colours.get(cell, 'inherit')};font-weight:bold'"
@@ -123,38 +150,54 @@ def _table(headers: list[str], rows: list[list[str]], colour_col: int,
             content = (f"<code style='white-space:pre-wrap'>{escape(cell)}</code>" if i == 0
                        else escape(cell))
             tds.append(f"<td{style}>{content}</td>")
-        body.append(f"<tr>{''.join(tds)}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        return f"<tr>{''.join(tds)}</tr>"
+
+    body = room.take((row(cells) for cells in rows), len(rows), lambda n: (
+        f"<tr><td colspan='{len(headers)}' class='nbcompile-omitted'>"
+        f"{escape(_more(n, attr))}</td></tr>"), 0.4)
+    return room.spend(f"<table><thead><tr>{head}</tr></thead><tbody>") + "".join(body) \
+        + "</tbody></table>"
 
 
-def diagnosis_html(d: Diagnosis) -> str:
-    """Escaped, self-contained HTML (no scripts, no external resources)."""
+def diagnosis_html(d: Diagnosis, budget: int | None = None) -> str:
+    """Escaped, self-contained HTML (no scripts, no external resources); with a
+    ``budget`` (bytes), long texts clipped and the lists' items that fit, the rest
+    counted."""
     e = escape
+    room = Room(None if budget is None else budget - _TAIL)
+    c = (lambda t: t) if budget is None else clip
     colour = _OUTCOME_COLOURS.get(d.kind, "inherit")
-    parts = [
+    parts = [room.spend(part) for part in (
         "<div class='nbcompile-diagnosis'>",
-        f"<b>nbcompile.diagnose</b>(<code>{e(d.name)}</code>): {e(', '.join(d.inputs))}",
-        f"<p><b style='color:{colour}'>{e(d.kind)}</b> {e(d.summary)}</p>",
-        f"<div><small>options: {e(d.options)}; tolerance: {e(d.tolerance)}</small></div>",
-        "<h4 style='margin:4px 0'>ladder</h4>",
-        _table(RUNG_HEADERS, [_rung_cells(r) for r in d.rungs], 2, _OUTCOME_COLOURS),
-    ]
+        f"<b>nbcompile.diagnose</b>(<code>{e(d.name)}</code>): {e(c(', '.join(d.inputs)))}",
+        f"<p><b style='color:{colour}'>{e(d.kind)}</b> {e(c(d.summary))}</p>",
+        f"<div><small>options: {e(c(d.options))}; tolerance: {e(c(d.tolerance))}</small>"
+        "</div>",
+        "<h4 style='margin:4px 0'>ladder</h4>")]
+    parts.append(_table(RUNG_HEADERS, [[c(x) for x in _rung_cells(r)] for r in d.rungs], 2,
+                        _OUTCOME_COLOURS, room, "rungs"))
     if d.culprit or d.lineno is not None:
-        parts.append(f"<p><b>culprit</b>: {e(d.culprit)}")
+        parts.append(room.spend(f"<p><b>culprit</b>: {e(c(d.culprit))}"))
         if d.lineno is not None:
-            parts.append(f"<br/>line {d.lineno} of <code>{e(d.filename or '')}</code>: "
-                         f"<code>{e(d.line)}</code>")
+            parts.append(room.spend(f"<br/>line {d.lineno} of <code>{e(c(d.filename or ''))}"
+                                    f"</code>: <code>{e(c(d.line))}</code>"))
         parts.append("</p>")
     if d.reference is not None:
-        parts.append(f"<p><b>float64 reference</b>: {e(_reference_text(d))}</p>")
+        parts.append(room.spend(f"<p><b>float64 reference</b>: {e(c(_reference_text(d)))}</p>"))
     if d.workarounds:
         parts += ["<h4 style='margin:4px 0'>workarounds (tried on copies)</h4>",
-                  _table(WORKAROUND_HEADERS, [_workaround_cells(w) for w in d.workarounds],
-                         1, _STATUS_COLOURS)]
+                  _table(WORKAROUND_HEADERS,
+                         [[c(x) for x in _workaround_cells(w)] for w in d.workarounds],
+                         1, _STATUS_COLOURS, room, "workarounds")]
     if d.error_detail:
-        parts.append(f"<details><summary>error</summary><pre>{e(d.error_detail)}</pre></details>")
-    items = [f"<li>skipped: {e(s)}</li>" for s in d.skipped] + [
-        f"<li>{e(n)}</li>" for n in d.notes]
+        detail = d.error_detail if budget is None else clip(
+            d.error_detail, max((room.left or 0) // 4, 200))
+        parts.append(room.spend(f"<details><summary>error</summary><pre>{e(detail)}</pre>"
+                                "</details>"))
+    items = [f"<li>skipped: {e(c(s))}</li>" for s in d.skipped] + [
+        f"<li>{e(c(n))}</li>" for n in d.notes]
+    items = room.take(items, len(items), lambda n: (
+        f"<li class='nbcompile-omitted'>{e(_more(n, 'notes'))}</li>"))
     if items:
         parts.append(f"<ul style='margin:0'>{''.join(items)}</ul>")
     parts.append(f"<div><small>took {d.elapsed_s:.1f} s of a {d.budget_s:g} s budget"
@@ -192,9 +235,12 @@ def _cap_texts(value: Any, cap: int) -> bool:
 
 
 def diagnosis_bundle(d: Diagnosis) -> dict[str, Any]:
-    """The MIME bundle of a ``Diagnosis``."""
+    """The MIME bundle of a ``Diagnosis`` within the output budget: the fallbacks within
+    theirs (``budget.fallback_budget``), the record in what they leave."""
+    html = diagnosis_html(d, fallback_budget())
+    text = diagnosis_text(d, fallback_budget())
     return {
-        MIME_TYPE: published_diagnosis(d),
-        "text/html": diagnosis_html(d),
-        "text/plain": diagnosis_text(d),
+        MIME_TYPE: published_diagnosis(d, record_budget(html, text)),
+        "text/html": html,
+        "text/plain": text,
     }

@@ -13,11 +13,12 @@ from typing import Any
 from ..core.notebook.session import get_session
 from ..core.notebook.snapshot import target_record
 from ..core.records import MIME_TYPE
+from .budget import WHOLE_RECORD_BUDGET
 from .payload import summary_payload
 
-#: Bytes of one whole record sent to the inspector (the front end refuses more than
-#: 64 M characters): generous, since it is never saved in the notebook.
-WHOLE_BUDGET = 32_000_000
+#: Bytes of one whole record sent to the inspector (the front end accepts this much in
+#: its reply): generous, since it is never saved in the notebook.
+WHOLE_BUDGET = WHOLE_RECORD_BUDGET
 
 
 class WholeRecord:

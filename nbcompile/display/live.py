@@ -11,17 +11,20 @@ from IPython.display import display
 from ..core.notebook.session import CaptureSession
 from ..core.notebook.snapshot import target_record
 from ..core.notebook.targets import Target
-from .annotate import annotated_html, annotated_text
 from .bundle import summary_bundle
 
 TICK_SECONDS = 1.0
+#: How often a running compile's step is looked at (a changed step is shown then).
+PROGRESS_SECONDS = 0.25
 
 
 class LiveSummary:
     """Shows the targets of one cell and refreshes when their compiles start and end.
 
     While a compile runs (first compiles take 10 s and more) a daemon thread refreshes
-    the display every second so the elapsed time is visible.
+    the display every second so the elapsed time is visible, and within a quarter second
+    of the compile entering a new step (``core/trace/progress.py``): tracing, AOTAutograd,
+    Inductor lowering, kernels compiled...
     """
 
     def __init__(self, session: CaptureSession, targets: list[Target], cell: dict[str, Any],
@@ -31,24 +34,24 @@ class LiveSummary:
         self.targets = targets
         self.cell = cell
         self._ticker: threading.Thread | None = None
+        self._refreshing = threading.Lock()
         self.handle = display(self.bundle(), raw=True, display_id=True)
-        self._unsubscribe = session.subscribe(self._changed) if targets else None
+        self._unsubscribe = session.subscribe(self._changed, tuple(targets)) if targets else None
 
     def bundle(self) -> dict[str, Any]:
         records = [target_record(t) for t in self.targets]
-        bundle = summary_bundle(records, self.cell)
-        if self.annotate:
-            bundle["text/html"] += "".join(annotated_html(r) for r in records if r.compiles)
-            bundle["text/plain"] += "".join("\n\n" + annotated_text(r)
-                                            for r in records if r.compiles)
-            if not any(r.compiles for r in records):
-                bundle["text/html"] += ("<div class='nbcompile-annotate'>annotated source: "
-                                        "shown here once the first call compiles.</div>")
-        return bundle
+        return summary_bundle(records, self.cell, annotate=self.annotate)
 
-    def refresh(self) -> None:
-        if self.handle is not None:
+    def refresh(self, while_compiling: bool = False) -> bool:
+        """Publish the summary now (``while_compiling``: only if a target still compiles);
+        one update at a time, so the ticker never publishes a stale state after the
+        final one."""
+        with self._refreshing:
+            if self.handle is None or (while_compiling and not any(
+                    t.status == "compiling" for t in self.targets)):
+                return False
             self.handle.update(self.bundle(), raw=True)
+            return True
 
     def close(self) -> None:
         if self._unsubscribe is not None:
@@ -66,9 +69,20 @@ class LiveSummary:
             self._ticker = threading.Thread(target=self._tick, daemon=True, name="nbcompile-tick")
             self._ticker.start()
 
+    def _progress_versions(self) -> tuple[int, ...]:
+        return tuple(t.progress.version if t.progress is not None else -1
+                     for t in self.targets)
+
     def _tick(self) -> None:
+        """Refresh every second, and within ``PROGRESS_SECONDS`` of a new compile step
+        (at most a few updates a second, however many events torch logs)."""
+        last, shown = time.monotonic(), self._progress_versions()
         while True:
-            time.sleep(TICK_SECONDS)
+            time.sleep(PROGRESS_SECONDS)
             if not any(t.status == "compiling" for t in self.targets):
                 return
-            self.refresh()
+            versions = self._progress_versions()
+            if versions != shown or time.monotonic() - last >= TICK_SECONDS:
+                if not self.refresh(while_compiling=True):
+                    return
+                last, shown = time.monotonic(), versions

@@ -11,7 +11,7 @@ from typing import Any
 from ..core.insight.break_ranking import break_key, rank_breaks
 from ..core.records import SCHEMA_VERSION, TargetRecord
 from .budget import fit_record, json_size, output_budget
-from .summary_model import status_text
+from .summary_model import progress_text, status_text, step_text
 from .text import GRAPH_CAP, GUARDS_CAP, KERNEL_CAP, OUTPUT_CODE_CAP, cap
 
 
@@ -24,6 +24,9 @@ def published_record(record: TargetRecord | dict[str, Any],
         # What the inspector would otherwise recompute: the worded status and how many
         # compiles hit each break (the same rule and words as the inline summary).
         data["status_text"] = status_text(record)
+        if record.status == "compiling" and record.progress is not None:
+            data["progress_text"] = (f"{step_text(record.progress)} \u00b7 "
+                                     f"{progress_text(record.progress)}")
         hits = {break_key(r.graph_break): r.hits for r in rank_breaks([record])}
         for gb, published in zip(record.graph_breaks, data.get("graph_breaks", []),
                                  strict=False):

@@ -17,8 +17,8 @@ from dataclasses import replace
 from typing import Any
 
 from ..core.records import MIME_TYPE, Omission
-from .budget import json_size, output_budget
-from .text import escape
+from .budget import Room, fallback_budget, json_size, output_budget, record_budget
+from .text import clip, escape
 from .units import format_bytes, format_duration
 
 #: Rows each list keeps before the other is cut further (kernels slowest first, lines hottest).
@@ -69,8 +69,12 @@ def _budget(p: Any) -> list[tuple[str, float]]:
             ("outside graphs", p.outside_graphs_s), ("unaccounted", p.unaccounted_s)]
 
 
-def profile_text(p: Any, omitted: list[Omission] | None = None) -> str:
-    """The plain-text view: budget, lines with time, kernel table, notes, cut marks."""
+def profile_text(p: Any, omitted: list[Omission] | None = None,
+                 budget: int | None = None) -> str:
+    """The plain-text view: budget, lines with time, kernel table, notes, cut marks; with
+    a ``budget`` (bytes), the hottest lines and slowest kernels that fit, the rest
+    counted."""
+    room = Room(None if budget is None else budget - _TAIL)
     out = [f"profile of {p.name}: {p.repeat} call(s); wall {_fmt(p.wall_s)} per call "
            f"compiled, {_fmt(p.eager_wall_s)} eager"]
     out.append("  " + ", ".join(f"{k} {_fmt(v)}" for k, v in _budget(p)))
@@ -81,28 +85,51 @@ def profile_text(p: Any, omitted: list[Omission] | None = None) -> str:
             if points:
                 out.append(f"  memory timeline, {label}: {len(points)} point(s), peak "
                            f"{_peak_point(points)}")
+    for line in out:
+        room.spend(line)
     timed = [ln for ln in p.lines if _measured(ln)]
     if timed:
         mem = f"  {'alloc c':>10}  {'alloc e':>10}" if m is not None else ""
-        out.append(f"  {'line':>5}  {'compiled':>10}  {'eager':>10}{mem}  source")
-        for ln in timed:
+        out.append(room.spend(f"  {'line':>5}  {'compiled':>10}  {'eager':>10}{mem}  source"))
+
+        def line_row(ln: Any) -> str:
             mem = (f"  {_bytes(ln.compiled_allocated_bytes):>10}  "
                    f"{_bytes(ln.eager_allocated_bytes):>10}" if m is not None else "")
-            out.append(f"  {ln.lineno:>5}  {_fmt(ln.compiled_s):>10}  "
-                       f"{_fmt(ln.eager_s):>10}{mem}  {ln.line.strip()}")
+            return (f"  {ln.lineno:>5}  {_fmt(ln.compiled_s):>10}  "
+                    f"{_fmt(ln.eager_s):>10}{mem}  {clip(ln.line.strip())}")
+
+        hottest = timed if budget is None else _hottest(timed)
+        out += room.take((line_row(ln) for ln in hottest), len(timed),
+                         lambda n: "  " + _mark_words(Omission("lines", n, _how("lines"))),
+                         0.4)
     alloc = f" {'alloc':>10}" if m is not None else ""
-    out.append(f"  {'kernel':<40} {'calls':>6} {'total':>10} {'mean':>10} {'share':>6}"
-               f"{alloc}  lines")
-    for k in p.kernels:
-        lines = ",".join(str(n) for n in k.lines) or "not tied to a line"
+    out.append(room.spend(f"  {'kernel':<40} {'calls':>6} {'total':>10} {'mean':>10} "
+                          f"{'share':>6}{alloc}  lines"))
+
+    def kernel_row(k: Any) -> str:
+        lines = clip(",".join(str(n) for n in k.lines)) or "not tied to a line"
         alloc = f" {_bytes(k.allocated_bytes):>10}" if m is not None else ""
-        out.append(f"  {k.name[:40]:<40} {k.calls:>6} {_fmt(k.total_s):>10} "
-                   f"{_fmt(k.mean_s):>10} {k.share:>6.0%}{alloc}  {lines}")
-    out += [f"  note: {n}" for n in p.notes]
+        return (f"  {k.name[:40]:<40} {k.calls:>6} {_fmt(k.total_s):>10} "
+                f"{_fmt(k.mean_s):>10} {k.share:>6.0%}{alloc}  {lines}")
+
+    out += room.take((kernel_row(k) for k in p.kernels), len(p.kernels),
+                     lambda n: "  " + _mark_words(Omission("kernels", n, _how("kernels"))),
+                     0.8)
+    notes = [f"  note: {clip(n)}" for n in p.notes]
     if m is not None:
-        out += [f"  memory: {n}" for n in ([m.note] if m.note else []) + m.notes]
-    out += [f"  {_mark_words(o)}" for o in omitted or []]
+        notes += [f"  memory: {clip(n)}" for n in ([m.note] if m.note else []) + m.notes]
+    notes += [f"  {_mark_words(o)}" for o in omitted or []]
+    out += room.take(notes, len(notes),
+                     lambda n: "  " + _mark_words(Omission("notes", n, _how("notes"))))
     return "\n".join(out)
+
+
+#: Bytes a budgeted fallback keeps for its closing parts.
+_TAIL = 1024
+
+
+def _hottest(lines: list[Any]) -> list[Any]:
+    return sorted(lines, key=lambda ln: -(ln.compiled_s or 0.0))
 
 
 def _how(attr: str) -> str:
@@ -126,72 +153,93 @@ def _shade_bytes(value: int, top: int) -> str:
     return f"rgba(21, 101, 192, {0.10 + 0.55 * min(value / top, 1.0):.2f})"
 
 
-def profile_html(p: Any, omitted: list[Omission] | None = None, chart: bool = True) -> str:
+def profile_html(p: Any, omitted: list[Omission] | None = None, chart: bool = True,
+                 budget: int | None = None) -> str:
     """The source coloured by compiled time per line, then the kernels and the budget;
-    with memory, bytes per line and kernel and (``chart``) the timeline of one call."""
+    with memory, bytes per line and kernel and (``chart``) the timeline of one call. With
+    a ``budget`` (bytes): the hottest lines (in source order) and slowest kernels that
+    fit, the rest counted, and the chart only if it fits too."""
     e = escape
+    room = Room(None if budget is None else budget - _TAIL)
     m = p.memory
     top = max((ln.compiled_s for ln in p.lines), default=0.0)
     top_bytes = max((max(ln.compiled_allocated_bytes, ln.eager_allocated_bytes)
                      for ln in p.lines), default=0)
-    rows = []
-    for ln in p.lines:
+
+    def line_row(ln: Any) -> str:
         speedup = f"{ln.speedup:.2f}x" if ln.speedup is not None else ""
         mem = "".join(
             f"<td style='text-align:right;background:{_shade_bytes(v, top_bytes)}'>"
             f"{_bytes(v)}</td>"
             for v in (ln.compiled_allocated_bytes, ln.eager_allocated_bytes)) if m else ""
-        rows.append(
+        return (
             f"<tr style='background:{_shade(ln.compiled_s, top)}'>"
             f"<td style='text-align:right;color:#777'>{ln.lineno}</td>"
             f"<td style='text-align:right'>{_fmt(ln.compiled_s)}</td>"
             f"<td style='text-align:right'>{_fmt(ln.eager_s)}</td>"
             f"<td style='text-align:right'>{speedup}</td>{mem}"
-            f"<td><pre style='margin:0'>{e(ln.line)}</pre></td>"
-            f"<td style='font-size:smaller'>{e(', '.join(ln.kernels))}</td></tr>"
+            f"<td><pre style='margin:0'>{e(clip(ln.line))}</pre></td>"
+            f"<td style='font-size:smaller'>{e(clip(', '.join(ln.kernels)))}</td></tr>"
         )
+
+    budget_text = ", ".join(f"{k} {_fmt(v)}" for k, v in _budget(p))
+    head = room.spend(
+        f"<div class='nbcompile-profile'><b>nbcompile profile</b> of <code>{e(p.name)}</code>: "
+        f"{p.repeat} call(s), wall {_fmt(p.wall_s)} per call compiled, "
+        f"{_fmt(p.eager_wall_s)} eager<br>per call: {e(budget_text)}"
+        + (f"<br>{e(memory_summary(m))}" if m is not None else ""))
+    # the hottest lines that fit (untimed ones last), shown in source order
+    ranked = p.lines if budget is None else sorted(
+        p.lines, key=lambda ln: (not _measured(ln), -(ln.compiled_s or 0.0)))
+    rows = room.take((line_row(ln) for ln in ranked), len(ranked), lambda n: (
+        f"<tr><td colspan='8' class='nbcompile-omitted'>"
+        f"{e(_mark_words(Omission('lines', n, _how('lines'))))}</td></tr>"), 0.4)
+    kept = sorted(range(room.shown), key=lambda i: ranked[i].lineno)
+    rows = [rows[i] for i in kept] + rows[room.shown:]
     mem_head = ("<th>allocated compiled</th><th>allocated eager</th>" if m else "")
-    source = (
+    source = room.spend(
         "<table class='nbcompile-profile-source' style='border-collapse:collapse'>"
         "<thead><tr><th>line</th><th>compiled</th><th>eager</th><th>speedup</th>"
         f"{mem_head}<th style='text-align:left'>source</th><th>kernels</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>"
-    ) if rows else "<p>(no source lines)</p>"
-    krows = "".join(
-        f"<tr><td><code>{e(k.name)}</code></td><td>{e(k.kind)}</td><td>{k.calls}</td>"
-        f"<td>{_fmt(k.total_s)}</td><td>{_fmt(k.mean_s)}</td>"
-        f"<td>{k.share:.0%}</td>"
-        + (f"<td>{_bytes(k.allocated_bytes)}</td>" if m else "")
-        + f"<td>{e(', '.join(map(str, k.lines)) or 'not tied to a line')}</td></tr>"
-        for k in p.kernels
-    )
-    kernels = (
+        "<tbody></tbody></table>") if rows else room.spend("<p>(no source lines)</p>")
+    source = source.replace("<tbody></tbody>", f"<tbody>{''.join(rows)}</tbody>")
+
+    def kernel_row(k: Any) -> str:
+        return (f"<tr><td><code>{e(clip(k.name))}</code></td><td>{e(clip(k.kind))}</td>"
+                f"<td>{k.calls}</td><td>{_fmt(k.total_s)}</td><td>{_fmt(k.mean_s)}</td>"
+                f"<td>{k.share:.0%}</td>"
+                + (f"<td>{_bytes(k.allocated_bytes)}</td>" if m else "")
+                + f"<td>{e(clip(', '.join(map(str, k.lines))) or 'not tied to a line')}"
+                "</td></tr>")
+
+    krows = room.take((kernel_row(k) for k in p.kernels), len(p.kernels), lambda n: (
+        f"<tr><td colspan='8' class='nbcompile-omitted'>"
+        f"{e(_mark_words(Omission('kernels', n, _how('kernels'))))}</td></tr>"), 0.8)
+    kernels = room.spend(
         "<table class='nbcompile-profile-kernels'><thead><tr><th>kernel</th><th>kind</th>"
         "<th>calls</th><th>total</th><th>mean</th><th>share</th>"
         + ("<th>allocated/call</th>" if m else "")
-        + f"<th>lines</th></tr></thead><tbody>{krows}</tbody></table>"
-    )
-    budget = ", ".join(f"{k} {_fmt(v)}" for k, v in _budget(p))
-    notes = "".join(f"<li>{e(n)}</li>" for n in p.notes)
+        + "<th>lines</th></tr></thead><tbody></tbody></table>"
+    ).replace("<tbody></tbody>", f"<tbody>{''.join(krows)}</tbody>")
+    notes = [f"<li>{e(clip(n))}</li>" for n in p.notes]
     if m is not None:
-        notes += "".join(f"<li>memory: {e(n)}</li>" for n in ([m.note] if m.note else [])
-                         + m.notes)
-    notes += "".join(f"<li class='nbcompile-omitted'>{e(_mark_words(o))}</li>"
-                     for o in omitted or [])
+        notes += [f"<li>memory: {e(clip(n))}</li>" for n in ([m.note] if m.note else [])
+                  + m.notes]
+    notes += [f"<li class='nbcompile-omitted'>{e(_mark_words(o))}</li>" for o in omitted or []]
+    notes = room.take(notes, len(notes), lambda n: (
+        f"<li class='nbcompile-omitted'>{e(_mark_words(Omission('notes', n, _how('notes'))))}"
+        "</li>"))
     memory = ""
-    if m is not None:
-        memory = f"<br>{e(memory_summary(m))}"
-        png = memory_chart_png(m) if chart else None
-        if png:
-            data = base64.b64encode(png).decode("ascii")
-            memory += (f"<div><img alt='bytes in use across one call, compiled and eager' "
-                       f"src='data:image/png;base64,{data}'/></div>")
-    return (
-        f"<div class='nbcompile-profile'><b>nbcompile profile</b> of <code>{e(p.name)}</code>: "
-        f"{p.repeat} call(s), wall {_fmt(p.wall_s)} per call compiled, "
-        f"{_fmt(p.eager_wall_s)} eager<br>per call: {e(budget)}{memory}"
-        f"{source}{kernels}{'<ul>' + notes + '</ul>' if notes else ''}</div>"
-    )
+    png = memory_chart_png(m) if m is not None and chart else None
+    if png:
+        data = base64.b64encode(png).decode("ascii")
+        memory = (f"<div><img alt='bytes in use across one call, compiled and eager' "
+                  f"src='data:image/png;base64,{data}'/></div>")
+        if room.left is not None and len(memory) > room.left:
+            memory = ("<div class='nbcompile-omitted'>The memory chart is left out of this "
+                      f"output (output budget): {e(_how('memory.timeline'))}</div>")
+    return (f"{head}{memory}{source}{kernels}"
+            f"{'<ul>' + ''.join(notes) + '</ul>' if notes else ''}</div>")
 
 
 def memory_chart_png(m: Any) -> bytes | None:
@@ -224,14 +272,27 @@ def memory_chart_png(m: Any) -> bytes | None:
 
 def profile_bundle(p: Any, budget: int | None = None) -> dict[str, Any]:
     """The MIME bundle of a ``Profile`` within ``budget`` bytes (the output budget by
-    default) for its JSON, HTML and text together. Over it, the published copy leaves
-    out, in turn: source lines with no measured time, kernels beyond the slowest ten,
-    lines beyond the hottest ten, then the rest; each cut is marked (``omitted``) with
-    how to get it from the ``Profile`` object, which stays whole."""
+    default) for its JSON, HTML and text together: the fallbacks within theirs
+    (``budget.fallback_budget``), the record in what they leave. Over it, the published
+    record leaves out, in turn: source lines with no measured time, kernels beyond the
+    slowest ten, lines beyond the hottest ten, then the rest; each cut is marked
+    (``omitted``) with how to get it from the ``Profile`` object, which stays whole."""
     budget = output_budget() if budget is None else budget
+    share = fallback_budget(budget)
+    while True:
+        html = profile_html(p, budget=share)
+        text = profile_text(p, budget=share)
+        data = _fit_record(p, record_budget(html, text, budget=budget))
+        if json_size(data) + len(html.encode()) + len(text.encode()) <= budget or share < 64:
+            return {MIME_TYPE: data, "text/html": html, "text/plain": text}
+        share //= 2  # the record's floor is over its share: the fallbacks give way
+
+
+def _fit_record(p: Any, budget: int) -> dict[str, Any]:
+    """The profile's record within ``budget`` bytes of JSON, cut as ``profile_bundle``
+    says."""
     kernels, lines = list(p.kernels), list(p.lines)
     m = p.memory
-    chart = m is not None
     timelines = m is not None and bool(m.timeline or m.eager_timeline)
     while True:
         omitted = [Omission(attr, len(whole) - len(kept), _how(attr))
@@ -246,16 +307,9 @@ def profile_bundle(p: Any, budget: int | None = None) -> dict[str, Any]:
         data = shown.to_dict()
         if omitted:
             data["omitted"], data["truncated"] = [o.to_dict() for o in omitted], True
-        bundle = {MIME_TYPE: data, "text/html": profile_html(shown, omitted, chart),
-                  "text/plain": profile_text(shown, omitted)}
-        size = (json_size(data) + len(bundle["text/html"].encode())
-                + len(bundle["text/plain"].encode()))
-        if size <= budget or not (kernels or lines or chart or timelines):
-            return bundle
-        # the chart goes first (it is the largest part), the timelines' points last
-        if chart:
-            chart = False
-        elif kernels or lines:
+        if json_size(data) <= budget or not (kernels or lines or timelines):
+            return data
+        if kernels or lines:  # the timelines' points go last
             kernels, lines = _cut(kernels, lines)
         else:
             timelines = False

@@ -7,18 +7,14 @@ from typing import Any
 
 from ..core.records import MIME_TYPE, TargetRecord
 from .annotate import diffs_html
-from .budget import how_to_get, output_budget
-from .bundle import json_budget, summary_html, summary_text
+from .budget import fallback_budget, how_to_get, record_budget
+from .bundle import summary_html, summary_text
 from .highlight import highlight_code
 from .payload import summary_payload
 from .phases import phases_html
 from .text import KERNEL_CAP, cap, escape
 
 __all__ = ["highlight_code", "report_bundle", "report_html"]
-
-
-#: The share of the output budget a displayed report's HTML may take (the rest: its JSON).
-HTML_SHARE = 4
 
 
 def _details(record: TargetRecord) -> list[tuple[str, str]]:
@@ -42,7 +38,7 @@ def _details(record: TargetRecord) -> list[tuple[str, str]]:
 def report_html(record: TargetRecord, budget: int | None = None) -> str:
     """The summary of ``record``, then its generated code and FX graphs, folded; with a
     ``budget`` (bytes), details that do not fit are left out and counted in a mark."""
-    parts = [summary_html([record])]
+    parts = [summary_html([record], None if budget is None else budget // 2)]
     used = len(parts[0].encode())
     # Room for the mark at its largest, so the mark does not take the HTML over budget.
     reserve = len(_omitted_html(record, {"kernels": 10**9, "compiles[i].graphs": 10**9})
@@ -69,15 +65,15 @@ def _omitted_html(record: TargetRecord, left_out: dict[str, int]) -> str:
 
 def report_bundle(record: TargetRecord) -> dict[str, Any]:
     """The MIME bundle of one ``CompileReport``: the JSON record and a summary with as
-    many details as fit, both within the output budget."""
-    html_budget = output_budget() // HTML_SHARE
+    many details as fit, within the output budget (``budget.fallback_budget``)."""
+    html_budget = fallback_budget()
     html = report_html(record, html_budget)
     for extra in (phases_html(record), diffs_html(record)):
         if len(html.encode()) + len(extra.encode()) <= html_budget:
             html += extra
-    text = summary_text([record])
+    text = summary_text([record], fallback_budget())
     return {
-        MIME_TYPE: summary_payload([record], budget=json_budget(html, text)),
+        MIME_TYPE: summary_payload([record], budget=record_budget(html, text)),
         "text/html": html,
         "text/plain": text,
     }

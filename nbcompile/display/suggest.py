@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..core.records import MIME_TYPE
-from .text import escape
+from .budget import Room, fallback_budget, fit_list, more_note, output_budget, record_budget
+from .text import clip, escape
 from .units import format_duration
 
 if TYPE_CHECKING:
@@ -45,49 +46,82 @@ def _same(item: Suggestion) -> str:
     return f"{'same' if s.ok else 'DIFFERENT'} ({diff})"
 
 
-def suggestions_text(result: Suggestions) -> str:
-    """Plain-text fallback: baseline, then one block per suggestion."""
-    lines = [f"suggest {result.name}: baseline {_counts(result.baseline)}"]
-    for i, item in enumerate(result.items, 1):
-        lines += [
-            f"{i}. [{item.status}] {item.kind}: {_where(item)}",
-            *("     " + c for c in item.change.splitlines()),
-            f"   after: {_counts(item.after)}; result: {_same(item)}",
-            f"   note: {item.note}",
-        ]
-    lines += [f"note: {n}" for n in result.notes]
+#: Where the full list is, named where a fallback leaves suggestions out.
+_FULL = "s.items (s: the Suggestions that nbcompile.suggest or %suggest returned)"
+#: Bytes a budgeted fallback keeps for its closing parts.
+_TAIL = 512
+
+
+def _more(count: int, what: str = "suggestions") -> str:
+    return more_note(count, what, _FULL if what == "suggestions" else
+                     _FULL.replace("s.items", f"s.{what}"))
+
+
+def suggestions_text(result: Suggestions, budget: int | None = None) -> str:
+    """Plain-text fallback: baseline, then one block per suggestion; with a ``budget``
+    (bytes), the first that fit, the rest counted."""
+    room = Room(None if budget is None else budget - _TAIL)
+    lines = [room.spend(f"suggest {result.name}: baseline {_counts(result.baseline)}")]
+
+    def block(i: int, item: Suggestion) -> str:
+        return "\n".join([
+            f"{i}. [{item.status}] {item.kind}: {clip(_where(item))}",
+            *("     " + c for c in clip(item.change, _CHANGE_CAP).splitlines()),
+            f"   after: {clip(_counts(item.after))}; result: {_same(item)}",
+            f"   note: {clip(item.note)}",
+        ])
+
+    lines += room.take((block(i, item) for i, item in enumerate(result.items, 1)),
+                       len(result.items), _more, 0.8)
+    lines += room.take((f"note: {clip(n)}" for n in result.notes), len(result.notes),
+                       lambda n: _more(n, "notes"))
     return "\n".join(lines)
 
 
-def suggestions_html(result: Suggestions) -> str:
-    """The table: problem, change (copyable), before, after, result, status and note."""
-    rows = []
-    for item in result.items:
-        colour = _STATUS_COLOURS.get(item.status, "#000")
-        rows.append(
-            "<tr>"
-            f"<td>{escape(_where(item))}</td>"
-            f"<td><pre style='user-select:all;margin:0'><code>{escape(item.change)}</code></pre>"
-            f"<small>{escape(item.kind)}</small></td>"
-            f"<td>{escape(_counts(result.baseline))}</td>"
-            f"<td>{escape(_counts(item.after))}</td>"
-            f"<td>{escape(_same(item))}</td>"
-            f"<td style='color:{colour};font-weight:bold'>{escape(item.status)}</td>"
-            f"<td>{escape(item.note)}</td>"
-            "</tr>")
-    notes = "".join(f"<p>{escape(n)}</p>" for n in result.notes)
-    return (
+#: Characters of one suggested change shown in a fallback (the record has it whole).
+_CHANGE_CAP = 2000
+
+
+def suggestions_html(result: Suggestions, budget: int | None = None) -> str:
+    """The table: problem, change (copyable), before, after, result, status and note;
+    with a ``budget`` (bytes), the first rows that fit, the rest counted."""
+    room = Room(None if budget is None else budget - _TAIL)
+    top = room.spend(
         f"<div class='nbcompile-suggestions'><b>suggest {escape(result.name)}</b> "
         f"({result.calls} call(s), {result.elapsed_s:.1f} s of a {result.budget_s:g} s budget)"
         "<table><thead><tr><th>problem</th><th>change</th><th>before</th><th>after (copy)"
-        "</th><th>result</th><th>status</th><th>note</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>{notes}</div>")
+        "</th><th>result</th><th>status</th><th>note</th></tr></thead><tbody>")
+    before = escape(clip(_counts(result.baseline)))
+
+    def row(item: Suggestion) -> str:
+        colour = _STATUS_COLOURS.get(item.status, "#000")
+        return ("<tr>"
+                f"<td>{escape(clip(_where(item)))}</td>"
+                f"<td><pre style='user-select:all;margin:0'><code>"
+                f"{escape(clip(item.change, _CHANGE_CAP))}</code></pre>"
+                f"<small>{escape(clip(item.kind))}</small></td>"
+                f"<td>{before}</td>"
+                f"<td>{escape(clip(_counts(item.after)))}</td>"
+                f"<td>{escape(_same(item))}</td>"
+                f"<td style='color:{colour};font-weight:bold'>{escape(clip(item.status))}</td>"
+                f"<td>{escape(clip(item.note))}</td>"
+                "</tr>")
+
+    rows = room.take((row(item) for item in result.items), len(result.items),
+                     lambda n: "<tr><td colspan='7' class='nbcompile-omitted'>"
+                     f"{escape(_more(n))}</td></tr>", 0.8)
+    notes = room.take((f"<p>{escape(clip(n))}</p>" for n in result.notes), len(result.notes),
+                      lambda n: f"<p class='nbcompile-omitted'>{escape(_more(n, 'notes'))}</p>")
+    return f"{top}{''.join(rows)}</tbody></table>{''.join(notes)}</div>"
 
 
-def suggestions_bundle(result: Suggestions) -> dict[str, Any]:
-    """The MIME bundle of ``Suggestions``."""
-    return {
-        MIME_TYPE: result.to_dict(),
-        "text/html": suggestions_html(result),
-        "text/plain": suggestions_text(result),
-    }
+def suggestions_bundle(result: Suggestions, budget: int | None = None) -> dict[str, Any]:
+    """The MIME bundle of ``Suggestions`` within ``budget`` bytes (the output budget by
+    default): the fallbacks within theirs (``budget.fallback_budget``), the record in
+    what they leave: items beyond it are left out, a note says how many."""
+    budget = output_budget() if budget is None else budget
+    html = suggestions_html(result, fallback_budget(budget))
+    text = suggestions_text(result, fallback_budget(budget))
+    data = fit_list(result.to_dict(), "items", record_budget(html, text, budget=budget),
+                    "nbcompile.suggest(...).items")
+    return {MIME_TYPE: data, "text/html": html, "text/plain": text}

@@ -15,10 +15,11 @@ from typing import Literal
 from ..core.frames import is_cell_file
 from ..core.insight.break_ranking import rank_breaks
 from ..core.notebook.cache import describe_cache
-from ..core.records import SourceLine, TargetRecord
+from ..core.records import CompileProgress, SourceLine, TargetRecord
 from ..core.trace.stacks import cell_frame
 
-ItemKind = Literal["note", "cache", "graph_break", "recompile", "error", "torch_logs"]
+ItemKind = Literal["note", "cache", "graph_break", "recompile", "error", "torch_logs",
+                   "progress"]
 
 #: What a cell without new functions or modules shows.
 EMPTY_TEXT = "nbcompile: nothing to compile in this cell (no new functions or nn.Modules)."
@@ -75,11 +76,13 @@ class Summary:
 def status_text(record: TargetRecord, now: float | None = None) -> str:
     """The status in words: the one wording, published with each target record
     (``status_text``) so the inspector shows the same words. Without ``now`` a compiling
-    target is just ``compiling...`` (the front end ticks the seconds)."""
+    target is ``compiling...`` (the front end ticks the seconds), then its current step
+    if known (``compiling...: AOTAutograd for 2s``)."""
     if record.status == "compiling":
+        step = f": {step_text(record.progress)}" if record.progress else ""
         if record.compiling_since and now is not None:
-            return f"compiling... {now - record.compiling_since:.0f}s"
-        return "compiling..."
+            return f"compiling... {now - record.compiling_since:.0f}s{step}"
+        return f"compiling...{step}"
     if record.status == "pending":
         return "waiting for first call"
     if record.status == "not_compiled":
@@ -89,6 +92,34 @@ def status_text(record: TargetRecord, now: float | None = None) -> str:
     if record.status == "failed" and record.error and record.error.type == "KeyboardInterrupt":
         return "interrupted (the next call compiles again)"
     return record.status
+
+
+#: Steps shorter than this are left out of "so far" (torch passes through many briefly).
+MIN_STEP_S = 0.05
+
+
+def step_text(p: CompileProgress) -> str:
+    """The current step of a running compile in words, with its seconds so far:
+    ``compiling 3 C++ kernels (1 of 3 done) for 4s``, ``AOTAutograd for 1s``."""
+    step = p.phase or "starting"
+    if p.kernels_total and p.phase in ("compiling kernels", "loading the compiled code"):
+        kernels = (f"{p.kernels_total} {p.kernel_language} "
+                   f"kernel{'s' if p.kernels_total != 1 else ''}").replace("  ", " ")
+        done = f" ({p.kernels_done} of {p.kernels_total} done)" if p.kernels_done else ""
+        step = (f"compiling {kernels}{done}" if p.phase == "compiling kernels"
+                else f"loading the compiled code ({kernels} to compile{done})")
+    return f"{step} for {p.phase_seconds.get(p.phase, 0.0):.0f}s"
+
+
+def progress_text(p: CompileProgress) -> str:
+    """Which frame compiles, and the time of the steps it went through so far:
+    ``frame 0/0 chain (line 2) · so far: tracing bytecode 0.5s, AOTAutograd 1.0s``."""
+    where = locate(p.filename, p.lineno, []) if p.lineno else None
+    frame = f"frame {p.compile_id}" + (f" {p.frame}" if p.frame else "") + (
+        f" ({where.where})" if where else "")
+    done = [f"{name} {seconds:.1f}s" for name, seconds in p.phase_seconds.items()
+            if name != p.phase and seconds >= MIN_STEP_S]
+    return frame + (f" \u00b7 so far: {', '.join(done)}" if done else "")
 
 
 def locate(filename: str | None, lineno: int | None,
@@ -118,6 +149,8 @@ def clip(text: str) -> str:
 
 def _items(r: TargetRecord) -> tuple[SummaryItem, ...]:
     items = [SummaryItem("note", note) for note in r.notes]
+    if r.status == "compiling" and r.progress is not None:
+        items.append(SummaryItem("progress", progress_text(r.progress)))
     if cache_note := describe_cache(c.cache for c in r.compiles):
         items.append(SummaryItem("cache", cache_note))
     items += [SummaryItem("graph_break", gb.reason, gb.line,

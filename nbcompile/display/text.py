@@ -30,6 +30,15 @@ def cap(text: str, limit: int, name: str, where: str = "") -> tuple[str, bool]:
     return text[:limit] + note, True
 
 
+#: Characters of one item of a list shown in a fallback (a reason, a name, a problem).
+ITEM_TEXT_CAP = 500
+
+
+def clip(text: str, limit: int = ITEM_TEXT_CAP) -> str:
+    """``text`` cut to ``limit`` characters, an ellipsis marking the cut."""
+    return text if len(text) <= limit else text[:limit] + "\u2026"
+
+
 def escape(text: str) -> str:
     """HTML-escaped text, quotes included (safe in element text and attributes)."""
     return html.escape(text, quote=True)

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.perf.verdict import interval_text
 from ..core.records import MIME_TYPE
-from .text import escape
+from .budget import Room, fallback_budget, fit_list, more_note, output_budget, record_budget
+from .text import clip, escape
 from .units import format_bytes, format_duration, format_seconds
 
 if TYPE_CHECKING:
@@ -147,22 +148,36 @@ def _memory_line(comparison: Comparison) -> str:
             f"allocated, from {how}")
 
 
-def timing_text(comparison: Comparison) -> str:
+#: Where a comparison's full rows and notes are, named where a fallback leaves some out.
+_FULL = "c.{attr} (c: the Comparison that nbcompile.compare or %compare returned)"
+#: Bytes a budgeted fallback keeps for its closing parts (verdict, footer).
+_TAIL = 1024
+
+
+def timing_text(comparison: Comparison, budget: int | None = None) -> str:
+    """The plain-text table, notes and verdict; with a ``budget`` (bytes), the rows and
+    notes that fit (in order: eager first), the rest counted."""
+    room = Room(None if budget is None else budget - _TAIL)
     headers = _headers(comparison)
     saved = _has_saved(comparison)
-    rows = [headers] + [_row_cells(r, saved) for r in comparison.rows]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(headers))]
-    lines = [f"nbcompile.compare({comparison.name}): " + ", ".join(comparison.inputs),
-             time_spent(comparison)]
-    for i, cells in enumerate(rows):
-        lines.append("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip())
-        if i == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    for r in comparison.rows:
-        for note in _row_notes(r):
-            lines.append(f"  {r.mode}: {note}")
-    for note in comparison.notes:
-        lines.append(f"  note: {note}")
+    cells = [headers] + [[clip(c) for c in _row_cells(r, saved)] for r in comparison.rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+
+    def line(row: list[str]) -> str:
+        return "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+
+    lines = [room.spend(f"nbcompile.compare({comparison.name}): "
+                        + ("INTERRUPTED, partial: " if comparison.interrupted else "")
+                        + clip(", ".join(comparison.inputs))),
+             room.spend(time_spent(comparison)), room.spend(line(cells[0])),
+             room.spend("  ".join("-" * w for w in widths))]
+    rows = comparison.rows
+    lines += room.take((line(c) for c in cells[1:]), len(rows),
+                       lambda n: more_note(n, "rows", _FULL.format(attr="rows")), 0.5)
+    notes = [f"  {r.mode}: {clip(note)}" for r in rows[:room.shown] for note in _row_notes(r)]
+    notes += [f"  note: {clip(note)}" for note in comparison.notes]
+    lines += room.take(notes, len(notes),
+                       lambda n: "  " + more_note(n, "notes", _FULL.format(attr="notes")))
     best = comparison.best
     lines.append(f"best: {best.mode} ({best.speedup:.2f}x)" if best is not None
                  else "best: none significantly faster than eager")
@@ -171,48 +186,75 @@ def timing_text(comparison: Comparison) -> str:
     return "\n".join(lines)
 
 
-def timing_html(comparison: Comparison, png: bytes | None = None) -> str:
-    """An escaped, self-contained table (no scripts, no external resources)."""
+def timing_html(comparison: Comparison, png: bytes | None = None,
+                budget: int | None = None) -> str:
+    """An escaped, self-contained table (no scripts, no external resources); with a
+    ``budget`` (bytes), the rows and notes that fit, the rest counted, and the chart
+    only if it fits too."""
     e = escape
+    room = Room(None if budget is None else budget - _TAIL)
     headers = _headers(comparison)
     saved = _has_saved(comparison)
     head = "".join(f"<th>{e(h)}</th>" for h in headers)
-    body = []
-    for r in comparison.rows:
+    top = room.spend(
+        "<div class='nbcompile-timing'>"
+        f"<b>nbcompile.compare</b>(<code>{e(comparison.name)}</code>): "
+        + ("<b>interrupted, partial</b>: " if comparison.interrupted else "")
+        + f"{e(clip(', '.join(comparison.inputs)))}"
+        f"<div>{e(time_spent(comparison))}</div>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>")
+
+    def row_html(r: TimingRow) -> str:
         colour = _VERDICT_COLOURS.get(r.verdict, "inherit")
-        cells = _row_cells(r, saved)
+        cells = [clip(c) for c in _row_cells(r, saved)]
         tds = [f"<td><code>{e(cells[0])}</code></td>"]
         tds += [f"<td>{e(c)}</td>" for c in cells[1:3]]
         tds.append(f"<td style='color:{colour}'>{e(cells[3])}</td>")
         numerics_colour = "#c62828" if r.numerics_ok is False else "inherit"
         tds.append(f"<td style='color:{numerics_colour}'>{e(cells[4])}</td>")
         tds += [f"<td>{e(c)}</td>" for c in cells[5:]]
-        body.append(f"<tr>{''.join(tds)}</tr>")
         notes = _row_notes(r)
-        if notes:
-            items = "".join(f"<li>{e(n)}</li>" for n in notes)
-            body.append(f"<tr><td colspan='{len(headers)}'><ul style='margin:0'>{items}"
-                        "</ul></td></tr>")
+        items = "".join(f"<li>{e(clip(n))}</li>" for n in notes[:_ROW_NOTES])
+        if len(notes) > _ROW_NOTES:
+            items += _omitted_li(more_note(len(notes) - _ROW_NOTES, "notes",
+                                           _FULL.format(attr=f"row({r.mode!r}).notes")))
+        return f"<tr>{''.join(tds)}</tr>" + (
+            f"<tr><td colspan='{len(headers)}'><ul style='margin:0'>{items}</ul></td></tr>"
+            if items else "")
+
+    rows = room.take((row_html(r) for r in comparison.rows), len(comparison.rows),
+                     lambda n: f"<tr><td colspan='{len(headers)}'><ul style='margin:0'>"
+                     f"{_omitted_li(more_note(n, 'rows', _FULL.format(attr='rows')))}"
+                     "</ul></td></tr>", 0.6)
     best = comparison.best
     verdict = (f"best: <code>{e(best.mode)}</code> ({best.speedup:.2f}x)" if best is not None
                else "no mode is significantly faster than eager")
-    notes = "".join(f"<li>{e(n)}</li>" for n in comparison.notes)
+    notes = room.take((f"<li>{e(clip(n))}</li>" for n in comparison.notes),
+                      len(comparison.notes),
+                      lambda n: _omitted_li(more_note(n, "notes", _FULL.format(attr="notes"))))
     img = ""
     if png:
         data = base64.b64encode(png).decode("ascii")
         img = (f"<div><img alt='speedup vs eager and peak memory by mode' "
                f"src='data:image/png;base64,{data}'/></div>")
+        if room.left is not None and len(img) > room.left:
+            img = (f"<div class='nbcompile-omitted'>The chart is left out of this output "
+                   f"(output budget): {e(_FULL.format(attr='rows'))} has its numbers.</div>")
     return (
-        "<div class='nbcompile-timing'>"
-        f"<b>nbcompile.compare</b>(<code>{e(comparison.name)}</code>): "
-        f"{e(', '.join(comparison.inputs))}"
-        f"<div>{e(time_spent(comparison))}</div>"
-        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        top + "".join(rows) + "</tbody></table>"
         f"<div>{verdict}; {e(_memory_line(comparison))}; {e(_footer(comparison))}</div>"
-        + (f"<ul style='margin:0'>{notes}</ul>" if notes else "")
+        + (f"<ul style='margin:0'>{''.join(notes)}</ul>" if notes else "")
         + img
         + "</div>"
     )
+
+
+#: Notes shown under one row of the HTML table.
+_ROW_NOTES = 10
+
+
+def _omitted_li(text: str) -> str:
+    return f"<li class='nbcompile-omitted'>{escape(text)}</li>"
 
 
 def timing_chart_png(comparison: Comparison) -> bytes | None:
@@ -277,16 +319,23 @@ def timing_chart_png(comparison: Comparison) -> bytes | None:
 
 
 def timing_bundle(comparison: Comparison) -> dict[str, Any]:
-    """The MIME bundle of a ``Comparison``."""
+    """The MIME bundle of a ``Comparison``: the fallbacks within theirs
+    (``budget.fallback_budget``; the chart in both only if it fits the HTML's)."""
     try:
         png = timing_chart_png(comparison)
     except Exception:  # a chart failure must not hide the table
         png = None
+    html = timing_html(comparison, png, fallback_budget())
+    text = timing_text(comparison, fallback_budget())
+    chart = base64.b64encode(png).decode("ascii") if png and "data:image/png" in html else ""
+    budget = output_budget() - len(chart)
     bundle: dict[str, Any] = {
-        MIME_TYPE: comparison.to_dict(),
-        "text/html": timing_html(comparison, png),
-        "text/plain": timing_text(comparison),
+        MIME_TYPE: fit_list(comparison.to_dict(), "rows", record_budget(html, text,
+                                                                        budget=budget),
+                            _FULL.format(attr="rows")),
+        "text/html": html,
+        "text/plain": text,
     }
-    if png:
-        bundle["image/png"] = base64.b64encode(png).decode("ascii")
+    if chart:
+        bundle["image/png"] = chart
     return bundle

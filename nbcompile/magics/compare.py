@@ -8,6 +8,8 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..api import Comparison, compare
 from ..core.perf.modes import DEFAULT_MODES, CompareError
+from ..core.perf.timing import ComparisonInterrupted
+from ..display.progress import ProgressLine
 from .arguments import Once, OnceFlag, unquoted
 from .calls import check_budget, evaluate_call, parse_call_line
 
@@ -47,7 +49,9 @@ class CompareMagics(Magics):
         verdict) and, for a training step, the bytes saved for backward.
         The max difference to eager's output shows a fast but wrong mode. Calls run
         on copies of your inputs; module buffers and the RNG are restored; what the
-        function prints is counted, not shown.
+        function prints is counted, not shown. While it runs, one line says which
+        mode is compiling, warming up or being timed; Ctrl-C stops it and keeps what
+        was measured (marked interrupted).
 
         Examples::
 
@@ -68,7 +72,10 @@ class CompareMagics(Magics):
         fn, call_args, call_kwargs = evaluate_call(
             self.shell, expr, "%compare", "it times the call eagerly and compiled.")
         try:
-            return compare(fn, *call_args, modes=modes, budget_s=args.budget,
-                           memory=not args.no_memory, **call_kwargs)
+            with ProgressLine("%compare") as progress:
+                return compare(fn, *call_args, modes=modes, budget_s=args.budget,
+                               memory=not args.no_memory, progress=progress, **call_kwargs)
+        except ComparisonInterrupted as e:  # Ctrl-C: what was measured, marked interrupted
+            return e.partial
         except CompareError as e:
             raise UsageError(f"%compare: {e}") from None

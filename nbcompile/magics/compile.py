@@ -16,6 +16,7 @@ from ..core.notebook.options import MODES, CompileOptions, OptionError, parse_op
 from ..core.notebook.session import get_session
 from ..core.notebook.targets import Target, compile_target
 from ..core.records import CellRef
+from ..core.torch_compat import set_compiled_call_impl
 from ..display.live import LiveSummary
 from .arguments import (
     Once,
@@ -196,7 +197,7 @@ class CompileMagics(Magics):
         except Exception as e:
             for target in done:
                 if target.compiled_module is not None:
-                    target.compiled_module._compiled_call_impl = None
+                    set_compiled_call_impl(target.compiled_module, None)
             raise UsageError(f"could not compile {names[len(done)]}: {e}") from e
         return done
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.notebook.session import get_session
+from ..core.torch_compat import unsupported_error_types
 from ..core.trace.payloads import parse_dynamo_message, source_line
 from ..core.trace.stacks import cell_frame, stack_of_frames
 
@@ -29,9 +30,7 @@ class CellSyntaxError(SyntaxError):
 
 
 def _unsupported_types() -> tuple[type, ...]:
-    import torch._dynamo.exc as exc
-
-    return tuple(t for t in (getattr(exc, "Unsupported", None),) if t is not None)
+    return unsupported_error_types()
 
 
 def cell_label(shell: Any, filename: str | None) -> str:

@@ -8,6 +8,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..api import Profile, profile
 from ..core.perf.profile import DEFAULT_REPEAT, ProfileError
+from ..display.progress import ProgressLine
 from .arguments import Once, OnceFlag
 from .calls import evaluate_call, parse_call_line
 
@@ -49,7 +50,8 @@ class ProfileMagics(Magics):
             raise UsageError(f"%kprun: --repeat must be a whole number >= 1, not {args.repeat}")
         fn, call_args, call_kwargs = evaluate_call(self.shell, expr, "%kprun")
         try:
-            return profile(fn, *call_args, repeat=args.repeat, memory=not args.no_memory,
-                           **call_kwargs)
+            with ProgressLine("%kprun") as progress:
+                return profile(fn, *call_args, repeat=args.repeat,
+                               memory=not args.no_memory, progress=progress, **call_kwargs)
         except ProfileError as e:
             raise UsageError(f"%kprun: {e}") from None

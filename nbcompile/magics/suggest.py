@@ -8,6 +8,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..api import Suggestions, suggest
 from ..core.fixes.suggest import DEFAULT_BUDGET_S, SuggestError
+from ..display.progress import ProgressLine
 from .arguments import Once
 from .calls import check_budget, evaluate_call, parse_call_line
 
@@ -44,6 +45,8 @@ class SuggestMagics(Magics):
         fn, call_args, call_kwargs = evaluate_call(
             self.shell, expr, "%suggest", "it compiles and replays the call.")
         try:
-            return suggest(fn, *call_args, budget_s=args.budget, **call_kwargs)
+            with ProgressLine("%suggest") as progress:
+                return suggest(fn, *call_args, budget_s=args.budget, progress=progress,
+                               **call_kwargs)
         except SuggestError as e:
             raise UsageError(f"%suggest: {e}") from None

@@ -30,6 +30,7 @@ from ..core.diagnosis import record as diagnosis
 from ..core.fixes import suggest
 from ..core.logs import run as trace_run
 from ..core.perf import comparison, profile
+from ..display import budget
 
 SCHEMA_PATH = Path(__file__).with_name("record-v1.schema.json")
 DOCS_PATH = Path(__file__).resolve().parents[2] / "docs" / "records.md"
@@ -165,7 +166,23 @@ def build_schema() -> dict[str, Any]:
             "do not edit. Documented in docs/records.md."
         ),
         "oneOf": [{"$ref": f"#/$defs/{cls.__name__}"} for cls in TOP_LEVEL],
+        "x-nbcompile-limits": limits(),
         "$defs": builder.defs,
+    }
+
+
+def limits() -> dict[str, Any]:
+    """The sizes the kernel publishes at most, for the front end's validator: every
+    record kind within the largest output budget, the inspector's whole record within
+    its own budget (``display/budget.py``)."""
+    return {
+        "description": "Bytes of JSON (UTF-8): every record the kernel publishes in an output "
+                       "is within the output budget, at most max_record_bytes; the record "
+                       "sent to the Compile inspector on request at most "
+                       "max_whole_record_bytes.",
+        "max_record_bytes": budget.MAX_OUTPUT_BUDGET,
+        "max_whole_record_bytes": budget.WHOLE_RECORD_BUDGET,
+        "default_output_budget": budget.DEFAULT_OUTPUT_BUDGET,
     }
 
 

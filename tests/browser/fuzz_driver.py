@@ -91,7 +91,7 @@ def open_notebook(browser, server, name: str, cells: int, *, render_timeout_s: f
             return run
         run.first_cell_s = time.monotonic() - t0
         done = f"""() => document.querySelectorAll(
-            '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea .nbc-inline'
+            '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea .nbc-inline:not(:empty)'
         ).length >= {cells}"""
         try:
             page.wait_for_function(done, timeout=render_timeout_s * 1000 + 30_000, polling=100)

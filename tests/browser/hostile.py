@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from . import big_records
+
 MIME = "application/vnd.nbcompile.v1+json"
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "records" / "summary.json"
 TIMING_FIXTURE = (Path(__file__).resolve().parents[2] / "labextension" / "test" / "fixtures"
@@ -73,6 +75,10 @@ def issue_cases() -> list[Case]:
     rec["targets"] = [{**light, "id": f"t{i}", "name": f"f{i}",
                        "cell": {**base["cell"], "cell_id": f"c{i}"}} for i in range(20_000)]
     cases.append(("20000 targets", rec))
+    # As many as the largest record the kernel publishes holds (the validator's cap).
+    at_cap = {**rec, "targets": list(rec["targets"])}
+    cases.append(("targets at the size cap",
+                  big_records.clip(at_cap, lambda r: r["targets"], big_records.max_record_bytes())))
     rec = real_record()
     _target(rec)["graph_breaks"][0]["lineno"] = 2.5
     cases.append(("fractional line number", rec))

@@ -147,6 +147,10 @@ export interface TargetRecord {
    */
   compiled_inside?: string;
   /**
+   * status compiling: where the running compile is (absent once it finished)
+   */
+  progress?: CompileProgress | null;
+  /**
    * len(graph_breaks)
    */
   graph_break_count: number;
@@ -170,6 +174,10 @@ export interface TargetRecord {
    * the status in words, as the kernel shows it (published; `compiling` is ticked by the front end from compiling_since)
    */
   status_text?: string;
+  /**
+   * status compiling: the current step, the frame and the steps so far in words, as the kernel shows them (published)
+   */
+  progress_text?: string;
 }
 /**
  * the defining cell
@@ -561,6 +569,53 @@ export interface TorchLog {
   message: string;
 }
 /**
+ * Where a running frame compile is, from torch's live trace events (present only while a target compiles; the finished compile's phases are `CompileRecord.phases`).
+ */
+export interface CompileProgress {
+  /**
+   * `"0/1"`: the frame compile running
+   */
+  compile_id: string;
+  /**
+   * the code being compiled (function name)
+   */
+  frame: string;
+  /**
+   * its file (a cell's is `<ipython-input-...>`)
+   */
+  filename: string;
+  /**
+   * its first line
+   */
+  lineno: number;
+  /**
+   * The current step: `tracing bytecode`, `building the graph`, `AOTAutograd`, `Inductor graph passes`, `Inductor lowering`, `Inductor code generation`, `compiling kernels`, `loading the compiled code`, `loading from the cache`, `building guards`
+   */
+  phase: string;
+  /**
+   * seconds since the frame compile started
+   */
+  elapsed_s: number;
+  /**
+   * Seconds spent per step so far, in the order they ran (the current one included).
+   */
+  phase_seconds: {
+    [k: string]: number;
+  };
+  /**
+   * kernels the generated code compiles, once known
+   */
+  kernels_total: number | null;
+  /**
+   * of those, compiled so far (when torch reports it)
+   */
+  kernels_done: number | null;
+  /**
+   * `C++` or `Triton`
+   */
+  kernel_language: string;
+}
+/**
  * The result of `compare()`: one row per mode, eager first.
  */
 export interface Comparison {
@@ -644,6 +699,10 @@ export interface Comparison {
    * lines the function printed (captured, not shown)
    */
   captured_output_lines?: number;
+  /**
+   * Stopped by Ctrl-C: the rows hold what was measured until then (see `notes`)
+   */
+  interrupted?: boolean;
   schema_version: 1;
   record: 'timing';
   /**
@@ -1639,7 +1698,7 @@ export interface Reference {
  */
 export interface Workaround {
   /**
-   * setting | backend | disable
+   * setting | backend | disable | upcast
    */
   kind: string;
   /**
@@ -1679,6 +1738,10 @@ export interface Workaround {
    * the time against the compiled (or eager) call, in words
    */
   cost: string;
+  /**
+   * largest abs difference of the changed copy's result to the float64 run (null: none)
+   */
+  reference_error: number | null;
   /**
    * the copy crashed: exception type and its first line
    */

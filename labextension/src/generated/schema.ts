@@ -29,6 +29,12 @@ export const RECORD_SCHEMA: unknown = {
       "$ref": "#/$defs/Diagnosis"
     }
   ],
+  "x-nbcompile-limits": {
+    "description": "Bytes of JSON (UTF-8): every record the kernel publishes in an output is within the output budget, at most max_record_bytes; the record sent to the Compile inspector on request at most max_whole_record_bytes.",
+    "max_record_bytes": 8388608,
+    "max_whole_record_bytes": 32000000,
+    "default_output_budget": 262144
+  },
   "$defs": {
     "SummaryRecord": {
       "title": "SummaryRecord",
@@ -257,6 +263,17 @@ export const RECORD_SCHEMA: unknown = {
           "type": "string",
           "description": "status compiled_inside: the target of the same cell whose graph this module ran in"
         },
+        "progress": {
+          "anyOf": [
+            {
+              "$ref": "#/$defs/CompileProgress"
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "status compiling: where the running compile is (absent once it finished)"
+        },
         "graph_break_count": {
           "type": "integer",
           "description": "len(graph_breaks)"
@@ -280,6 +297,10 @@ export const RECORD_SCHEMA: unknown = {
         "status_text": {
           "type": "string",
           "description": "the status in words, as the kernel shows it (published; `compiling` is ticked by the front end from compiling_since)"
+        },
+        "progress_text": {
+          "type": "string",
+          "description": "status compiling: the current step, the frame and the steps so far in words, as the kernel shows them (published)"
         }
       },
       "required": [
@@ -916,6 +937,75 @@ export const RECORD_SCHEMA: unknown = {
       ],
       "additionalProperties": false
     },
+    "CompileProgress": {
+      "title": "CompileProgress",
+      "type": "object",
+      "description": "Where a running frame compile is, from torch's live trace events (present only while a target compiles; the finished compile's phases are `CompileRecord.phases`).",
+      "properties": {
+        "compile_id": {
+          "type": "string",
+          "description": "`\"0/1\"`: the frame compile running"
+        },
+        "frame": {
+          "type": "string",
+          "description": "the code being compiled (function name)"
+        },
+        "filename": {
+          "type": "string",
+          "description": "its file (a cell's is `<ipython-input-...>`)"
+        },
+        "lineno": {
+          "type": "integer",
+          "description": "its first line"
+        },
+        "phase": {
+          "type": "string",
+          "description": "The current step: `tracing bytecode`, `building the graph`, `AOTAutograd`, `Inductor graph passes`, `Inductor lowering`, `Inductor code generation`, `compiling kernels`, `loading the compiled code`, `loading from the cache`, `building guards`"
+        },
+        "elapsed_s": {
+          "type": "number",
+          "description": "seconds since the frame compile started"
+        },
+        "phase_seconds": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "number"
+          },
+          "description": "Seconds spent per step so far, in the order they ran (the current one included)."
+        },
+        "kernels_total": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "kernels the generated code compiles, once known"
+        },
+        "kernels_done": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "of those, compiled so far (when torch reports it)"
+        },
+        "kernel_language": {
+          "type": "string",
+          "description": "`C++` or `Triton`"
+        }
+      },
+      "required": [
+        "compile_id",
+        "frame",
+        "filename",
+        "lineno",
+        "phase",
+        "elapsed_s",
+        "phase_seconds",
+        "kernels_total",
+        "kernels_done",
+        "kernel_language"
+      ],
+      "additionalProperties": false
+    },
     "Comparison": {
       "title": "Comparison",
       "type": "object",
@@ -1014,6 +1104,10 @@ export const RECORD_SCHEMA: unknown = {
         "captured_output_lines": {
           "type": "integer",
           "description": "lines the function printed (captured, not shown)"
+        },
+        "interrupted": {
+          "type": "boolean",
+          "description": "Stopped by Ctrl-C: the rows hold what was measured until then (see `notes`)"
         },
         "schema_version": {
           "const": 1
@@ -2672,7 +2766,7 @@ export const RECORD_SCHEMA: unknown = {
       "properties": {
         "kind": {
           "type": "string",
-          "description": "setting | backend | disable"
+          "description": "setting | backend | disable | upcast"
         },
         "change": {
           "type": "string",
@@ -2734,6 +2828,13 @@ export const RECORD_SCHEMA: unknown = {
           "type": "string",
           "description": "the time against the compiled (or eager) call, in words"
         },
+        "reference_error": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "largest abs difference of the changed copy's result to the float64 run (null: none)"
+        },
         "error": {
           "type": "string",
           "description": "the copy crashed: exception type and its first line"
@@ -2755,6 +2856,7 @@ export const RECORD_SCHEMA: unknown = {
         "first_call_s",
         "time_s",
         "cost",
+        "reference_error",
         "error",
         "note"
       ],

@@ -43,7 +43,7 @@ import {
 } from './coerce';
 import { parseGraphBreak, parseKernel, parseOmission, parseRecompile } from './parseparts';
 import { parseDiagnosis, parseProfile, parseSuggestions, parseTrace } from './parsereports';
-import { validateRecord } from './validate';
+import { ILimits, LIMITS, validateRecord } from './validate';
 
 export { displayValue } from './coerce';
 
@@ -142,6 +142,7 @@ export function parseTarget(v: Json): ITargetRecord | null {
     options: parseOptions(o.options),
     status: str(o.status, 'pending'),
     status_text: str(o.status_text),
+    progress_text: o.status === 'compiling' ? str(o.progress_text) : '',
     compiled_inside: str(o.compiled_inside),
     wrapper: strOrNull(o.wrapper),
     compiled_object: str(o.compiled_object),
@@ -387,34 +388,53 @@ const KINDS = new Set(['summary', 'target', 'timing', 'trace', 'profile', 'sugge
  * Accepts the object or its JSON text. Returns `null` for anything that is not a JSON
  * object at all. Records are validated first (./validate): what fails, and kinds and
  * shapes this version does not show, come back as `record: 'unknown'` with the reason.
+ * `limits`: those of a published output by default (the whole record the inspector asks
+ * the kernel for has its own, `WHOLE_LIMITS`).
  */
-export function parsePayload(data: Json): Payload | null {
+export function parsePayload(data: Json, limits: ILimits = LIMITS): Payload | null {
+  return checkPayload(data, limits)();
+}
+
+/**
+ * `parsePayload` in two steps, for callers that give each its own task (a big record's
+ * check and its reading each take a while): the check now; the returned function
+ * reads the checked record.
+ */
+export function checkPayload(data: Json, limits: ILimits = LIMITS): () => Payload | null {
   let value = data;
   if (typeof value === 'string') {
     try {
       value = JSON.parse(value);
     } catch {
-      return null;
+      return () => null;
     }
   }
   const o = obj<R.SummaryRecord>(value);
   if (!o) {
-    return null;
+    return () => null;
   }
   const kind = str(o.record);
   const key = `${kind || 'record'}:${stableKey(value)}`;
   if (!KINDS.has(kind) && o.schema_version === SCHEMA_VERSION) {
-    return {
+    const unknown: Payload = {
       record: 'unknown',
       kind: clip(kind, 40) || '(none)',
       key,
       reason: `it is a record of kind "${clip(kind, 40)}" this version does not show`
     };
+    return () => unknown;
   }
-  const verdict = validateRecord(value);
+  const verdict = validateRecord(value, limits);
   if (!verdict.ok) {
-    return { record: 'unknown', kind: clip(kind, 40) || '(none)', key, reason: verdict.reason };
+    const invalid: Payload = { record: 'unknown', kind: clip(kind, 40) || '(none)', key, reason: verdict.reason };
+    return () => invalid;
   }
+  const checked = value;
+  return () => readChecked(checked, o, kind, key);
+}
+
+/** The payload of a record `checkPayload` accepted. */
+function readChecked(value: Json, o: Loose<R.SummaryRecord>, kind: string, key: string): Payload | null {
   if (kind === 'summary') {
     return {
       record: 'summary',

@@ -354,6 +354,7 @@ function parseWorkaround(v: Json): IWorkaround | null {
     first_call_s: numOrNull(o.first_call_s),
     time_s: numOrNull(o.time_s),
     cost: str(o.cost),
+    reference_error: numOrNull(o.reference_error),
     error: str(o.error),
     note: str(o.note)
   };

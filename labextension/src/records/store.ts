@@ -61,9 +61,9 @@ export function payloadFromMessage(msg: unknown): Payload | null {
   return data === undefined ? null : parsePayload(data);
 }
 
-/** The record payloads found in a list of nbformat outputs, in order. */
-export function payloadsFromOutputs(outputs: readonly unknown[]): Payload[] {
-  const found: Payload[] = [];
+/** The values under nbcompile's MIME type in a list of nbformat outputs, in order. */
+export function recordsInOutputs(outputs: readonly unknown[]): unknown[] {
+  const found: unknown[] = [];
   for (const output of outputs) {
     if (typeof output !== 'object' || output === null) {
       continue;
@@ -73,7 +73,18 @@ export function payloadsFromOutputs(outputs: readonly unknown[]): Payload[] {
       continue;
     }
     const data = mimeData(o.data);
-    const payload = data === undefined ? null : parsePayload(data);
+    if (data !== undefined) {
+      found.push(data);
+    }
+  }
+  return found;
+}
+
+/** The record payloads found in a list of nbformat outputs, in order. */
+export function payloadsFromOutputs(outputs: readonly unknown[]): Payload[] {
+  const found: Payload[] = [];
+  for (const data of recordsInOutputs(outputs)) {
+    const payload = parsePayload(data);
     if (payload) {
       found.push(payload);
     }

@@ -1,7 +1,13 @@
 /**
  * Is this a record the renderers may read? Size limits first (one iterative walk, so
- * deep or huge values cannot overflow the stack), then the record's JSON Schema (the
- * generated ../generated/schema module: the Python side's contract, not a copy of it).
+ * deep or huge values cannot overflow the stack, stopping as soon as a limit is passed),
+ * then the record's JSON Schema (the generated ../generated/schema module: the Python
+ * side's contract, not a copy of it).
+ *
+ * The size cap is the kernel's: no record it publishes in an output is larger than its
+ * largest output budget, and the record the inspector asks for is within the inspector's
+ * budget (both from nbcompile/display/budget.py, carried by the schema as
+ * `x-nbcompile-limits`). A record over it is refused with a note, never rendered whole.
  *
  * The interpreter covers what the schema uses: type, enum, const, required, properties,
  * additionalProperties (a schema for map values; `false` is not enforced, since
@@ -12,17 +18,38 @@
 import { RECORD_SCHEMA } from '../generated/schema';
 import { SCHEMA_VERSION } from '../model';
 
-/** Limits on a record's size, far above what the kernel publishes (it caps long texts). */
-export const LIMITS = {
+interface IKernelLimits {
+  max_record_bytes: number;
+  max_whole_record_bytes: number;
+}
+
+const KERNEL = (RECORD_SCHEMA as { 'x-nbcompile-limits': IKernelLimits })['x-nbcompile-limits'];
+
+export interface ILimits {
   /** Nesting depth of objects and arrays. */
-  depth: 64,
+  depth: number;
   /** Objects, arrays and values in all. */
-  nodes: 2_000_000,
-  /** Characters in all strings and keys together. */
-  chars: 64_000_000,
+  nodes: number;
+  /** Bytes of the record's JSON (counted from below: strings, keys and punctuation). */
+  bytes: number;
   /** Keys of one object. */
+  keys: number;
+}
+
+/** Limits on a record published in an output (saved in a notebook, or live). */
+export const LIMITS: ILimits = {
+  depth: 64,
+  nodes: 2_000_000,
+  bytes: KERNEL.max_record_bytes,
   keys: 10_000
 };
+
+/** Limits on the whole record the inspector asked the live kernel for. */
+export const WHOLE_LIMITS: ILimits = { ...LIMITS, bytes: KERNEL.max_whole_record_bytes };
+
+function megabytes(n: number): string {
+  return `${(n / (1024 * 1024)).toFixed(n % (1024 * 1024) ? 1 : 0)} MB`;
+}
 
 export type Verdict = { ok: true } | { ok: false; reason: string };
 
@@ -38,39 +65,67 @@ function own(o: object, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(o, key);
 }
 
-/** Check the size limits without recursion. */
-export function checkLimits(value: unknown, limits = LIMITS): Verdict {
-  const stack: [unknown, number][] = [[value, 1]];
+/**
+ * Check the size limits without recursion. The byte count is a lower bound of the JSON's
+ * UTF-8 size (a UTF-16 unit is at least one byte; a number, true or null counts one), so
+ * a record within the kernel's budget always passes; the walk stops at the first limit
+ * passed.
+ */
+export function checkLimits(value: unknown, limits: ILimits = LIMITS): Verdict {
+  // Two stacks (values, depths): no allocation per value.
+  const values: unknown[] = [value];
+  const depths: number[] = [1];
   let nodes = 0;
-  let chars = 0;
-  while (stack.length) {
-    const [v, depth] = stack.pop()!;
+  let bytes = 0;
+  const tooLarge = (): Verdict => ({
+    ok: false,
+    reason:
+      `it is larger than ${megabytes(limits.bytes)}, the largest record nbcompile publishes ` +
+      '(%nbcompile config --output-budget); the kernel that made it has it whole'
+  });
+  while (values.length) {
+    const v = values.pop();
+    const depth = depths.pop()!;
     if (++nodes > limits.nodes) {
       return { ok: false, reason: `it has more than ${limits.nodes} values` };
     }
     if (typeof v === 'string') {
-      chars += v.length;
+      bytes += v.length + 2;
     } else if (typeof v === 'object' && v !== null) {
       if (depth > limits.depth) {
         return { ok: false, reason: `it is nested deeper than ${limits.depth} levels` };
       }
       if (Array.isArray(v)) {
+        bytes += 1 + Math.max(v.length, 1); // brackets and separators
+        if (bytes > limits.bytes) {
+          return tooLarge();
+        }
         for (let i = 0; i < v.length; i++) {
-          stack.push([v[i], depth + 1]);
+          values.push(v[i]);
+          depths.push(depth + 1);
         }
       } else {
         const keys = Object.keys(v);
         if (keys.length > limits.keys) {
           return { ok: false, reason: `an object has more than ${limits.keys} keys` };
         }
+        bytes += 1 + Math.max(keys.length, 1);
         for (const k of keys) {
-          chars += k.length;
-          stack.push([(v as Record<string, unknown>)[k], depth + 1]);
+          bytes += k.length + 3; // quotes and a colon
+        }
+        if (bytes > limits.bytes) {
+          return tooLarge();
+        }
+        for (const k of keys) {
+          values.push((v as Record<string, unknown>)[k]);
+          depths.push(depth + 1);
         }
       }
+    } else {
+      bytes += 1;
     }
-    if (chars > limits.chars) {
-      return { ok: false, reason: `its texts are longer than ${limits.chars} characters in all` };
+    if (bytes > limits.bytes) {
+      return tooLarge();
     }
   }
   return OK;
@@ -99,26 +154,36 @@ function show(v: unknown): string {
   return s.length > 60 ? s.slice(0, 60) + '…' : s;
 }
 
-/** How deep in the record an error message's path points (`record.a[0].b` is 3). */
-function depthOf(error: string): number {
-  const path = error.split(' ', 1)[0];
+/** What is wrong and where: `at` is the path below the checked value (`.a[0].b`). */
+interface IError {
+  at: string;
+  msg: string;
+}
+
+/** How deep in the record an error points (`.a[0].b` is 3). */
+function depthOf(error: IError): number {
   let n = 0;
-  for (const ch of path) {
+  for (const ch of error.at) {
     n += ch === '.' || ch === '[' ? 1 : 0;
   }
   return n;
 }
 
+function below(step: string, error: IError | null): IError | null {
+  return error && { at: step + error.at, msg: error.msg };
+}
+
 class Validator {
   constructor(private readonly _root: Schema) {}
 
-  check(v: unknown, schema: unknown, path: string): string | null {
+  /** The first error of `v` against `schema`; paths are built only for an error. */
+  check(v: unknown, schema: unknown): IError | null {
     if (!isObject(schema)) {
       return null; // `true` / unknown: anything goes
     }
     if (typeof schema.$ref === 'string') {
       const target = this._resolve(schema.$ref);
-      const err = this.check(v, target, path);
+      const err = this.check(v, target);
       if (err) {
         return err;
       }
@@ -126,40 +191,50 @@ class Validator {
     if (schema.type !== undefined) {
       const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
       if (!types.some(t => matchesType(v, t))) {
-        return `${path} must be ${types.join(' or ')}, not ${typeOf(v)}`;
+        return { at: '', msg: `must be ${types.join(' or ')}, not ${typeOf(v)}` };
       }
     }
     if (own(schema, 'const') && v !== schema.const) {
-      return `${path} must be ${show(schema.const)}, not ${show(v)}`;
+      return { at: '', msg: `must be ${show(schema.const)}, not ${show(v)}` };
     }
     if (Array.isArray(schema.enum) && !schema.enum.includes(v)) {
-      return `${path} must be one of ${schema.enum.map(show).join(', ')}, not ${show(v)}`;
+      return { at: '', msg: `must be one of ${schema.enum.map(show).join(', ')}, not ${show(v)}` };
     }
     for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
       const subs = schema[key];
       if (!Array.isArray(subs)) {
         continue;
       }
-      const errors = (key === 'allOf' ? subs : this._discriminate(v, subs)).map(s => this.check(v, s, path));
       if (key === 'allOf') {
-        const err = errors.find(e => e !== null);
-        if (err) {
-          return err;
-        }
-      } else if (!errors.some(e => e === null)) {
-        // The branch that matched furthest (deepest path) says best what is wrong.
-        let best: string | null = null;
-        for (const e of errors) {
-          if (e !== null && (best === null || depthOf(e) > depthOf(best))) {
-            best = e;
+        for (const sub of subs) {
+          const err = this.check(v, sub);
+          if (err) {
+            return err;
           }
         }
-        return best ?? `${path} matches none of the allowed shapes`;
+        continue;
+      }
+      // The first branch that fits will do; when none does, the one that matched
+      // furthest (deepest path) says best what is wrong.
+      let best: IError | null = null;
+      let fits = false;
+      for (const sub of this._discriminate(v, subs)) {
+        const e = this.check(v, sub);
+        if (e === null) {
+          fits = true;
+          break;
+        }
+        if (best === null || depthOf(e) > depthOf(best)) {
+          best = e;
+        }
+      }
+      if (!fits) {
+        return best ?? { at: '', msg: 'matches none of the allowed shapes' };
       }
     }
     if (schema.if !== undefined) {
-      const branch = this.check(v, schema.if, path) === null ? schema.then : schema.else;
-      const err = branch === undefined ? null : this.check(v, branch, path);
+      const branch = this.check(v, schema.if) === null ? schema.then : schema.else;
+      const err = branch === undefined ? null : this.check(v, branch);
       if (err) {
         return err;
       }
@@ -168,7 +243,7 @@ class Validator {
       if (Array.isArray(schema.required)) {
         for (const key of schema.required as string[]) {
           if (!own(v, key)) {
-            return `${path} lacks the field "${key}"`;
+            return { at: '', msg: `lacks the field "${key}"` };
           }
         }
       }
@@ -177,17 +252,17 @@ class Validator {
       for (const key of Object.keys(v)) {
         const sub = own(props, key) ? props[key] : extra;
         if (sub) {
-          const err = this.check(v[key], sub, `${path}.${key.slice(0, 40)}`);
+          const err = this.check(v[key], sub);
           if (err) {
-            return err;
+            return below(`.${key.slice(0, 40)}`, err);
           }
         }
       }
     } else if (Array.isArray(v) && schema.items !== undefined) {
       for (let i = 0; i < v.length; i++) {
-        const err = this.check(v[i], schema.items, `${path}[${i}]`);
+        const err = this.check(v[i], schema.items);
         if (err) {
-          return err;
+          return below(`[${i}]`, err);
         }
       }
     }
@@ -202,22 +277,42 @@ class Validator {
     if (!isObject(v)) {
       return subs;
     }
-    const fits = subs.filter(sub => {
-      const target = isObject(sub) && typeof sub.$ref === 'string' ? this._resolve(sub.$ref) : sub;
-      const props = isObject(target) && isObject(target.properties) ? target.properties : {};
-      return Object.keys(props).every(k => {
-        const p = props[k];
-        return !isObject(p) || !own(p, 'const') || !own(v, k) || v[k] === p.const;
-      });
-    });
+    const fits = subs.filter(sub => this._consts(sub).every(([k, c]) => !own(v, k) || v[k] === c));
     return fits.length ? fits : subs;
   }
 
-  private _resolve(ref: string): unknown {
-    const m = /^#\/\$defs\/([^/]+)$/.exec(ref);
-    const defs = this._root.$defs;
-    return m && isObject(defs) && own(defs, m[1]) ? defs[m[1]] : undefined;
+  /** The constant fields of an alternative (`[["record", "summary"]]`), worked out once. */
+  private _consts(sub: unknown): [string, unknown][] {
+    if (!isObject(sub)) {
+      return [];
+    }
+    let found = this._constCache.get(sub);
+    if (!found) {
+      const target = typeof sub.$ref === 'string' ? this._resolve(sub.$ref) : sub;
+      const props = isObject(target) && isObject(target.properties) ? target.properties : {};
+      found = [];
+      for (const k of Object.keys(props)) {
+        const p = props[k];
+        if (isObject(p) && own(p, 'const')) {
+          found.push([k, p.const]);
+        }
+      }
+      this._constCache.set(sub, found);
+    }
+    return found;
   }
+
+  private _resolve(ref: string): unknown {
+    if (!this._refCache.has(ref)) {
+      const m = /^#\/\$defs\/([^/]+)$/.exec(ref);
+      const defs = this._root.$defs;
+      this._refCache.set(ref, m && isObject(defs) && own(defs, m[1]) ? defs[m[1]] : undefined);
+    }
+    return this._refCache.get(ref);
+  }
+
+  private readonly _refCache = new Map<string, unknown>();
+  private readonly _constCache = new WeakMap<object, [string, unknown][]>();
 }
 
 const validator = new Validator(RECORD_SCHEMA as Schema);
@@ -226,7 +321,7 @@ const validator = new Validator(RECORD_SCHEMA as Schema);
  * Whether `value` is a record this extension can render: its schema version, its size,
  * its shape. The reason is a short sentence for the note shown in its place.
  */
-export function validateRecord(value: unknown): Verdict {
+export function validateRecord(value: unknown, limits: ILimits = LIMITS): Verdict {
   if (!isObject(value)) {
     return { ok: false, reason: 'it is not a JSON object' };
   }
@@ -240,10 +335,10 @@ export function validateRecord(value: unknown): Verdict {
           : `it has no valid schema_version (this extension reads version ${SCHEMA_VERSION})`
     };
   }
-  const limits = checkLimits(value);
-  if (!limits.ok) {
-    return limits;
+  const size = checkLimits(value, limits);
+  if (!size.ok) {
+    return size;
   }
-  const err = validator.check(value, RECORD_SCHEMA, 'record');
-  return err ? { ok: false, reason: `it does not match the record schema: ${err}` } : OK;
+  const err = validator.check(value, RECORD_SCHEMA);
+  return err ? { ok: false, reason: `it does not match the record schema: record${err.at} ${err.msg}` } : OK;
 }

@@ -49,6 +49,9 @@ export class SummaryView {
     };
     row('kind', t.kind);
     row('status', statusBadge(t));
+    if (t.progress_text) {
+      row('compiling', clip(t.progress_text, MAX_TEXT));
+    }
     row('options', clip(optionsText(t.options), 500));
     row('graphs', String(t.graph_count));
     row('breaks', String(t.graph_breaks.length));

@@ -72,6 +72,9 @@ export function workaroundEffect(w: IWorkaround, numelBefore: number, mismatched
         : `out of tolerance ${outOfText(w.mismatched, w.numel)}`
     );
   }
+  if (w.reference_error !== null) {
+    parts.push(`max |diff| vs float64 ${numberText(w.reference_error)}`);
+  }
   if (w.time_s !== null) {
     parts.push(`${formatTime(w.time_s)}/call` + (w.cost ? ` (${w.cost})` : ''));
   }

@@ -89,8 +89,31 @@ function renderMemory(wrap: HTMLElement, m: IProfileMemory): void {
   }
 }
 
+/** Columns drawn per timeline: longer ones keep each stretch's highest point. */
+const MAX_POINTS = 600;
+
+/** At most `MAX_POINTS` points: each stretch of the timeline by its highest point. */
+function thin(points: IMemoryPoint[]): IMemoryPoint[] {
+  if (points.length <= MAX_POINTS) {
+    return points;
+  }
+  const out: IMemoryPoint[] = [];
+  const step = points.length / MAX_POINTS;
+  for (let i = 0; i < MAX_POINTS; i++) {
+    let best = points[Math.floor(i * step)];
+    for (let j = Math.floor(i * step) + 1; j < Math.floor((i + 1) * step); j++) {
+      if (points[j].bytes > best.bytes) {
+        best = { ...points[j], t_s: best.t_s };
+      }
+    }
+    out.push(best);
+  }
+  return out;
+}
+
 /** Bytes in use over time as steps: one column per point, as wide as it lasted. */
-function timeline(points: IMemoryPoint[], top: number, end: number, label: string): HTMLElement {
+function timeline(all: IMemoryPoint[], top: number, end: number, label: string): HTMLElement {
+  const points = thin(all);
   const strip = h('div', { class: `nbc-memory-timeline${label === 'eager' ? ' nbc-eager' : ''}`, attrs: { role: 'img', 'aria-label': `bytes in use, ${label}` } });
   const last = points[points.length - 1].t_s;
   const span = Math.max(end, last) || 1;

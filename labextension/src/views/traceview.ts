@@ -14,9 +14,10 @@ import { ISourceLine, ITraceCompile, ITracePayload } from '../model';
 import { omissionNotes } from './omissions';
 import { phaseBar } from './phasebar';
 
-/** Columns (compile ids) and rows (ranks) drawn in the grid; the list below has all. */
+/** Columns (compile ids) drawn in the grid (the frame list below has all), and ranks
+ * drawn per page of rows (a "Show more" row draws the next). */
 const MAX_COLUMNS = 120;
-const MAX_ROWS = 256;
+const ROWS_PAGE = 32;
 /** Longest single text shown. */
 const MAX_TEXT = 2000;
 /** Depth and children per node of the frame tree. */
@@ -107,7 +108,7 @@ export function renderTrace(p: ITracePayload, options: ITraceViewOptions): HTMLE
   };
   if (p.compiles.length) {
     wrap.appendChild(renderGrid(p, cells, select));
-    wrap.appendChild(renderFrames(p, select));
+    wrap.appendChild(framesSection(p, select));
     wrap.appendChild(view);
     const marked = new Set(p.divergences.map(d => d.compile_id));
     select(
@@ -167,49 +168,69 @@ function renderGrid(
       )
     );
   }
-  const body = h('tbody');
-  for (const rank of ranks.slice(0, MAX_ROWS)) {
-    const row = h('tr', null, h('th', null, rankText(rank)));
+  // One listener for the whole grid; a cell's tooltip is written when first hovered.
+  const ofCell = new WeakMap<Element, ITraceCompile>();
+  const cellOf = (ev: Event): [HTMLElement, ITraceCompile] | null => {
+    const el = ev.target instanceof Element ? ev.target.closest('.nbc-trace-cell') : null;
+    const c = el ? ofCell.get(el) : undefined;
+    return el && c ? [el as HTMLElement, c] : null;
+  };
+  const row = (rank: number | null): HTMLElement => {
+    const tr = h('tr', null, h('th', null, rankText(rank)));
     for (const id of shownIds) {
       const c = at.get(`${rank}\u0000${id}`);
       if (!c) {
-        row.appendChild(h('td', { class: 'nbc-trace-none', title: `no compile ${clip(id, 30)} on ${rankText(rank)}` }, '—'));
+        tr.appendChild(h('td', { class: 'nbc-trace-none' }, '—'));
         continue;
       }
-      const b = button(
-        STATUS_MARK.get(c.status) ?? '?',
-        () => select(c),
-        `nbc-trace-cell nbc-trace-${classSuffix(c.status)}` + (marked.has(id) ? ' nbc-divergent' : ''),
-        `${clip(id, 30)} on ${rankText(rank)}: ${clip(c.status, 30)}` +
-          (c.fail_reason ? ` — ${clip(c.fail_reason, 300)}` : '') +
-          ` · ${clip(c.function || c.frame, 100)}`
+      const b = h(
+        'button',
+        {
+          class: `nbc-trace-cell nbc-trace-${classSuffix(c.status)}` + (marked.has(id) ? ' nbc-divergent' : ''),
+          attrs: { type: 'button' }
+        },
+        STATUS_MARK.get(c.status) ?? '?'
       );
+      ofCell.set(b, c);
       cells.set(c, b);
-      row.appendChild(h('td', null, b));
+      tr.appendChild(h('td', null, b));
     }
-    body.appendChild(row);
-  }
-  const wrap = h(
-    'div',
-    { class: 'nbc-table-wrap' },
-    h(
-      'table',
-      { class: 'nbc-table nbc-trace-grid', attrs: { 'aria-label': 'compiles by rank and compile id' } },
-      h('thead', null, head),
-      body
-    )
+    return tr;
+  };
+  const body = h('tbody');
+  appendPaged(body, ranks, row, ROWS_PAGE, 'ranks');
+  const table = h(
+    'table',
+    { class: 'nbc-table nbc-trace-grid', attrs: { 'aria-label': 'compiles by rank and compile id' } },
+    h('thead', null, head),
+    body
   );
+  table.addEventListener('click', ev => {
+    const hit = cellOf(ev);
+    if (hit) {
+      select(hit[1]);
+    }
+  });
+  table.addEventListener('mouseover', ev => {
+    const hit = cellOf(ev);
+    if (hit && !hit[0].title) {
+      const [el, c] = hit;
+      el.title =
+        `${clip(c.compile_id, 30)} on ${rankText(c.rank)}: ${clip(c.status, 30)}` +
+        (c.fail_reason ? ` — ${clip(c.fail_reason, 300)}` : '') +
+        ` · ${clip(c.function || c.frame, 100)}`;
+    }
+  });
+  const wrap = h('div', { class: 'nbc-table-wrap' }, table);
   const cut: string[] = [];
   if (ids.length > MAX_COLUMNS) {
     cut.push(`${ids.length - MAX_COLUMNS} more compile ids`);
-  }
-  if (ranks.length > MAX_ROWS) {
-    cut.push(`${ranks.length - MAX_ROWS} more ranks`);
   }
   const legend = h(
     'div',
     { class: 'nbc-meta nbc-trace-legend' },
     [...STATUS_MARK].map(([s, m]) => `${m} ${s.replace('_', ' ')}`).join('  ·  '),
+    ` · ${plural(ranks.length, 'rank')} × ${plural(ids.length, 'compile id')}`,
     cut.length ? ` · not in the grid: ${cut.join(', ')} (the frame list below has them)` : ''
   );
   return h('div', { class: 'nbc-trace-gridwrap' }, legend, wrap);
@@ -270,12 +291,24 @@ function renderFrames(p: ITracePayload, select: (c: ITraceCompile) => void): HTM
   };
   const tree = h('ul', { class: 'nbc-frame-tree' });
   appendPaged(tree, [...root.children.values()], renderNode, PAGE, 'frames');
-  return h(
+  return tree;
+}
+
+/** The frame tree in a collapsed `<details>`, built when first opened. */
+function framesSection(p: ITracePayload, select: (c: ITraceCompile) => void): HTMLElement {
+  const details = h(
     'details',
     { class: 'nbc-trace-frames' },
-    h('summary', null, 'Frames that compiled (by the stack that led there)'),
-    tree
+    h('summary', null, 'Frames that compiled (by the stack that led there)')
   );
+  let built = false;
+  details.addEventListener('toggle', () => {
+    if (details.open && !built) {
+      built = true;
+      details.appendChild(renderFrames(p, select));
+    }
+  });
+  return details;
 }
 
 interface ICodeItem {

@@ -34,6 +34,7 @@ from ..frames import Span, is_cell_file, is_entry_file, is_torch_file
 from ..notebook.targets import eager_callable
 from ..trace.fx_graph import FxNode, parse_graph
 from ..trace.listener import suppressed
+from .isolate import shown_error
 from .record import Bisection
 from .runs import Bench, Trial
 from .torch_names import bisector, caches_off, dispatch_mode_type
@@ -150,12 +151,11 @@ def error_text(exc: BaseException) -> tuple[str, str]:
     """``(type: first line, the message capped)`` of a crash. The telling part goes into
     the first line: the error Dynamo's fake tensors hit (``got RuntimeError('...')``), or
     a compiler's own ``error:`` line (paths cut to the file name)."""
-    inner = getattr(exc, "inner_exception", None)
-    shown = inner if isinstance(inner, BaseException) else exc
-    message = str(shown).strip()
+    name, message = shown_error(exc)
+    message = message.strip()
     lines = message.splitlines()
     first = lines[0] if lines else ""
-    short = f"{type(shown).__name__}: {first}" if first else type(shown).__name__
+    short = f"{name}: {first}" if first else name
     key = [_short_paths(ln.strip()) for ln in lines[1:] if re.search(r"\berror\b:", ln)][:6]
     got = re.search(r"got (\w+(?:Error|Exception))\((['\"])(.+?)\2\)", message, re.S)
     if got:
@@ -163,7 +163,7 @@ def error_text(exc: BaseException) -> tuple[str, str]:
     elif key:
         short = f"{short}: {key[0]}"
     detail = "\n".join([*key, "", *lines]) if key else message
-    if shown is not exc:
+    if isinstance(getattr(exc, "inner_exception", None), BaseException):
         detail = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0]}\n{detail}"
     if len(detail) > ERROR_DETAIL_CHARS:
         detail = (detail[:ERROR_DETAIL_CHARS]
@@ -313,6 +313,8 @@ def bisect(bench: Bench, options: dict[str, Any], crash: bool, deadline: float,
                               capture=True, timed=0))
         graphs.append((backend, found.get_subsystem() or "", run.post_grad_graphs,
                        run.dynamo_graphs))
+        if run.note:  # a child process out of time: the step says nothing
+            raise _OutOfTime
         if run.error is not None:
             return False
         return crash or bool(run.judged and run.judged.ok)

@@ -48,11 +48,11 @@ from .culprit import (
     error_text,
     own_files,
 )
-from .judge import low_precision, tolerance_text
+from .judge import judge, low_precision, tolerance_text
 from .record import Diagnosis, Reference, Rung
 from .runs import Bench, Run, Trial
 from .settings import SavedSettings
-from .workarounds import candidates, settle
+from .workarounds import Candidate, candidates, settle
 
 DEFAULT_BUDGET_S = 60.0
 #: (backend, layer it adds), lowest first: PyTorch's troubleshooting ladder.
@@ -106,6 +106,8 @@ def _options_text(backend: Any, options: dict[str, Any]) -> str:
 def _rung_from(run: Run, rung: Rung) -> Rung:
     rung.outcome = run.outcome  # type: ignore[assignment]
     rung.first_call_s, rung.time_s = _round(run.first_call_s), _round(run.time_s)
+    if run.note:
+        rung.note = f"not run: {run.note}"
     if run.error is not None:
         rung.error = error_text(run.error)[0]
     elif run.judged is not None:
@@ -170,6 +172,8 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
         raise DiagnoseError(f"{result.name} raises when run eagerly ({short}): diagnose "
                             "compares compiled code with eager, so that must run first")
     result.eager_time_s = _round(eager.time_s)
+    if bench.isolate:
+        result.notes.append(bench.isolate)
     if bench.mutated:
         result.notes.append(f"{result.name} changes {', '.join(bench.mutated)} in place: "
                             "every run used copies, and the changed inputs are compared too")
@@ -187,6 +191,8 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
                           "counted as the top layer's")
     result.rungs = rungs
     top = bench.run(Trial(backend=backend, options=dict(options)), deadline)
+    if top.outcome == "not run":
+        raise DiagnoseError(f"the compiled copy of {result.name} did not finish: {top.note}")
     _rung_from(top, rungs[-1])
     result.kind = rungs[-1].outcome  # type: ignore[assignment]
     if top.error is None and top.judged is not None:
@@ -232,8 +238,7 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
     if found.note:
         result.notes.append(found.note)
 
-    if result.kind == "accuracy":
-        _reference(result, bench, top, deadline)
+    reference = _reference(result, bench, top, deadline) if result.kind == "accuracy" else None
 
     baseline_s = result.compiled_time_s or result.eager_time_s
     baseline_what = "compiled" if result.compiled_time_s else "eager"
@@ -248,13 +253,46 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
                                       ": the time budget was used up")
                 result.workarounds.append(candidate.workaround)
                 continue
-            run = bench.run(candidate.trial, deadline)
+            run = _try(candidate, bench, reference, deadline)
         w = settle(candidate, run, baseline_s, baseline_what)
+        if run is not None and run.leaves is not None and reference is not None:
+            errors = _errors(reference, run.leaves)
+            w.reference_error = None if errors is None else errors[0]
         if w.status != "not tried" and result.kind == "accuracy" and result.mismatched:
             w.note += (f"; elements out of tolerance {result.mismatched} -> "
                        f"{w.mismatched if w.mismatched is not None else '-'} of {result.numel}")
         result.workarounds.append(w)
     result.summary = _summary(result)
+
+
+def _try(candidate: Candidate, bench: Bench, reference: list[Any] | None,
+         deadline: float) -> Run | None:
+    """The candidate's run; for a change to the user's code (``against``), judged against
+    eager running the same change (None: not tried, the note says why)."""
+    assert candidate.trial is not None
+    if candidate.against is None:
+        return bench.run(candidate.trial, deadline)
+    w, upcast = candidate.workaround, candidate.upcast
+    base = bench.run(candidate.against, deadline)
+    if base.error is not None or base.leaves is None:
+        w.note += "; not tried: eager with the change " + (
+            f"fails ({error_text(base.error)[0]})" if base.error else "did not finish")
+        return None
+    if upcast is not None and not upcast.changed:
+        w.note += "; not tried: " + (upcast.refused or "no float16/bfloat16 op of the line is "
+                                     "in the captured graphs")
+        return None
+    run = bench.run(candidate.trial, deadline)
+    if run.error is None and run.leaves is not None:
+        run.judged = judge(base.leaves, run.leaves)
+    eager_before = _errors(reference, bench.expected) if reference is not None else None
+    eager_after = _errors(reference, base.leaves) if reference is not None else None
+    if base.judged is not None and base.judged.max_abs_diff is not None:
+        w.note += (f"; compared with eager running the same change (it changes eager too: "
+                   f"by up to {base.judged.max_abs_diff:.3g})")
+    if eager_before is not None and eager_after is not None:
+        w.note += (f"; eager's error to float64 {eager_before[0]:.3g} -> {eager_after[0]:.3g}")
+    return run
 
 
 def _ladder(backend: Any) -> list[tuple[str, str]]:
@@ -301,19 +339,21 @@ def _culprit(result: Diagnosis, bench: Bench, first: Rung, runs: dict[str, Run],
     return found
 
 
-def _reference(result: Diagnosis, bench: Bench, top: Run, deadline: float) -> None:
+def _reference(result: Diagnosis, bench: Bench, top: Run, deadline: float
+               ) -> list[Any] | None:
+    """Fill ``result.reference``; the float64 run's output leaves (None: none)."""
     if time.perf_counter() > deadline:
         result.skipped.append("float64 reference: the time budget was used up")
-        return
+        return None
     ref, note = bench.float64()
     if ref is None or top.leaves is None:
         result.reference = Reference(note=f"no float64 reference: {note}")
-        return
+        return None
     eager_err = _errors(ref, bench.expected)
     compiled_err = _errors(ref, top.leaves)
     if eager_err is None or compiled_err is None:
         result.reference = Reference(note="no float64 reference: the outputs do not line up")
-        return
+        return None
     reference = Reference(eager_error=eager_err[0], compiled_error=compiled_err[0],
                           eager_mean_error=eager_err[1], compiled_mean_error=compiled_err[1],
                           note=note)
@@ -322,6 +362,7 @@ def _reference(result: Diagnosis, bench: Bench, top: Run, deadline: float) -> No
     elif eager_err[0] <= CLOSER * compiled_err[0]:
         reference.closer = "eager"
     result.reference = reference
+    return ref
 
 
 def _errors(reference: list[Any], got: list[Any]) -> tuple[float, float] | None:

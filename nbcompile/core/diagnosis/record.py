@@ -69,7 +69,7 @@ class Reference(Record):
 class Workaround(Record):
     """A change tried on a copy, with its measured effect and its cost in time."""
 
-    kind: str  # setting | backend | disable
+    kind: str  # setting | backend | disable | upcast
     change: str  # the change, as code
     # on the copy it removes the crash, or brings the result within tolerance
     verified: bool = False
@@ -81,6 +81,8 @@ class Workaround(Record):
     first_call_s: float | None = None  # the copy's first call: compile and run
     time_s: float | None = None  # median time of a later call
     cost: str = ""  # the time against the compiled (or eager) call, in words
+    # largest abs difference of the changed copy's result to the float64 run (null: none)
+    reference_error: float | None = None
     error: str = ""  # the copy crashed: exception type and its first line
     note: str = ""  # what it changes, what it costs or risks, why it was not tried
 

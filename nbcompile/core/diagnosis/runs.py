@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import copy
+import pickle
 import statistics
 import time
 import warnings
@@ -31,6 +32,8 @@ from ..perf.numerics import snapshot_outputs
 from ..perf.sandbox import Sandbox
 from ..torch_compat import tree_leaves, tree_map
 from ..trace.listener import TraceEvent, TraceListener, suppressed
+from ..trace.parsers import parser_for, post_grad_graph
+from .isolate import GRACE_S, ChildError, abort_risk, in_child, needs_child, shown_error
 from .judge import Judged, judge
 from .torch_names import inductor_patch
 
@@ -63,6 +66,7 @@ class Run:
     post_grad_graphs: list[str] = field(default_factory=list)
     dynamo_graphs: list[str] = field(default_factory=list)
     judged: Judged | None = None
+    note: str = ""  # why it did not finish (a child out of time)
 
     @property
     def outcome(self) -> str:
@@ -85,8 +89,8 @@ class GraphCapture:
     def _on_event(self, event: TraceEvent) -> None:
         if event.kind == "dynamo_output_graph":
             self.dynamo.append(event.payload)
-        elif "inductor_post_grad_graph" in (event.kind, event.artifact_name):  # miss, hit
-            self.post_grad.append(event.payload)
+        elif parser_for(event.kind, event.metadata) is post_grad_graph:
+            self.post_grad.append(event.payload)  # under each name torch writes it
 
     @contextlib.contextmanager
     def listening(self) -> Iterator[GraphCapture]:
@@ -128,6 +132,8 @@ class Bench:
         self.random = False
         self.expected: list[Any] = []
         self.compiles = 0  # copies compiled
+        #: why runs that generate code must happen in a child process ("": they need not)
+        self.isolate = abort_risk(self.device)
 
     def close(self) -> None:
         self.box.restore()
@@ -143,7 +149,19 @@ class Bench:
 
     def run(self, trial: Trial, deadline: float | None = None) -> Run:
         """A fresh copy compiled as ``trial`` says (or ``trial.function`` called), judged
-        against eager."""
+        against eager; in a forked child when its code could kill the process
+        (``isolate``)."""
+        if self.isolate and trial.compile and needs_child(trial.backend):
+            self.compiles += 1
+            left = (deadline - time.perf_counter()) if deadline is not None else GRACE_S
+            result, error, why = in_child(lambda: _portable(self._run_here(trial, deadline)),
+                                          max(left, 0.0) + GRACE_S)
+            if isinstance(result, Run):
+                return result
+            return Run(error=error, note=why)
+        return self._run_here(trial, deadline)
+
+    def _run_here(self, trial: Trial, deadline: float | None) -> Run:
         if trial.compile:
             target = trial.function if trial.function is not None else fresh_copy(self.fn)
             try:
@@ -252,6 +270,18 @@ class Bench:
                           "function casts inside (or uses tensors that are not arguments), "
                           "so it is no higher-precision reference")
         return leaves, "the same function, eager, with floating inputs and parameters in float64"
+
+
+def _portable(run: Run) -> Run:
+    """``run`` as a child process sends it back: the error by type name and message, the
+    output's leaves dropped if they cannot be pickled."""
+    if run.error is not None:
+        run.error = ChildError(*shown_error(run.error))
+    try:
+        pickle.dumps(run.leaves)
+    except Exception:  # e.g. an output object pickle cannot take: judged already
+        run.leaves = None
+    return run
 
 
 def _upcast(value: Any) -> Any:

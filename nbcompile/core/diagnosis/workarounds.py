@@ -6,6 +6,9 @@
   calls that draw random numbers;
 * a lower backend rung (the highest rung below the problem's layer that was fine):
   measured on the ladder already, not run again;
+* the culprit line upcast (float16/bfloat16 accuracy): the line computes in float32 and
+  its result is cast back once (``upcast``), judged against eager running the same
+  change, since the change is to the user's code;
 * ``torch.compiler.disable`` on the function that holds the culprit's line: a helper
   the function calls (rebound in a copy of the function's globals, never the user's) or
   the function itself (then nothing of it is compiled).
@@ -25,6 +28,7 @@ from ..notebook.targets import eager_callable, fresh_copy
 from .culprit import Site, culprit_function, error_text
 from .record import Rung, Workaround
 from .runs import Bench, Run, Trial
+from .upcast import LOW_PRECISION, UpcastLine, change_text
 
 LADDER_LAYERS = {"eager": "dynamo", "aot_eager": "aot_autograd",
                  "aot_eager_decomp_partition": "aot_autograd", "inductor": "inductor"}
@@ -35,6 +39,9 @@ class Candidate:
     workaround: Workaround
     trial: Trial | None = None  # None: not run (see the note), or measured already
     measured: Rung | None = None  # a ladder rung that measured it already
+    #: a change to the user's code: eager running the same change, judged against instead
+    against: Trial | None = None
+    upcast: UpcastLine | None = None  # the upcast's graph pass (what it changed)
 
 
 def candidates(bench: Bench, kind: str, layer: str | None, rungs: list[Rung],
@@ -71,9 +78,33 @@ def candidates(bench: Bench, kind: str, layer: str | None, rungs: list[Rung],
                else "the compiled backend is not Inductor")
         out.append(Candidate(Workaround("setting", change, note=f"not tried: {why}")))
 
+    out.append(_upcast(bench, kind, site, options, top_inductor))
     out.append(_lower_rung(layer, rungs))
     out.append(_disable(bench, site, options, own))
     return out
+
+
+def _upcast(bench: Bench, kind: str, site: Site | None, options: dict[str, Any],
+            top_inductor: bool) -> Candidate:
+    dtype = next((str(v.dtype).removeprefix("torch.") for v in bench.expected
+                  if isinstance(v, torch.Tensor) and v.dtype in LOW_PRECISION), None)
+    why = ("it is for numeric differences, not crashes" if kind != "accuracy"
+           else "no float16/bfloat16 output" if dtype is None
+           else "no culprit line was found" if site is None or site.lineno is None
+           else "the compiled backend is not Inductor (the change is made by its "
+                "pre_grad_custom_pass)" if not top_inductor else "")
+    if why:
+        return Candidate(Workaround("upcast", "# the culprit line in float32, its result "
+                                    "cast back", note=f"not tried: {why}"))
+    assert site is not None and dtype is not None
+    upcast = UpcastLine(site)
+    keep = {k: v for k, v in options.items() if k in ("dynamic", "fullgraph")}
+    return Candidate(
+        Workaround("upcast", change_text(site, dtype), note=(
+            f"line {site.lineno} computes in float32 and rounds to {dtype} once, where "
+            f"eager rounds every op")),
+        Trial(options=dict(options), config={"pre_grad_custom_pass": upcast}),
+        against=Trial(backend=upcast.eager_backend(), options=keep), upcast=upcast)
 
 
 def _lower_rung(layer: str | None, rungs: list[Rung]) -> Candidate:
@@ -161,6 +192,9 @@ def settle(candidate: Candidate, run: Run | None, baseline_s: float | None,
         w.max_abs_diff, w.mismatched, w.numel = rung.max_abs_diff, rung.mismatched, rung.numel
         w.first_call_s, w.time_s, w.error = rung.first_call_s, rung.time_s, rung.error
         w.note = f"{w.note}; measured on the ladder"
+    elif run is not None and run.outcome == "not run":
+        w.note = f"{w.note}; not tried: {run.note}"
+        return w
     elif run is not None:
         w.outcome = run.outcome  # type: ignore[assignment]
         w.first_call_s, w.time_s = run.first_call_s, run.time_s

@@ -33,6 +33,7 @@ from ..perf.numerics import numeric_diff, snapshot_outputs
 from ..perf.sandbox import Sandbox
 from ..perf.timing import WARMUP_CALLS
 from ..records import SCHEMA_VERSION, GraphBreak, Record
+from ..steps import Progress, tell
 from ..trace.listener import TraceEvent, TraceListener, suppressed
 from ..trace.payloads import parse_graph_break, recompile_failed_versions
 from ..trace.stacks import parse_user_stack
@@ -546,13 +547,16 @@ def _judge(item: Suggestion, baseline: Measured, breaks: list[GraphBreak]) -> No
 
 
 def suggest(fn: Any, *args: Any, calls: Sequence[Any] | None = None,
-            budget_s: float = DEFAULT_BUDGET_S, **kwargs: Any) -> Suggestions:
+            budget_s: float = DEFAULT_BUDGET_S, progress: Progress | None = None,
+            **kwargs: Any) -> Suggestions:
     """Propose a change for each graph break and recompile of ``fn`` and try each one.
 
     ``fn`` is a function or module (compiled by ``%%compile`` or not); it is never
     touched. With ``calls=[args_tuple, ...]`` the calls are replayed in order (needed for
     recompiles from changing sizes); otherwise one call with ``*args, **kwargs``.
     ``budget_s`` bounds the trials: those left when it runs out are listed as not tried.
+    ``progress`` hears each step as it starts (the baseline, trial i of n with the budget
+    left; ``core/steps.py``).
     """
     if not callable(fn):
         raise SuggestError(f"suggest needs a function or module, not {type(fn).__name__}")
@@ -562,23 +566,31 @@ def suggest(fn: Any, *args: Any, calls: Sequence[Any] | None = None,
     started = time.perf_counter()
     deadline = started + float(budget_s)
     name = getattr(fn, "__name__", None) or type(fn).__name__
+    tell(progress, "suggest", "running eagerly (the reference)")
     reference = _reference(fn, replay)
+    tell(progress, "suggest", "compiling a copy as it is (the baseline)",
+         remaining_s=deadline - time.perf_counter())
     baseline, _, breaks = _run(fn, replay, reference, _Trial(), deadline)
     result = Suggestions(name, baseline, calls=len(replay), budget_s=float(budget_s))
     if baseline.error:
         result.notes.append(f"the baseline compile failed: {baseline.error}")
     result.problems = _problems(fn, breaks, baseline)
-    for problem in result.problems:
-        for item, trial in _proposals(fn, problem, replay):
-            result.items.append(item)
-            if trial is None:
-                continue
-            if time.perf_counter() > deadline:
-                item.note += f"; not tried: the {budget_s:g} s budget was used up"
-                continue
-            item.after, item.same_result, after_breaks = _run(
-                fn, replay, reference, trial, deadline)
-            _judge(item, baseline, after_breaks)
+    proposals = [p for problem in result.problems for p in _proposals(fn, problem, replay)]
+    trials = sum(1 for _, trial in proposals if trial is not None)
+    index = 0
+    for item, trial in proposals:
+        result.items.append(item)
+        if trial is None:
+            continue
+        index += 1
+        if time.perf_counter() > deadline:
+            item.note += f"; not tried: the {budget_s:g} s budget was used up"
+            continue
+        tell(progress, "suggest", "compiling a changed copy and replaying the calls", index,
+             trials, _first_line(item.change), deadline - time.perf_counter())
+        item.after, item.same_result, after_breaks = _run(
+            fn, replay, reference, trial, deadline)
+        _judge(item, baseline, after_breaks)
     if not result.problems:
         result.notes.append("no graph breaks or recompiles: nothing to fix")
     result.elapsed_s = round(time.perf_counter() - started, 3)

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import torch_compat
 from ..records import Advice, CompileRecord
 from ..trace.compile_id import frame_of
 
@@ -96,10 +97,7 @@ def _frames(compiles: Iterable[CompileRecord]) -> dict[str, _Frame]:
 def recompile_limit() -> int:
     """``torch._dynamo.config.recompile_limit`` (8 unless the user changed it)."""
     try:
-        import torch._dynamo.config as dynamo_config
-
-        return int(getattr(dynamo_config, "recompile_limit",
-                           getattr(dynamo_config, "cache_size_limit", 8)))
+        return torch_compat.recompile_limit()
     except Exception:  # torch without dynamo: keep the documented default
         return 8
 

@@ -50,8 +50,10 @@ def rank_breaks(targets: Iterable[TargetRecord], profiles: Iterable[MeasuredBrea
     ranked: dict[BreakKey, RankedBreak] = {}
     for target in targets:
         for compile_ in target.compiles:
-            for key in dict.fromkeys(break_key(gb) for gb in compile_.graph_breaks):
-                gb = next(g for g in compile_.graph_breaks if break_key(g) == key)
+            firsts: dict[BreakKey, GraphBreak] = {}  # each break once per compile
+            for g in compile_.graph_breaks:
+                firsts.setdefault(break_key(g), g)
+            for key, gb in firsts.items():
                 row = ranked.setdefault(key, RankedBreak(gb))
                 row.hits += 1
                 if target.name not in row.targets:

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..frames import ENTRY_PREFIX
 from ..records import CompileRecord, GraphBreak
+from ..torch_compat import allow_rnn
 
 INTERNAL_PLACE = ("at the call of the target itself (the place Dynamo names is nbcompile's "
                   "internal entry function, not a line of yours)")
@@ -49,6 +50,26 @@ def without_internal_place(gb: GraphBreak) -> GraphBreak:
                                reason=f"{gb.reason} ({INTERNAL_PLACE})")
 
 
+def _is_rnn_module(obj: Any) -> bool:
+    import torch
+
+    return isinstance(obj, (torch.nn.RNN, torch.nn.GRU, torch.nn.LSTM))
+
+
+def _rnn_refused(compiles: Sequence[CompileRecord], breaks: Sequence[GraphBreak],
+                 obj: Any) -> bool:
+    """Whether Dynamo refused to trace an RNN module. Its words are in a break's reason
+    (torch 2.13), or only in the failed compile's ``fail_reason`` (2.9, no break record),
+    or in a break's explanation. torch 2.15 delays the refusal, so the break names a later
+    step (``Unsupported python_type() call``): there the evidence is torch's own rule, an
+    RNN/GRU/LSTM target while ``allow_rnn`` is off."""
+    words = [gb.reason for gb in breaks] + [gb.explanation for gb in breaks]
+    words += [c.error for c in compiles]
+    if any(_RNN in w for w in words):
+        return True
+    return bool(breaks or compiles) and _is_rnn_module(obj) and allow_rnn() is False
+
+
 def why_not_compiled(name: str, compiles: Sequence[CompileRecord],
                      breaks: Sequence[GraphBreak], function: Any = None) -> str:
     """The note of a target Dynamo produced no graph for: why, and what would help."""
@@ -69,7 +90,7 @@ def why_not_compiled(name: str, compiles: Sequence[CompileRecord],
                 f"function, e.g. g = torch.compile({name}(...)), or return "
                 f"torch.compile({inner[0]}) from {name}.")
     reasons = " ".join(gb.reason for gb in breaks)
-    if _RNN in reasons:
+    if _rnn_refused(compiles, breaks, function):
         return (f"{name} was not compiled: Dynamo does not trace RNN modules "
                 "(torch.nn.LSTM, GRU, RNN) by default, so it ran eagerly with 0 graphs. "
                 "Fix: set torch._dynamo.config.allow_rnn = True before the first call "

@@ -5,9 +5,12 @@ A log is glog-prefixed header lines, each with a JSON metadata object::
     V1122 07:34:03.362000 14222 torch/_dynamo/utils.py:1759] {"dynamo_start": {...}, ...}
 
 followed, when the metadata has ``"has_payload": "<md5>"``, by the payload's lines, each
-prefixed with a tab. ``TraceLog`` scans a file in large chunks, decodes only the headers,
-and remembers where each payload lies (``PayloadRef``); payloads are read on demand and
-checked against their md5. The interned-string table (``str`` events) is kept per file.
+prefixed with a tab. ``TraceLog`` scans a file in large blocks (one regex search per block
+finds the header lines; payload lines are never looked at one by one), decodes only the
+headers (torch's own chromium headers are matched, not decoded: the index keeps only
+where they are), and remembers where each payload lies (``PayloadRef``); payloads are read
+on demand, at most ``_MAX_PAYLOAD`` of each, and checked against their md5. The
+interned-string table (``str`` events) is kept per file.
 What is wrong in a file (truncated last line, corrupt JSON, md5 mismatch, empty file,
 lines that are not trace lines) is collected in ``problems`` as ``file:line: what``;
 nothing here raises on bad content. Turning events into records is the parsers' job.
@@ -24,7 +27,8 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterator
+from array import array
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,10 +40,22 @@ KEY_FIELDS = frozenset(
 # torch: dedicated_log_torch_trace_rank_0_<random>.log; tlparse's inputs: ..._rank_0.log
 _RANK_NAME = re.compile(r"^dedicated_log_torch_trace_rank_(\d{1,9})(?:_.*)?\.log$")
 _TRACE_NAME = re.compile(r"^dedicated_log_torch_trace_.*\.log$")
-_HEADER_START = re.compile(rb"^[^\t\n][^\n]*", re.M)  # every line that is not a payload line
+#: A newline, then a line that is not a payload line (one search per block finds them).
+_HEADER_AT = re.compile(rb"\n[^\t\n]")
 _GLOG = re.compile(rb"^[VIWEFD]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]]*\] ")
-_CHUNK = 8 << 20
-_MAX_LINE = 64 << 20  # a longer header line is skipped (payload lines are never held)
+_ID = rb"(0|[1-9]\d{0,8})"  # a JSON integer below 10**9
+#: A chromium event's header exactly as torch writes it (ids, an md5, a payload follows):
+#: read without the JSON decoder (the match is the decoding).
+_CHROMIUM = re.compile(
+    rb'[VIWEFD]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]\n]*\] \{"chromium_event": \{\}, '
+    rb'(?:"rank": ' + _ID + rb', )?"frame_id": ' + _ID + rb', "frame_compile_id": ' + _ID
+    + rb', "attempt": ' + _ID + rb', "has_payload": "[0-9a-f]{32}"\}\n\t')
+_CHUNK = 256 << 10  # blocks that stay in cache while scanned
+#: A longer header line is skipped (torch's biggest, compilation_metrics, are ~40 kB; a
+#: header's JSON can take ~25x its size in objects). Payload lines are never held.
+_MAX_LINE = 4 << 20
+#: A longer payload is read only this far (noted; its md5 not checked).
+_MAX_PAYLOAD = 32 << 20
 _MAX_PROBLEMS_PER_KIND = 10
 _MAX_ID = 1 << 31  # frame ids, compile ids, attempts, ranks, string indexes
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -83,13 +99,17 @@ def _file_type(mode: int) -> str:
     return "not a regular file"
 
 
+def _mb(n: int) -> str:
+    return f"{n / (1 << 20):g} MB" if n >= 1 << 20 else f"{n} bytes"
+
+
 def printable(path: str | os.PathLike[str]) -> str:
     """A path as text that encodes as UTF-8 (bytes that are not UTF-8 escaped, ``\\xff``)."""
     return os.fsdecode(path).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _valid_id(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < _MAX_ID
+    return type(value) is int and 0 <= value < _MAX_ID  # bool is not int here
 
 
 def _clean(value: Any) -> Any:
@@ -136,6 +156,12 @@ class LogEvent:
             else ""
 
 
+def _untab(raw: bytes) -> bytes:
+    """Payload lines as written (each line's tab prefix removed)."""
+    data = raw.replace(b"\n\t", b"\n")
+    return data[1:] if data.startswith(b"\t") else data
+
+
 def compile_key(md: dict[str, Any]) -> tuple[int, int, int] | None:
     """``(frame_id, frame_compile_id, attempt)`` of an event's metadata (absent or null
     parts count as 0), or None when it has no valid frame id or a part is malformed."""
@@ -147,10 +173,17 @@ def compile_key(md: dict[str, Any]) -> tuple[int, int, int] | None:
     return frame, fcid, attempt
 
 
+_scan_json = json.scanner.make_scanner(json.JSONDecoder())  # (obj, end) at an index
+
+
 def _bad_ids(md: dict[str, Any]) -> list[str]:
     """The locating fields of ``md`` that are present (not null) but malformed."""
-    return [k for k in ("frame_id", "frame_compile_id", "attempt", "rank")
-            if md.get(k) is not None and not _valid_id(md[k])]
+    bad = []
+    for k in ("frame_id", "frame_compile_id", "attempt", "rank"):
+        v = md.get(k)
+        if v is not None and not (type(v) is int and 0 <= v < _MAX_ID):
+            bad.append(k)
+    return bad
 
 
 def rank_from_name(path: str | os.PathLike[str]) -> int | None:
@@ -167,7 +200,10 @@ def is_trace_name(path: str | os.PathLike[str]) -> bool:
 
 def event_kind(metadata: dict[str, Any]) -> str:
     """The event's kind: the first metadata key that is not a locating field."""
-    return next((k for k in metadata if k not in KEY_FIELDS), "")
+    for k in metadata:
+        if k not in KEY_FIELDS:
+            return k
+    return ""
 
 
 @dataclass
@@ -231,93 +267,133 @@ class TraceLog:
         return open_regular(real)
 
     # --- reading ---
-    def events(self) -> Iterator[LogEvent]:
+    def events(self, chromium: dict[tuple[int, int, int], tuple[int, array[int]]] | None = None,
+               progress: Callable[[int], None] | None = None) -> Iterator[LogEvent]:
         """Stream the file's events (``str`` events fill ``strings`` and are not yielded).
 
-        Raises ``OSError`` (``NotRegularFile`` included) when the file cannot be opened.
+        ``chromium``: when given, chromium events written the way torch writes them (ids,
+        then an md5, then a payload) are not yielded but indexed here, by compile key:
+        ``(lineno of the first, header offsets)`` (the index only needs where they are; the
+        other chromium events are still yielded). ``progress`` is called after each block
+        read with the bytes of this file read so far. Raises ``OSError``
+        (``NotRegularFile`` included) when the file cannot be opened.
         """
         with self.open() as f:
             self.size = os.fstat(f.fileno()).st_size
             if self.size == 0:
                 self.problem(None, "empty", "empty file (no trace events)")
                 return
-            yield from self._events(f)
+            yield from self._events(f, chromium, progress)
 
-    def _events(self, f) -> Iterator[LogEvent]:
-        previous: LogEvent | None = None
-        previous_end = 0  # offset just past the previous header's newline
-        for lineno, start, line, complete in self._header_lines(f):
-            if previous is not None and previous.payload is not None:
-                self._close_payload(previous, previous_end, start)
-            if previous is not None:
-                yield previous
-            previous = self._decode(lineno, line, complete, start)
-            previous_end = start + len(line) + 1
-        if previous is not None:
-            if previous.payload is not None:
-                end = self.size + (1 if self._truncated else 0)  # as if a newline followed
-                self._close_payload(previous, previous_end, end)
-            yield previous
+    def _events(self, f, chromium: dict[tuple[int, int, int], tuple[int, array[int]]] | None,
+                progress: Callable[[int], None] | None) -> Iterator[LogEvent]:
+        """The scan: big blocks, header lines found by one regex search per block, payload
+        lines never looked at one by one (their bytes are counted, not split), line numbers
+        counted with ``bytes.count``. A line longer than ``_MAX_LINE`` is skipped (only
+        searched for its end), never held whole."""
+        chunk, max_line = _CHUNK, _MAX_LINE
+        headers = _HEADER_AT.finditer
+        # with ``chromium``, torch's own chromium headers are matched, not decoded
+        fast = _CHROMIUM.match if chromium is not None else None
+        located: dict[tuple[bytes, ...], tuple[int, array[int]]] = {}  # by the ids' bytes
+        pending: LogEvent | None = None  # the last event; its payload ends at the next header
+        pending_end = 0  # offset just past its header's newline
+        parts: list[bytes] = [b"\n"]  # a newline (file start: a virtual one), then the
+        held = 1  # incomplete line after it, possibly in several reads
+        at = -1  # file offset of parts[0][0]
+        lineno = 1  # the number of the line after that newline
+        read = 0
+        skipping = False  # inside an over-long line, until its newline
+        while data := f.read(chunk):
+            pos = read
+            read += len(data)
+            if progress is not None:
+                progress(read)
+            if skipping:
+                nl = data.find(b"\n")
+                if nl < 0:
+                    continue
+                skipping = False
+                data = data[nl:]
+                at, lineno, parts, held = pos + nl, lineno + 1, [], 0
+            nl = data.rfind(b"\n")
+            parts.append(data)
+            held += len(data)
+            if nl < 0:
+                if held > max_line + 1:  # the line after parts[0][0]: skip to its end
+                    if (parts[0][1:2] or parts[1][:1]) != b"\t":
+                        self.problem(lineno, "long-line", f"a line longer than "
+                                     f"{_mb(max_line)} that is not a payload: skipped")
+                        if pending is not None:
+                            self._close_payload(pending, pending_end, at + 1)
+                            yield pending
+                            pending = None
+                    parts, held, skipping = [], 0, True
+                continue
+            buf = b"".join(parts) if len(parts) > 1 else data
+            cut = held - len(data) + nl  # the last newline in buf
+            cursor = 0
+            for m in headers(buf, 0, cut):
+                p = m.start()
+                start = at + p + 1
+                if pending is not None:
+                    self._close_payload(pending, pending_end, start)
+                    yield pending
+                    pending = None
+                if fast is not None and (c := fast(buf, p + 1)) is not None:
+                    where = located.get(ids := c.group(2, 3, 4))
+                    if where is None:  # line numbers are counted only where needed
+                        lineno += buf.count(b"\n", cursor, p)
+                        cursor = p
+                        located[ids] = where = (lineno, array("q"))
+                    where[1].append(start)
+                    if self.rank is None and c.group(1) is not None:
+                        self.rank = int(c.group(1))
+                    self.events_read += 1
+                    continue
+                lineno += buf.count(b"\n", cursor, p)
+                cursor = p
+                end = buf.find(b"\n", p + 1)
+                if end - p - 1 > max_line:
+                    self.problem(lineno, "long-line", f"a line longer than {_mb(max_line)} "
+                                                      "that is not a payload: skipped")
+                    continue
+                pending = self._decode(lineno, buf[p + 1:end], True, start)
+                pending_end = at + end + 1
+            lineno += buf.count(b"\n", cursor, cut)
+            at += cut
+            parts = [buf[cut:]]
+            held = len(parts[0])
+        if held > 1 or skipping:
+            self._truncated = True
+            self.problem(lineno, "truncated", "the last line is cut short (no newline at the "
+                                              "end: the job stopped mid-write?)")
+            line = b"".join(parts)[1:]
+            if not skipping and not line.startswith(b"\t"):
+                if pending is not None:
+                    self._close_payload(pending, pending_end, at + 1)
+                    yield pending
+                pending = self._decode(lineno, line, False, at + 1)
+                pending_end = at + 1 + len(line) + 1
+        if pending is not None:
+            if pending.payload is not None:
+                end = read + (1 if self._truncated else 0)  # as if a newline followed
+                self._close_payload(pending, pending_end, end)
+            yield pending
+        if chromium is not None:
+            for ids, (first, offsets) in located.items():
+                chromium[(int(ids[0]), int(ids[1]), int(ids[2]))] = (first, offsets)
         self.finish_problems()
 
     def _close_payload(self, event: LogEvent, begin: int, next_start: int) -> None:
         ref = event.payload
-        assert ref is not None
+        if ref is None:
+            return
         length = max(0, next_start - 1 - begin)  # without the newline ending the payload
         event.payload = PayloadRef(begin, length, ref.md5, ref.lineno)
         if length == 0:
             self.problem(event.lineno, "payload", f"{event.kind} event announces a payload "
                                                   "but none follows")
-
-    def _header_lines(self, f) -> Iterator[tuple[int, int, bytes, bool]]:
-        """``(lineno, offset, line, complete)`` of every line that is not a payload line.
-
-        A line longer than ``_MAX_LINE`` is not held in memory: a payload line is skipped
-        (payloads are read later, by offset), a header line is noted and skipped.
-        """
-        base, lineno = 0, 1
-        carry = b""
-        skipping = False  # inside an over-long line, until its newline
-        while True:
-            data = f.read(_CHUNK)
-            if not data:
-                break
-            if skipping:
-                nl = data.find(b"\n")
-                if nl < 0:
-                    base += len(data)
-                    continue
-                skipping = False
-                base += nl + 1
-                lineno += 1
-                data = data[nl + 1:]
-            buf = carry + data
-            cut = buf.rfind(b"\n") + 1
-            if cut == 0:
-                if len(buf) > _MAX_LINE:
-                    if not buf.startswith(b"\t"):
-                        self.problem(lineno, "long-line", f"a line longer than "
-                                     f"{_MAX_LINE >> 20} MB that is not a payload: skipped")
-                    base += len(buf)
-                    carry = b""
-                    skipping = True
-                else:
-                    carry = buf
-                continue
-            pos = 0
-            for m in _HEADER_START.finditer(buf, 0, cut):
-                lineno += buf.count(b"\n", pos, m.start())
-                pos = m.start()
-                yield lineno, base + m.start(), m.group(), True
-            lineno += buf.count(b"\n", pos, cut)
-            base += cut
-            carry = buf[cut:]
-        if carry or skipping:
-            self._truncated = True
-            self.problem(lineno, "truncated", "the last line is cut short (no newline at the "
-                                              "end: the job stopped mid-write?)")
-            if carry and not carry.startswith(b"\t"):
-                yield lineno, base, carry, False
 
     def _decode(self, lineno: int, line: bytes, complete: bool, offset: int = 0
                 ) -> LogEvent | None:
@@ -349,7 +425,7 @@ class TraceLog:
                          + ("" if placed else ": not placed in a compile"))
             for key in (*bad, *(() if placed else ids)):
                 metadata.pop(key, None)
-        if self.rank is None and _valid_id(metadata.get("rank")):
+        if self.rank is None and "rank" in metadata and _valid_id(metadata["rank"]):
             self.rank = metadata["rank"]
         md5 = metadata.get("has_payload")
         if md5 is not None and not isinstance(md5, str):
@@ -370,7 +446,12 @@ class TraceLog:
                                              f"{column + e.start + 1}): skipped")
             return None
         try:
-            metadata = json.loads(text)
+            try:  # the C scanner alone (no whitespace skipping, no trailing-data check)
+                metadata, end = _scan_json(text, 0)
+            except (ValueError, StopIteration):
+                end = -1
+            if end != len(text):  # spaces around it, extra data, an error: json.loads
+                metadata = json.loads(text)  # reads it or says what is wrong
         except json.JSONDecodeError as e:
             if complete:
                 self.problem(lineno, "json", f"corrupt JSON in the event metadata ({e.msg} "
@@ -384,7 +465,7 @@ class TraceLog:
         if not isinstance(metadata, dict):
             self.problem(lineno, "json", "event metadata is not a JSON object")
             return None
-        if _SURROGATE.search(raw):
+        if b"\\u" in raw and _SURROGATE.search(raw):
             metadata = _clean(metadata)
         return metadata
 
@@ -392,59 +473,71 @@ class TraceLog:
         """The event's payload text (tab prefixes removed); checked against its md5.
 
         A mismatch (or an unreadable payload) is noted in ``problems``; what could be read
-        is still returned.
+        is still returned. A payload longer than ``_MAX_PAYLOAD`` is read that far (to its
+        last whole line) and noted, never whole.
         """
         ref = event.payload
         if ref is None or ref.length == 0:
             return ""
+        capped = ref.length > _MAX_PAYLOAD
         try:
             with self.open() as f:
                 f.seek(ref.offset)
-                raw = f.read(ref.length)
+                raw = f.read(min(ref.length, _MAX_PAYLOAD))
         except OSError as e:
             self.problem(ref.lineno, "read", f"{event.kind} payload unreadable "
                                              f"({e.strerror or e})")
             return ""
-        text = raw.decode("utf-8", "replace")
-        lines = [ln[1:] if ln.startswith("\t") else ln for ln in text.split("\n")]
-        payload = "\n".join(lines)
-        digest = hashlib.md5(payload.encode("utf-8"), usedforsecurity=False).hexdigest()
-        if digest != ref.md5:
+        if capped:
+            raw = raw[:raw.rfind(b"\n")] if b"\n" in raw else raw
+            self.problem(ref.lineno, "payload-size", f"{event.kind} payload of "
+                         f"{_mb(ref.length)}: only its first {_mb(len(raw))} read (its md5 "
+                         "not checked)")
+        data = _untab(raw)
+        del raw
+        if not capped and hashlib.md5(data, usedforsecurity=False).hexdigest() != ref.md5:
             self.problem(ref.lineno, "md5", f"{event.kind} payload does not match its md5 "
                                             "(corrupted or cut short); shown as read")
-        return payload
+        return data.decode("utf-8", "replace")
 
     def event_at(self, offset: int, lineno: int = 0) -> tuple[LogEvent | None, str]:
-        """Re-read the event whose header starts at ``offset`` and its payload (checked).
+        """Re-read the event whose header starts at ``offset`` and its payload (checked;
+        read at most ``_MAX_PAYLOAD`` far).
 
         For events the index only kept the offset of (e.g. chromium events of a compile).
         """
         try:
             with self.open() as f:
                 f.seek(offset)
-                header = f.readline(_MAX_LINE)
+                header = f.readline(_MAX_LINE + 1)
                 m = _GLOG.match(header)
                 try:
-                    metadata = json.loads(header[m.end():].decode("utf-8")) if m else None
+                    metadata = json.loads(header[m.end():].decode("utf-8")) \
+                        if m and header.endswith(b"\n") else None
                 except (ValueError, RecursionError):
                     metadata = None
                 if not isinstance(metadata, dict):
                     return None, ""
-                lines = []
-                while (line := f.readline()).startswith(b"\t"):
+                lines: list[bytes] = []
+                left = _MAX_PAYLOAD
+                while left > 0 and (line := f.readline(left)).startswith(b"\t"):
+                    left -= len(line)
                     lines.append(line[1:].rstrip(b"\n"))
         except OSError:
             return None, ""
         if _SURROGATE.search(header):
             metadata = _clean(metadata)
-        payload = b"\n".join(lines).decode("utf-8", "replace")
+        data = b"\n".join(lines)
         md5 = metadata.get("has_payload")
         event = LogEvent(event_kind(metadata), metadata, lineno, None, offset)
-        if isinstance(md5, str) and \
-                hashlib.md5(payload.encode(), usedforsecurity=False).hexdigest() != md5:
+        if left <= 0:
+            self.problem(lineno or None, "payload-size", f"{event.kind} payload at byte "
+                         f"{offset}: only its first {_mb(_MAX_PAYLOAD)} read")
+        elif isinstance(md5, str) and \
+                hashlib.md5(data, usedforsecurity=False).hexdigest() != md5:
             self.problem(lineno or None, "md5", f"{event.kind} payload at byte {offset} does "
                                                 "not match its md5; shown as read")
-        return event, payload
+        return event, data.decode("utf-8", "replace")
 
     def filename(self, index: Any) -> str:
         """Resolve an interned filename index (as in ``dynamo_start`` stacks)."""

@@ -19,8 +19,10 @@ import json
 import math
 import os
 import re
+import time
 from array import array
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -37,7 +39,7 @@ from ..records import (
 )
 from ..trace.builder import CompileBuilder
 from ..trace.listener import StringTable, TraceEvent
-from ..trace.parsers import PROVENANCE_ARTIFACT, Metrics, explain_reasons, parse
+from ..trace.parsers import PARSERS, PROVENANCE_ARTIFACT, Metrics, explain_reasons, parse
 from ..trace.payloads import (
     SourceReader,
     logged_line,
@@ -54,8 +56,9 @@ TraceStatus = Literal["compiled", "failed", "restarted", "cache_hit"]
 #: Events whose payload feeds a compile's contents (read on demand).
 _CONTENT_KINDS = frozenset({"dynamo_output_graph", "dynamo_cpp_guards_str", "inductor_output_code",
                             "inductor_post_grad_graph"})
-_CONTENT_ARTIFACTS = frozenset({"dynamo_graph_break_reason", "dynamo_error", "recompile_reasons",
-                                "inductor_post_grad_graph", PROVENANCE_ARTIFACT})
+#: (every artifact the parser table reads: torch 2.9's ``after_post_grad_graph`` too)
+_CONTENT_ARTIFACTS = frozenset(key.removeprefix("artifact:") for key in PARSERS
+                               if key.startswith("artifact:"))
 #: Every event kind torch 2.x writes that nbcompile knows (used or deliberately skipped).
 KNOWN_KINDS = frozenset({
     "dynamo_start", "dynamo_output_graph", "dynamo_cpp_guards_str", "dynamo_guards",
@@ -284,8 +287,8 @@ class _Attempt:
     chromium: array[int] = field(default_factory=lambda: array("q"))  # header offsets
 
 
-def read_trace(path: str | Path, source_root: str | os.PathLike[str] | None = None
-               ) -> TraceRecord:
+def read_trace(path: str | Path, source_root: str | os.PathLike[str] | None = None, *,
+               progress: Callable[[int, int, int], None] | None = None) -> TraceRecord:
     """Read a TORCH_TRACE log file or directory into a ``TraceRecord``.
 
     Raises ``FileNotFoundError`` for a missing path (or a missing ``source_root``); every
@@ -294,9 +297,13 @@ def read_trace(path: str | Path, source_root: str | os.PathLike[str] | None = No
     still read. Source lines of breaks and stacks are the ones the log printed; with
     ``source_root``, lines the log did not print are read from regular files under that
     directory (never outside it).
+
+    ``progress``: called with ``(files_done, files_total, bytes_read)`` while the logs are
+    indexed, at most every ``PROGRESS_INTERVAL_S`` seconds, and once at the end.
     """
     roots = SourceRoot(source_root) if source_root is not None else None
     logs, problems = find_logs(path)
+    meter = _Progress(progress, len(logs)) if progress is not None else None
     report = TraceRecord(path=printable(path), problems=problems)
     reader: SourceReader = roots or LogLines(
         lambda note: report.problems.append(f"{report.path}: {note}"))
@@ -305,12 +312,15 @@ def read_trace(path: str | Path, source_root: str | os.PathLike[str] | None = No
         report.files.append(printable(log.path))
         try:
             with reading_sources(logged_line):  # nothing read from disk while indexing
-                attempts = _index(log, unknown)
+                attempts = _index(log, unknown, meter.file_read if meter else None)
                 compiles = _compiles(log, attempts, reader)
         except OSError as e:
             report.problems.extend(log.problems)
             report.problems.append(f"{printable(log.path)}: cannot read ({e.strerror or e})")
             continue
+        finally:
+            if meter is not None:
+                meter.file_done()
         report.compiles.extend(compiles)
         report.problems.extend(log.problems)
         log.sink = report.problems  # problems found later, building contents
@@ -323,16 +333,58 @@ def read_trace(path: str | Path, source_root: str | os.PathLike[str] | None = No
         if n > 1:
             report.problems.append(f"{report.path}: {n} logs claim rank {rank} (several "
                                    "runs in one directory?); their compiles are all listed")
+    if meter is not None:
+        meter.finish()
     return report
 
 
-def _index(log: TraceLog, unknown: Counter[str]) -> dict[tuple[int, int, int], _Attempt]:
+#: Seconds between two calls of ``read_trace``'s ``progress``.
+PROGRESS_INTERVAL_S = 0.25
+
+
+class _Progress:
+    """``read_trace``'s progress callback, throttled by time."""
+
+    def __init__(self, callback: Callable[[int, int, int], None], total: int) -> None:
+        self.callback, self.total = callback, total
+        self.done = self.before = self.current = 0
+        self.last = time.monotonic()
+
+    def file_read(self, n: int) -> None:
+        """``n`` bytes of the current file read so far."""
+        self.current = n
+        now = time.monotonic()
+        if now - self.last >= PROGRESS_INTERVAL_S:
+            self.last = now
+            self.callback(self.done, self.total, self.before + n)
+
+    def file_done(self) -> None:
+        self.done += 1
+        self.before += self.current
+        self.current = 0
+
+    def finish(self) -> None:
+        self.callback(self.done, self.total, self.before)
+
+
+def _index(log: TraceLog, unknown: Counter[str],
+           progress: Callable[[int], None] | None = None
+           ) -> dict[tuple[int, int, int], _Attempt]:
     attempts: dict[tuple[int, int, int], _Attempt] = {}
-    for event in log.events():
+    chromium: dict[tuple[int, int, int], tuple[int, array[int]]] = {}
+    for event in log.events(chromium, progress):
         try:
             _index_event(log, event, attempts, unknown)
         except Exception as e:  # one malformed event never stops the file
             _event_problem(log, event, e)
+    for key, (lineno, offsets) in chromium.items():  # indexed by the reader, unparsed
+        attempt = attempts.get(key)
+        if attempt is None:
+            attempts[key] = _Attempt(key, lineno, chromium=offsets)
+            continue
+        attempt.first_lineno = min(attempt.first_lineno, lineno)
+        attempt.chromium = array("q", sorted([*attempt.chromium, *offsets])) \
+            if attempt.chromium else offsets
     return attempts
 
 
@@ -409,6 +461,8 @@ def _whole(value: Any) -> int | None:
 _METRIC_TEXT = frozenset({"co_name", "co_filename", "fail_type", "fail_reason",
                           "fail_user_frame_filename", "dynamo_config"})
 _METRIC_WHOLE = frozenset({"co_firstlineno", "graph_op_count", "fail_user_frame_lineno"})
+#: Config snapshots no parser reads (~30 kB a compile): not kept in the index.
+_METRIC_UNREAD = frozenset({"inductor_config", "functorch_config", "compiler_config"})
 
 
 def _checked_metrics(log: TraceLog, event: LogEvent) -> dict[str, Any]:
@@ -422,6 +476,8 @@ def _checked_metrics(log: TraceLog, event: LogEvent) -> dict[str, Any]:
     for k, v in data.items():
         if v is None:
             out[k] = v
+        elif k in _METRIC_UNREAD:
+            continue
         elif k in _METRIC_TEXT:
             if isinstance(v, str):
                 out[k] = v

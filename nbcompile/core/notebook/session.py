@@ -12,14 +12,17 @@ The events that follow are collected into a ``CompileRecord`` and closed by
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 from .. import torch_compat
+from ..records import CompileRecord
 from ..trace.builder import CompileBuilder
 from ..trace.compile_id import CompileId
 from ..trace.listener import TraceEvent, TraceListener
 from ..trace.parsers import PROVENANCE_ARTIFACT, Phase
+from ..trace.progress import ProgressTracker
 from . import calls
 from .targets import Target
 from .usernames import scrub_exception
@@ -35,14 +38,20 @@ class CaptureSession:
     def __init__(self) -> None:
         self.targets: list[Target] = []  # one per name: what the user's names hold
         self.replaced: list[Target] = []  # redefined, still alive (weakly held) elsewhere
-        self._listeners: list[Listener] = []
-        # frame compile -> its targets, outermost call first
-        self._owners: dict[tuple[int, int], list[Target]] = {}
+        # each listener with the targets it is about (empty: all, for good)
+        self._listeners: list[tuple[Listener, tuple[Target, ...], object]] = []
+        # frame compile -> its targets, outermost call first (held weakly: a re-run
+        # cell's replaced targets are freed with their records)
+        self._owners: dict[tuple[int, int], list[weakref.ref[Target]]] = {}
         self._stop_calls: Callable[[], None] | None = None
         self._lock = threading.RLock()
         self.listener = TraceListener(self._on_event)
         self.builder = CompileBuilder(self.listener.strings)
+        # where each running compile is (the live summary's phase, kernels, frame)
+        self.progress = ProgressTracker(filename=self.listener.filename)
         self._saved_provenance: int | None = None
+        # cache key -> the compile that stored it (a miss): (target id, name, compile id)
+        self._stored: dict[str, tuple[str, str, str]] = {}
 
     # --- lifecycle ---
     def start(self) -> None:
@@ -85,6 +94,13 @@ class CaptureSession:
             self.targets = [t for t in self.targets
                             if (t.name != target.name and t.alive) or t is target]
             self.targets.append(target)
+            # a listener about targets none of which is registered any more (its cell
+            # was re-run) is dropped: it would hold the replaced targets for good
+            self._listeners = [entry for entry in self._listeners
+                               if not entry[1] or any(self._registered(t) for t in entry[1])]
+
+    def _registered(self, target: Target) -> bool:
+        return any(target is t for t in (*self.targets, *self.replaced))
 
     def find(self, obj: Any) -> Target | None:
         with self._lock:
@@ -93,12 +109,19 @@ class CaptureSession:
                     return target
         return None
 
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+    def subscribe(self, listener: Listener, about: tuple[Target, ...] = ()
+                  ) -> Callable[[], None]:
+        """Hear every change of a target; ``about``: the targets ``listener`` shows,
+        after whose replacement (a re-run cell) it is dropped. Returns the unsubscribe."""
+        token = object()  # the unsubscribe holds this, not the listener: no cycle through
+        self._listeners.append((listener, tuple(about), token))  # a listener's own object
+
+        def unsubscribe() -> None:
+            self._listeners = [e for e in self._listeners if e[2] is not token]
+        return unsubscribe
 
     def _notify(self, target: Target) -> None:
-        for listener in list(self._listeners):
+        for listener, _, _ in list(self._listeners):
             try:
                 listener(target)
             except Exception:  # a broken display must not break compiles
@@ -141,6 +164,7 @@ class CaptureSession:
     # --- events ---
     def _on_event(self, event: TraceEvent) -> None:
         with self._lock:
+            self.progress.feed(event)
             self._handle(event)
 
     def _handle(self, event: TraceEvent) -> None:
@@ -150,14 +174,14 @@ class CaptureSession:
             return
         if event.kind == "dynamo_start":
             stack = event.data.get("stack", []) if isinstance(event.data, dict) else []
-            self._owners[key] = self._owners_now(key, stack)
+            self._owners[key] = [weakref.ref(t) for t in self._owners_now(key, stack)]
         finished = self.builder.feed(event)
-        owners = self._owners.get(key) or []
+        owners = self._alive(self._owners.get(key))
         if not owners:
             return
         if event.kind == "dynamo_start":
             for target in owners:
-                target.start_compile()
+                target.start_compile(self.progress.get(key))
                 self._notify(target)
         elif finished is not None:
             failure = self.builder.failure(key)
@@ -165,24 +189,99 @@ class CaptureSession:
                           and t.owns_frame(finished.filename, finished.firstlineno)), None)
             if namer is not None:
                 namer.name_in(finished, failure)
+            reused = self._reused(key, owners, finished.compile_id)
             for target in owners:
                 target.finish_compile(finished, failure)
+                for note in reused.get(target.id, ()):
+                    if note not in target.notes:
+                        target.notes.append(note)
                 self._notify(target)
         elif self.builder.updated is not None:  # e.g. the backward's code, compiled later
             for target in owners:
                 self._notify(target)
+
+    def _reused(self, key: tuple[int, int], owners: list[Target],
+                compile_id: str) -> dict[str, list[str]]:
+        """Which earlier compile of this session a finished compile reused (an FX graph
+        or AOTAutograd cache hit on the key another compile stored), in words per owner
+        target id; the compile's misses are remembered for the compiles after it."""
+        hits: dict[tuple[str, str, str], list[str]] = {}  # origin -> caches that hit
+        for artifact, cache_key in self.builder.cache_keys(key):
+            cache, _, outcome = artifact.rpartition("_cache_")
+            if outcome == "miss" and owners:
+                self._stored.setdefault(cache_key, (owners[-1].id, owners[-1].name,
+                                                    compile_id))
+            elif outcome == "hit" and (origin := self._stored.get(cache_key)):
+                what = _CACHES.get(cache, cache)
+                if what not in hits.setdefault(origin, []):
+                    hits[origin].append(what)
+        notes: dict[str, list[str]] = {}
+        for (origin_id, origin_name, origin_compile), caches in hits.items():
+            for target in owners:
+                if origin_id == target.id and origin_compile == compile_id:
+                    continue
+                whose = (f"an earlier {origin_name}'s" if origin_name == target.name
+                         and origin_id != target.id else f"{origin_name}'s")
+                notes.setdefault(target.id, []).append(
+                    f"Compile {compile_id} reused {whose} compile {origin_compile} "
+                    f"({' and '.join(caches)} cache hit{'s' if len(caches) > 1 else ''}: "
+                    "the same graph, compiled once in this kernel).")
+        return notes
 
     def _on_call_end(self, call: calls.Call) -> None:
         """A target's call ended: its status from what torch did (raised or not)."""
         scrub_exception(call.raised)  # torch's "from user code:" without nbcompile's entry
         with self._lock:
             target = call.target
-            if not any(target is t for t in (*self.targets, *self.replaced)):
+            if not self._registered(target):
                 return
             compiles = [(record, self.builder.failure(key)) for key in call.compiles
                         if (record := self.builder.record(key)) is not None]
-            if target.end_call(call.raised, compiles):
+            changed = target.end_call(call.raised, compiles)
+            note = self._reached(target, call.compiles, [r for r, _ in compiles])
+            if note is not None and note not in target.notes:
+                target.notes.append(note)
+                changed = True
+            if changed:
                 self._notify(target)
+
+    def _reached(self, target: Target, keys: list[tuple[int, int]],
+                 records: list[CompileRecord]) -> str | None:
+        """A shared callee's frames this call reused, in words: one of the call's breaks
+        is in a function whose frames were compiled during another target's call (the
+        function is the compiled frame whose ``def`` is the nearest before the break's
+        line), so torch ran those and compiled nothing for them now. A note: torch's
+        record of this call has no such compiles, so they are not counted here."""
+        places = {(gb.filename, gb.lineno) for record in records for gb in record.graph_breaks
+                  if gb.filename and gb.lineno}
+        if not places:
+            return None
+        mine = set(keys)
+        known = [(key, record, owners) for key, refs in self._owners.items()
+                 if (owners := self._alive(refs))
+                 and (record := self.builder.record(key)) is not None]
+        defs: dict[str, dict[int, str]] = {}  # file -> def line -> function (not resumes)
+        for _, record, _ in known:
+            if not record.frame.startswith(_RESUME):
+                defs.setdefault(record.filename, {})[record.firstlineno] = record.frame
+        own = {record.frame for record in records}
+        callees = set()
+        for filename, lineno in places:
+            before = [n for n in defs.get(filename, {}) if n <= lineno]
+            if before and (name := defs[filename][max(before)]) not in own:
+                callees.add((filename, name))
+        reused = [(record, owners[0]) for key, record, owners in known
+                  if key not in mine and all(t is not target for t in owners)
+                  and any(record.filename == f and (record.frame == n or record.frame
+                          .startswith(f"{_RESUME}{n}_at_")) for f, n in callees)]
+        if not reused:
+            return None
+        by = " and ".join(sorted({o.name for _, o in reused}))
+        ids = ", ".join(r.compile_id for r, _ in reused)
+        frames = ", ".join(dict.fromkeys(r.frame for r, _ in reused))
+        return (f"{target.name}'s call also ran frames compiled during {by}'s call "
+                f"({frames}: compile {ids}): torch reused them and compiled nothing for "
+                f"them now, so they are counted in {by}'s report, not in {target.name}'s.")
 
     def owner_of(self, frame_id: int, frame_compile_id: int) -> Target | None:
         """The innermost target a frame compile was attributed to; for a compile not (yet)
@@ -190,17 +289,28 @@ class CaptureSession:
         with self._lock:
             owners = self._owners.get((frame_id, frame_compile_id))
             if owners is not None:
-                return owners[-1] if owners else None
+                alive = self._alive(owners)
+                return alive[-1] if alive else None
             for (frame, _), found in reversed(list(self._owners.items())):
-                if frame == frame_id and found:
-                    return found[-1]
+                if frame == frame_id and (alive := self._alive(found)):
+                    return alive[-1]
         return None
+
+    @staticmethod
+    def _alive(owners: list[weakref.ref[Target]] | None) -> list[Target]:
+        return [t for ref in owners or () if (t := ref()) is not None]
 
     def phases_of(self, compile_id: str) -> list[Phase]:
         """Chrome-trace phase events of a compile (``"0/1"``), as captured."""
         cid = CompileId.parse(compile_id)
         return self.builder.phases(cid.key) if cid else []
 
+
+#: The name Dynamo gives the code after a graph break: ``torch_dynamo_resume_in_<fn>_at_<n>``.
+_RESUME = "torch_dynamo_resume_in_"
+
+#: A cache's artifact prefix -> its name in words.
+_CACHES = {"fx_graph": "FX graph", "aotautograd": "AOTAutograd"}
 
 _session: CaptureSession | None = None
 

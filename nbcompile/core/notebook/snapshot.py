@@ -13,9 +13,10 @@ from typing import Any
 from ..frames import is_entry_file
 from ..insight import annotate, compile_diff
 from ..insight.advice import advise
+from ..insight.diagnose_hint import failure_hint, required_params
 from ..insight.not_compiled import why_not_compiled, without_internal_place
 from ..records import CompileRecord, GraphBreak, Kernel, Recompile, TargetRecord
-from .targets import Target
+from .targets import Target, forward_arg_names
 
 
 def compiled_inside(target: Target) -> str:
@@ -36,6 +37,19 @@ def _notes(target: Target, inside: str) -> list[str]:
                     "compiles on its own."]
 
 
+def _diagnose_hint(target: Target) -> list[str]:
+    """A failed compile's pointer to ``%diagnose``, as a call with the target's parameters."""
+    if target.status != "failed" or target.error is None:
+        return []
+    if target.kind == "module":
+        module = target.compiled_module or target.original
+        params: list[str] = list(forward_arg_names(module)) if module is not None else ["..."]
+    else:
+        params = required_params(target.original) if target.original is not None else ["..."]
+    hint = failure_hint(target.name, params, target.error.type)
+    return [hint] if hint else []
+
+
 def target_record(target: Target) -> TargetRecord:
     """A JSON-ready snapshot of ``target``: its compiles summed up, with the annotated
     source and code diffs (cached until the compiles change)."""
@@ -51,7 +65,7 @@ def target_record(target: Target) -> TargetRecord:
     recompiles = [
         Recompile(reason=c.recompile_reason, compile_id=c.compile_id,
                   guard=c.recompile_guard)
-        for c in target.compiles
+        for c in published
         if c.recompile_reason
     ]
     kernels: list[Kernel] = [k for c in target.compiles for k in c.kernels]
@@ -75,10 +89,13 @@ def target_record(target: Target) -> TargetRecord:
         cell=target.cell,
         notes=_notes(target, inside) + [f"{a.message} Fix: {a.fix}" for a in advice]
         + ([why_not_compiled(target.name, target.compiles, breaks, target.original)]
-           if target.status == "not_compiled" else []),
+           if target.status == "not_compiled" else [])
+        + _diagnose_hint(target),
         advice=advice,
         error=target.error,
         compiling_since=target.compiling_since,
+        progress=(target.progress.snapshot() if target.status == "compiling"
+                  and target.progress is not None and not target.progress.finished else None),
         compiles=published,
         # graphs that run: a failed (or interrupted) compile installs none
         graph_count=sum(len(c.graphs) for c in target.compiles if c.status == "ok"),
@@ -96,7 +113,9 @@ def _published_compiles(target: Target) -> list[CompileRecord]:
     """The target's compiles as the user reads them: nbcompile's entry function (a module
     target's) never named (its compile names the module's ``forward``), and a break its
     entry frame saw only because the module's ``forward`` broke inside it left to the
-    frame that reports it again (``module.compile()`` has no such frame: counted once)."""
+    frame that reports it again (``module.compile()`` has no such frame: counted once);
+    an entry compile left with no graph, no break and no failure is not listed (torch's
+    record of ``module.compile()`` has no such frame compile)."""
     compiles = [_without_internal_places(c) for c in target.compiles]
     if target.kind != "module":
         return compiles
@@ -110,6 +129,8 @@ def _published_compiles(target: Target) -> list[CompileRecord]:
         others = {_break_key(gb) for o in compiles[i + 1:] for gb in o.graph_breaks}
         if not c.graphs and breaks and all(_break_key(gb) in others for gb in breaks):
             breaks = []
+        if not c.graphs and not breaks and c.status == "ok":
+            continue  # the entry's frame only: module.compile() compiles no such frame
         out.append(_without_internal_places(dataclasses.replace(
             c, filename=forward.filename if forward else "",
             firstlineno=forward.first if forward else 0, graph_breaks=breaks)))

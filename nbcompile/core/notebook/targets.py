@@ -15,7 +15,6 @@ unique filename also lets the capture engine attribute compile events to the tar
 
 from __future__ import annotations
 
-import functools
 import inspect
 import itertools
 import linecache
@@ -23,6 +22,7 @@ import re
 import sys
 import time
 import types
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +32,7 @@ import torch
 from .. import torch_compat
 from ..frames import ENTRY_PREFIX, Span, is_torch_file
 from ..records import CellRef, CompileRecord, TargetError, TorchLog
+from ..trace.progress import LiveProgress
 from .calls import interrupted_in_compile, watch
 from .options import CompileOptions
 from .usernames import (
@@ -39,6 +40,7 @@ from .usernames import (
     guard_text,
     module_text,
     optimizer_state_text,
+    varargs_text,
     without_entry_frames,
 )
 from .weakslot import WeakSlot
@@ -150,6 +152,23 @@ def make_module_entry(label: str) -> types.FunctionType:
                          "self._call_impl(*args, **kwargs)", {})
 
 
+class ModuleCall:
+    """What a module target's ``_compiled_call_impl`` holds: ``compiled(module, ...)``
+    with the module held weakly. ``module.compile()`` (and a ``functools.partial``) store
+    a callable that holds the module on the module itself: a reference cycle, so a
+    replaced module (a re-run cell) waited for Python's collector to be freed."""
+
+    __slots__ = ("__weakref__", "compiled", "module")
+
+    def __init__(self, compiled: Callable[..., Any], module: torch.nn.Module) -> None:
+        self.compiled = compiled
+        self.module = weakref.ref(module)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
+        return self.compiled(self.module(), *args, **kwargs)
+
+
 def eager_callable(obj: Any) -> Callable[..., Any]:
     """The uncompiled behaviour of a target object (function or module)."""
     if isinstance(obj, torch.nn.Module):
@@ -227,6 +246,8 @@ class Target:
     show_torch_logs: bool = False  # --torch-logs: torch's log records stay on stderr
     #: its calls are seen (``calls.watch``): a frame compiled during one belongs to it
     watched: bool = False
+    #: the running compile's progress (``core/trace/progress.py``), while one runs
+    progress: LiveProgress | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.keep(self.original, self.bound, self.compiled_module)
@@ -261,8 +282,10 @@ class Target:
         return False
 
     # --- lifecycle ---
-    def start_compile(self) -> None:
+    def start_compile(self, progress: LiveProgress | None = None) -> None:
+        """A frame compile of this target started (``progress``: where it is, live)."""
         self.status = "compiling"
+        self.progress = progress
         if self.compiling_since is None:
             self.compiling_since = time.time()
 
@@ -291,6 +314,11 @@ class Target:
             return
         if not self.watched and self.kind == "module":
             self.name_in(record, failure)
+        if record.recompile_reason and "len(" in record.recompile_reason:
+            varargs = self._varargs_of(record)
+            if varargs is not None:
+                record.recompile_reason = varargs_text(record.recompile_reason, self.name,
+                                                       varargs, record.guards)
         if record.recompile_reason and ".state" in record.recompile_reason:
             record.recompile_reason = optimizer_state_text(record.recompile_reason,
                                                            self.optimizers())
@@ -306,6 +334,16 @@ class Target:
         else:
             self.status = self.compiled_status()
             self.error = None
+
+    def _varargs_of(self, record: CompileRecord) -> str | None:
+        """The ``*args`` parameter name of the target's own function, if ``record`` is a
+        compile of it."""
+        for fn in user_functions(self.original) if self.kind == "function" else ():
+            code = fn.__code__
+            if (code.co_name == record.frame and code.co_filename == record.filename
+                    and code.co_flags & inspect.CO_VARARGS):
+                return code.co_varnames[code.co_argcount + code.co_kwonlyargcount]
+        return None
 
     def optimizers(self) -> dict[str, str]:
         """The optimizers the target's code reads as globals: name -> class name."""
@@ -488,7 +526,7 @@ def compile_module(name: str, obj: torch.nn.Module, options: CompileOptions,
         # the module is the entry's first argument, not a global: Dynamo then guards on
         # it weakly (a dropped module is freed) and names it ``self`` in guards and graphs
         compiled = torch.compile(entry, **kwargs)
-        torch_compat.set_compiled_call_impl(inner, functools.partial(compiled, inner))
+        torch_compat.set_compiled_call_impl(inner, ModuleCall(compiled, inner))
     spans = []
     forward = getattr(type(inner).forward, "__code__", None)
     if forward is not None and "/torch/" not in forward.co_filename.replace("\\", "/"):

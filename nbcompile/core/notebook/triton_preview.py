@@ -125,6 +125,7 @@ def preview_scope() -> Iterator[None]:
             _saved["env"] = os.environ.get("TRITON_INTERPRET")
             tu.triton_hash_with_backend = _preview_hash
             os.environ["TRITON_INTERPRET"] = "1"
+            _saved["lang"] = _language_state()
             _saved["jit"] = _interpret_jit_functions()
         _depth += 1
     try:
@@ -137,6 +138,7 @@ def preview_scope() -> Iterator[None]:
             if _depth == 0:
                 for owner, attr, original in reversed(_saved.pop("jit")):
                     setattr(owner, attr, original)
+                _restore_language(_saved.pop("lang"))
                 tu.triton_hash_with_backend = _saved.pop("hash")
                 env = _saved.pop("env")
                 if env is None:
@@ -144,6 +146,37 @@ def preview_scope() -> Iterator[None]:
                 else:
                     os.environ["TRITON_INTERPRET"] = env
 
+
+def _language_state() -> list[tuple[Any, dict[str, Any]]]:
+    """What Triton's interpreter patches in ``triton.language`` as it runs a kernel (its
+    builtins, ``tl.tensor``'s members, ``tl.dtype.to_ir``, ``tl.reduce``...), copied.
+    Triton 3.5's interpreter leaves those patches in place; later versions undo them."""
+    try:
+        import triton.language as tl
+    except ImportError:
+        return []
+    core = getattr(tl, "core", None)
+    owners = [tl, core, getattr(tl, "math", None), getattr(tl, "tensor", None),
+              getattr(tl, "dtype", None), getattr(core, "tensor_descriptor_base", None)]
+    return [(owner, dict(vars(owner))) for owner in owners if owner is not None]
+
+
+def _restore_language(state: list[tuple[Any, dict[str, Any]]]) -> None:
+    """Put back every name ``_language_state`` copied; names added to a class since are
+    removed (a module keeps its new names: submodules imported meanwhile)."""
+    for owner, before in state:
+        now = vars(owner)
+        for name, value in before.items():
+            if now.get(name, _ABSENT) is not value:
+                with contextlib.suppress(AttributeError, TypeError):
+                    setattr(owner, name, value)
+        if isinstance(owner, type):
+            for name in [n for n in now if n not in before]:
+                with contextlib.suppress(AttributeError, TypeError):
+                    delattr(owner, name)
+
+
+_ABSENT = object()
 
 #: Modules whose ``@triton.jit`` helpers generated kernels call (Triton's standard
 #: library, Inductor's helpers).

@@ -92,12 +92,15 @@ _ENTRY_GUARD_COMMENT = re.compile(
     r"# return self\._call_impl\(\*args, \*\*kwargs\)\s+# <nbcompile-entry-\d+:[^>]*>:\d+ "
     r"in \w+|<nbcompile-entry-\d+:[^>]*>:\d+ in \w+")
 #: The entry's frame in a traceback text (Dynamo's "from user code:"), with the frame of
-#: torch's ``Module._call_impl`` it calls: ``module.compile()`` has neither.
+#: torch's ``Module._call_impl`` it calls: ``module.compile()`` has neither. Each frame's
+#: source line may be followed by a marker line: ``^^^^`` (torch <= 2.13) or ``~~~~^^^^``
+#: (2.15, Python's own traceback style).
+_MARKERS = r"(?:[ \t]*[~^]+[ \t]*\n)?"
 _ENTRY_FRAME = re.compile(
     r"[ \t]*File \"<nbcompile-entry-\d+:[^>]*>\", line \d+, in \w+\n"
-    r"(?:[ \t]+(?!File \")\S.*\n)?(?:[ \t]*\^+[ \t]*\n)?"
+    r"(?:[ \t]+(?!File \")\S.*\n)?" + _MARKERS +
     r"(?:[ \t]*File \"[^\"]*torch[/\\\\]nn[/\\\\]modules[/\\\\]module\.py\", line \d+, "
-    r"in _call_impl\n(?:[ \t]+(?!File \")\S.*\n)?(?:[ \t]*\^+[ \t]*\n)?)?")
+    r"in _call_impl\n(?:[ \t]+(?!File \")\S.*\n)?" + _MARKERS + ")?")
 
 
 def guard_text(guards: str, name: str) -> str:
@@ -167,5 +170,38 @@ def optimizer_state_text(reason: str, optimizers: dict[str, str]) -> str:
         return (f"{who} state was empty at the first call: {cls} creates it at its first "
                 "step(), so this call recompiled once (expected: the state stays, this "
                 "does not recompile again)")
+
+    return "; ".join(one(r) for r in reason.split("; "))
+
+
+_LENGTH = r"len\((?:L\[['\"](?P<{0}>\w+)['\"]\]|(?P<{1}>\w+))\)\s*==\s*(?P<{2}>\d+)"
+_VARARGS_LEN = re.compile(r"^\s*" + _LENGTH.format("a", "b", "n")
+                          + r"(?P<rest> \(and \d+ older compiled versions? did not match "
+                            r"either\))?\s*$")
+_GUARD_LEN = re.compile(r"LENGTH_CHECK: " + _LENGTH.format("a", "b", "n"))
+
+
+def varargs_text(reason: str, who: str, varargs: str, guards: str = "") -> str:
+    """A recompile reason that is the length guard on a ``*varargs`` parameter, in words:
+    how many positional arguments the compiled version was for and (from the new
+    compile's own ``guards``) how many this call passed. ``who``: the target's name."""
+    if not reason or "len(" not in reason:
+        return reason
+    now = next((m.group("n") for m in _GUARD_LEN.finditer(guards or "")
+                if varargs in (m.group("a"), m.group("b"))), None)
+
+    def one(part: str) -> str:
+        m = _VARARGS_LEN.match(part)
+        if m is None or varargs not in (m.group("a"), m.group("b")):
+            return part
+        n = int(m.group("n"))
+        words = (f"{who} was compiled for a call with {n} positional argument"
+                 f"{'' if n == 1 else 's'} (*{varargs})")
+        if now is not None and int(now) != n:
+            words += f"; this call passed {now}, so it recompiled"
+        else:
+            words += "; this call passed another number, so it recompiled"
+        return (f"{words} (the compiled code assumed len({varargs}) == {n})"
+                + (m.group("rest") or ""))
 
     return "; ".join(one(r) for r in reason.split("; "))

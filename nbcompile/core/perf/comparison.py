@@ -103,12 +103,14 @@ class Comparison(Record):
     mutated_inputs: list[str] = field(default_factory=list)
     random_ops: bool = False  # the call draws random numbers (same RNG start for every mode)
     captured_output_lines: int = 0  # lines the function printed (captured, not shown)
+    # Stopped by Ctrl-C: the rows hold what was measured until then (see ``notes``)
+    interrupted: bool = False
     schema_version: Literal[1] = SCHEMA_VERSION
     record: Literal["timing"] = "timing"
 
     OPTIONAL_KEYS = frozenset({"confidence", "min_verdict_repeats", "max_ci_ratio",
                                "mutated_inputs", "random_ops", "captured_output_lines",
-                               "phases_s", "memory_measured"})
+                               "phases_s", "memory_measured", "interrupted"})
     COMPUTED = {"best": (str | None, "fastest mode significantly faster than eager and "
                          "numerically right")}
 

@@ -43,6 +43,7 @@ from ..notebook.session import CaptureSession
 from ..notebook.snapshot import target_record
 from ..notebook.targets import Target, eager_callable, fresh_copy, unwrap
 from ..records import SCHEMA_VERSION, GraphBreak, Kernel, Omission, Record
+from ..steps import Progress, tell
 from ..trace import listener
 from ..trace.listener import TraceListener, suppressed
 from .environment import device_of
@@ -252,7 +253,7 @@ def _sync(args: tuple, kwargs: dict) -> None:
 
 
 def profile(fn: Any, *args: Any, repeat: int = DEFAULT_REPEAT, memory: bool = True,
-            **kwargs: Any) -> Profile:
+            progress: Progress | None = None, **kwargs: Any) -> Profile:
     """Measure where the time (and memory) of ``fn(*args, **kwargs)`` goes, compiled
     and eagerly.
 
@@ -263,7 +264,8 @@ def profile(fn: Any, *args: Any, repeat: int = DEFAULT_REPEAT, memory: bool = Tr
     ``torch.profiler(profile_memory=True)`` (``Profile.memory``: peaks, bytes per kernel
     and per line, a timeline). The calls run on copies of the tensor inputs, and the
     parameters, buffers, gradients, optimizer state and RNG they change are put back
-    afterwards (a training step's updates do not reach the user's model).
+    afterwards (a training step's updates do not reach the user's model). ``progress``
+    hears each step as it starts (``core/steps.py``).
     """
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
         raise ProfileError(f"repeat must be a whole number of calls >= 1, not {repeat!r}")
@@ -271,16 +273,21 @@ def profile(fn: Any, *args: Any, repeat: int = DEFAULT_REPEAT, memory: bool = Tr
         raise ProfileError(f"profile needs a function or module, not a {type(fn).__name__}")
     box = Sandbox(fn, args, kwargs)
     try:
-        return _profile(fn, box.args, box.kwargs, repeat, memory, box.held_storages())
+        return _profile(fn, box.args, box.kwargs, repeat, memory, box.held_storages(),
+                        progress)
     finally:
         box.restore()
 
 
 def _profile(fn: Any, args: tuple, kwargs: dict, repeat: int, memory: bool,
-             held: set[int]) -> Profile:
+             held: set[int], progress: Progress | None = None) -> Profile:
     name = getattr(fn, "__name__", None) or type(fn).__name__
     device = device_of(args, kwargs)
     mem_prof = mem_saved = None
+    steps = iter(range(1, 6 if memory else 4))
+
+    def step(what: str) -> None:
+        tell(progress, "profile", what, next(steps, 0), 5 if memory else 3)
     code = _source_code(fn)
     copy = fresh_copy(fn)
     target = _copy_target(name, fn, copy, code)
@@ -295,18 +302,22 @@ def _profile(fn: Any, args: tuple, kwargs: dict, repeat: int, memory: bool,
                 warnings.catch_warnings():
             warnings.filterwarnings("ignore", "dynamo_pgo force disabled")
             compiled = torch.compile(copy)
+            step("compiling a copy and warming it up")
             for _ in range(WARMUP_CALLS):
                 compiled(*args, **kwargs)
             _sync(args, kwargs)
             before = len(target.compiles)
+            step(f"profiling {repeat} compiled calls")
             prof, walls = _profiled_calls(compiled, args, kwargs, repeat)
             if memory:
+                step("measuring the memory of a compiled call")
                 mem_saved = SavedTensors(held)
                 mem_prof = _memory_call(compiled, args, kwargs, device, mem_saved)
             recompiles = len(target.compiles) - before
     finally:
         session.stop()
     eager = eager_callable(fn)
+    step(f"timing {repeat} eager calls and their lines")
     eager(*args, **kwargs)  # warm-up: the first eager call pays one-off costs (lazy inits)
     _sync(args, kwargs)
     eager_walls = [_timed(eager, args, kwargs) for _ in range(repeat)]
@@ -314,6 +325,7 @@ def _profile(fn: Any, args: tuple, kwargs: dict, repeat: int, memory: bool,
     result = _build(name, target, code, prof, walls, eager_walls, line_times, eager_traced,
                     repeat, recompiles, mem_prof, device)
     if memory and mem_prof is not None and mem_saved is not None:
+        step("measuring the memory of an eager call")
         eager_saved = SavedTensors(held)
         eager_prof = _eager_memory_call(eager, code, args, kwargs, device, eager_saved)
         _fill_memory(result, device, mem_saved, eager_prof, eager_saved)

@@ -68,7 +68,9 @@ from typing import Any
 
 import torch
 
+from ..insight.diagnose_hint import DIAGNOSE_HINT  # where a failed or differing mode points
 from ..notebook.targets import eager_callable, fresh_copy
+from ..steps import Progress, tell
 from ..trace.listener import suppressed
 from . import explain as explain_mod
 from . import profile as profile_mod
@@ -86,9 +88,6 @@ EXPLAIN_REPEAT = 5
 MIN_REPEATS = 5
 MAX_REPEATS = 200
 WARMUP_CALLS = 3
-#: Where a failed or numerically different mode points the user.
-DIAGNOSE_HINT = ("nbcompile.diagnose(fn, *args) / %diagnose finds the layer, op and line "
-                 "and tries workarounds on copies")
 
 
 # --- measurement -------------------------------------------------------------------------
@@ -157,6 +156,7 @@ def compare(
     min_effect: float = MIN_EFFECT,
     explain: bool = True,
     memory: bool = True,
+    progress: Progress | None = None,
     **kwargs: Any,
 ) -> Comparison:
     """Compare eager and compiled run times of ``fn(*args, **kwargs)``, mode by mode.
@@ -171,7 +171,11 @@ def compare(
     copies). With ``memory``, every row's memory of one call is measured too
     (``peak_memory_bytes``, ``allocated_bytes``, ``saved_bytes``, ``memory_verdict``), and a
     mode needing more than eager gets ``memory_explanations``; without it nothing of the
-    memory measurement runs. Other keyword arguments are passed to ``fn``.
+    memory measurement runs. ``progress`` hears each step as it starts (mode i of n:
+    compiling, warming up; memory; timing with the budget left; ``core/steps.py``).
+    Ctrl-C stops the comparison: the user's objects are put back and a
+    ``ComparisonInterrupted`` (a ``KeyboardInterrupt``) carries the rows measured so far
+    (``partial``, marked ``interrupted``). Other keyword arguments are passed to ``fn``.
     """
     if not callable(fn):
         raise CompareError(f"compare needs a function or module, not {type(fn).__name__}")
@@ -195,21 +199,29 @@ def compare(
         memory_measured=bool(memory),
     )
     box = Sandbox(fn, args, kwargs)
+    candidates: list[_Candidate] = []
     try:
-        with box.captured_output():
-            candidates, recompiled = _run_all(fn, specs, box, result, device, threads,
-                                              float(budget_s), bool(memory))
-        eager_row = candidates[0]
-        _summarise(eager_row, None, min_effect)
-        for cand in candidates[1:]:
-            _summarise(cand, eager_row, min_effect)
+        try:
+            with box.captured_output():
+                recompiled = _run_all(fn, specs, box, result, device, threads,
+                                      float(budget_s), bool(memory), candidates, progress)
+        except KeyboardInterrupt:
+            result.interrupted = True
+            recompiled = 0
+            _cut_to_complete_repeats(candidates, specs)
+        if candidates:
+            eager_row = candidates[0]
+            _summarise(eager_row, None, min_effect)
+            for cand in candidates[1:]:
+                _summarise(cand, eager_row, min_effect)
         for cand in candidates:
             if cand.row.first_call_s is not None and cand.spec.kind != "eager":
                 steady = cand.row.median_s or 0.0
                 cand.row.compile_s = round(max(0.0, cand.row.first_call_s - steady), 6)
         result.rows = [c.row for c in candidates]
         _memory_verdicts(result)
-        if explain:
+        if explain and not result.interrupted:
+            tell(progress, "compare", "profiling the call to explain a slow mode")
             t0 = time.perf_counter()
             _explain_rows(fn, box, result, recompiled)
             if time.perf_counter() - t0 > 0.001:
@@ -237,7 +249,36 @@ def compare(
     accounted = sum(result.phases_s.values())
     if result.elapsed_s - accounted > 0.001:
         result.phases_s["other"] = round(result.elapsed_s - accounted, 3)
+    if result.interrupted:
+        done = [r.mode for r in result.rows if r.median_s is not None]
+        result.notes.insert(0, (
+            f"interrupted (Ctrl-C) after {result.elapsed_s:.1f}s: "
+            + (f"timings of {', '.join(done)} from {result.rows[0].repeats} repeats; "
+               if done else "no mode was timed; ")
+            + "modes not reached are left out. Your objects and RNG state are as before."))
+        raise ComparisonInterrupted(result)
     return result
+
+
+class ComparisonInterrupted(KeyboardInterrupt):
+    """Ctrl-C during ``compare()``: ``partial`` is the comparison so far (``interrupted``)."""
+
+    def __init__(self, partial: Comparison) -> None:
+        super().__init__("compare() was interrupted; .partial holds what was measured")
+        self.partial = partial
+
+
+def _cut_to_complete_repeats(candidates: list[_Candidate], specs: list[ModeSpec]) -> None:
+    """After Ctrl-C: keep the modes prepared so far and the repeats every one finished
+    (a repeat cut short would pair a mode with no eager block)."""
+    while candidates and candidates[-1].call is None and candidates[-1].row.status == "ok":
+        candidates.pop()  # reached but interrupted before its first call ended
+    timed = [c for c in candidates if c.call is not None]
+    repeats = min((len(c.times) for c in timed), default=0)
+    for cand in timed:
+        del cand.times[repeats:]
+        cand.row.repeats = repeats
+        cand.row.calls_per_repeat = cand.number
 
 
 def _memory_verdicts(result: Comparison) -> None:
@@ -287,12 +328,15 @@ def _explain_rows(fn: Any, box: Sandbox, result: Comparison, recompiled: int) ->
 
 
 def _run_all(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison,
-             device: torch.device, threads: int, budget_s: float, memory: bool = True
-             ) -> tuple[list[_Candidate], int]:
-    """The eager reference call, each mode's first call, then the interleaved timing."""
+             device: torch.device, threads: int, budget_s: float, memory: bool,
+             candidates: list[_Candidate], progress: Progress | None = None) -> int:
+    """The eager reference call, each mode's first call, then the interleaved timing
+    (``candidates`` filled as they are prepared); the frames recompiled while timing."""
     args, kwargs = box.args, box.kwargs
     eager = eager_callable(fn)
     phase_start = time.perf_counter()
+    total = len(specs)
+    tell(progress, "compare", "running eagerly (the reference)", 1, total, "eager")
     with suppressed():
         sync(device)
         t0 = time.perf_counter()
@@ -304,8 +348,7 @@ def _run_all(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison,
     reference_leaves = snapshot_outputs((reference, box.inputs_named(result.mutated_inputs)))
     del reference
 
-    candidates: list[_Candidate] = []
-    for spec in specs:
+    for index, spec in enumerate(specs, start=1):
         row = TimingRow(mode=spec.label, kind=spec.kind,
                         backend=spec.backend if isinstance(spec.backend, str)
                         else getattr(spec.backend, "__name__", repr(spec.backend)))
@@ -320,7 +363,9 @@ def _run_all(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison,
             cand.call = eager
             continue
         box.reset()
-        _prepare(cand, fn, box, device, reference_leaves, result)
+        _prepare(cand, fn, box, device, reference_leaves, result,
+                 lambda what, i=index, label=spec.label: tell(progress, "compare", what, i,
+                                                              total, label))
     result.phases_s["first calls"] = round(time.perf_counter() - phase_start, 3)
 
     live = [c for c in candidates if c.call is not None]
@@ -328,7 +373,8 @@ def _run_all(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison,
         if memory:
             phase_start = time.perf_counter()
             held = box.held_storages()
-            for cand in live:
+            for index, cand in enumerate(live, start=1):
+                tell(progress, "compare", "measuring memory", index, len(live), cand.row.mode)
                 _measure_memory(cand, args, kwargs, device, held)
             result.phases_s["memory"] = round(time.perf_counter() - phase_start, 3)
         else:
@@ -336,7 +382,7 @@ def _run_all(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison,
                 cand.row.memory_note = "not measured (memory=False)"
         phase_start = time.perf_counter()
         frames_before = frames_compiled()
-        _measure(live, args, kwargs, threads, budget_s)
+        _measure(live, args, kwargs, threads, budget_s, progress)
         recompiled = frames_compiled() - frames_before
         result.phases_s["timed calls"] = round(time.perf_counter() - phase_start, 3)
     if recompiled:
@@ -344,11 +390,12 @@ def _run_all(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison,
             f"{recompiled} frame compile(s) happened during the timed calls: some "
             "measurements include compile time (a guard failed between calls)."
         )
-    return candidates, recompiled
+    return recompiled
 
 
 def _prepare(cand: _Candidate, fn: Any, box: Sandbox, device: torch.device,
-             reference: list[Any], result: Comparison) -> None:
+             reference: list[Any], result: Comparison,
+             step: Callable[[str], None] = lambda what: None) -> None:
     """Compile a fresh copy, time its first call, check its numerics, warm it up."""
     row, spec = cand.row, cand.spec
     args, kwargs = box.args, box.kwargs
@@ -359,6 +406,7 @@ def _prepare(cand: _Candidate, fn: Any, box: Sandbox, device: torch.device,
         copy = fresh_copy(fn)
         compiled = torch.compile(copy, **spec.compile_kwargs())
         with suppressed():
+            step("compiling (its first call)")
             sync(device)
             t0 = time.perf_counter()
             out = compiled(*args, **kwargs)
@@ -367,6 +415,7 @@ def _prepare(cand: _Candidate, fn: Any, box: Sandbox, device: torch.device,
             diff, ok, tol, notes = numeric_diff(
                 reference, (out, box.inputs_named(result.mutated_inputs)))
             del out
+            step("warming up")
             for _ in range(WARMUP_CALLS):
                 compiled(*args, **kwargs)
             sync(device)
@@ -444,7 +493,7 @@ def _measure_memory(cand: _Candidate, args: tuple, kwargs: dict, device: torch.d
 
 
 def _measure(cands: list[_Candidate], args: tuple, kwargs: dict, threads: int,
-             budget_s: float) -> None:
+             budget_s: float, progress: Progress | None = None) -> None:
     """Interleaved blocks: each repeat times every candidate once, in rotating order."""
     if not cands:
         return
@@ -454,6 +503,7 @@ def _measure(cands: list[_Candidate], args: tuple, kwargs: dict, threads: int,
     # Calibration takes at most ~15 % of the budget; blocks aim at ~25 repeats.
     block_s = min(0.2, max(0.002, budget_s / (n * 25)))
     calib_deadline = start + 0.15 * budget_s
+    tell(progress, "compare", f"calibrating {len(cands)} modes", remaining_s=budget_s)
     for cand in cands:
         assert cand.call is not None
         cand.timer = _make_timer(cand.call, args, kwargs, threads)
@@ -471,6 +521,8 @@ def _measure(cands: list[_Candidate], args: tuple, kwargs: dict, threads: int,
             cand.times.append(max(cand.block.timeit(cand.number), 1e-9) / cand.number)
         repeats += 1
         now = time.perf_counter()
+        tell(progress, "compare", f"timing {n} modes, repeat {repeats}",
+             remaining_s=deadline - now)
         per_repeat = (now - start) / repeats
         if repeats >= MIN_REPEATS and now + per_repeat > deadline:
             break

@@ -42,6 +42,7 @@ class _Compile:
     error_stack: list[SourceLine] = field(default_factory=list)
     phases: list[Phase] = field(default_factory=list)
     failure: TargetError | None = None
+    cache_keys: list[tuple[str, str]] = field(default_factory=list)  # (artifact, key)
 
 
 class CompileBuilder:
@@ -87,6 +88,12 @@ class CompileBuilder:
         done = self._done.get(key)
         return done.failure if done else None
 
+    def cache_keys(self, key: Key) -> list[tuple[str, str]]:
+        """The compile's cache lookups: ``(artifact name, cache key)``, e.g.
+        ``("fx_graph_cache_hit", "fwdez7...")``."""
+        found = self._open.get(key) or self._done.get(key)
+        return list(found.cache_keys) if found else []
+
     def phases(self, key: Key) -> list[Phase]:
         """The Chrome-trace phase events seen for a compile."""
         found = self._open.get(key) or self._done.get(key)
@@ -123,6 +130,7 @@ class CompileBuilder:
             record.guards = fields["guards"]
         for name, count in fields.get("cache", {}).items():
             record.cache[name] = record.cache.get(name, 0) + count
+        current.cache_keys.extend(fields.get("cache_keys", ()))
         if "output_code" in fields:
             _add_output_code(record, fields)
         if "provenance" in fields:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -109,9 +110,16 @@ def dynamo_error(metadata: Mapping[str, Any], payload: str) -> Fields:
     return {"error_stack": parse_user_stack(payload)}
 
 
+#: The cache key a ``*_cache_hit`` / ``*_cache_miss`` payload names (its ``"key"``),
+#: read from the payload's start without parsing the rest (it can be long).
+_CACHE_KEY = re.compile(r'"key":\s*"(?P<key>[A-Za-z0-9_]{1,128})"')
+
+
 def cache_event(metadata: Mapping[str, Any], payload: str) -> Fields:
-    """``*_cache_hit`` / ``*_cache_miss`` artifacts, counted by name."""
-    return {"cache": {_data(metadata, "artifact").get("name", ""): 1}}
+    """``*_cache_hit`` / ``*_cache_miss`` artifacts, counted by name, with the key."""
+    name = _data(metadata, "artifact").get("name", "")
+    m = _CACHE_KEY.search(payload[:4096]) if isinstance(payload, str) else None
+    return {"cache": {name: 1}, **({"cache_keys": [(name, m.group("key"))]} if m else {})}
 
 
 # --- Inductor ---

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from ..records import GraphBreak
+from ..torch_compat import gbid_documentation_link
 
 _BREAK_AT = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d{1,9})\s*$", re.M)
 _COMPILE_PREFIX = re.compile(r"^\s*(?P<frame>\d+)/(?P<version>\d+):\s*")
@@ -185,9 +186,7 @@ def graph_break_link(payload: str, gb_type: str = "") -> dict[str, str]:
     url = documentation_url(m.group("url").rstrip(".")) if m else ""
     if not url and gb_type:
         try:
-            from torch._dynamo.exc import get_gbid_documentation_link
-
-            url = documentation_url(get_gbid_documentation_link(gb_type) or "")
+            url = documentation_url(gbid_documentation_link(gb_type))
         except (ImportError, OSError, ValueError, TypeError):
             url = ""
     gb = _GB_ID.search(url)

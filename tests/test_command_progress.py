@@ -1,0 +1,201 @@
+"""Long commands in a real kernel: %compare and %suggest show their steps in ONE updating
+display (emptied at the end), and Ctrl-C during %compare keeps the partial result."""
+
+from __future__ import annotations
+
+import queue
+import random
+import time
+
+import pytest
+from jupyter_client.manager import start_new_kernel
+
+from nbcompile.core.records import MIME_TYPE
+from nbcompile.core.steps import Step
+from nbcompile.display.progress import ProgressLine, step_text
+
+from .test_display_updates import _execute
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    km, kc = start_new_kernel(kernel_name="python3")
+    try:
+        _execute(kc, "%load_ext nbcompile\nimport torch")
+        yield km, kc
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def _progress_texts(messages: list[dict]) -> tuple[str, list[str]]:
+    """The one progress display's id and every text it showed, in order."""
+    shown = [m["content"] for m in messages if m["msg_type"] == "display_data"
+             and "transient" in m["content"]
+             and m["content"]["data"].get("text/plain", "").startswith("%")]
+    assert len(shown) == 1, [m["content"] for m in messages if m["msg_type"] == "display_data"]
+    display_id = shown[0]["transient"]["display_id"]
+    texts = [shown[0]["data"]["text/plain"]] + [
+        m["content"]["data"]["text/plain"] for m in messages
+        if m["msg_type"] == "update_display_data"
+        and m["content"]["transient"]["display_id"] == display_id]
+    return display_id, texts
+
+
+def _unique_fn(name: str) -> str:
+    """A function no compile cache has seen (its first compile takes seconds)."""
+    c = 1 + random.randrange(10**6) / 1e7
+    return (f"def {name}(x):\n"
+            + "".join(f"    x = torch.sin(x * {c + i / 1e9!r}) + x.mean()\n" for i in range(6))
+            + "    return x\n")
+
+
+def test_compare_shows_its_steps_in_one_display_then_only_the_result(kernel):
+    _, kc = kernel
+    _execute(kc, _unique_fn("cmp_fn") + "cmp_x = torch.randn(256)")
+    messages = _execute(kc, "%compare cmp_fn(cmp_x) --modes eager,default --budget 2")
+    _, texts = _progress_texts(messages)
+    running = texts[:-1]
+    assert any("mode 2 of 2 (default): compiling" in t for t in running), running
+    assert any("timing 2 modes" in t and "of the budget left" in t for t in running), running
+    assert texts[-1] == ""  # emptied: a saved notebook keeps only the result
+    assert not [m for m in messages if m["msg_type"] == "stream"
+                and "%compare" in m["content"]["text"]]  # not a stream of prints
+    [result] = [m["content"]["data"] for m in messages if m["msg_type"] == "execute_result"]
+    record = result[MIME_TYPE]
+    assert record["record"] == "timing" and not record.get("interrupted")
+    assert [r["mode"] for r in record["rows"]] == ["eager", "default"]
+
+
+def test_suggest_shows_trial_i_of_n(kernel):
+    _, kc = kernel
+    _execute(kc, "def sug_fn(x):\n    s = x.sum().item()\n    return x * s\n"
+                 "sug_x = torch.randn(8)")
+    messages = _execute(kc, "%suggest sug_fn(sug_x)")
+    _, texts = _progress_texts(messages)
+    assert any(t.startswith("%suggest: ") and "baseline" in t for t in texts), texts
+    assert any("trial 1 of " in t for t in texts), texts
+    assert texts[-1] == ""
+    [result] = [m["content"]["data"] for m in messages if m["msg_type"] == "execute_result"]
+    assert result[MIME_TYPE]["record"] == "suggestions"
+
+
+def _run_until(kc, code: str, seen: str, timeout: float = 300) -> tuple[str, list[dict]]:
+    """Start ``code``; return once a progress update containing ``seen`` arrived."""
+    msg_id = kc.execute(code)
+    messages: list[dict] = []
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            msg = kc.get_iopub_msg(timeout=5)
+        except queue.Empty:
+            continue
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        messages.append(msg)
+        text = msg["content"].get("data", {}).get("text/plain", "")
+        if msg["msg_type"] in ("display_data", "update_display_data") and seen in text:
+            return msg_id, messages
+    raise AssertionError(f"never saw {seen!r}")
+
+
+def _finish(kc, msg_id: str, messages: list[dict], timeout: float = 300) -> list[dict]:
+    while True:
+        msg = kc.get_iopub_msg(timeout=timeout)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        messages.append(msg)
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            return messages
+
+
+@pytest.mark.parametrize("during", ["timing 2 modes", "mode 2 of 2 (default): compiling"])
+def test_ctrl_c_during_compare_keeps_the_partial_result(kernel, during):
+    km, kc = kernel
+    name = "intr_" + during.split()[0]
+    _execute(kc, _unique_fn(name) + "intr_x = torch.randn(256)\n"
+                 "intr_before = (intr_x.clone(), torch.get_num_threads(), "
+                 "torch._dynamo.config.recompile_limit, torch.is_grad_enabled())")
+    msg_id, messages = _run_until(
+        kc, f"%compare {name}(intr_x) --modes eager,default --budget 60", during)
+    time.sleep(0.3)
+    km.interrupt_kernel()
+    messages = _finish(kc, msg_id, messages)
+    assert not [m for m in messages if m["msg_type"] == "error"], "the partial result, no error"
+    [result] = [m["content"]["data"] for m in messages if m["msg_type"] == "execute_result"]
+    record = result[MIME_TYPE]
+    assert record["interrupted"] is True
+    assert record["notes"][0].startswith("interrupted (Ctrl-C)")
+    assert "INTERRUPTED, partial" in result["text/plain"]
+    modes = [r["mode"] for r in record["rows"]]
+    if during.startswith("timing"):
+        assert modes == ["eager", "default"]
+        repeats = {r["repeats"] for r in record["rows"]}
+        assert len(repeats) == 1  # every kept repeat pairs each mode with eager
+    else:
+        assert modes == ["eager"]  # the mode interrupted in its compile is left out
+    _, texts = _progress_texts(messages)
+    assert texts[-1] == ""
+    # the user's objects and torch's settings as before; the next call works
+    check = _execute(kc, "(torch.equal(intr_x, intr_before[0]), "
+                         "(torch.get_num_threads(), torch._dynamo.config.recompile_limit, "
+                         "torch.is_grad_enabled()) == intr_before[1:])")
+    [out] = [m["content"]["data"]["text/plain"] for m in check
+             if m["msg_type"] == "execute_result"]
+    assert out == "(True, True)"
+    again = _execute(kc, f"r = %compare {name}(intr_x) --modes eager,default --budget 1\n"
+                         "(r.interrupted, [row.status for row in r.rows])")
+    [out] = [m["content"]["data"]["text/plain"] for m in again
+             if m["msg_type"] == "execute_result"]
+    assert out == "(False, ['ok', 'ok'])"
+
+
+def test_step_words_and_terminal_line():
+    assert step_text(Step("compare", "compiling (its first call)", 2, 4, "default")) == \
+        "mode 2 of 4 (default): compiling (its first call)"
+    assert step_text(Step("compare", "timing 4 modes", remaining_s=6.4)) == \
+        "timing 4 modes, 6s of the budget left"
+    assert step_text(Step("suggest", "compiling", 3, 7, "x = 1")) == \
+        "trial 3 of 7 (x = 1): compiling"
+
+    class Tty:
+        def __init__(self):
+            self.text = ""
+
+        def isatty(self):
+            return True
+
+        def write(self, s):
+            self.text += s
+
+        def flush(self):
+            pass
+
+    tty = Tty()
+    with ProgressLine("%compare", stream=tty) as progress:
+        progress(Step("compare", "warming up", 1, 2, "default"))
+        time.sleep(1.0)
+    # one line rewritten in place (carriage returns, no newline), blanked at the end
+    assert "\n" not in tty.text and "\r%compare: mode 1 of 2 (default): warming up" in tty.text
+    assert tty.text.endswith("\r")
+    quick = Tty()
+    with ProgressLine("%compare", stream=quick) as progress:
+        progress("fast")
+    assert quick.text == ""  # ended before anything was due: nothing shown
+
+
+def test_open_trace_tells_files_and_bytes_read(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    import nbcompile
+    from nbcompile.display.progress import reading_text
+
+    traces = Path(__file__).parent / "fixtures" / "traces"
+    for i, name in enumerate(("graph_break.log", "recompile.log")):
+        shutil.copy(traces / name, tmp_path / f"dedicated_log_torch_trace_rank_{i}_x.log")
+    calls: list[tuple[int, int, int]] = []
+    report = nbcompile.open_trace(tmp_path, progress=lambda *a: calls.append(a))
+    size = sum(p.stat().st_size for p in tmp_path.iterdir())
+    assert calls and calls[-1] == (2, 2, size) and report.bytes_read == size
+    assert reading_text(1, 8, 3 * 1024 * 1024) == "1 of 8 files, 3.0 MiB read"
