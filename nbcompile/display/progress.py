@@ -23,7 +23,7 @@ DELAY_SECONDS = 0.5
 STEP_SECONDS = 0.25
 TICK_SECONDS = 1.0
 
-_NOUNS = {"compare": "mode", "profile": "step", "suggest": "trial", "diagnose": "step"}
+_NOUNS = {"compare": "mode", "profile": "step", "suggest": "trial", "diagnose": "rung"}
 
 
 def step_text(step: Step) -> str:
@@ -50,11 +50,8 @@ def reading_text(files_done: int, files_total: int, bytes_read: int) -> str:
 
 def _front_end() -> Any:
     """The running kernel, if a front end shows displays (``None`` in a terminal)."""
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython is a dependency
-        return None
-    shell = get_ipython()
+    ipython = sys.modules.get("IPython")  # not imported: no front end (the CLI stays light)
+    shell = ipython.get_ipython() if ipython is not None else None
     return getattr(shell, "kernel", None) if shell is not None else None
 
 

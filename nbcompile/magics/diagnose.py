@@ -9,6 +9,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..api import Diagnosis, diagnose
 from ..core.diagnosis.diagnose import DEFAULT_BUDGET_S, DiagnoseError
+from ..display.progress import ProgressLine
 from .arguments import Once
 from .calls import check_budget, evaluate_call, parse_call_line
 
@@ -51,6 +52,8 @@ class DiagnoseMagics(Magics):
         fn, call_args, call_kwargs = evaluate_call(
             self.shell, expr, "%diagnose", "it runs the call eagerly and compiled.")
         try:
-            return diagnose(fn, *call_args, budget_s=args.budget, **call_kwargs)
+            with ProgressLine("%diagnose") as progress:
+                return diagnose(fn, *call_args, budget_s=args.budget, progress=progress,
+                                **call_kwargs)
         except DiagnoseError as e:
             raise UsageError(f"%diagnose: {e}") from None

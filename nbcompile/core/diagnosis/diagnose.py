@@ -38,6 +38,7 @@ import torch
 from ..notebook.session import get_session
 from ..notebook.torch_logs import TorchLogRouting
 from ..perf.numerics import leaves
+from ..steps import Progress, tell
 from .culprit import (
     Found,
     Step,
@@ -122,7 +123,8 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
-def diagnose(fn: Any, *args: Any, budget_s: float = DEFAULT_BUDGET_S, **kwargs: Any) -> Diagnosis:
+def diagnose(fn: Any, *args: Any, budget_s: float = DEFAULT_BUDGET_S,
+             progress: Progress | None = None, **kwargs: Any) -> Diagnosis:
     """Diagnose ``fn(*args, **kwargs)`` compiled: crash, accuracy or ok; the layer; the
     culprit and its line; the float64 verdict; workarounds proven on copies.
 
@@ -130,7 +132,8 @@ def diagnose(fn: Any, *args: Any, budget_s: float = DEFAULT_BUDGET_S, **kwargs: 
     used when nbcompile knows them); it is never touched, nor are the inputs. Settings
     the user patched before the call apply to every copy. ``budget_s`` bounds the ladder,
     the bisection, the reference and the workarounds (the eager run and the first
-    compiled run always happen); steps it cut are listed in ``skipped``.
+    compiled run always happen); steps it cut are listed in ``skipped``. ``progress``
+    hears each step as it starts (``core/steps.py``).
     """
     if not callable(fn):
         raise DiagnoseError(f"diagnose needs a function or module, not {type(fn).__name__}")
@@ -150,7 +153,7 @@ def diagnose(fn: Any, *args: Any, budget_s: float = DEFAULT_BUDGET_S, **kwargs: 
     routing.install()
     bench = Bench(fn, tuple(args), dict(kwargs))
     try:
-        _diagnose(result, bench, backend, options, deadline)
+        _diagnose(result, bench, backend, options, deadline, progress)
     finally:
         bench.close()
         routing.uninstall()
@@ -165,7 +168,12 @@ def diagnose(fn: Any, *args: Any, budget_s: float = DEFAULT_BUDGET_S, **kwargs: 
 
 
 def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, Any],
-              deadline: float) -> None:
+              deadline: float, progress: Progress | None = None) -> None:
+    def step(what: str, index: int = 0, total: int = 0, label: str = "") -> None:
+        tell(progress, "diagnose", what, index, total, label,
+             max(deadline - time.perf_counter(), 0.0))
+
+    step("running eagerly")
     eager = bench.eager()
     if eager.error is not None:
         short, _ = error_text(eager.error)
@@ -190,6 +198,7 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
         rungs[-1].note = ("your backend, not one of PyTorch's ladder: its problems are "
                           "counted as the top layer's")
     result.rungs = rungs
+    step("compiling a copy with your options", label=rungs[-1].backend)
     top = bench.run(Trial(backend=backend, options=dict(options)), deadline)
     if top.outcome == "not run":
         raise DiagnoseError(f"the compiled copy of {result.name} did not finish: {top.note}")
@@ -216,6 +225,7 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
             result.skipped.append(f"rung {rung.backend}: the time budget was used up")
             continue
         keep = {k: v for k, v in options.items() if k in ("dynamic", "fullgraph")}
+        step("running (the ladder)", rungs.index(rung) + 1, len(rungs), rung.backend)
         runs[rung.backend] = bench.run(Trial(backend=rung.backend, options=keep), deadline)
         _rung_from(runs[rung.backend], rung)
     first = next((r for r in rungs if r.outcome == result.kind), rungs[-1])
@@ -230,6 +240,7 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
                             f"below the {result.kind} this diagnosis is about")
 
     own = own_files(bench.fn)
+    step("finding the culprit")
     found = _culprit(result, bench, first, runs, top, options, own, deadline)
     result.culprit = found.culprit
     if found.site is not None:
@@ -238,6 +249,8 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
     if found.note:
         result.notes.append(found.note)
 
+    if result.kind == "accuracy":
+        step("the float64 reference")
     reference = _reference(result, bench, top, deadline) if result.kind == "accuracy" else None
 
     baseline_s = result.compiled_time_s or result.eager_time_s
@@ -253,6 +266,7 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
                                       ": the time budget was used up")
                 result.workarounds.append(candidate.workaround)
                 continue
+            step("trying a workaround", label=candidate.workaround.change.splitlines()[0][:60])
             run = _try(candidate, bench, reference, deadline)
         w = settle(candidate, run, baseline_s, baseline_what)
         if run is not None and run.leaves is not None and reference is not None:
