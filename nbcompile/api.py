@@ -114,7 +114,11 @@ class Profile(RichRecord, _profile.Profile):
 
 @functools.wraps(_profile.profile)
 def profile(fn: Any, *args: Any, **kwargs: Any) -> Profile:
-    return Profile.from_record(_profile.profile(fn, *args, **kwargs))
+    try:
+        return Profile.from_record(_profile.profile(fn, *args, **kwargs))
+    except _profile.ProfileInterrupted as e:  # the partial result, with its rich reprs
+        e.partial = Profile.from_record(e.partial)
+        raise
 
 
 class Suggestions(RichRecord, _suggest.Suggestions):
@@ -124,7 +128,11 @@ class Suggestions(RichRecord, _suggest.Suggestions):
 
 @functools.wraps(_suggest.suggest)
 def suggest(fn: Any, *args: Any, **kwargs: Any) -> Suggestions:
-    return Suggestions.from_record(_suggest.suggest(fn, *args, **kwargs))
+    try:
+        return Suggestions.from_record(_suggest.suggest(fn, *args, **kwargs))
+    except _suggest.SuggestInterrupted as e:  # the partial result, with its rich reprs
+        e.partial = Suggestions.from_record(e.partial)
+        raise
 
 
 class Diagnosis(RichRecord, _diagnosis.Diagnosis):

@@ -1,5 +1,6 @@
 """Long commands in a real kernel: %compare and %suggest show their steps in ONE updating
-display (emptied at the end), and Ctrl-C during %compare keeps the partial result."""
+display (emptied at the end), and Ctrl-C during %compare, %suggest and %kprun keeps the
+partial result."""
 
 from __future__ import annotations
 
@@ -155,6 +156,81 @@ def test_ctrl_c_during_compare_keeps_the_partial_result(kernel, during):
     [out] = [m["content"]["data"]["text/plain"] for m in again
              if m["msg_type"] == "execute_result"]
     assert out == "(False, ['ok', 'ok'])"
+
+
+def test_ctrl_c_during_suggest_keeps_the_baseline_and_trials_done(kernel):
+    km, kc = kernel
+    c = 1 + random.randrange(10**6) / 1e7  # no compile cache has seen it: trials take time
+    _execute(kc, f"def sint_fn(x):\n    s = x.sum().item()\n    return torch.sin(x * {c!r}) * s\n"
+                 "sint_x = torch.randn(8)\n"
+                 "sint_before = (sint_x.clone(), torch.get_num_threads(), "
+                 "torch._dynamo.config.capture_scalar_outputs, torch.is_grad_enabled())")
+    msg_id, messages = _run_until(kc, "%suggest sint_fn(sint_x) --budget 300", "trial 1 of ")
+    time.sleep(0.3)
+    km.interrupt_kernel()
+    messages = _finish(kc, msg_id, messages)
+    assert not [m for m in messages if m["msg_type"] == "error"], "the partial result, no error"
+    [result] = [m["content"]["data"] for m in messages if m["msg_type"] == "execute_result"]
+    record = result[MIME_TYPE]
+    assert record["record"] == "suggestions" and record["interrupted"] is True
+    assert record["notes"][0].startswith("interrupted (Ctrl-C) during trial 1 of "), record["notes"]
+    baseline = record["baseline"]  # measured before the Ctrl-C: kept
+    assert baseline["error"] == "" and baseline["breaks"] >= 1 and baseline["graphs"] >= 1
+    assert record["problems"] and record["items"]  # every proposal still listed
+    cut = [s for s in record["items"] if s["status"] == "not tried" and s["after"] is None]
+    assert cut and "not tried: interrupted (Ctrl-C)" in cut[0]["note"]
+    assert not [s for s in record["items"] if s["verified"]]  # no trial finished before it
+    assert "INTERRUPTED, partial" in result["text/plain"]
+    assert "interrupted, partial" in result["text/html"]
+    _, texts = _progress_texts(messages)
+    assert texts[-1] == ""
+    # the user's objects and torch's settings (a trial patches one) as before
+    check = _execute(kc, "(torch.equal(sint_x, sint_before[0]), "
+                         "(torch.get_num_threads(), torch._dynamo.config.capture_scalar_outputs, "
+                         "torch.is_grad_enabled()) == sint_before[1:])")
+    [out] = [m["content"]["data"]["text/plain"] for m in check
+             if m["msg_type"] == "execute_result"]
+    assert out == "(True, True)"
+    # the next call works: a full record, not interrupted
+    again = _execute(kc, "r = %suggest sint_fn(sint_x)\n"
+                         "(r.interrupted, r.baseline.error, bool(r.problems and r.items))")
+    [out] = [m["content"]["data"]["text/plain"] for m in again
+             if m["msg_type"] == "execute_result"]
+    assert out == "(False, '', True)"
+
+
+def test_ctrl_c_during_kprun_keeps_a_marked_partial_profile(kernel):
+    km, kc = kernel
+    _execute(kc, _unique_fn("kint_fn") + "kint_x = torch.randn(256)\n"
+                 "kint_before = (kint_x.clone(), torch.get_num_threads(), "
+                 "torch._inductor.config.force_disable_caches, torch.is_grad_enabled())")
+    msg_id, messages = _run_until(kc, "%kprun kint_fn(kint_x)", "compiling a copy")
+    time.sleep(0.3)
+    km.interrupt_kernel()
+    messages = _finish(kc, msg_id, messages)
+    assert not [m for m in messages if m["msg_type"] == "error"], "the partial result, no error"
+    [result] = [m["content"]["data"] for m in messages if m["msg_type"] == "execute_result"]
+    record = result[MIME_TYPE]
+    assert record["record"] == "profile" and record["interrupted"] is True
+    assert record["notes"][0].startswith("interrupted (Ctrl-C) during step 1 of "), record["notes"]
+    assert "INTERRUPTED, partial" in result["text/plain"]
+    _, texts = _progress_texts(messages)
+    assert texts[-1] == ""
+    # the user's objects and torch's settings (the profile patches Inductor's) as before
+    check = _execute(kc, "(torch.equal(kint_x, kint_before[0]), "
+                         "(torch.get_num_threads(), torch._inductor.config.force_disable_caches, "
+                         "torch.is_grad_enabled()) == kint_before[1:])")
+    [out] = [m["content"]["data"]["text/plain"] for m in check
+             if m["msg_type"] == "execute_result"]
+    assert out == "(True, True)"
+    # the next call works (another function: a C++ build cut by the Ctrl-C is torch's
+    # leftover, see test_ctrl_c_during_compare_keeps_the_partial_result)
+    _execute(kc, _unique_fn("kint_next"))
+    again = _execute(kc, "p = %kprun kint_next(kint_x) --repeat 3\n"
+                         "(p.interrupted, p.wall_s > 0, bool(p.kernels))")
+    [out] = [m["content"]["data"]["text/plain"] for m in again
+             if m["msg_type"] == "execute_result"]
+    assert out == "(False, True, True)"
 
 
 def test_step_words_and_terminal_line():

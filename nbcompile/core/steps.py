@@ -4,13 +4,14 @@
 Core functions take ``progress: Progress | None``; they call ``tell(progress, ...)`` and know
 nothing of how it is shown (``display/progress.py`` words and shows it). A callback that
 raises is ignored (a display problem never costs the user the result); Ctrl-C is not
-caught.
+caught: a command stopped by it raises an ``Interrupted`` carrying its partial result.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -39,3 +40,12 @@ def tell(progress: Progress | None, command: str, what: str, index: int = 0, tot
         progress(Step(command, what, index, total, label, remaining_s))
     except Exception:  # a broken display must not break the measurement
         pass
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a long command: ``partial`` is its result so far, marked
+    ``interrupted``; the user's objects and torch's settings are already put back."""
+
+    def __init__(self, command: str, partial: Any) -> None:
+        super().__init__(f"{command}() was interrupted; .partial holds what was done")
+        self.partial = partial

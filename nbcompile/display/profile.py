@@ -75,7 +75,8 @@ def profile_text(p: Any, omitted: list[Omission] | None = None,
     a ``budget`` (bytes), the hottest lines and slowest kernels that fit, the rest
     counted."""
     room = Room(None if budget is None else budget - _TAIL)
-    out = [f"profile of {p.name}: {p.repeat} call(s); wall {_fmt(p.wall_s)} per call "
+    out = [f"profile of {p.name}: " + ("INTERRUPTED, partial: " if p.interrupted else "")
+           + f"{p.repeat} call(s); wall {_fmt(p.wall_s)} per call "
            f"compiled, {_fmt(p.eager_wall_s)} eager"]
     out.append("  " + ", ".join(f"{k} {_fmt(v)}" for k, v in _budget(p)))
     m = p.memory
@@ -185,6 +186,7 @@ def profile_html(p: Any, omitted: list[Omission] | None = None, chart: bool = Tr
     budget_text = ", ".join(f"{k} {_fmt(v)}" for k, v in _budget(p))
     head = room.spend(
         f"<div class='nbcompile-profile'><b>nbcompile profile</b> of <code>{e(p.name)}</code>: "
+        + ("<b>interrupted, partial</b>: " if p.interrupted else "") +
         f"{p.repeat} call(s), wall {_fmt(p.wall_s)} per call compiled, "
         f"{_fmt(p.eager_wall_s)} eager<br>per call: {e(budget_text)}"
         + (f"<br>{e(memory_summary(m))}" if m is not None else ""))

@@ -61,7 +61,9 @@ def suggestions_text(result: Suggestions, budget: int | None = None) -> str:
     """Plain-text fallback: baseline, then one block per suggestion; with a ``budget``
     (bytes), the first that fit, the rest counted."""
     room = Room(None if budget is None else budget - _TAIL)
-    lines = [room.spend(f"suggest {result.name}: baseline {_counts(result.baseline)}")]
+    lines = [room.spend(f"suggest {result.name}: "
+                        + ("INTERRUPTED, partial: " if result.interrupted else "")
+                        + f"baseline {_counts(result.baseline)}")]
 
     def block(i: int, item: Suggestion) -> str:
         return "\n".join([
@@ -88,6 +90,7 @@ def suggestions_html(result: Suggestions, budget: int | None = None) -> str:
     room = Room(None if budget is None else budget - _TAIL)
     top = room.spend(
         f"<div class='nbcompile-suggestions'><b>suggest {escape(result.name)}</b> "
+        + ("<b>interrupted, partial</b> " if result.interrupted else "") +
         f"({result.calls} call(s), {result.elapsed_s:.1f} s of a {result.budget_s:g} s budget)"
         "<table><thead><tr><th>problem</th><th>change</th><th>before</th><th>after (copy)"
         "</th><th>result</th><th>status</th><th>note</th></tr></thead><tbody>")

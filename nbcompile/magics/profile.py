@@ -7,7 +7,7 @@ from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..api import Profile, profile
-from ..core.perf.profile import DEFAULT_REPEAT, ProfileError
+from ..core.perf.profile import DEFAULT_REPEAT, ProfileError, ProfileInterrupted
 from ..display.progress import ProgressLine
 from .arguments import Once, OnceFlag
 from .calls import evaluate_call, parse_call_line
@@ -36,6 +36,7 @@ class ProfileMagics(Magics):
         kernels, overhead (guards, launches) and Python between graphs (graph breaks).
         Memory too: the peak and allocated bytes of one call, compiled and eager, bytes
         per kernel and per line, and the timeline of bytes in use (p.memory).
+        Ctrl-C stops it and keeps what was measured (marked interrupted).
 
         Examples::
 
@@ -53,5 +54,7 @@ class ProfileMagics(Magics):
             with ProgressLine("%kprun") as progress:
                 return profile(fn, *call_args, repeat=args.repeat,
                                memory=not args.no_memory, progress=progress, **call_kwargs)
+        except ProfileInterrupted as e:  # Ctrl-C: what was measured, marked interrupted
+            return e.partial
         except ProfileError as e:
             raise UsageError(f"%kprun: {e}") from None

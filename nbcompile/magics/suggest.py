@@ -7,7 +7,7 @@ from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..api import Suggestions, suggest
-from ..core.fixes.suggest import DEFAULT_BUDGET_S, SuggestError
+from ..core.fixes.suggest import DEFAULT_BUDGET_S, SuggestError, SuggestInterrupted
 from ..display.progress import ProgressLine
 from .arguments import Once
 from .calls import check_budget, evaluate_call, parse_call_line
@@ -31,6 +31,7 @@ class SuggestMagics(Magics):
         report are untouched) for the baseline; each proposed change (a torch._dynamo
         setting, a %%compile option, or a rewrite of your line) is tried on another copy,
         and marked verified only with fewer breaks/recompiles and the same result.
+        Ctrl-C stops it and keeps the baseline and the trials done (marked interrupted).
         For recompiles over several calls use nbcompile.suggest(fn, calls=[...]).
 
         Examples::
@@ -48,5 +49,7 @@ class SuggestMagics(Magics):
             with ProgressLine("%suggest") as progress:
                 return suggest(fn, *call_args, budget_s=args.budget, progress=progress,
                                **call_kwargs)
+        except SuggestInterrupted as e:  # Ctrl-C: the trials done, marked interrupted
+            return e.partial
         except SuggestError as e:
             raise UsageError(f"%suggest: {e}") from None

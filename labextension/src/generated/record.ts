@@ -961,6 +961,10 @@ export interface Profile {
    * peak and allocated bytes of one call, compiled and eager (null: not measured)
    */
   memory?: ProfileMemory | null;
+  /**
+   * Ctrl-C stopped it: what was measured (see notes[0])
+   */
+  interrupted?: boolean;
   schema_version: number;
   record: string;
   /**
@@ -1167,6 +1171,10 @@ export interface Suggestions {
    */
   elapsed_s: number;
   notes: string[];
+  /**
+   * Ctrl-C stopped it: the trials done so far (see notes[0])
+   */
+  interrupted?: boolean;
   schema_version: number;
   record: string;
 }

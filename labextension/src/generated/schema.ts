@@ -1532,6 +1532,10 @@ export const RECORD_SCHEMA: unknown = {
           ],
           "description": "peak and allocated bytes of one call, compiled and eager (null: not measured)"
         },
+        "interrupted": {
+          "type": "boolean",
+          "description": "Ctrl-C stopped it: what was measured (see notes[0])"
+        },
         "schema_version": {
           "type": "integer"
         },
@@ -1874,6 +1878,10 @@ export const RECORD_SCHEMA: unknown = {
           "items": {
             "type": "string"
           }
+        },
+        "interrupted": {
+          "type": "boolean",
+          "description": "Ctrl-C stopped it: the trials done so far (see notes[0])"
         },
         "schema_version": {
           "type": "integer"

@@ -33,7 +33,7 @@ from ..perf.numerics import numeric_diff, snapshot_outputs
 from ..perf.sandbox import Sandbox
 from ..perf.timing import WARMUP_CALLS
 from ..records import SCHEMA_VERSION, GraphBreak, Record
-from ..steps import Progress, tell
+from ..steps import Interrupted, Progress, tell
 from ..trace.listener import TraceEvent, TraceListener, suppressed
 from ..trace.payloads import parse_graph_break, recompile_failed_versions
 from ..trace.stacks import parse_user_stack
@@ -116,8 +116,11 @@ class Suggestions(Record):
     budget_s: float = DEFAULT_BUDGET_S  # seconds allowed for all trials
     elapsed_s: float = 0.0  # seconds the trials took
     notes: list[str] = field(default_factory=list)
+    interrupted: bool = False  # Ctrl-C stopped it: the trials done so far (see notes[0])
     schema_version: int = SCHEMA_VERSION
     record: str = "suggestions"
+
+    OPTIONAL_KEYS = frozenset({"interrupted"})
 
     @property
     def verified(self) -> list[Suggestion]:
@@ -556,7 +559,9 @@ def suggest(fn: Any, *args: Any, calls: Sequence[Any] | None = None,
     recompiles from changing sizes); otherwise one call with ``*args, **kwargs``.
     ``budget_s`` bounds the trials: those left when it runs out are listed as not tried.
     ``progress`` hears each step as it starts (the baseline, trial i of n with the budget
-    left; ``core/steps.py``).
+    left; ``core/steps.py``). Ctrl-C stops it: the user's objects and torch's settings
+    are put back and a ``SuggestInterrupted`` (a ``KeyboardInterrupt``) carries the
+    baseline and the trials done so far (``partial``, marked ``interrupted``).
     """
     if not callable(fn):
         raise SuggestError(f"suggest needs a function or module, not {type(fn).__name__}")
@@ -566,32 +571,87 @@ def suggest(fn: Any, *args: Any, calls: Sequence[Any] | None = None,
     started = time.perf_counter()
     deadline = started + float(budget_s)
     name = getattr(fn, "__name__", None) or type(fn).__name__
-    tell(progress, "suggest", "running eagerly (the reference)")
-    reference = _reference(fn, replay)
-    tell(progress, "suggest", "compiling a copy as it is (the baseline)",
-         remaining_s=deadline - time.perf_counter())
-    baseline, _, breaks = _run(fn, replay, reference, _Trial(), deadline)
-    result = Suggestions(name, baseline, calls=len(replay), budget_s=float(budget_s))
-    if baseline.error:
-        result.notes.append(f"the baseline compile failed: {baseline.error}")
-    result.problems = _problems(fn, breaks, baseline)
-    proposals = [p for problem in result.problems for p in _proposals(fn, problem, replay)]
+    result = Suggestions(name, Measured(error=_INTERRUPTED), calls=len(replay),
+                         budget_s=float(budget_s))
+    where = "the eager reference run"
+    try:
+        tell(progress, "suggest", "running eagerly (the reference)")
+        reference = _reference(fn, replay)
+        where = "the baseline compile"
+        tell(progress, "suggest", "compiling a copy as it is (the baseline)",
+             remaining_s=deadline - time.perf_counter())
+        result.baseline, _, breaks = _run(fn, replay, reference, _Trial(), deadline)
+        if result.baseline.error:
+            result.notes.append(f"the baseline compile failed: {result.baseline.error}")
+        where = "the proposals"
+        result.problems = _problems(fn, breaks, result.baseline)
+        proposals = [p for problem in result.problems for p in _proposals(fn, problem, replay)]
+        _try_all(fn, replay, reference, proposals, result, deadline, progress)
+    except _Stopped as stop:  # Ctrl-C during a trial: the items so far, the rest not tried
+        result.interrupted = True
+        where = stop.where
+    except KeyboardInterrupt:
+        result.interrupted = True
+    if not result.problems and not result.interrupted:
+        result.notes.append("no graph breaks or recompiles: nothing to fix")
+    result.elapsed_s = round(time.perf_counter() - started, 3)
+    if result.interrupted:
+        tried = sum(1 for item in result.items if item.after is not None)
+        result.notes.insert(0, (
+            f"interrupted (Ctrl-C) during {where} after {result.elapsed_s:.1f}s: "
+            + ("the baseline was not measured. " if result.baseline.error == _INTERRUPTED
+               else f"the baseline and {tried} trial(s) done are kept"
+               + ("; the changes not tried say so. " if result.items else ". "))
+            + "Your objects, torch's settings and RNG state are as before."))
+        raise SuggestInterrupted(result)
+    return result
+
+
+#: The baseline's ``error`` when Ctrl-C came before it was measured.
+_INTERRUPTED = "KeyboardInterrupt: interrupted (Ctrl-C) before it was measured"
+
+
+class SuggestInterrupted(Interrupted):
+    """Ctrl-C during ``suggest()``: ``partial`` holds the baseline and the trials done so
+    far (``interrupted``)."""
+
+    def __init__(self, partial: Suggestions) -> None:
+        super().__init__("suggest", partial)
+
+
+class _Stopped(KeyboardInterrupt):
+    """Ctrl-C inside ``_try_all``: ``where`` says which trial it cut."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(where)
+        self.where = where
+
+
+def _try_all(fn: Any, replay: list[tuple[tuple, dict]], reference: list[list[Any]],
+             proposals: list[tuple[Suggestion, _Trial | None]], result: Suggestions,
+             deadline: float, progress: Progress | None) -> None:
+    """Try each proposal on a copy, in order; after Ctrl-C every proposal is still listed
+    (those not tried say so) and ``_Stopped`` names the trial it cut."""
     trials = sum(1 for _, trial in proposals if trial is not None)
     index = 0
-    for item, trial in proposals:
+    for position, (item, trial) in enumerate(proposals):
         result.items.append(item)
         if trial is None:
             continue
         index += 1
         if time.perf_counter() > deadline:
-            item.note += f"; not tried: the {budget_s:g} s budget was used up"
+            item.note += f"; not tried: the {result.budget_s:g} s budget was used up"
             continue
-        tell(progress, "suggest", "compiling a changed copy and replaying the calls", index,
-             trials, _first_line(item.change), deadline - time.perf_counter())
-        item.after, item.same_result, after_breaks = _run(
-            fn, replay, reference, trial, deadline)
-        _judge(item, baseline, after_breaks)
-    if not result.problems:
-        result.notes.append("no graph breaks or recompiles: nothing to fix")
-    result.elapsed_s = round(time.perf_counter() - started, 3)
-    return result
+        try:
+            tell(progress, "suggest", "compiling a changed copy and replaying the calls",
+                 index, trials, _first_line(item.change), deadline - time.perf_counter())
+            after, same, after_breaks = _run(fn, replay, reference, trial, deadline)
+        except KeyboardInterrupt:
+            for left, left_trial in proposals[position:]:
+                if left is not item:
+                    result.items.append(left)
+                if left_trial is not None:
+                    left.note += "; not tried: interrupted (Ctrl-C)"
+            raise _Stopped(f"trial {index} of {trials} ({_first_line(item.change)})") from None
+        item.after, item.same_result = after, same
+        _judge(item, baseline=result.baseline, breaks=after_breaks)

@@ -43,7 +43,7 @@ from ..notebook.session import CaptureSession
 from ..notebook.snapshot import target_record
 from ..notebook.targets import Target, eager_callable, fresh_copy, unwrap
 from ..records import SCHEMA_VERSION, GraphBreak, Kernel, Omission, Record
-from ..steps import Progress, tell
+from ..steps import Interrupted, Progress, tell
 from ..trace import listener
 from ..trace.listener import TraceListener, suppressed
 from .environment import device_of
@@ -177,10 +177,12 @@ class Profile(Record):
     graph_breaks: list[GraphBreak] = field(default_factory=list)  # of the profiled copy
     # peak and allocated bytes of one call, compiled and eager (null: not measured)
     memory: ProfileMemory | None = None
+    interrupted: bool = False  # Ctrl-C stopped it: what was measured (see notes[0])
     schema_version: int = SCHEMA_VERSION
     record: str = "profile"
 
-    OPTIONAL_KEYS = frozenset({"graph_breaks", "truncated", "omitted", "memory"})
+    OPTIONAL_KEYS = frozenset({"graph_breaks", "truncated", "omitted", "memory",
+                               "interrupted"})
     COMPUTED = {
         "truncated": (bool, "set when published with some kernels or lines left out"),
         "omitted": (list[Omission], "kernels or lines left out of a published output to "
@@ -265,29 +267,79 @@ def profile(fn: Any, *args: Any, repeat: int = DEFAULT_REPEAT, memory: bool = Tr
     and per line, a timeline). The calls run on copies of the tensor inputs, and the
     parameters, buffers, gradients, optimizer state and RNG they change are put back
     afterwards (a training step's updates do not reach the user's model). ``progress``
-    hears each step as it starts (``core/steps.py``).
+    hears each step as it starts (``core/steps.py``). Ctrl-C stops it: the user's objects
+    and torch's settings are put back and a ``ProfileInterrupted`` (a ``KeyboardInterrupt``)
+    carries what was measured (``partial``, marked ``interrupted``).
     """
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
         raise ProfileError(f"repeat must be a whole number of calls >= 1, not {repeat!r}")
     if not callable(fn):
         raise ProfileError(f"profile needs a function or module, not a {type(fn).__name__}")
     box = Sandbox(fn, args, kwargs)
+    started = time.perf_counter()
+    state = _State(getattr(fn, "__name__", None) or type(fn).__name__, repeat)
     try:
         return _profile(fn, box.args, box.kwargs, repeat, memory, box.held_storages(),
-                        progress)
+                        progress, state)
+    except KeyboardInterrupt:
+        partial = state.partial(time.perf_counter() - started)
     finally:
         box.restore()
+    raise ProfileInterrupted(partial)
+
+
+class ProfileInterrupted(Interrupted):
+    """Ctrl-C during ``profile()``: ``partial`` holds what was measured (``interrupted``)."""
+
+    def __init__(self, partial: Profile) -> None:
+        super().__init__("profile", partial)
+
+
+@dataclass
+class _State:
+    """How far ``_profile`` got: the step it is in and what it measured so far."""
+
+    name: str
+    repeat: int
+    where: str = "the start"
+    build: Callable[[], Profile] | None = None  # the profile of the compiled calls alone
+    result: Profile | None = None  # built, before the eager memory call
+
+    def partial(self, elapsed_s: float) -> Profile:
+        """The result of an interrupted profile, marked ``interrupted``, with a note."""
+        result = self.result
+        kept = "nothing was measured"
+        if result is not None:
+            result.memory = None  # the eager half of the memory was not measured
+            kept = ("the compiled and eager times are kept; the memory was not measured "
+                    "(p.memory is empty)")
+        elif self.build is not None:
+            result = self.build()
+            kept = ("the compiled calls' kernels and time per call are kept; the eager "
+                    "calls, their lines and the memory were not measured (no eager times)")
+        if result is None:
+            result = Profile(self.name, self.repeat)
+        result.interrupted = True
+        result.notes.insert(0, (
+            f"interrupted (Ctrl-C) during {self.where} after {elapsed_s:.1f}s: {kept}. "
+            "Your objects, torch's settings and RNG state are as before."))
+        return result
 
 
 def _profile(fn: Any, args: tuple, kwargs: dict, repeat: int, memory: bool,
-             held: set[int], progress: Progress | None = None) -> Profile:
+             held: set[int], progress: Progress | None = None,
+             state: _State | None = None) -> Profile:
     name = getattr(fn, "__name__", None) or type(fn).__name__
+    state = state if state is not None else _State(name, repeat)
     device = device_of(args, kwargs)
     mem_prof = mem_saved = None
     steps = iter(range(1, 6 if memory else 4))
+    total = 5 if memory else 3
 
     def step(what: str) -> None:
-        tell(progress, "profile", what, next(steps, 0), 5 if memory else 3)
+        index = next(steps, 0)
+        state.where = f"step {index} of {total} ({what})"
+        tell(progress, "profile", what, index, total)
     code = _source_code(fn)
     copy = fresh_copy(fn)
     target = _copy_target(name, fn, copy, code)
@@ -309,6 +361,8 @@ def _profile(fn: Any, args: tuple, kwargs: dict, repeat: int, memory: bool,
             before = len(target.compiles)
             step(f"profiling {repeat} compiled calls")
             prof, walls = _profiled_calls(compiled, args, kwargs, repeat)
+            state.build = lambda: _build(name, target, code, prof, walls, [], {}, 0.0, repeat,
+                                         len(target.compiles) - before, None, device)
             if memory:
                 step("measuring the memory of a compiled call")
                 mem_saved = SavedTensors(held)
@@ -322,8 +376,8 @@ def _profile(fn: Any, args: tuple, kwargs: dict, repeat: int, memory: bool,
     _sync(args, kwargs)
     eager_walls = [_timed(eager, args, kwargs) for _ in range(repeat)]
     line_times, eager_traced = _eager_lines(eager, code, args, kwargs, repeat)
-    result = _build(name, target, code, prof, walls, eager_walls, line_times, eager_traced,
-                    repeat, recompiles, mem_prof, device)
+    result = state.result = _build(name, target, code, prof, walls, eager_walls, line_times,
+                                   eager_traced, repeat, recompiles, mem_prof, device)
     if memory and mem_prof is not None and mem_saved is not None:
         step("measuring the memory of an eager call")
         eager_saved = SavedTensors(held)
@@ -620,7 +674,8 @@ def _build(name: str, target: Target, code: types.CodeType | None, prof: Any,
     prof_out = Profile(
         name=name, repeat=repeat, kernels=kernel_rows, wall_s=wall,
         kernel_s=kernel_total / repeat, outside_graphs_s=outside / n / 1e6,
-        overhead_s=overhead / n / 1e6, eager_wall_s=sum(eager_walls) / len(eager_walls),
+        overhead_s=overhead / n / 1e6,
+        eager_wall_s=sum(eager_walls) / len(eager_walls) if eager_walls else 0.0,
         compiles=[c.compile_id for c in record.compiles],
         recompiles_during_profile=recompiles,
         graph_breaks=list(record.graph_breaks),

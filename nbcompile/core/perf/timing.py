@@ -70,7 +70,7 @@ import torch
 
 from ..insight.diagnose_hint import DIAGNOSE_HINT  # where a failed or differing mode points
 from ..notebook.targets import eager_callable, fresh_copy
-from ..steps import Progress, tell
+from ..steps import Interrupted, Progress, tell
 from ..trace.listener import suppressed
 from . import explain as explain_mod
 from . import profile as profile_mod
@@ -260,12 +260,11 @@ def compare(
     return result
 
 
-class ComparisonInterrupted(KeyboardInterrupt):
+class ComparisonInterrupted(Interrupted):
     """Ctrl-C during ``compare()``: ``partial`` is the comparison so far (``interrupted``)."""
 
     def __init__(self, partial: Comparison) -> None:
-        super().__init__("compare() was interrupted; .partial holds what was measured")
-        self.partial = partial
+        super().__init__("compare", partial)
 
 
 def _cut_to_complete_repeats(candidates: list[_Candidate], specs: list[ModeSpec]) -> None:
