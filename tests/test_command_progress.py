@@ -62,7 +62,7 @@ def test_compare_shows_its_steps_in_one_display_then_only_the_result(kernel):
     assert texts[-1] == ""  # emptied: a saved notebook keeps only the result
     assert not [m for m in messages if m["msg_type"] == "stream"
                 and "%compare" in m["content"]["text"]]  # not a stream of prints
-    [result] = [m["content"]["data"] for m in messages if m["msg_type"] == "execute_result"]
+    result = _result(messages)
     record = result[MIME_TYPE]
     assert record["record"] == "timing" and not record.get("interrupted")
     assert [r["mode"] for r in record["rows"]] == ["eager", "default"]
@@ -78,7 +78,7 @@ def test_suggest_shows_trial_i_of_n(kernel):
     assert any(t.startswith("%suggest: ") and "baseline" in t for t in texts), texts
     assert any("trial 1 of " in t for t in texts), texts
     assert texts[-1] == ""
-    [result] = [m["content"]["data"] for m in messages if m["msg_type"] == "execute_result"]
+    result = _result(messages)
     assert result[MIME_TYPE]["record"] == "suggestions"
 
 
@@ -111,6 +111,23 @@ def _finish(kc, msg_id: str, messages: list[dict], timeout: float = 300) -> list
             return messages
 
 
+def _result(messages: list[dict]) -> dict:
+    """The one execute_result's data."""
+    [result] = [m["content"]["data"] for m in messages if m["msg_type"] == "execute_result"]
+    return result
+
+
+def _interrupt(km, kc, code: str, seen: str) -> tuple[dict, list[dict]]:
+    """Ctrl-C ``code`` once a progress update shows ``seen``: its result (no error) and
+    every message."""
+    msg_id, messages = _run_until(kc, code, seen)
+    time.sleep(0.3)
+    km.interrupt_kernel()
+    messages = _finish(kc, msg_id, messages)
+    assert not [m for m in messages if m["msg_type"] == "error"], "the partial result, no error"
+    return _result(messages), messages
+
+
 @pytest.mark.parametrize("during", ["timing 2 modes", "mode 2 of 2 (default): compiling"])
 def test_ctrl_c_during_compare_keeps_the_partial_result(kernel, during):
     km, kc = kernel
@@ -118,13 +135,8 @@ def test_ctrl_c_during_compare_keeps_the_partial_result(kernel, during):
     _execute(kc, _unique_fn(name) + "intr_x = torch.randn(256)\n"
                  "intr_before = (intr_x.clone(), torch.get_num_threads(), "
                  "torch._dynamo.config.recompile_limit, torch.is_grad_enabled())")
-    msg_id, messages = _run_until(
-        kc, f"%compare {name}(intr_x) --modes eager,default --budget 60", during)
-    time.sleep(0.3)
-    km.interrupt_kernel()
-    messages = _finish(kc, msg_id, messages)
-    assert not [m for m in messages if m["msg_type"] == "error"], "the partial result, no error"
-    [result] = [m["content"]["data"] for m in messages if m["msg_type"] == "execute_result"]
+    result, messages = _interrupt(
+        km, kc, f"%compare {name}(intr_x) --modes eager,default --budget 60", during)
     record = result[MIME_TYPE]
     assert record["interrupted"] is True
     assert record["notes"][0].startswith("interrupted (Ctrl-C)")
@@ -142,8 +154,7 @@ def test_ctrl_c_during_compare_keeps_the_partial_result(kernel, during):
     check = _execute(kc, "(torch.equal(intr_x, intr_before[0]), "
                          "(torch.get_num_threads(), torch._dynamo.config.recompile_limit, "
                          "torch.is_grad_enabled()) == intr_before[1:])")
-    [out] = [m["content"]["data"]["text/plain"] for m in check
-             if m["msg_type"] == "execute_result"]
+    out = _result(check)["text/plain"]
     assert out == "(True, True)"
     if not during.startswith("timing"):
         # torch's own leftover, not nbcompile's: a C++ build cut by the Ctrl-C (the SIGINT
@@ -153,8 +164,7 @@ def test_ctrl_c_during_compare_keeps_the_partial_result(kernel, during):
         _execute(kc, _unique_fn(name))
     again = _execute(kc, f"r = %compare {name}(intr_x) --modes eager,default --budget 1\n"
                          "(r.interrupted, [row.status for row in r.rows])")
-    [out] = [m["content"]["data"]["text/plain"] for m in again
-             if m["msg_type"] == "execute_result"]
+    out = _result(again)["text/plain"]
     assert out == "(False, ['ok', 'ok'])"
 
 
@@ -165,12 +175,7 @@ def test_ctrl_c_during_suggest_keeps_the_baseline_and_trials_done(kernel):
                  "sint_x = torch.randn(8)\n"
                  "sint_before = (sint_x.clone(), torch.get_num_threads(), "
                  "torch._dynamo.config.capture_scalar_outputs, torch.is_grad_enabled())")
-    msg_id, messages = _run_until(kc, "%suggest sint_fn(sint_x) --budget 300", "trial 1 of ")
-    time.sleep(0.3)
-    km.interrupt_kernel()
-    messages = _finish(kc, msg_id, messages)
-    assert not [m for m in messages if m["msg_type"] == "error"], "the partial result, no error"
-    [result] = [m["content"]["data"] for m in messages if m["msg_type"] == "execute_result"]
+    result, messages = _interrupt(km, kc, "%suggest sint_fn(sint_x) --budget 300", "trial 1 of ")
     record = result[MIME_TYPE]
     assert record["record"] == "suggestions" and record["interrupted"] is True
     assert record["notes"][0].startswith("interrupted (Ctrl-C) during trial 1 of "), record["notes"]
@@ -188,14 +193,12 @@ def test_ctrl_c_during_suggest_keeps_the_baseline_and_trials_done(kernel):
     check = _execute(kc, "(torch.equal(sint_x, sint_before[0]), "
                          "(torch.get_num_threads(), torch._dynamo.config.capture_scalar_outputs, "
                          "torch.is_grad_enabled()) == sint_before[1:])")
-    [out] = [m["content"]["data"]["text/plain"] for m in check
-             if m["msg_type"] == "execute_result"]
+    out = _result(check)["text/plain"]
     assert out == "(True, True)"
     # the next call works: a full record, not interrupted
     again = _execute(kc, "r = %suggest sint_fn(sint_x)\n"
                          "(r.interrupted, r.baseline.error, bool(r.problems and r.items))")
-    [out] = [m["content"]["data"]["text/plain"] for m in again
-             if m["msg_type"] == "execute_result"]
+    out = _result(again)["text/plain"]
     assert out == "(False, '', True)"
 
 
@@ -204,12 +207,7 @@ def test_ctrl_c_during_kprun_keeps_a_marked_partial_profile(kernel):
     _execute(kc, _unique_fn("kint_fn") + "kint_x = torch.randn(256)\n"
                  "kint_before = (kint_x.clone(), torch.get_num_threads(), "
                  "torch._inductor.config.force_disable_caches, torch.is_grad_enabled())")
-    msg_id, messages = _run_until(kc, "%kprun kint_fn(kint_x)", "compiling a copy")
-    time.sleep(0.3)
-    km.interrupt_kernel()
-    messages = _finish(kc, msg_id, messages)
-    assert not [m for m in messages if m["msg_type"] == "error"], "the partial result, no error"
-    [result] = [m["content"]["data"] for m in messages if m["msg_type"] == "execute_result"]
+    result, messages = _interrupt(km, kc, "%kprun kint_fn(kint_x)", "compiling a copy")
     record = result[MIME_TYPE]
     assert record["record"] == "profile" and record["interrupted"] is True
     assert record["notes"][0].startswith("interrupted (Ctrl-C) during step 1 of "), record["notes"]
@@ -220,16 +218,14 @@ def test_ctrl_c_during_kprun_keeps_a_marked_partial_profile(kernel):
     check = _execute(kc, "(torch.equal(kint_x, kint_before[0]), "
                          "(torch.get_num_threads(), torch._inductor.config.force_disable_caches, "
                          "torch.is_grad_enabled()) == kint_before[1:])")
-    [out] = [m["content"]["data"]["text/plain"] for m in check
-             if m["msg_type"] == "execute_result"]
+    out = _result(check)["text/plain"]
     assert out == "(True, True)"
     # the next call works (another function: a C++ build cut by the Ctrl-C is torch's
     # leftover, see test_ctrl_c_during_compare_keeps_the_partial_result)
     _execute(kc, _unique_fn("kint_next"))
     again = _execute(kc, "p = %kprun kint_next(kint_x) --repeat 3\n"
                          "(p.interrupted, p.wall_s > 0, bool(p.kernels))")
-    [out] = [m["content"]["data"]["text/plain"] for m in again
-             if m["msg_type"] == "execute_result"]
+    out = _result(again)["text/plain"]
     assert out == "(False, True, True)"
 
 
@@ -292,5 +288,5 @@ def test_diagnose_shows_its_steps_then_only_the_result(kernel):
     assert any(t.startswith("%diagnose: inductor: compiling a copy with your options")
                for t in texts), texts
     assert texts[-1] == ""
-    [result] = [m["content"]["data"] for m in messages if m["msg_type"] == "execute_result"]
+    result = _result(messages)
     assert result[MIME_TYPE]["record"] == "diagnosis" and result[MIME_TYPE]["kind"] == "ok"

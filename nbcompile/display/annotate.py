@@ -55,6 +55,14 @@ def _marker(a: LineAnnotation) -> str:
 _TAIL = 256
 
 
+def _by_file(annotations: list[LineAnnotation]) -> Iterator[tuple[str | None, LineAnnotation]]:
+    """Each annotation with its file name where the file changes (else ``None``)."""
+    current = None
+    for a in annotations:
+        yield (a.filename if a.filename != current else None), a
+        current = a.filename
+
+
 def _more_lines(record: TargetRecord, count: int) -> str:
     return more_note(count, "source lines", how_to_get(record.name, "annotate().lines"))
 
@@ -70,13 +78,9 @@ def annotated_text(record: TargetRecord, budget: int | None = None) -> str:
     width = min(max((len(a.line) for a in record.annotations), default=0), 60)
 
     def rows() -> Iterator[str]:
-        current = None
-        for a in record.annotations:
-            head = ""
-            if a.filename != current:
-                current = a.filename
-                head = f"--- {clip(a.filename)}\n"
-            yield head + f"{a.lineno:4} | {clip(a.line):<{width}}  {clip(_marker(a))}".rstrip()
+        for head, a in _by_file(record.annotations):
+            yield ((f"--- {clip(head)}\n" if head is not None else "")
+                   + f"{a.lineno:4} | {clip(a.line):<{width}}  {clip(_marker(a))}".rstrip())
 
     lines = room.take(rows(), len(record.annotations), lambda n: _more_lines(record, n))
     return "\n".join([title, *lines])
@@ -141,13 +145,9 @@ def annotated_html(record: TargetRecord, budget: int | None = None) -> str:
     limit = KERNEL_CAP if room.left is None else max(room.left // 8, 200)
 
     def rows() -> Iterator[str]:
-        current = None
-        for a in record.annotations:
-            head = ""
-            if a.filename != current:
-                current = a.filename
-                head = f"<div style='color:#868e96;{_MONO}'># {e(clip(a.filename))}</div>"
-            yield head + _row_html(record, a, limit)
+        for head, a in _by_file(record.annotations):
+            yield ((f"<div style='color:#868e96;{_MONO}'># {e(clip(head))}</div>"
+                    if head is not None else "") + _row_html(record, a, limit))
 
     kept = room.take(rows(), len(record.annotations), lambda n: (
         f"<div class='nbcompile-omitted'>{e(_more_lines(record, n))}</div>"))
