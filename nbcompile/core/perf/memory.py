@@ -38,6 +38,7 @@ from typing import Any
 import torch
 
 from ..records import Record
+from ..units import format_bytes
 
 #: Most points a published timeline keeps (the peak and the end are always kept).
 MAX_POINTS = 60
@@ -369,16 +370,3 @@ def memory_verdict(peak: int | None, eager_peak: int | None) -> str:
         return "same peak as eager (0 B)"
     return f"+{format_bytes(peak)} over eager's 0 B peak"
 
-
-def format_bytes(n: int | None) -> str:
-    """``16.0 MiB`` (core's own copy: ``display/units.py`` is a layer above)."""
-    if n is None:
-        return "not measured"
-    value = float(n)
-    sign = "-" if value < 0 else ""
-    value = abs(value)
-    for unit in ("B", "KiB", "MiB"):
-        if value < 1024:
-            return f"{sign}{value:.0f} {unit}" if unit == "B" else f"{sign}{value:.1f} {unit}"
-        value /= 1024
-    return f"{sign}{value:.1f} GiB"

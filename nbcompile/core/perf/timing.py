@@ -72,12 +72,13 @@ from ..insight.diagnose_hint import DIAGNOSE_HINT  # where a failed or differing
 from ..notebook.targets import eager_callable, fresh_copy
 from ..steps import Interrupted, Progress, tell
 from ..trace.listener import suppressed
+from ..units import format_bytes
 from . import explain as explain_mod
 from . import profile as profile_mod
 from .comparison import Comparison, TimingRow
 from .counters import cache_counts, counter, frames_compiled
 from .environment import device_of, environment, sync
-from .memory import allocated_now, format_bytes, measure_call, memory_verdict, peak_ratio
+from .memory import allocated_now, measure_call, memory_verdict, peak_ratio
 from .modes import DEFAULT_MODES, CompareError, ModeSpec, resolve_modes
 from .numerics import numeric_diff, snapshot_outputs
 from .sandbox import Sandbox
