@@ -20,7 +20,7 @@ from nbcompile.core.perf import verdict
 from nbcompile.core.perf.comparison import Comparison, TimingRow
 from nbcompile.core.perf.modes import CompareError, resolve_modes
 from nbcompile.core.perf.numerics import numeric_diff
-from nbcompile.core.perf.timing import compare
+from nbcompile.core.perf.timing import _per_call, compare
 from nbcompile.display.timing import timing_bundle, timing_text
 
 
@@ -238,3 +238,28 @@ def test_the_output_says_up_front_what_came_on_top_of_the_budget(chain_compariso
         timed <= c.budget_s * 1.1), second
     assert "on top of the budget: first calls" in second
     assert "took" in c._repr_mimebundle_()["text/html"].split("<table>")[0]
+
+
+class _Measured:
+    def __init__(self, median: float) -> None:
+        self.median = median
+
+
+class _TimerWithOneSlowCall:
+    """Per call 10 us, except the first call, which takes 100 ms (a busy machine)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def timeit(self, number: int) -> _Measured:
+        total = number * 1e-5 + (0.1 if self.calls == 0 else 0.0)
+        self.calls += number
+        return _Measured(total / number)
+
+
+def test_one_slow_call_does_not_size_the_blocks():
+    # sized by the slow first call, a 0.2 s block would hold 2 calls (20 us): the
+    # repeats would take microseconds and the timing would be noise
+    per_call, number = _per_call(_TimerWithOneSlowCall(), 0.2, deadline=float("inf"))
+    assert per_call == pytest.approx(1e-5)
+    assert number == 20000

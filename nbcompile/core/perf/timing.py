@@ -143,7 +143,13 @@ def _per_call(timer: Any, block_s: float, deadline: float) -> tuple[float, int]:
     number = 1
     while True:
         per_call = timer.timeit(number).median
-        if per_call * number >= block_s / 4 or number >= 10**6 or time.perf_counter() > deadline:
+        if per_call * number >= block_s / 4:
+            # confirm with a second block: one slow call (a first call, a busy machine)
+            # must not size the blocks to a few calls (and the repeats to microseconds)
+            per_call = min(per_call, timer.timeit(number).median)
+            if per_call * number >= block_s / 4:
+                break
+        if number >= 10**6 or time.perf_counter() > deadline:
             break
         number = min(10**6, max(number * 10, int(block_s / 4 / max(per_call, 1e-9)) + 1))
     return per_call, max(1, min(10**6, round(block_s / max(per_call, 1e-9))))
