@@ -304,3 +304,37 @@ def test_kprun_says_when_eager_lines_leave_the_wall_unattributed():
     assert f"{lines * 1e3:.3f} ms of the {p.eager_wall_s * 1e3:.3f} ms eager wall" in note
     assert f"{p.eager_untied_s * 1e3:.3f} ms" in note and "hooks" in note
     assert "unattributed" in profile_bundle(p)["text/plain"]
+
+
+def _event(name: str, start: float, end: float, *children) -> object:
+    from types import SimpleNamespace
+    return SimpleNamespace(name=name, time_range=SimpleNamespace(start=start, end=end),
+                           cpu_children=list(children))
+
+
+def test_launches_without_a_graph_call_event_are_grouped_by_region():
+    """torch 2.8's profile (recorded there: the shape of ``prof.events()``) has no
+    ``## Call CompiledFxGraph`` event: a region's launches stand for its graph call, up to
+    the eager code of the graph break; the nested region (the resume function) is its own."""
+    from nbcompile.core.perf.profile import _graph_calls
+    kernel0 = _event("graph_0_cpp_fused_sin_0", 335, 344)
+    mm = _event("aten::mm", 356, 7897)
+    item = _event("aten::item", 7900, 7950)  # the break's .item(), run eagerly
+    kernel1 = _event("graph_1_cpp_fused_add_relu_0", 8184, 8190)
+    inner = _event("Torch-Compiled Region: 1/0", 8058, 8198,
+                   _event("Pregraph bytecode", 8076, 8126),
+                   _event("AOTDispatcher Runtime Wrapper Prologue", 8143, 8154), kernel1)
+    outer = _event("Torch-Compiled Region: 0/0", 238, 8200,
+                   _event("Pregraph bytecode", 260, 265),
+                   _event("AOTDispatcher Runtime Wrapper Prologue", 282, 297),
+                   kernel0, mm, item, _event("TorchDynamo Cache Lookup", 8036, 8057), inner)
+    events = [outer, *outer.cpu_children, *inner.cpu_children]  # inner: a child of outer
+    groups = _graph_calls(events, extern_ops={"mm"})
+    assert [[c.name for c in g.cpu_children] for g in groups] == [
+        ["graph_0_cpp_fused_sin_0", "aten::mm"], ["graph_1_cpp_fused_add_relu_0"]]
+    # from the end of the machinery before the launches (the wrapper allocates there)
+    assert [(g.time_range.start, g.time_range.end) for g in groups] == [(297, 7897),
+                                                                       (8154, 8190)]
+    # a torch that logs graph calls: those, untouched
+    call = _event("## Call CompiledFxGraph fabc ##", 300, 7900, kernel0, mm)
+    assert _graph_calls([outer, call], extern_ops={"mm"}) == [call]

@@ -49,7 +49,41 @@ if [[ ! -f "$STAMP" || pyproject.toml -nt "$STAMP" ]]; then
     # running npm again.
     skip=()
     [[ -f nbcompile/labextension/static/style.js ]] && skip=(env SKIP_JUPYTER_BUILDER=1)
-    "${skip[@]}" "$PY" -m pip install -e '.[test]' || { echo "nbcompile[test] did not install" >&2; exit 2; }
+    # A torch outside the declared range (tried to decide the floor or the ceiling): the
+    # other requirements from pyproject.toml, then nbcompile itself without its torch pin.
+    outside="$("$PY" - "$TORCH" 2> "$VENV/other-requirements.txt" <<'PYEOF'
+import sys, tomllib
+from pip._vendor.packaging.requirements import Requirement
+from importlib.metadata import PackageNotFoundError, version
+project = tomllib.load(open("pyproject.toml", "rb"))["project"]
+extras = project["optional-dependencies"]
+reqs, todo = [], [Requirement(r) for r in project["dependencies"] + extras["test"]]
+while todo:  # nbcompile[hf,...] inside [test]: its extras' requirements
+    r = todo.pop(0)
+    if r.name == "nbcompile":
+        todo += [Requirement(x) for e in sorted(r.extras) for x in extras[e]]
+    else:
+        reqs.append(r)
+torch = next(r for r in reqs if r.name == "torch")
+if not torch.specifier.contains(sys.argv[1], prereleases=True):
+    print(torch.specifier)
+    try:  # torch brings its own triton: keep it rather than the extra's range
+        version("triton")
+        reqs = [r for r in reqs if r.name != "triton"]
+    except PackageNotFoundError:
+        pass
+    print("\n".join(str(r) for r in reqs if r.name != "torch"), file=sys.stderr)
+PYEOF
+)"
+    if [[ -n "$outside" ]]; then
+        echo "torch $TORCH is outside nbcompile's declared range ($outside): installing"
+        echo "nbcompile without its torch requirement to try it"
+        "$PY" -m pip install -r "$VENV/other-requirements.txt" \
+            || { echo "nbcompile's other requirements did not install" >&2; exit 2; }
+        "${skip[@]}" "$PY" -m pip install --no-deps -e . || { echo "nbcompile did not install" >&2; exit 2; }
+    else
+        "${skip[@]}" "$PY" -m pip install -e '.[test]' || { echo "nbcompile[test] did not install" >&2; exit 2; }
+    fi
     touch "$STAMP"
 fi
 have="$("$PY" -c 'import torch; print(torch.__version__)')" || exit 2

@@ -5,7 +5,8 @@ compiled target and its Dynamo caches stay untouched) with Inductor's kernel pro
 (``cpp.enable_kernel_profile``: it changes the generated C++, so it is set, scoped, for
 this copy's compile only), warms it up, then runs it ``repeat`` times under
 ``torch.profiler``. Each C++ kernel shows there as ``graph_<N>_<kernel name>`` and each
-extern call as its aten op, inside ``## Call CompiledFxGraph <key> ##``; Dynamo's own costs
+extern call as its aten op, inside ``## Call CompiledFxGraph <key> ##`` (torch < 2.9 logs no
+such event: the launches sit directly in the compiled region); Dynamo's own costs
 show as "TorchDynamo Cache Lookup", "Pregraph bytecode", "AOTDispatcher Runtime Wrapper
 Prologue" and the like. Kernels are tied to source lines by the provenance links the
 capture engine records for the copy's compiles (``Kernel.lines``).
@@ -544,6 +545,54 @@ def _span(event: Any) -> Interval:
     return (float(event.time_range.start), float(event.time_range.end))
 
 
+@dataclass
+class _Range:
+    start: float
+    end: float
+
+
+@dataclass
+class _LaunchGroup:
+    """torch < 2.9 logs no ``## Call CompiledFxGraph`` event: the launches one compiled
+    region (or autograd function) makes stand for its graph call."""
+
+    name: str
+    cpu_children: list[Any]
+    time_range: _Range
+
+
+#: Events whose direct children are a graph's launches when torch logs no graph call.
+_CONTAINERS = (_REGION, "CompiledFunction",
+               "autograd::engine::evaluate_function: CompiledFunctionBackward")
+
+
+def _graph_calls(events: list[Any], extern_ops: set[str]) -> list[Any]:
+    """The ``## Call CompiledFxGraph`` events; on a torch that logs none, each compiled
+    region's launches: its children from the first kernel (or captured extern op) on, up
+    to the first child that is neither (the eager code after a graph break, a nested
+    region), spanning from the end of the machinery before them."""
+    calls = [e for e in events if e.name.startswith(_GRAPH_CALL)]
+    if calls:
+        return calls
+    groups: list[Any] = []
+    for e in events:
+        if not e.name.startswith(_CONTAINERS):
+            continue
+        launches: list[Any] = []
+        lo = float(e.time_range.start)  # the wrapper allocates before its first launch
+        for child in sorted(e.cpu_children, key=lambda c: c.time_range.start):
+            if _KERNEL_EVENT.match(child.name) or _op_name(child.name) in extern_ops:
+                launches.append(child)
+            elif launches or not child.name.startswith(_MACHINERY):
+                break
+            else:
+                lo = _span(child)[1]
+        if launches:
+            hi = max(_span(c)[1] for c in launches)
+            groups.append(_LaunchGroup(f"{e.name} (launches)", launches, _Range(lo, hi)))
+    return groups
+
+
 def _op_name(name: str) -> str:
     """``extern_kernels.addmm`` / ``aten::addmm`` / ``torch.ops.aten.bmm.default`` -> op."""
     if "::" in name:
@@ -562,6 +611,11 @@ class _Rows:
     filename: str  # the target's source file: lines elsewhere are not the target's
     rows: dict[Any, KernelTime] = field(default_factory=dict)
     matches: dict[tuple[str, ...], tuple[str, str] | None] = field(default_factory=dict)
+
+    def extern_ops(self) -> set[str]:
+        """The ops of the captured extern kernels (``aten::mm`` shows as ``mm``)."""
+        return {_op_name(k.name) for ks in self.groups.values() for k in ks
+                if k.kind == "extern"}
 
     def group_for(self, graph_event: str, names: list[str]) -> tuple[str, str] | None:
         """The captured (compile, stage) whose kernels the graph call launched."""
@@ -637,11 +691,11 @@ def _build(name: str, target: Target, code: types.CodeType | None, prof: Any,
     machinery: list[Interval] = []
     regions: list[Interval] = []
     graphs: list[Interval] = []
+    for g in _graph_calls(events, rows.extern_ops()):
+        graphs.append(_span(g))
+        launches += rows.add(g)
     for e in events:
-        if e.name.startswith(_GRAPH_CALL):
-            graphs.append(_span(e))
-            launches += rows.add(e)
-        elif e.name.startswith(_MACHINERY):
+        if e.name.startswith(_MACHINERY):
             machinery.append(_span(e))
         elif e.name.startswith(_REGION):
             regions.append(_span(e))
@@ -805,8 +859,8 @@ def _compiled_memory(rows: _Rows, prof: Any, device: torch.device) -> ProfileMem
         return memory
     lo, hi = span
     mine = window(events, lo, hi)
-    graphs = sorted((e for e in fevents if e.name.startswith(_GRAPH_CALL)
-                     and lo <= e.time_range.start <= hi), key=lambda e: e.time_range.start)
+    graphs = sorted((e for e in _graph_calls(fevents, rows.extern_ops())
+                     if lo <= e.time_range.start <= hi), key=lambda e: e.time_range.start)
     launches: list[tuple[Interval, Interval, KernelTime]] = []  # (graph, launch, row)
     for g in graphs:
         for event, row in rows.match(g):
