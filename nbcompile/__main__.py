@@ -5,7 +5,8 @@ self-contained HTML page.
 The log is untrusted: what reaches the terminal has its control characters escaped
 (``display.trace.terminal_safe``), and no local file but the logs is read unless
 ``--source-root DIR`` names where sources may be read from. Reading logs imports no torch;
-on a terminal, reading that takes over a second shows one updating line on stderr."""
+on a terminal, reading that takes over a second shows one updating line on stderr.
+Ctrl-C prints the report of the files read whole (marked interrupted) and exits 130."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from .trace_report import open_trace  # no torch: reading logs needs none
+from .trace_report import TraceInterrupted, open_trace  # no torch: reading logs needs none
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -34,7 +35,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status (2 for a missing/unreadable path)."""
+    """Run the command line; returns the exit status (2 for a missing/unreadable path,
+    130 after Ctrl-C: the partial report of the files read whole is printed)."""
     args = _parser().parse_args(argv)
     from .display.trace import terminal_safe, trace_page, trace_text
 
@@ -47,6 +49,12 @@ def main(argv: list[str] | None = None) -> int:
     except (FileNotFoundError, NotADirectoryError, PermissionError) as e:
         print(terminal_safe(f"nbcompile open: {e}"), file=sys.stderr)
         return 2
+    except TraceInterrupted as e:  # Ctrl-C: what was read, marked interrupted
+        print(trace_text(e.partial), flush=True)
+        if args.json or args.html:
+            print("nbcompile open: interrupted (Ctrl-C); --json/--html not written",
+                  file=sys.stderr)
+        return 130
     print(trace_text(report))
     try:
         if args.json:
@@ -63,4 +71,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # a second Ctrl-C (e.g. while printing): no traceback
+        sys.exit(130)

@@ -144,4 +144,8 @@ class Diagnosis(RichRecord, _diagnosis.Diagnosis):
 
 @functools.wraps(_diagnose.diagnose)
 def diagnose(fn: Any, *args: Any, **kwargs: Any) -> Diagnosis:
-    return Diagnosis.from_record(_diagnose.diagnose(fn, *args, **kwargs))
+    try:
+        return Diagnosis.from_record(_diagnose.diagnose(fn, *args, **kwargs))
+    except _diagnose.DiagnosisInterrupted as e:  # the partial result, with its rich reprs
+        e.partial = Diagnosis.from_record(e.partial)
+        raise

@@ -2,7 +2,7 @@
 
 Kept apart from ``api`` so that reading logs imports no torch (``python -m nbcompile
 open`` and ``nbcompile.open_trace`` run where torch is not installed); ``api`` re-exports
-both.
+both. ``TraceInterrupted`` (Ctrl-C) carries the partial ``TraceReport``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .core.logs.run import TraceRecord, read_trace
+from .core.logs.run import TraceInterrupted, TraceRecord, read_trace
 from .display.reprs import RichRecord
 
 
@@ -35,14 +35,21 @@ def open_trace(path: str | Path, source_root: str | Path | None = None, *,
     listed in ``.problems`` and the rest is still read. ``progress``: called with
     ``(files_done, files_total, bytes_read)`` while the logs are read; without it, in a
     notebook or a terminal, reading that takes over a second shows one updating line.
+    Ctrl-C stops the reading and raises ``TraceInterrupted`` (a ``KeyboardInterrupt``)
+    whose ``partial`` is the ``TraceReport`` of the files read whole, marked
+    ``interrupted`` (its first problem names the files not read).
     """
-    if progress is not None:
-        return TraceReport.from_record(read_trace(path, source_root=source_root,
-                                                  progress=progress))
-    from .display.progress import ProgressLine, reading_text
+    try:
+        if progress is not None:
+            return TraceReport.from_record(read_trace(path, source_root=source_root,
+                                                      progress=progress))
+        from .display.progress import ProgressLine, reading_text
 
-    # in a notebook or a terminal, reading that takes over a second says how far it is
-    with ProgressLine("open_trace", delay=1.0) as line:
-        return TraceReport.from_record(read_trace(
-            path, source_root=source_root,
-            progress=lambda done, total, read: line(reading_text(done, total, read))))
+        # in a notebook or a terminal, reading that takes over a second says how far it is
+        with ProgressLine("open_trace", delay=1.0) as line:
+            return TraceReport.from_record(read_trace(
+                path, source_root=source_root,
+                progress=lambda done, total, read: line(reading_text(done, total, read))))
+    except TraceInterrupted as e:  # the partial result, with its rich reprs
+        e.partial = TraceReport.from_record(e.partial)
+        raise

@@ -1,18 +1,19 @@
 """Long commands in a real kernel: %compare and %suggest show their steps in ONE updating
-display (emptied at the end), and Ctrl-C during %compare, %suggest and %kprun keeps the
-partial result."""
+display (emptied at the end), and Ctrl-C during %compare, %suggest, %kprun and %diagnose
+keeps the partial result."""
 
 from __future__ import annotations
 
 import queue
 import random
+import re
 import time
 
 import pytest
 from jupyter_client.manager import start_new_kernel
 
 from nbcompile.core.records import MIME_TYPE
-from nbcompile.core.steps import Step
+from nbcompile.core.steps import Step, ctrl_c_delivered, ctrl_c_watched, tell
 from nbcompile.display.progress import ProgressLine, step_text
 
 from .test_display_updates import _execute
@@ -290,3 +291,82 @@ def test_diagnose_shows_its_steps_then_only_the_result(kernel):
     assert texts[-1] == ""
     result = _result(messages)
     assert result[MIME_TYPE]["record"] == "diagnosis" and result[MIME_TYPE]["kind"] == "ok"
+
+
+def test_ctrl_c_during_diagnose_keeps_what_was_established(kernel):
+    km, kc = kernel
+    c = 1 + random.randrange(10**6) / 1e7  # no compile cache has seen it
+    # Dynamo unrolls the loop (200 ops to trace) and each call computes them on 2**19
+    # elements: every rung of the ladder takes seconds. Torch's own fault injection makes
+    # Inductor's relu wrong (the user's setting): an accuracy problem, so the ladder runs.
+    settings = ("(torch.get_num_threads(), torch.is_grad_enabled(), "
+                "torch._dynamo.config.recompile_limit, "
+                "torch._inductor.config.cpp.inject_relu_bug_TESTING_ONLY, "
+                "torch._inductor.config.force_disable_caches, "
+                "torch._inductor.config.emulate_precision_casts)")
+    _execute(kc, f"def dint_fn(x):\n    for _ in range(100):\n"
+                 f"        x = torch.sin(x * {c!r}) + 0.5\n"
+                 "    return torch.relu(x - 0.5)\n"
+                 "dint_x = torch.randn(2**19)\n"
+                 "torch._inductor.config.cpp.inject_relu_bug_TESTING_ONLY = 'accuracy'\n"
+                 f"dint_before = (dint_x.clone(), torch.get_rng_state(), {settings})")
+    try:
+        result, messages = _interrupt(km, kc, "%diagnose dint_fn(dint_x) --budget 600",
+                                      "rung 2 of 4 (aot_eager)")
+        record = result[MIME_TYPE]
+        said = (record.get("notes"), [(r["backend"], r["outcome"], r["note"])
+                                      for r in record.get("rungs", [])])
+        assert record["record"] == "diagnosis" and record["interrupted"] is True, said
+        note = record["notes"][0]
+        assert re.match(r"interrupted \(Ctrl-C\) during rung [23] of 4 \(aot_eager", note), note
+        cut = int(note.split("during rung ")[1][0])  # the rung it cut (2, or 3 if 2 was quick)
+        # what was established before the Ctrl-C is kept: the verdict, the rungs run
+        assert record["kind"] == "accuracy" and record["mismatched"] > 0, said
+        rungs = record["rungs"]
+        assert [r["outcome"] for r in rungs] == (
+            ["ok"] * (cut - 1) + ["not run"] * (4 - cut) + ["accuracy"]), said
+        assert rungs[cut - 1]["note"] == "not run: interrupted (Ctrl-C)"
+        # nothing claimed that was not established: the rungs below did not all run
+        assert record["layer"] is None and record["culprit"] == "" and record["lineno"] is None
+        assert record["bisection"] is None and record["reference"] is None
+        assert record["workarounds"] == []
+        assert f"rung {rungs[cut - 1]['backend']}: interrupted (Ctrl-C)" in record["skipped"]
+        assert "workarounds: interrupted (Ctrl-C)" in record["skipped"]
+        assert "INTERRUPTED, partial" in result["text/plain"]
+        assert "interrupted, partial" in result["text/html"]
+        _, texts = _progress_texts(messages)
+        assert texts[-1] == ""
+        # the user's tensor, RNG state and torch's settings (the injected one kept) as before
+        check = _execute(kc, "(torch.equal(dint_x, dint_before[0]), "
+                             "torch.equal(torch.get_rng_state(), dint_before[1]), "
+                             f"{settings} == dint_before[2])")
+        assert _result(check)["text/plain"] == "(True, True, True)", said
+    finally:
+        _execute(kc, "torch._inductor.config.cpp.inject_relu_bug_TESTING_ONLY = None")
+    # the next call works (another function: see test_ctrl_c_during_compare_...)
+    _execute(kc, _unique_fn("dint_next") + "dint_small = torch.randn(64)")
+    again = _execute(kc, "d = %diagnose dint_next(dint_small)\n(d.interrupted, d.kind, d.notes)")
+    out = _result(again)["text/plain"]
+    assert out.startswith("(False, 'ok', ") and "interrupted" not in out, out
+
+
+def test_a_ctrl_c_torch_swallowed_stops_the_command_at_its_next_step():
+    import os
+    import signal
+
+    with ctrl_c_watched():
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)
+        except KeyboardInterrupt:
+            pass  # swallowed, as torch can inside its guard checks
+        with pytest.raises(KeyboardInterrupt):
+            tell(None, "compare", "timing")
+        tell(None, "compare", "timing")  # raised once
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)
+        except KeyboardInterrupt:
+            ctrl_c_delivered()  # the command's own handler saw it
+        tell(None, "compare", "timing")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

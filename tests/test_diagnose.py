@@ -202,14 +202,15 @@ def test_bfloat16_chain_compiled_is_closer_to_float64_and_emulation_narrows_the_
     assert ref.compiled_error == pytest.approx(float((got - want64).abs().max()), rel=1e-6)
     assert ref.compiled_error < ref.eager_error / 4  # 0.0019 (2.13), 0.0029 (2.15) vs 0.0187
     epc = next(w for w in d.workarounds if "emulate_precision_casts" in w.change)
-    # it narrows the gap (88 -> 9 elements on torch 2.13, 101 -> 86 on 2.15) or closes it
-    # (83 -> 0 on 2.9: then it is a verified workaround)
-    assert epc.mismatched is not None and epc.mismatched < d.mismatched
-    assert epc.verified == (epc.mismatched == 0)
-    assert epc.status == ("verified" if epc.verified else "tried, did not help")
-    assert epc.max_abs_diff is not None
-    assert f"elements out of tolerance {d.mismatched} -> {epc.mismatched} of 4096" in epc.note
-    assert epc.time_s is not None and epc.cost.endswith("the compiled time per call")
+    if epc.error:  # torch 2.8, 2.9: the setting breaks Inductor's C++ code generation
+        assert "use_compute_types" in epc.error and epc.status == "tried, did not help"
+    else:  # it narrows the gap (88 -> 9 elements on torch 2.13, 101 -> 86 on 2.15)
+        assert epc.mismatched is not None and epc.mismatched < d.mismatched
+        assert epc.verified == (epc.mismatched == 0)
+        assert epc.status == ("verified" if epc.verified else "tried, did not help")
+        assert epc.max_abs_diff is not None
+        assert f"elements out of tolerance {d.mismatched} -> {epc.mismatched} of 4096" in epc.note
+        assert epc.time_s is not None and epc.cost.endswith("the compiled time per call")
     lower = next(w for w in d.workarounds if w.kind == "backend")
     assert lower.verified and "aot_eager_decomp_partition" in lower.change
     assert next(w for w in d.workarounds if "fallback_random" in w.change).status == "not tried"
@@ -227,7 +228,8 @@ def test_bfloat16_chain_compiled_is_closer_to_float64_and_emulation_narrows_the_
     assert before == pytest.approx(ref.eager_error, rel=1e-2) and after < before
     assert up.reference_error is not None and up.reference_error < ref.eager_error
     assert up.time_s is not None and up.cost.endswith("the compiled time per call")
-    assert epc.reference_error is not None  # every run with an output is held to float64
+    # every run with an output is held to float64
+    assert epc.error or epc.reference_error is not None
     assert "compiled is closer" in d.summary
     record = _valid(d)
     assert record["reference"]["closer"] == "compiled"

@@ -156,3 +156,36 @@ def test_post_grad_graph_under_both_names_torch_writes():
     for name in ("inductor_post_grad_graph", "after_post_grad_graph"):
         assert parser_for("artifact", {"artifact": {"name": name}}) is PARSERS[
             "artifact:inductor_post_grad_graph"]
+
+
+def test_live_progress_reads_the_builders_fields_one_decode_per_event(monkeypatch):
+    """The capture session feeds each recorded event to the builder and the progress
+    tracker; a ``chromium_event`` payload is decoded once (by the builder's parser; a
+    key-less one, which the builder skips, by the tracker), and the tracker follows the
+    same steps as when it decodes every event itself."""
+    from nbcompile.core.notebook.session import CaptureSession
+    from nbcompile.core.trace.progress import ProgressTracker
+
+    decoded: list[str] = []
+    real = PARSERS["chromium_event"]
+    monkeypatch.setitem(PARSERS, "chromium_event",
+                        lambda md, payload: decoded.append(payload) or real(md, payload))
+    session, alone = CaptureSession(), ProgressTracker()
+    chromium = 0
+    steps: list[tuple] = []
+    for metadata, payload in read_trace(TRACES / "module.log"):
+        if session.listener.strings.add(metadata):
+            continue
+        event = TraceEvent.from_metadata(metadata, payload)
+        if event is None:
+            continue
+        chromium += event.kind == "chromium_event"
+        session._on_event(event)
+        before = len(decoded)
+        alone.feed(event)  # decodes on its own: not counted
+        del decoded[before:]
+        if event.frame is not None and (state := session.progress.get(event.frame)):
+            steps.append((event.frame, state.step, alone.get(event.frame).step))
+    assert chromium > 100 and len(decoded) == chromium
+    assert len({s[1] for s in steps}) >= 3, steps  # e.g. tracing, AOTAutograd, Inductor
+    assert all(mine == own for _, mine, own in steps)

@@ -126,6 +126,9 @@ def test_profile_of_a_module_has_extern_calls_on_their_lines():
 
 
 def test_profile_of_a_training_step():
+    # torch's own optimizer code is one code object for every test: after the tests
+    # before (test_suggest's trials) it can be past its recompile limit and run eagerly
+    torch._dynamo.reset()
     torch.manual_seed(0)
     model = TinyMLP()
     opt = torch.optim.SGD(model.parameters(), lr=0.01)

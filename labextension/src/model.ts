@@ -267,6 +267,8 @@ export interface ITracePayload {
   unknown_events: Map<string, number>;
   events: number;
   bytes_read: number;
+  /** Ctrl-C stopped the reading: only the files read whole are in (problems[0] says). */
+  interrupted: boolean;
   truncated: boolean;
   /** Parts left out to fit the output budget (compiles, compiles' contents). */
   omitted: IOmission[];

@@ -496,6 +496,16 @@ test('a trace record parses: compiles, recompile reason, phases, no ranks', () =
   assert.ok(t.compiles[0].guards.length > 100);
 });
 
+test('an interrupted trace is marked so (the kernel says why in problems[0])', () => {
+  assert.equal((parsePayload(recordFixture('trace')) as ITracePayload).interrupted, false);
+  const raw = recordFixture('trace');
+  raw.interrupted = true;
+  raw.problems = ['interrupted (Ctrl-C) after 1 of 2 files, 3.0 MiB read: files not read: b.log'];
+  const t = parsePayload(raw) as ITracePayload;
+  assert.equal(t.interrupted, true);
+  assert.match(t.problems[0], /^interrupted \(Ctrl-C\)/);
+});
+
 test('a two-rank trace keeps ranks and divergences (groups of ranks)', () => {
   const raw = recordFixture('trace');
   const compiles = raw.compiles as Record<string, unknown>[];

@@ -5,13 +5,25 @@ Core functions take ``progress: Progress | None``; they call ``tell(progress, ..
 nothing of how it is shown (``display/progress.py`` words and shows it). A callback that
 raises is ignored (a display problem never costs the user the result); Ctrl-C is not
 caught: a command stopped by it raises an ``Interrupted`` carrying its partial result.
+
+Torch can swallow a ``KeyboardInterrupt`` raised inside its own machinery (a guard check,
+say), and the command would run on. Under ``ctrl_c_watched()`` a Ctrl-C is remembered as
+well as raised; the command's ``except KeyboardInterrupt`` calls ``ctrl_c_delivered()``,
+and one that never got there stops the command at its next ``tell``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any
+
+_pending = False  # a Ctrl-C no command's handler has seen yet
 
 
 @dataclass(frozen=True)
@@ -33,7 +45,12 @@ Progress = Callable[[Step], None]
 
 def tell(progress: Progress | None, command: str, what: str, index: int = 0, total: int = 0,
          label: str = "", remaining_s: float | None = None) -> None:
-    """Report a step to ``progress`` (nothing without one)."""
+    """Report a step to ``progress`` (nothing without one); a Ctrl-C torch swallowed is
+    raised here."""
+    global _pending
+    if _pending and sys.exc_info()[0] is None:
+        _pending = False
+        raise KeyboardInterrupt
     if progress is None:
         return
     try:
@@ -49,3 +66,33 @@ class Interrupted(KeyboardInterrupt):
     def __init__(self, command: str, partial: Any) -> None:
         super().__init__(f"{command}() was interrupted; .partial holds what was done")
         self.partial = partial
+
+
+@contextlib.contextmanager
+def ctrl_c_watched() -> Iterator[None]:
+    """Remember each Ctrl-C while a long command runs (main thread only; the previous
+    SIGINT handler runs too, and is put back)."""
+    global _pending
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        yield
+        return
+
+    def remember(signum: int, frame: FrameType | None) -> Any:
+        global _pending
+        _pending = True
+        return previous(signum, frame)  # Python's own handler raises KeyboardInterrupt
+
+    outer = _pending
+    signal.signal(signal.SIGINT, remember)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        _pending = outer
+
+
+def ctrl_c_delivered() -> None:
+    """A command's ``except KeyboardInterrupt`` saw the Ctrl-C: it is handled."""
+    global _pending
+    _pending = False

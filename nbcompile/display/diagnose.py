@@ -89,7 +89,8 @@ def diagnosis_text(d: Diagnosis, budget: int | None = None) -> str:
     room = Room(None if budget is None else budget - _TAIL)
     c = (lambda t: t) if budget is None else clip
     lines = [room.spend(line) for line in (
-        f"nbcompile.diagnose({d.name}): {c(', '.join(d.inputs))}",
+        f"nbcompile.diagnose({d.name}): " + ("INTERRUPTED, partial: " if d.interrupted else "")
+        + c(", ".join(d.inputs)),
         f"{d.kind}: {c(d.summary)}", f"options: {c(d.options)}",
         f"tolerance: {c(d.tolerance)}", "ladder:")]
 
@@ -169,7 +170,9 @@ def diagnosis_html(d: Diagnosis, budget: int | None = None) -> str:
     colour = _OUTCOME_COLOURS.get(d.kind, "inherit")
     parts = [room.spend(part) for part in (
         "<div class='nbcompile-diagnosis'>",
-        f"<b>nbcompile.diagnose</b>(<code>{e(d.name)}</code>): {e(c(', '.join(d.inputs)))}",
+        f"<b>nbcompile.diagnose</b>(<code>{e(d.name)}</code>): "
+        + ("<b>interrupted, partial</b>: " if d.interrupted else "")
+        + e(c(", ".join(d.inputs))),
         f"<p><b style='color:{colour}'>{e(d.kind)}</b> {e(c(d.summary))}</p>",
         f"<div><small>options: {e(c(d.options))}; tolerance: {e(c(d.tolerance))}</small>"
         "</div>",

@@ -214,7 +214,9 @@ def trace_text(report: TraceRecord, budget: int | None = None) -> str:
     then where the ranks differ) while they fit, the rest counted in a last line."""
     room = Room(None if budget is None else budget - _TAIL)
     lines = [room.spend(terminal_safe(
-        f"nbcompile trace {clip(report.path)}: {len(report.compiles)} compile(s), "
+        f"nbcompile trace {clip(report.path)}: "
+        + ("INTERRUPTED, partial: " if report.interrupted else "")
+        + f"{len(report.compiles)} compile(s), "
         f"ranks: {_ranks_text(report, 'unknown (single process)')}, "
         f"{format_bytes(report.bytes_read)} in {len(report.files)} file(s)"))]
     divergences = report.divergences
@@ -347,7 +349,10 @@ def trace_html(report: TraceRecord, budget: int | None = None) -> str:
     room = Room(None if budget is None else budget - _TAIL)
     parts = [room.spend(
         f"<div class='nbcompile-trace'><b>nbcompile trace</b> <code>{e(clip(report.path))}"
-        f"</code> &middot; {len(report.compiles)} compile(s) &middot; ranks "
+        "</code> &middot; "
+        + ("<b style='color:#c62828'>interrupted, partial</b> &middot; "
+           if report.interrupted else "")
+        + f"{len(report.compiles)} compile(s) &middot; ranks "
         f"{e(_ranks_text(report, 'unknown'))}")]
     divergences = report.divergences
     if divergences:

@@ -11,6 +11,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.display import display
 
 from ..api import open_trace
+from ..core.logs.run import TraceInterrupted
 from ..core.notebook import cache
 from ..display import budget
 from ..display.cache_info import info_text
@@ -48,6 +49,7 @@ class AdminMagics(Magics):
         """Manage nbcompile: ``%nbcompile cache [--dir D | --clear | --info]``, show a
         TORCH_TRACE run (a log file or a directory of per-rank logs): ``%nbcompile open PATH
         [--source-root DIR]``, or change settings: ``%nbcompile config [--output-budget SIZE]``.
+        Ctrl-C during ``open`` shows the files read so far, marked interrupted.
 
         nbcompile keeps Inductor's compile caches (FX graph cache, AOTAutograd cache,
         compiled kernels) in a persistent per-user directory (default
@@ -110,6 +112,8 @@ class AdminMagics(Magics):
             report = open_trace(path, source_root=root)
         except (FileNotFoundError, NotADirectoryError, PermissionError) as e:
             raise UsageError(f"%nbcompile open: {e}") from None
+        except TraceInterrupted as e:  # Ctrl-C: the files read whole, marked interrupted
+            report = e.partial
         display(report)
 
 def _config(args: Namespace) -> None:

@@ -8,7 +8,7 @@ from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..api import Diagnosis, diagnose
-from ..core.diagnosis.diagnose import DEFAULT_BUDGET_S, DiagnoseError
+from ..core.diagnosis.diagnose import DEFAULT_BUDGET_S, DiagnoseError, DiagnosisInterrupted
 from ..display.progress import ProgressLine
 from .arguments import Once
 from .calls import check_budget, evaluate_call, parse_call_line
@@ -39,6 +39,7 @@ class DiagnoseMagics(Magics):
         line; a float64 run says whether eager or compiled is closer to the truth; and
         workarounds (emulate_precision_casts, fallback_random, a lower backend,
         torch.compiler.disable) are tried on copies, with their measured effect and cost.
+        Ctrl-C stops it and keeps what was established so far (marked interrupted).
 
         Examples::
 
@@ -55,5 +56,7 @@ class DiagnoseMagics(Magics):
             with ProgressLine("%diagnose") as progress:
                 return diagnose(fn, *call_args, budget_s=args.budget, progress=progress,
                                 **call_kwargs)
+        except DiagnosisInterrupted as e:  # Ctrl-C: what was established, marked interrupted
+            return e.partial
         except DiagnoseError as e:
             raise UsageError(f"%diagnose: {e}") from None

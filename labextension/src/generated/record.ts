@@ -1354,6 +1354,10 @@ export interface TraceRecord {
    * bytes of log indexed
    */
   bytes_read?: number;
+  /**
+   * Ctrl-C stopped it: only the files read whole are in (problems[0] names the rest)
+   */
+  interrupted?: boolean;
   schema_version: 1;
   record: 'trace';
   /**
@@ -1492,9 +1496,9 @@ export interface Diagnosis {
    */
   name: string;
   /**
-   * crash | accuracy | ok, against eager
+   * crash | accuracy | ok, against eager (not run: interrupted before a verdict)
    */
-  kind: 'crash' | 'accuracy' | 'ok';
+  kind: 'crash' | 'accuracy' | 'ok' | 'not run';
   /**
    * the first rung of the ladder that shows the problem
    */
@@ -1589,6 +1593,10 @@ export interface Diagnosis {
    * texts were cut to fit the output budget (the kernel has them)
    */
   truncated: boolean;
+  /**
+   * Ctrl-C stopped it: what was established so far (see notes[0])
+   */
+  interrupted?: boolean;
   schema_version: 1;
   record: 'diagnosis';
 }

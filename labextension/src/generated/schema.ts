@@ -2135,6 +2135,10 @@ export const RECORD_SCHEMA: unknown = {
           "type": "integer",
           "description": "bytes of log indexed"
         },
+        "interrupted": {
+          "type": "boolean",
+          "description": "Ctrl-C stopped it: only the files read whole are in (problems[0] names the rest)"
+        },
         "schema_version": {
           "const": 1
         },
@@ -2374,9 +2378,10 @@ export const RECORD_SCHEMA: unknown = {
           "enum": [
             "crash",
             "accuracy",
-            "ok"
+            "ok",
+            "not run"
           ],
-          "description": "crash | accuracy | ok, against eager"
+          "description": "crash | accuracy | ok, against eager (not run: interrupted before a verdict)"
         },
         "layer": {
           "anyOf": [
@@ -2533,6 +2538,10 @@ export const RECORD_SCHEMA: unknown = {
         "truncated": {
           "type": "boolean",
           "description": "texts were cut to fit the output budget (the kernel has them)"
+        },
+        "interrupted": {
+          "type": "boolean",
+          "description": "Ctrl-C stopped it: what was established so far (see notes[0])"
         },
         "schema_version": {
           "const": 1

@@ -93,6 +93,7 @@ export function parseTrace(v: Json, key: string): ITracePayload | null {
     unknown_events: numMap(o.unknown_events),
     events: num(o.events),
     bytes_read: num(o.bytes_read),
+    interrupted: o.interrupted === true,
     truncated: o.truncated === true,
     omitted: list(o.omitted, parseOmission)
   };

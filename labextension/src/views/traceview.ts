@@ -68,6 +68,17 @@ export function renderTrace(p: ITracePayload, options: ITraceViewOptions): HTMLE
         `${formatBytes(p.bytes_read)} in ${plural(p.files.length, 'file')}`
     )
   );
+  if (p.interrupted) {
+    // the kernel's first problem says how far it read and which files it did not
+    wrap.appendChild(
+      h(
+        'div',
+        { class: 'nbc-note nbc-warning' },
+        h('b', null, 'interrupted, partial'),
+        p.problems.length ? `: ${clip(p.problems[0], MAX_TEXT)}` : ''
+      )
+    );
+  }
   wrap.append(...omissionNotes(p.omitted, o => (o.field === 'compiles' ? 'more compiles' : 'compiles\u2019 contents')));
   if (p.truncated && !p.omitted.length) {
     wrap.appendChild(

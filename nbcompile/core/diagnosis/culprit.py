@@ -32,6 +32,7 @@ import torch
 
 from ..frames import Span, is_cell_file, is_entry_file, is_torch_file
 from ..notebook.targets import eager_callable
+from ..steps import ctrl_c_delivered
 from ..trace.fx_graph import FxNode, parse_graph
 from ..trace.listener import suppressed
 from .isolate import shown_error
@@ -321,8 +322,13 @@ def bisect(bench: Bench, options: dict[str, Any], crash: bool, deadline: float,
 
     result: Any = None
     note = ""
-    # the bisector prints its steps, and cleans up (printing) when its frame goes: both
-    # inside the redirect, so the exception (and the frame it holds) must go there too
+    interrupted = False
+    # the bisector prints its steps, and cleans up (printing, switching itself off) when
+    # its frame goes: both inside the redirect, so the exception (and the frame it holds)
+    # must go there too; Ctrl-C included, raised again once the bisector is off. That
+    # frame can outlive the call until a garbage collection (torch 2.8, 2.9), and till then
+    # every torch.compile takes the bisector's backend: its state is put back here too.
+    before = (found.bisection_enabled, found.in_process_cache)
     with caches_off(), contextlib.redirect_stdout(io.StringIO()), suppressed():
         try:
             result = found.do_bisect(passes)
@@ -330,6 +336,13 @@ def bisect(bench: Bench, options: dict[str, Any], crash: bool, deadline: float,
             note = "stopped: the time budget ran out before the bisection finished"
         except Exception as e:  # the bisection is a help, never the diagnosis's failure
             note = f"the bisection failed: {type(e).__name__}: {str(e).strip()[:200]}"
+        except KeyboardInterrupt:
+            ctrl_c_delivered()
+            interrupted = True
+        finally:
+            found.bisection_enabled, found.in_process_cache = before
+    if interrupted:
+        raise KeyboardInterrupt
     elapsed = round(time.perf_counter() - started, 3)
     if result is None:
         return Bisection("", steps=steps, elapsed_s=elapsed, note=note or (

@@ -24,12 +24,14 @@ The walk PyTorch's troubleshooting guide describes, done on copies in one call:
 Nothing of the user's changes: their function, module, compiled target and its Dynamo
 caches, inputs, state and RNG (``Sandbox``), and every global setting (checked and put
 back, ``settings``). ``budget_s`` bounds the steps after the first two runs; what it cut
-is listed in ``skipped``.
+is listed in ``skipped``. Ctrl-C keeps what was established (``interrupted``, see
+``DiagnosisInterrupted``).
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
@@ -38,7 +40,7 @@ import torch
 from ..notebook.session import get_session
 from ..notebook.torch_logs import TorchLogRouting
 from ..perf.numerics import leaves
-from ..steps import Progress, tell
+from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
 from .culprit import (
     Found,
     Step,
@@ -72,6 +74,28 @@ BISECTABLE = ("aot_eager_decomp_partition", "inductor")
 
 class DiagnoseError(ValueError):
     """Bad input to ``diagnose``, or a call that fails eagerly; the message says which."""
+
+
+class DiagnosisInterrupted(Interrupted):
+    """Ctrl-C during ``diagnose()``: ``partial`` holds what was established so far
+    (``interrupted``)."""
+
+    def __init__(self, partial: Diagnosis) -> None:
+        super().__init__("diagnose", partial)
+
+
+#: The steps of a diagnosis, in order (``_Place.stage``).
+STAGES = ("eager", "compiled", "ladder", "culprit", "reference", "workarounds")
+#: Why a step did not run after Ctrl-C.
+CUT = "interrupted (Ctrl-C)"
+
+
+@dataclass
+class _Place:
+    """Where a diagnosis is: its stage (one of ``STAGES``) and that step in words."""
+
+    stage: str = "eager"
+    words: str = "the eager run"
 
 
 def _describe(value: Any) -> str:
@@ -123,6 +147,7 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
+@ctrl_c_watched()
 def diagnose(fn: Any, *args: Any, budget_s: float = DEFAULT_BUDGET_S,
              progress: Progress | None = None, **kwargs: Any) -> Diagnosis:
     """Diagnose ``fn(*args, **kwargs)`` compiled: crash, accuracy or ok; the layer; the
@@ -133,7 +158,10 @@ def diagnose(fn: Any, *args: Any, budget_s: float = DEFAULT_BUDGET_S,
     the user patched before the call apply to every copy. ``budget_s`` bounds the ladder,
     the bisection, the reference and the workarounds (the eager run and the first
     compiled run always happen); steps it cut are listed in ``skipped``. ``progress``
-    hears each step as it starts (``core/steps.py``).
+    hears each step as it starts (``core/steps.py``). Ctrl-C stops it: the user's objects,
+    RNG and torch's settings are put back and a ``DiagnosisInterrupted`` (a
+    ``KeyboardInterrupt``) carries what was established so far (``partial``, marked
+    ``interrupted``; the steps not reached listed in ``skipped``).
     """
     if not callable(fn):
         raise DiagnoseError(f"diagnose needs a function or module, not {type(fn).__name__}")
@@ -143,7 +171,7 @@ def diagnose(fn: Any, *args: Any, budget_s: float = DEFAULT_BUDGET_S,
     deadline = started + float(budget_s)
     name = getattr(fn, "__name__", None) or type(fn).__name__
     backend, options, source = user_options(fn)
-    result = Diagnosis(name=name, kind="ok", budget_s=float(budget_s),
+    result = Diagnosis(name=name, kind="not run", budget_s=float(budget_s),
                        inputs=[_describe(a) for a in args]
                        + [f"{k}={_describe(v)}" for k, v in kwargs.items()],
                        options=f"{_options_text(backend, options)} ({source})")
@@ -152,8 +180,13 @@ def diagnose(fn: Any, *args: Any, budget_s: float = DEFAULT_BUDGET_S,
     routing = TorchLogRouting(lambda frame, compile_: sink)
     routing.install()
     bench = Bench(fn, tuple(args), dict(kwargs))
+    place = _Place()
     try:
-        _diagnose(result, bench, backend, options, deadline, progress)
+        try:
+            _diagnose(result, bench, backend, options, deadline, progress, place)
+        except KeyboardInterrupt:  # what was established is kept, below
+            ctrl_c_delivered()
+            result.interrupted = True
     finally:
         bench.close()
         routing.uninstall()
@@ -164,16 +197,75 @@ def diagnose(fn: Any, *args: Any, budget_s: float = DEFAULT_BUDGET_S,
         result.notes.append(f"torch logged {len(sink.torch_logs)} message(s) while compiling "
                             "the copies; kept off stderr")
     result.elapsed_s = round(time.perf_counter() - started, 3)
+    if result.interrupted:
+        _interrupted(result, place)
+        raise DiagnosisInterrupted(result)
     return result
 
 
+def _interrupted(d: Diagnosis, place: _Place) -> None:
+    """Mark what Ctrl-C cut: the rungs and steps not run (in ``skipped``), the layer when
+    the rungs that ran establish it, the summary, and the first note."""
+    reached = STAGES.index(place.stage)
+    for rung in d.rungs:
+        if rung.outcome == "not run" and not rung.note.startswith("not run"):
+            rung.note = f"not run: {CUT}" + (f"; {rung.note}" if rung.note else "")
+            d.skipped.append(f"rung {rung.backend}: {CUT}")
+    if d.kind == "not run":
+        d.skipped.append(("the compiled copy with your options, the ladder, "
+                          if not d.rungs else "")
+                         + f"the culprit, the float64 reference and the workarounds: {CUT}")
+    elif d.kind != "ok":
+        if place.stage == "ladder":
+            _settle_layer(d)
+        if reached <= STAGES.index("culprit"):
+            d.skipped.append(f"the culprit (torch's CompilerBisector, custom-op checks, the "
+                             f"error's stack): {CUT}")
+        if d.kind == "accuracy" and reached <= STAGES.index("reference"):
+            d.skipped.append(f"float64 reference: {CUT}")
+        if reached < STAGES.index("workarounds") or not d.workarounds:
+            d.skipped.append(f"workarounds: {CUT}")
+    d.summary = _summary(d) if d.kind != "not run" else (
+        f"no verdict: interrupted (Ctrl-C) during {place.words}, before the compiled copy "
+        "was judged against eager")
+    ran = sum(1 for r in d.rungs if r.outcome != "not run")
+    tried = sum(1 for w in d.workarounds if w.status != "not tried")
+    kept = ("no verdict, nothing after it ran" if d.kind == "not run" else
+            f"kept the verdict ({d.kind}), {ran} of {len(d.rungs)} rung(s) run"
+            + (", the layer" if d.layer else "")
+            + (", the bisection" if d.bisection is not None else "")
+            + (", the float64 reference" if d.reference is not None else "")
+            + (f", {tried} workaround(s) tried" if tried else "")
+            + "; the steps not reached are listed as skipped")
+    d.notes.insert(0, f"interrupted (Ctrl-C) during {place.words} after {d.elapsed_s:.1f}s: "
+                      f"{kept}. Your objects, torch's settings and RNG state are as before.")
+
+
+def _settle_layer(result: Diagnosis) -> Rung:
+    """Set ``layer`` from the rungs that ran (None while a rung below the first one
+    showing the problem did not run); the first such rung."""
+    rungs = result.rungs
+    first = next((r for r in rungs if r.outcome == result.kind), rungs[-1])
+    unchecked = [r.backend for r in rungs[: rungs.index(first)] if r.outcome == "not run"]
+    result.layer = None if unchecked else first.layer
+    if unchecked:
+        result.notes.append(f"layer unknown: rung(s) {', '.join(unchecked)} below "
+                            f"{first.backend} did not run")
+    return first
+
+
 def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, Any],
-              deadline: float, progress: Progress | None = None) -> None:
-    def step(what: str, index: int = 0, total: int = 0, label: str = "") -> None:
+              deadline: float, progress: Progress | None = None,
+              place: _Place | None = None) -> None:
+    place = place if place is not None else _Place()
+
+    def step(stage: str, words: str, what: str, index: int = 0, total: int = 0,
+             label: str = "") -> None:
+        place.stage, place.words = stage, words
         tell(progress, "diagnose", what, index, total, label,
              max(deadline - time.perf_counter(), 0.0))
 
-    step("running eagerly")
+    step("eager", "the eager run", "running eagerly")
     eager = bench.eager()
     if eager.error is not None:
         short, _ = error_text(eager.error)
@@ -198,7 +290,8 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
         rungs[-1].note = ("your backend, not one of PyTorch's ladder: its problems are "
                           "counted as the top layer's")
     result.rungs = rungs
-    step("compiling a copy with your options", label=rungs[-1].backend)
+    step("compiled", f"the compiled copy with your options ({rungs[-1].backend})",
+         "compiling a copy with your options", label=rungs[-1].backend)
     top = bench.run(Trial(backend=backend, options=dict(options)), deadline)
     if top.outcome == "not run":
         raise DiagnoseError(f"the compiled copy of {result.name} did not finish: {top.note}")
@@ -225,22 +318,19 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
             result.skipped.append(f"rung {rung.backend}: the time budget was used up")
             continue
         keep = {k: v for k, v in options.items() if k in ("dynamic", "fullgraph")}
-        step("running (the ladder)", rungs.index(rung) + 1, len(rungs), rung.backend)
+        index = rungs.index(rung) + 1
+        step("ladder", f"rung {index} of {len(rungs)} ({rung.backend}) of the ladder",
+             "running (the ladder)", index, len(rungs), rung.backend)
         runs[rung.backend] = bench.run(Trial(backend=rung.backend, options=keep), deadline)
         _rung_from(runs[rung.backend], rung)
-    first = next((r for r in rungs if r.outcome == result.kind), rungs[-1])
-    unchecked = [r.backend for r in rungs[: rungs.index(first)] if r.outcome == "not run"]
-    result.layer = None if unchecked else first.layer
-    if unchecked:
-        result.notes.append(f"layer unknown: rung(s) {', '.join(unchecked)} below "
-                            f"{first.backend} did not run")
+    first = _settle_layer(result)
     other = next((r for r in rungs if r.outcome in ("crash", "accuracy")), first)
     if other is not first:
         result.notes.append(f"rung {other.backend} already shows a {other.outcome} problem, "
                             f"below the {result.kind} this diagnosis is about")
 
     own = own_files(bench.fn)
-    step("finding the culprit")
+    step("culprit", "the search for the culprit", "finding the culprit")
     found = _culprit(result, bench, first, runs, top, options, own, deadline)
     result.culprit = found.culprit
     if found.site is not None:
@@ -250,32 +340,45 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
         result.notes.append(found.note)
 
     if result.kind == "accuracy":
-        step("the float64 reference")
+        step("reference", "the float64 reference", "the float64 reference")
     reference = _reference(result, bench, top, deadline) if result.kind == "accuracy" else None
 
     baseline_s = result.compiled_time_s or result.eager_time_s
     baseline_what = "compiled" if result.compiled_time_s else "eager"
     low = low_precision([*bench.expected, *(top.leaves or [])])
-    for candidate in candidates(bench, result.kind, result.layer, rungs, found.site, options,
-                                low, own):
-        run = None
-        if candidate.trial is not None:
-            if time.perf_counter() > deadline:
-                candidate.workaround.note += "; not tried: the time budget was used up"
-                result.skipped.append(f"workaround {candidate.workaround.change.splitlines()[0]}"
-                                      ": the time budget was used up")
-                result.workarounds.append(candidate.workaround)
-                continue
-            step("trying a workaround", label=candidate.workaround.change.splitlines()[0][:60])
-            run = _try(candidate, bench, reference, deadline)
-        w = settle(candidate, run, baseline_s, baseline_what)
-        if run is not None and run.leaves is not None and reference is not None:
-            errors = _errors(reference, run.leaves)
-            w.reference_error = None if errors is None else errors[0]
-        if w.status != "not tried" and result.kind == "accuracy" and result.mismatched:
-            w.note += (f"; elements out of tolerance {result.mismatched} -> "
-                       f"{w.mismatched if w.mismatched is not None else '-'} of {result.numel}")
-        result.workarounds.append(w)
+    place.stage, place.words = "workarounds", "the workarounds"
+    listed = candidates(bench, result.kind, result.layer, rungs, found.site, options, low, own)
+    try:
+        for candidate in listed:
+            run = None
+            if candidate.trial is not None:
+                change = candidate.workaround.change.splitlines()[0]
+                if time.perf_counter() > deadline:
+                    candidate.workaround.note += "; not tried: the time budget was used up"
+                    result.skipped.append(f"workaround {change}: the time budget was used up")
+                    result.workarounds.append(candidate.workaround)
+                    continue
+                step("workarounds", f"the workaround {change[:60]}", "trying a workaround",
+                     label=change[:60])
+                run = _try(candidate, bench, reference, deadline)
+            w = settle(candidate, run, baseline_s, baseline_what)
+            if run is not None and run.leaves is not None and reference is not None:
+                errors = _errors(reference, run.leaves)
+                w.reference_error = None if errors is None else errors[0]
+            if w.status != "not tried" and result.kind == "accuracy" and result.mismatched:
+                w.note += (f"; elements out of tolerance {result.mismatched} -> "
+                           f"{w.mismatched if w.mismatched is not None else '-'} of "
+                           f"{result.numel}")
+            result.workarounds.append(w)
+    except KeyboardInterrupt:  # every workaround still listed, those cut say so
+        ctrl_c_delivered()
+        for left in listed[len(result.workarounds):]:
+            w = left.workaround
+            if left.trial is not None and w.status == "not tried":
+                w.note += f"; not tried: {CUT}"
+                result.skipped.append(f"workaround {w.change.splitlines()[0]}: {CUT}")
+            result.workarounds.append(w)
+        raise
     result.summary = _summary(result)
 
 

@@ -12,7 +12,8 @@ from typing import Literal
 
 from ..records import SCHEMA_VERSION, Record
 
-Kind = Literal["crash", "accuracy", "ok"]
+#: ``not run``: no verdict (Ctrl-C came before the compiled copy was judged)
+Kind = Literal["crash", "accuracy", "ok", "not run"]
 Layer = Literal["dynamo", "aot_autograd", "inductor"]
 Outcome = Literal["ok", "accuracy", "crash", "not run"]
 Closer = Literal["eager", "compiled", "neither"]
@@ -93,7 +94,7 @@ class Diagnosis(Record):
     layer, at which op and line, who is right, and which workarounds help."""
 
     name: str  # the function or module class
-    kind: Kind  # crash | accuracy | ok, against eager
+    kind: Kind  # crash | accuracy | ok, against eager (not run: interrupted before a verdict)
     layer: Layer | None = None  # the first rung of the ladder that shows the problem
     summary: str = ""  # the verdict in words (shown after the kind)
     rungs: list[Rung] = field(default_factory=list)  # the ladder, lowest rung first
@@ -119,5 +120,8 @@ class Diagnosis(Record):
     skipped: list[str] = field(default_factory=list)  # steps left out, and why
     notes: list[str] = field(default_factory=list)
     truncated: bool = False  # texts were cut to fit the output budget (the kernel has them)
+    interrupted: bool = False  # Ctrl-C stopped it: what was established so far (see notes[0])
     schema_version: Literal[1] = SCHEMA_VERSION
     record: Literal["diagnosis"] = "diagnosis"
+
+    OPTIONAL_KEYS = frozenset({"interrupted"})

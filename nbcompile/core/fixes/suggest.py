@@ -33,7 +33,7 @@ from ..perf.numerics import numeric_diff, snapshot_outputs
 from ..perf.sandbox import Sandbox
 from ..perf.timing import WARMUP_CALLS
 from ..records import SCHEMA_VERSION, GraphBreak, Record
-from ..steps import Interrupted, Progress, tell
+from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
 from ..trace.listener import TraceEvent, TraceListener, suppressed
 from ..trace.payloads import parse_graph_break, recompile_failed_versions
 from ..trace.stacks import parse_user_stack
@@ -549,6 +549,7 @@ def _judge(item: Suggestion, baseline: Measured, breaks: list[GraphBreak]) -> No
 # --- entry point ------------------------------------------------------------------------
 
 
+@ctrl_c_watched()
 def suggest(fn: Any, *args: Any, calls: Sequence[Any] | None = None,
             budget_s: float = DEFAULT_BUDGET_S, progress: Progress | None = None,
             **kwargs: Any) -> Suggestions:
@@ -591,6 +592,7 @@ def suggest(fn: Any, *args: Any, calls: Sequence[Any] | None = None,
         result.interrupted = True
         where = stop.where
     except KeyboardInterrupt:
+        ctrl_c_delivered()
         result.interrupted = True
     if not result.problems and not result.interrupted:
         result.notes.append("no graph breaks or recompiles: nothing to fix")
@@ -647,6 +649,7 @@ def _try_all(fn: Any, replay: list[tuple[tuple, dict]], reference: list[list[Any
                  index, trials, _first_line(item.change), deadline - time.perf_counter())
             after, same, after_breaks = _run(fn, replay, reference, trial, deadline)
         except KeyboardInterrupt:
+            ctrl_c_delivered()
             for left, left_trial in proposals[position:]:
                 if left is not item:
                     result.items.append(left)

@@ -11,6 +11,7 @@ Logs are untrusted input. Every event is read on its own: a malformed field is n
 ``problems`` (``file:line: what``) and the rest still read; no exception from one event
 (indexing or building contents) escapes. Source lines come from the log itself
 (``sources.LogLines``); local files are read only under an explicit ``source_root``.
+Ctrl-C keeps the files read whole, marked ``interrupted`` (``TraceInterrupted``).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from ..records import (
     Record,
     SourceLine,
 )
+from ..steps import Interrupted, ctrl_c_delivered, ctrl_c_watched
 from ..trace.builder import CompileBuilder
 from ..trace.listener import StringTable, TraceEvent
 from ..trace.parsers import PARSERS, PROVENANCE_ARTIFACT, Metrics, explain_reasons, parse
@@ -47,6 +49,7 @@ from ..trace.payloads import (
     reading_sources,
     source_line,
 )
+from ..units import format_bytes
 from .divergence import Divergence, find_divergences
 from .files import LogEvent, TraceLog, find_logs, printable
 from .sources import LogLines, SourceRoot
@@ -214,11 +217,13 @@ class TraceRecord(Record):
     unknown_events: dict[str, int] = field(default_factory=dict)  # event kind -> count
     events: int = 0  # trace lines read
     bytes_read: int = 0  # bytes of log indexed
+    # Ctrl-C stopped it: only the files read whole are in (problems[0] names the rest)
+    interrupted: bool = False
     _divergences: list[Divergence] | None = field(default=None, repr=False)
     schema_version: Literal[1] = SCHEMA_VERSION
     record: Literal["trace"] = "trace"
 
-    OPTIONAL_KEYS = frozenset({"bytes_read", "truncated", "omitted"})
+    OPTIONAL_KEYS = frozenset({"bytes_read", "truncated", "omitted", "interrupted"})
     COMPUTED = {
         "divergences": (list[Divergence], "where the ranks compiled differently"),
         "truncated": (bool, "set when published inline and some text was capped"),
@@ -287,6 +292,7 @@ class _Attempt:
     chromium: array[int] = field(default_factory=lambda: array("q"))  # header offsets
 
 
+@ctrl_c_watched()
 def read_trace(path: str | Path, source_root: str | os.PathLike[str] | None = None, *,
                progress: Callable[[int, int, int], None] | None = None) -> TraceRecord:
     """Read a TORCH_TRACE log file or directory into a ``TraceRecord``.
@@ -300,6 +306,10 @@ def read_trace(path: str | Path, source_root: str | os.PathLike[str] | None = No
 
     ``progress``: called with ``(files_done, files_total, bytes_read)`` while the logs are
     indexed, at most every ``PROGRESS_INTERVAL_S`` seconds, and once at the end.
+
+    Ctrl-C stops the reading within a block (``_CHUNK`` bytes) and raises
+    ``TraceInterrupted`` whose ``partial`` holds the files read whole and their compiles,
+    marked ``interrupted``, the first problem naming the files not read.
     """
     roots = SourceRoot(source_root) if source_root is not None else None
     logs, problems = find_logs(path)
@@ -308,34 +318,83 @@ def read_trace(path: str | Path, source_root: str | os.PathLike[str] | None = No
     reader: SourceReader = roots or LogLines(
         lambda note: report.problems.append(f"{report.path}: {note}"))
     unknown: Counter[str] = Counter()
-    for log in logs:
-        report.files.append(printable(log.path))
-        try:
-            with reading_sources(logged_line):  # nothing read from disk while indexing
-                attempts = _index(log, unknown, meter.file_read if meter else None)
-                compiles = _compiles(log, attempts, reader)
-        except OSError as e:
+    read: list[TraceLog] = []  # the files read whole (or noted unreadable)
+    scanned = [0]  # bytes of the current file scanned so far
+
+    def file_read(n: int) -> None:
+        scanned[0] = n
+        if meter is not None:
+            meter.file_read(n)
+
+    try:
+        for log in logs:
+            scanned[0] = 0
+            file_unknown: Counter[str] = Counter()  # counted once the file is read
+            try:
+                with reading_sources(logged_line):  # nothing read from disk while indexing
+                    attempts = _index(log, file_unknown, file_read)
+                    compiles = _compiles(log, attempts, reader)
+            except OSError as e:
+                report.files.append(printable(log.path))
+                unknown.update(file_unknown)
+                report.problems.extend(log.problems)
+                report.problems.append(f"{printable(log.path)}: cannot read "
+                                       f"({e.strerror or e})")
+                read.append(log)
+                continue
+            finally:
+                if meter is not None:
+                    meter.file_done()
+            report.files.append(printable(log.path))
+            unknown.update(file_unknown)
+            report.compiles.extend(compiles)
             report.problems.extend(log.problems)
-            report.problems.append(f"{printable(log.path)}: cannot read ({e.strerror or e})")
-            continue
-        finally:
-            if meter is not None:
-                meter.file_done()
-        report.compiles.extend(compiles)
-        report.problems.extend(log.problems)
-        log.sink = report.problems  # problems found later, building contents
-        report.events += log.events_read
-        report.bytes_read += log.size
-    report.ranks = sorted({log.rank for log in logs if log.rank is not None})
+            log.sink = report.problems  # problems found later, building contents
+            report.events += log.events_read
+            report.bytes_read += log.size
+            read.append(log)
+    except KeyboardInterrupt:
+        ctrl_c_delivered()
+        report.interrupted = True
+        unread = logs[len(read):]
+        report.problems.insert(0, _interrupted_note(len(read), len(logs),
+                                                    report.bytes_read + scanned[0], unread))
+    report.ranks = sorted({log.rank for log in read if log.rank is not None})
     report.unknown_events = dict(unknown)
-    seen: Counter[int] = Counter(log.rank for log in logs if log.rank is not None)
+    seen: Counter[int] = Counter(log.rank for log in read if log.rank is not None)
     for rank, n in seen.items():
         if n > 1:
             report.problems.append(f"{report.path}: {n} logs claim rank {rank} (several "
                                    "runs in one directory?); their compiles are all listed")
+    if report.interrupted:
+        raise TraceInterrupted(report)
     if meter is not None:
         meter.finish()
     return report
+
+
+class TraceInterrupted(Interrupted):
+    """Ctrl-C during ``read_trace``: ``partial`` holds the files read whole and their
+    compiles (``interrupted``; ``problems[0]`` names the files not read)."""
+
+    def __init__(self, partial: TraceRecord) -> None:
+        super().__init__("open_trace", partial)
+
+
+#: Files not read named in the interrupted note (the rest counted).
+_UNREAD_NAMED = 5
+
+
+def _interrupted_note(done: int, total: int, scanned: int, unread: list[TraceLog]) -> str:
+    """``interrupted (Ctrl-C) after 2 of 8 files, 57.5 MiB read: files not read: ...``
+    (the first few named, the rest counted)."""
+    names = [_show(printable(log.path.name), 80) for log in unread[:_UNREAD_NAMED]]
+    if names and scanned:
+        names[0] += " (partly read)"
+    more = f" (and {len(unread) - _UNREAD_NAMED} more)" if len(unread) > _UNREAD_NAMED else ""
+    return (f"interrupted (Ctrl-C) after {done} of {total} files, {format_bytes(scanned)} "
+            f"read: files not read: {', '.join(names) or 'none'}{more}; the compiles of the "
+            f"{done} file(s) read whole are listed.")
 
 
 #: Seconds between two calls of ``read_trace``'s ``progress``.

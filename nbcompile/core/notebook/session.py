@@ -164,18 +164,20 @@ class CaptureSession:
     # --- events ---
     def _on_event(self, event: TraceEvent) -> None:
         with self._lock:
-            self.progress.feed(event)
             self._handle(event)
 
     def _handle(self, event: TraceEvent) -> None:
-        """Attribute a compile to its targets at ``dynamo_start``; the builder does the rest."""
+        """Attribute a compile to its targets at ``dynamo_start``; the builder does the rest
+        and the progress tracker reads the fields the builder parsed (one decode each)."""
         key = event.frame
         if key is None:
+            self.progress.feed(event)  # e.g. a worker's compile_file: the builder skips it
             return
         if event.kind == "dynamo_start":
             stack = event.data.get("stack", []) if isinstance(event.data, dict) else []
             self._owners[key] = [weakref.ref(t) for t in self._owners_now(key, stack)]
         finished = self.builder.feed(event)
+        self.progress.feed(event, self.builder.fields)
         owners = self._alive(self._owners.get(key))
         if not owners:
             return

@@ -26,10 +26,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.util
+import inspect
 import os
 import re
 import threading
 import traceback
+import types
 import warnings
 import weakref
 from collections.abc import Callable, Iterator
@@ -224,9 +226,45 @@ def _interpret_jit_functions() -> list[tuple[Any, str, Any]]:
     return swapped
 
 
+def _chain(error: BaseException) -> list[BaseException]:
+    """``error`` and what caused it (the interpreter wraps the kernel's own error)."""
+    found: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and len(found) < 10 and current not in found:
+        found.append(current)
+        current = current.__cause__ or current.__context__
+    return found
+
+
+def _kernel_frames(error: BaseException) -> Iterator[types.FrameType]:
+    for err in _chain(error):
+        for frame, _ in traceback.walk_tb(err.__traceback__):
+            yield frame
+
+
+def _none_from_libdevice(error: BaseException) -> bool:
+    """Triton's interpreter computes libdevice math as None, and the kernel fails at the
+    next use: a kernel frame holding a None temporary assigned from ``libdevice.``."""
+    for frame in _kernel_frames(error):
+        if not _KERNEL_NAME.fullmatch(frame.f_code.co_name):
+            continue
+        nones = {k for k, v in frame.f_locals.items() if v is None}
+        if not nones:
+            continue
+        try:
+            lines, _ = inspect.getsourcelines(frame.f_code)  # Inductor's generated kernel
+        except (OSError, TypeError):
+            continue
+        for line in lines:
+            target, eq, value = line.strip().partition(" = ")
+            if eq and target in nones and "libdevice." in value:
+                return True
+    return False
+
+
 def _failed_kernels(error: BaseException, generated: list[str]) -> list[str]:
     names: list[str] = []
-    for frame, _ in traceback.walk_tb(error.__traceback__):
+    for frame in _kernel_frames(error):
         for candidate in (frame.f_code.co_name, str(frame.f_locals.get("kernel_name", ""))):
             if _KERNEL_NAME.fullmatch(candidate or "") and candidate not in names:
                 names.append(candidate)
@@ -268,7 +306,7 @@ def fallback_note(name: str, message: str) -> str:
 def _likely_cause(error: BaseException, failed: list[str]) -> str:
     """Name the usual culprit when we can tell: libdevice math, or a reduction."""
     text = str(error)
-    if "libdevice" in text or "'NoneType' object has no attribute 'dtype'" in text:
+    if "libdevice" in text or _none_from_libdevice(error):
         return ("Math functions that Triton takes from libdevice (tanh, exp, erf, ...) "
                 "have no implementation in the interpreter. ")
     if any(k.startswith(("triton_red_", "triton_per_")) for k in failed):

@@ -44,7 +44,7 @@ from ..notebook.session import CaptureSession
 from ..notebook.snapshot import target_record
 from ..notebook.targets import Target, eager_callable, fresh_copy, unwrap
 from ..records import SCHEMA_VERSION, GraphBreak, Kernel, Omission, Record
-from ..steps import Interrupted, Progress, tell
+from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
 from ..trace import listener
 from ..trace.listener import TraceListener, suppressed
 from .environment import device_of
@@ -280,9 +280,11 @@ def profile(fn: Any, *args: Any, repeat: int = DEFAULT_REPEAT, memory: bool = Tr
     started = time.perf_counter()
     state = _State(getattr(fn, "__name__", None) or type(fn).__name__, repeat)
     try:
-        return _profile(fn, box.args, box.kwargs, repeat, memory, box.held_storages(),
-                        progress, state)
+        with ctrl_c_watched():
+            return _profile(fn, box.args, box.kwargs, repeat, memory, box.held_storages(),
+                            progress, state)
     except KeyboardInterrupt:
+        ctrl_c_delivered()
         partial = state.partial(time.perf_counter() - started)
     finally:
         box.restore()

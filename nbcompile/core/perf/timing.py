@@ -70,7 +70,7 @@ import torch
 
 from ..insight.diagnose_hint import DIAGNOSE_HINT  # where a failed or differing mode points
 from ..notebook.targets import eager_callable, fresh_copy
-from ..steps import Interrupted, Progress, tell
+from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
 from ..trace.listener import suppressed
 from ..units import format_bytes
 from . import explain as explain_mod
@@ -209,10 +209,11 @@ def compare(
     candidates: list[_Candidate] = []
     try:
         try:
-            with box.captured_output():
+            with ctrl_c_watched(), box.captured_output():
                 recompiled = _run_all(fn, specs, box, result, device, threads,
                                       float(budget_s), bool(memory), candidates, progress)
         except KeyboardInterrupt:
+            ctrl_c_delivered()
             result.interrupted = True
             recompiled = 0
             _cut_to_complete_repeats(candidates, specs)

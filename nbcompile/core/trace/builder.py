@@ -9,9 +9,11 @@ session and a ``TORCH_TRACE`` log reader feed it the same ``TraceEvent`` values:
         if record is not None: ...
 
 A compile is keyed by ``(frame_id, frame_compile_id)``; it opens at ``dynamo_start``
-(events seen earlier wait for it) and closes at ``compilation_metrics``. Events that
-arrive after that (e.g. the backward graph's code, compiled at the first backward call)
-still update the finished record: ``updated`` names it after such a ``feed``.
+(events seen earlier wait for it, parsed) and closes at ``compilation_metrics``. Events
+that arrive after that (e.g. the backward graph's code, compiled at the first backward
+call) still update the finished record: ``updated`` names it after such a ``feed``.
+Each event is parsed once, as it arrives; ``fields`` holds what the last ``feed`` parsed
+(the live progress tracker reads it rather than decoding the payload again).
 """
 
 from __future__ import annotations
@@ -54,28 +56,31 @@ class CompileBuilder:
         self._clock = clock
         self._open: dict[Key, _Compile] = {}
         self._done: dict[Key, _Compile] = {}
-        self._early: dict[Key, list[TraceEvent]] = {}
+        self._early: dict[Key, list[Fields]] = {}  # parsed events waiting for their start
         self.updated: CompileRecord | None = None  # finished record the last feed changed
+        self.fields: Fields | None = None  # what the last feed parsed (None: not parsed)
 
     def feed(self, event: TraceEvent) -> CompileRecord | None:
-        """Take one event; return the compile it finished (at ``compilation_metrics``)."""
+        """Take one event; return the compile it finished (at ``compilation_metrics``).
+        Events outside a compile (no compile id) are not parsed (``fields`` is None)."""
         self.updated = None
+        self.fields = None
         key = event.frame
         if key is None:
             return None
+        fields = self.fields = parse(event.kind, event.metadata, event.payload)
         if event.kind == "dynamo_start":
-            self._begin(key, event)
+            self._begin(key, event, fields)
             return None
         current = self._open.get(key)
         if current is not None:
-            return self._apply(key, current, parse(event.kind, event.metadata, event.payload))
+            return self._apply(key, current, fields)
         done = self._done.get(key)
         if done is not None:
-            fields = parse(event.kind, event.metadata, event.payload)
             if self._late(done, fields):
                 self.updated = done.record
         else:
-            self._early.setdefault(key, []).append(event)
+            self._early.setdefault(key, []).append(fields)
         return None
 
     def record(self, key: Key) -> CompileRecord | None:
@@ -99,8 +104,8 @@ class CompileBuilder:
         found = self._open.get(key) or self._done.get(key)
         return list(found.phases) if found else []
 
-    def _begin(self, key: Key, event: TraceEvent) -> None:
-        stack = parse(event.kind, event.metadata, event.payload).get("stack", [])
+    def _begin(self, key: Key, event: TraceEvent, fields: Fields) -> None:
+        stack = fields.get("stack", [])
         innermost: dict[str, Any] = stack[-1] if stack else {}
         cid = event.compile_id or CompileId(*key)
         current = _Compile(CompileRecord(
@@ -113,7 +118,7 @@ class CompileBuilder:
         self._open[key] = current
         self._done.pop(key, None)
         for early in self._early.pop(key, []):
-            self._apply(key, current, parse(early.kind, early.metadata, early.payload))
+            self._apply(key, current, early)
 
     def _apply(self, key: Key, current: _Compile, fields: Fields) -> CompileRecord | None:
         record = current.record

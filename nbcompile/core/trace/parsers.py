@@ -221,7 +221,7 @@ PARSERS: dict[str, Parser] = {
     "artifact:recompile_reasons": recompile_reasons,
     "artifact:dynamo_error": dynamo_error,
     "artifact:inductor_post_grad_graph": post_grad_graph,
-    # torch 2.9 names a cold compile's post-grad graph so (its cache hits use the name above)
+    # torch 2.8 and 2.9 name a cold compile's post-grad graph so (its cache hits use the name above)
     "artifact:after_post_grad_graph": post_grad_graph,
     f"artifact:{PROVENANCE_ARTIFACT}": provenance,
     "inductor_post_grad_graph": post_grad_graph,

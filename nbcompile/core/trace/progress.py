@@ -10,13 +10,14 @@ when torch compiles in worker threads (the CPU default with more than one compil
 thread); kernels compiled in subprocess workers or inline log nothing that tells them
 apart, and then only the total is known.
 
-``ProgressTracker.feed`` is cheap (a dict lookup per event; only ``chromium_event``
-payloads, a few hundred bytes, are decoded) and does nothing when nothing compiles.
+``ProgressTracker.feed`` is cheap (a dict lookup per event) and does nothing when nothing
+compiles. A ``chromium_event`` is read from the fields the builder's parser already made of
+it (``CompileBuilder.fields``: one decode per event); only events outside a compile (a
+worker thread's ``compile_file``), which the builder does not parse, are decoded here.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 import time
@@ -26,6 +27,7 @@ from typing import Any
 
 from ..records import CompileProgress
 from .listener import TraceEvent
+from .parsers import Fields, Phase, parse
 
 #: torch's ``dynamo_timed`` step names -> the step in words (innermost open one wins).
 STEPS: dict[str, str] = {
@@ -179,11 +181,16 @@ class ProgressTracker:
                 self._live.popitem(last=False)
         return state
 
-    def feed(self, event: TraceEvent) -> None:
-        """Take one trace event (any kind; most are ignored at once)."""
+    def feed(self, event: TraceEvent, fields: Fields | None = None) -> None:
+        """Take one trace event (any kind; most are ignored at once). ``fields``: what the
+        parsers made of it (``CompileBuilder.fields``), so its payload is not decoded
+        again; without them a ``chromium_event`` is parsed here."""
         kind, key = event.kind, event.frame
         if kind == "chromium_event":
-            self._chromium(key, event)
+            if fields is None:
+                fields = parse(kind, event.metadata, event.payload)
+            for phase in fields.get("phases", ()):
+                self._chromium(key, event, phase)
             return
         if key is None:
             return
@@ -204,14 +211,8 @@ class ProgressTracker:
             if state is not None:
                 state.finished = True
 
-    def _chromium(self, key: tuple[int, int] | None, event: TraceEvent) -> None:
-        try:
-            data = json.loads(event.payload)
-        except ValueError:
-            return
-        if not isinstance(data, dict):
-            return
-        name, ph = str(data.get("name", "")), data.get("ph")
+    def _chromium(self, key: tuple[int, int] | None, event: TraceEvent, phase: Phase) -> None:
+        name, ph = phase.name, phase.ph
         if key is None:
             # a compile worker thread's C++ compile (no compile id): a kernel of the one
             # compile loading its generated module
