@@ -83,8 +83,10 @@ def test_suggest_shows_trial_i_of_n(kernel):
     assert result[MIME_TYPE]["record"] == "suggestions"
 
 
-def _run_until(kc, code: str, seen: str, timeout: float = 300) -> tuple[str, list[dict]]:
-    """Start ``code``; return once a progress update containing ``seen`` arrived."""
+def _run_until(kc, code: str, seen: str | re.Pattern[str],
+               timeout: float = 300) -> tuple[str, list[dict]]:
+    """Start ``code``; return once a display update containing ``seen`` (a text, or a
+    pattern searched for) arrived."""
     msg_id = kc.execute(code)
     messages: list[dict] = []
     end = time.monotonic() + timeout
@@ -97,8 +99,11 @@ def _run_until(kc, code: str, seen: str, timeout: float = 300) -> tuple[str, lis
             continue
         messages.append(msg)
         text = msg["content"].get("data", {}).get("text/plain", "")
-        if msg["msg_type"] in ("display_data", "update_display_data") and seen in text:
+        found = seen.search(text) if isinstance(seen, re.Pattern) else seen in text
+        if msg["msg_type"] in ("display_data", "update_display_data") and found:
             return msg_id, messages
+        assert not (msg["msg_type"] == "status"
+                    and msg["content"]["execution_state"] == "idle"), f"ended before {seen!r}"
     raise AssertionError(f"never saw {seen!r}")
 
 
@@ -116,6 +121,14 @@ def _result(messages: list[dict]) -> dict:
     """The one execute_result's data."""
     [result] = [m["content"]["data"] for m in messages if m["msg_type"] == "execute_result"]
     return result
+
+
+def _assert_partial_shown(result: dict, messages: list[dict]) -> None:
+    """The partial result says so in text and HTML; the progress display was emptied."""
+    assert "INTERRUPTED, partial" in result["text/plain"]
+    assert "interrupted, partial" in result["text/html"]
+    _, texts = _progress_texts(messages)
+    assert texts[-1] == ""
 
 
 def _interrupt(km, kc, code: str, seen: str) -> tuple[dict, list[dict]]:
@@ -186,10 +199,7 @@ def test_ctrl_c_during_suggest_keeps_the_baseline_and_trials_done(kernel):
     cut = [s for s in record["items"] if s["status"] == "not tried" and s["after"] is None]
     assert cut and "not tried: interrupted (Ctrl-C)" in cut[0]["note"]
     assert not [s for s in record["items"] if s["verified"]]  # no trial finished before it
-    assert "INTERRUPTED, partial" in result["text/plain"]
-    assert "interrupted, partial" in result["text/html"]
-    _, texts = _progress_texts(messages)
-    assert texts[-1] == ""
+    _assert_partial_shown(result, messages)
     # the user's objects and torch's settings (a trial patches one) as before
     check = _execute(kc, "(torch.equal(sint_x, sint_before[0]), "
                          "(torch.get_num_threads(), torch._dynamo.config.capture_scalar_outputs, "
@@ -332,10 +342,7 @@ def test_ctrl_c_during_diagnose_keeps_what_was_established(kernel):
         assert record["workarounds"] == []
         assert f"rung {rungs[cut - 1]['backend']}: interrupted (Ctrl-C)" in record["skipped"]
         assert "workarounds: interrupted (Ctrl-C)" in record["skipped"]
-        assert "INTERRUPTED, partial" in result["text/plain"]
-        assert "interrupted, partial" in result["text/html"]
-        _, texts = _progress_texts(messages)
-        assert texts[-1] == ""
+        _assert_partial_shown(result, messages)
         # the user's tensor, RNG state and torch's settings (the injected one kept) as before
         check = _execute(kc, "(torch.equal(dint_x, dint_before[0]), "
                              "torch.equal(torch.get_rng_state(), dint_before[1]), "

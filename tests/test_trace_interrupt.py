@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import re
 import signal
 import subprocess
@@ -31,6 +30,7 @@ from nbcompile.core.steps import Interrupted
 from nbcompile.display.trace import published_trace, trace_html, trace_text
 
 from .conftest import ROOT
+from .test_command_progress import _finish, _run_until
 from .test_display_updates import _execute
 
 HEADER = "V1122 09:00:00.000000 1 torch/_dynamo/guards.py:1] "
@@ -161,27 +161,6 @@ def test_sigint_stops_the_command_line_reader_with_the_partial_report(tmp_path):
     print(f"stopped {stopped_s:.3f}s after SIGINT, {done} of 8 files kept")
 
 
-def _until(kc, msg_id: str, pattern: str, timeout: float = 300) -> list[dict]:
-    """The execution's messages until a display shows text matching ``pattern``."""
-    messages: list[dict] = []
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            msg = kc.get_iopub_msg(timeout=5)
-        except queue.Empty:
-            continue
-        if msg["parent_header"].get("msg_id") != msg_id:
-            continue
-        messages.append(msg)
-        text = msg["content"].get("data", {}).get("text/plain", "")
-        if msg["msg_type"] in ("display_data", "update_display_data") \
-                and re.search(pattern, text):
-            return messages
-        assert not (msg["msg_type"] == "status"
-                    and msg["content"]["execution_state"] == "idle"), "ended before Ctrl-C"
-    raise AssertionError(f"never saw {pattern!r}")
-
-
 def test_ctrl_c_during_magic_open_shows_the_partial_report(tmp_path):
     """A real kernel: Ctrl-C once the progress line says a file is read; the cell ends
     with the partial report displayed, no error."""
@@ -189,10 +168,10 @@ def test_ctrl_c_during_magic_open_shows_the_partial_report(tmp_path):
     km, kc = start_new_kernel(kernel_name="python3")
     try:
         _execute(kc, "%load_ext nbcompile")
-        msg_id = kc.execute(f"%nbcompile open {directory}")
-        messages = _until(kc, msg_id, r"open_trace: [1-6] of 8 files")
+        msg_id, messages = _run_until(kc, f"%nbcompile open {directory}",
+                                      re.compile(r"open_trace: [1-6] of 8 files"))
         km.interrupt_kernel()
-        messages += _execute_rest(kc, msg_id)
+        messages = _finish(kc, msg_id, messages)
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
@@ -205,14 +184,3 @@ def test_ctrl_c_during_magic_open_shows_the_partial_report(tmp_path):
     assert 1 <= len(record["compiles"]) < 8
     assert "INTERRUPTED, partial" in shown["text/plain"]
     assert "interrupted, partial" in shown["text/html"]
-
-
-def _execute_rest(kc, msg_id: str, timeout: float = 300) -> list[dict]:
-    messages = []
-    while True:
-        msg = kc.get_iopub_msg(timeout=timeout)
-        if msg["parent_header"].get("msg_id") != msg_id:
-            continue
-        messages.append(msg)
-        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
-            return messages
