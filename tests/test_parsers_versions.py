@@ -1,7 +1,8 @@
 """The TORCH_TRACE logs of several torch releases, read by today's parsers.
 
 tests/fixtures/traces/versions/<torch>/ holds the same programs recorded on each torch
-nbcompile supports (``record.py`` there: the oldest, 2.13 and the newest). Every version
+nbcompile supports (``record.py`` there: the oldest, 2.13 and the newest), and on 2.8, below
+the floor, whose logs ``open_trace`` still reads. Every version
 must show the same facts (compiles, a graph break with its type and reason, a recompile
 reason, phases, kernels, a module, a failed compile, a refused RNN); the ways the
 releases differ are listed in ``VERSIONS`` and checked too, so a parser that stops
@@ -27,7 +28,7 @@ SCENARIOS = ("graph_break", "recompile", "module", "module_cached", "fullgraph_e
 
 #: How each recorded release writes its log (what the parsers must cope with).
 VERSIONS: dict[str, dict[str, object]] = {
-    # the oldest supported: written as 2.9.1 writes it, with fewer metrics
+    # below the supported floor (README), but its logs open: written as 2.9.1 writes them
     "2.8.0": {"break_type_on_reason_line": True, "metrics_keys": 84,
               "cold_post_grad": "after_post_grad_graph", "rnn_refusal_in": "reason",
               "torch_version_events": 0},
