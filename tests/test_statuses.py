@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import torch
+
 import nbcompile
 
 from .conftest import run_cell
@@ -36,9 +38,11 @@ def test_first_call_that_raises_says_torch_runs_it_uncompiled_for_good(ip):
     note = " ".join(record["notes"])
     assert "first call raised" in note and "uncompiled for good" in note, note
     assert "re-run this %%compile cell" in note, note
-    # the line is listed once: as the place of the break, not again as an error
+    # the line is listed once: as the place of the break, not again as an error (torch
+    # 2.9 logs no break for it, only the failed compile's reason: then no line at all)
     assert record["error"] is None
-    assert [b["lineno"] for b in record["graph_breaks"]] == [5], record["graph_breaks"]
+    lines = [5] if torch.__version__ >= "2.10" else []
+    assert [b["lineno"] for b in record["graph_breaks"]] == lines, record["graph_breaks"]
 
 
 def test_generator_and_factory_say_what_runs_uncompiled(ip):

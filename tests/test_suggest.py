@@ -159,7 +159,9 @@ def test_where_rewrite_whose_branches_differ_in_shape_is_not_verified():
 def test_unsupported_numpy_call_becomes_its_torch_equivalent():
     result = suggest(np_centered, torch.arange(8.0))
     assert result.baseline.breaks == 1
-    assert "numpy function unsupported" in result.problems[0].reason
+    reason = result.problems[0].reason  # torch's words: 2.13's break type, or 2.9's message
+    assert "numpy function unsupported" in reason or (
+        "Can't find numpy function" in reason and "nanmean" in reason), reason
     rewrite = _item(result, "rewrite", "torch.nanmean")
     assert rewrite.change.splitlines()[1:] == ["- m = np.nanmean(x.numpy())",
                                                "+ m = torch.nanmean(x)"]
@@ -267,6 +269,11 @@ def test_tutorial_04_recompile_examples(ip):
     assert nbcompile.report(ip.user_ns["sg_scale_by_max"]).recompile_count == 5  # untouched
 
 
+#: torch 2.9's Inductor fails to build the C++ of these steps with ``.item()`` captured
+#: (CppCompileError; plain torch.compile of sg_step does too, checked): the trial fails there.
+SCALAR_STEPS_COMPILE = torch.__version__ >= "2.10"
+
+
 def test_training_step_compiled_as_one_function():
     model, opt = train_model, train_opt
     weights = [p.detach().clone() for p in model.parameters()]
@@ -276,7 +283,10 @@ def test_training_step_compiled_as_one_function():
     lines = {p.line for p in result.problems}
     assert {"loss.backward()", "return loss.item()"} <= lines
     scalar = _item(result, "setting", "capture_scalar_outputs = True")
-    assert scalar.verified and scalar.after.breaks < result.baseline.breaks
+    if SCALAR_STEPS_COMPILE:
+        assert scalar.verified and scalar.after.breaks < result.baseline.breaks
+    else:  # the trial's failure is reported, never a verified fix
+        assert not scalar.verified and "the copy failed" in scalar.note
     returned = _item(result, "rewrite", "+ return loss")  # a tensor is not the float returned
     assert not returned.verified and returned.same_result.ok is False
     mark = _item(result, "setting", "mark_dynamic(arg0, 0)")
@@ -320,8 +330,9 @@ def test_magic_leaves_the_users_target_untouched(ip):
     assert isinstance(result, nbcompile.Suggestions)
     assert result.verified  # the .item() and print fixes are proven
     assert {s.change for s in result.verified} >= {
-        "torch._dynamo.config.capture_scalar_outputs = True",
-        "torch._dynamo.config.reorderable_logging_functions.add(print)"}
+        "torch._dynamo.config.reorderable_logging_functions.add(print)"} | (
+        {"torch._dynamo.config.capture_scalar_outputs = True"} if SCALAR_STEPS_COMPILE
+        else set())
     bundle = result._repr_mimebundle_()
     assert bundle[nbcompile.MIME_TYPE]["record"] == "suggestions"
     assert "user-select:all" in bundle["text/html"] and "verified" in bundle["text/plain"]

@@ -96,7 +96,8 @@ def why_not_compiled(name: str, compiles: Sequence[CompileRecord],
                 "Fix: set torch._dynamo.config.allow_rnn = True before the first call "
                 "(experimental), or compile the code around the RNN and leave the RNN "
                 "eager.")
-    if _RAISED in reasons:
+    # in a break's reason (torch 2.13), or only in the compile's error (2.9)
+    if _RAISED in reasons or any(_RAISED in c.error for c in compiles):
         return (f"{name}'s first call raised an exception inside the compiled code (the line "
                 "below), so torch.compile gave up on it: it now runs uncompiled for good, and "
                 "later calls do not compile it again, even with inputs that do not raise. "
