@@ -5,6 +5,7 @@ torch's logging exactly (issue 13 part 3)."""
 from __future__ import annotations
 
 import logging
+import re
 
 import pytest
 
@@ -56,10 +57,14 @@ def test_summary_shows_torch_logs_once_folded(executed):
     bundles = [o["data"] for o in outputs_of(executed[1]) if MIME_TYPE in o.get("data", {})]
     assert bundles, outputs_of(executed[1])
     text, html = bundles[-1]["text/plain"], bundles[-1]["text/html"]
-    assert text.count("torch logged 1 message") == 1
-    assert "<details><summary>torch logged 1 message" in html and ITEM_WARNING in html
     record = bundles[-1][MIME_TYPE]["targets"][0]
-    assert ITEM_WARNING in record["torch_logs"][0]["message"]
+    messages = [log["message"] for log in record["torch_logs"]]
+    # the .item() warning; a CUDA build of torch on this CPU also logs "No CUDA runtime"
+    assert [m for m in messages if "No CUDA runtime" not in m] == [
+        next(m for m in messages if ITEM_WARNING in m)]
+    said = f"torch logged {len(messages)} message" + ("s" if len(messages) > 1 else "")
+    assert re.findall(r"torch logged \d+ messages?", text) == [said]
+    assert f"<details><summary>{said}" in html and ITEM_WARNING in html
 
 
 def test_torch_logs_flag_keeps_torch_output(executed):
@@ -105,10 +110,13 @@ def test_record_and_summary_in_process(ip):
                  "try:\n    for k in range(3):\n        tl_limit(torch.randn(2), k)\n"
                  "finally:\n    torch._dynamo.config.recompile_limit = _saved")
     rep = nbcompile.report(ip.user_ns["tl_limit"])
-    assert len(rep.torch_logs) == 1 and LIMIT_WARNING in rep.torch_logs[0].message
-    assert rep.torch_logs[0].logger.startswith("torch._dynamo")
-    assert rep.to_dict()["torch_logs"][0]["compile_id"].startswith(rep.compiles[0].compile_id[0])
+    # a CUDA build of torch on this CPU also logs "No CUDA runtime" at its first C++ build
+    [log] = [log for log in rep.torch_logs if "No CUDA runtime" not in log.message]
+    assert LIMIT_WARNING in log.message and log.logger.startswith("torch._dynamo")
+    assert log.compile_id.startswith(rep.compiles[0].compile_id[0])
     text = summary_text([rep])
-    assert text.count("torch logged 1 message") == 1
+    n = len(rep.torch_logs)
+    assert re.findall(r"torch logged \d+ messages?", text) == [
+        f"torch logged {n} message" + ("s" if n > 1 else "")]
     assert len([line for line in text.splitlines() if "torch logged" in line]) == 1
     assert "<details>" in summary_html([rep])
