@@ -125,6 +125,9 @@ def test_profile_of_a_module_has_extern_calls_on_their_lines():
     assert p.filename == TinyMLP.forward.__code__.co_filename
 
 
+# torch._dynamo.reset() drops cache entries whose weakref callbacks then fail inside torch
+# (KeyError '__builtins_dict___N', the same noise torch prints at exit): torch's, not ours
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_profile_of_a_training_step():
     # torch's own optimizer code is one code object for every test: after the tests
     # before (test_suggest's trials) it can be past its recompile limit and run eagerly
