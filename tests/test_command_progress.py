@@ -123,6 +123,21 @@ def _result(messages: list[dict]) -> dict:
     return result
 
 
+def _snapshot(prefix: str, setting: str) -> str:
+    """Code keeping ``<prefix>_x`` and the state a command must put back (threads, one
+    torch setting it patches, grad mode) as ``<prefix>_before``."""
+    return (f"{prefix}_before = ({prefix}_x.clone(), torch.get_num_threads(), {setting}, "
+            "torch.is_grad_enabled())")
+
+
+def _assert_unchanged(kc, prefix: str, setting: str) -> None:
+    """The user's tensor and torch's state as ``_snapshot`` kept them."""
+    check = _execute(kc, f"(torch.equal({prefix}_x, {prefix}_before[0]), "
+                         f"(torch.get_num_threads(), {setting}, "
+                         f"torch.is_grad_enabled()) == {prefix}_before[1:])")
+    assert _result(check)["text/plain"] == "(True, True)"
+
+
 def _assert_partial_shown(result: dict, messages: list[dict]) -> None:
     """The partial result says so in text and HTML; the progress display was emptied."""
     assert "INTERRUPTED, partial" in result["text/plain"]
@@ -146,15 +161,14 @@ def _interrupt(km, kc, code: str, seen: str) -> tuple[dict, list[dict]]:
 def test_ctrl_c_during_compare_keeps_the_partial_result(kernel, during):
     km, kc = kernel
     name = "intr_" + during.split()[0]
-    _execute(kc, _unique_fn(name) + "intr_x = torch.randn(256)\n"
-                 "intr_before = (intr_x.clone(), torch.get_num_threads(), "
-                 "torch._dynamo.config.recompile_limit, torch.is_grad_enabled())")
+    limit = "torch._dynamo.config.recompile_limit"
+    _execute(kc, _unique_fn(name) + "intr_x = torch.randn(256)\n" + _snapshot("intr", limit))
     result, messages = _interrupt(
         km, kc, f"%compare {name}(intr_x) --modes eager,default --budget 60", during)
     record = result[MIME_TYPE]
     assert record["interrupted"] is True
     assert record["notes"][0].startswith("interrupted (Ctrl-C)")
-    assert "INTERRUPTED, partial" in result["text/plain"]
+    _assert_partial_shown(result, messages)
     modes = [r["mode"] for r in record["rows"]]
     if during.startswith("timing"):
         assert modes == ["eager", "default"]
@@ -162,14 +176,8 @@ def test_ctrl_c_during_compare_keeps_the_partial_result(kernel, during):
         assert len(repeats) == 1  # every kept repeat pairs each mode with eager
     else:
         assert modes == ["eager"]  # the mode interrupted in its compile is left out
-    _, texts = _progress_texts(messages)
-    assert texts[-1] == ""
     # the user's objects and torch's settings as before; the next call works
-    check = _execute(kc, "(torch.equal(intr_x, intr_before[0]), "
-                         "(torch.get_num_threads(), torch._dynamo.config.recompile_limit, "
-                         "torch.is_grad_enabled()) == intr_before[1:])")
-    out = _result(check)["text/plain"]
-    assert out == "(True, True)"
+    _assert_unchanged(kc, "intr", limit)
     if not during.startswith("timing"):
         # torch's own leftover, not nbcompile's: a C++ build cut by the Ctrl-C (the SIGINT
         # reaches g++ too) fails that same graph's next build in plain torch.compile as well
@@ -184,11 +192,10 @@ def test_ctrl_c_during_compare_keeps_the_partial_result(kernel, during):
 
 def test_ctrl_c_during_suggest_keeps_the_baseline_and_trials_done(kernel):
     km, kc = kernel
+    scalars = "torch._dynamo.config.capture_scalar_outputs"
     c = 1 + random.randrange(10**6) / 1e7  # no compile cache has seen it: trials take time
     _execute(kc, f"def sint_fn(x):\n    s = x.sum().item()\n    return torch.sin(x * {c!r}) * s\n"
-                 "sint_x = torch.randn(8)\n"
-                 "sint_before = (sint_x.clone(), torch.get_num_threads(), "
-                 "torch._dynamo.config.capture_scalar_outputs, torch.is_grad_enabled())")
+                 "sint_x = torch.randn(8)\n" + _snapshot("sint", scalars))
     result, messages = _interrupt(km, kc, "%suggest sint_fn(sint_x) --budget 300", "trial 1 of ")
     record = result[MIME_TYPE]
     assert record["record"] == "suggestions" and record["interrupted"] is True
@@ -201,11 +208,7 @@ def test_ctrl_c_during_suggest_keeps_the_baseline_and_trials_done(kernel):
     assert not [s for s in record["items"] if s["verified"]]  # no trial finished before it
     _assert_partial_shown(result, messages)
     # the user's objects and torch's settings (a trial patches one) as before
-    check = _execute(kc, "(torch.equal(sint_x, sint_before[0]), "
-                         "(torch.get_num_threads(), torch._dynamo.config.capture_scalar_outputs, "
-                         "torch.is_grad_enabled()) == sint_before[1:])")
-    out = _result(check)["text/plain"]
-    assert out == "(True, True)"
+    _assert_unchanged(kc, "sint", scalars)
     # the next call works: a full record, not interrupted
     again = _execute(kc, "r = %suggest sint_fn(sint_x)\n"
                          "(r.interrupted, r.baseline.error, bool(r.problems and r.items))")
@@ -215,22 +218,15 @@ def test_ctrl_c_during_suggest_keeps_the_baseline_and_trials_done(kernel):
 
 def test_ctrl_c_during_kprun_keeps_a_marked_partial_profile(kernel):
     km, kc = kernel
-    _execute(kc, _unique_fn("kint_fn") + "kint_x = torch.randn(256)\n"
-                 "kint_before = (kint_x.clone(), torch.get_num_threads(), "
-                 "torch._inductor.config.force_disable_caches, torch.is_grad_enabled())")
+    caches = "torch._inductor.config.force_disable_caches"
+    _execute(kc, _unique_fn("kint_fn") + "kint_x = torch.randn(256)\n" + _snapshot("kint", caches))
     result, messages = _interrupt(km, kc, "%kprun kint_fn(kint_x)", "compiling a copy")
     record = result[MIME_TYPE]
     assert record["record"] == "profile" and record["interrupted"] is True
     assert record["notes"][0].startswith("interrupted (Ctrl-C) during step 1 of "), record["notes"]
-    assert "INTERRUPTED, partial" in result["text/plain"]
-    _, texts = _progress_texts(messages)
-    assert texts[-1] == ""
+    _assert_partial_shown(result, messages)
     # the user's objects and torch's settings (the profile patches Inductor's) as before
-    check = _execute(kc, "(torch.equal(kint_x, kint_before[0]), "
-                         "(torch.get_num_threads(), torch._inductor.config.force_disable_caches, "
-                         "torch.is_grad_enabled()) == kint_before[1:])")
-    out = _result(check)["text/plain"]
-    assert out == "(True, True)"
+    _assert_unchanged(kc, "kint", caches)
     # the next call works (another function: a C++ build cut by the Ctrl-C is torch's
     # leftover, see test_ctrl_c_during_compare_keeps_the_partial_result)
     _execute(kc, _unique_fn("kint_next"))
