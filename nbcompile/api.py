@@ -99,11 +99,7 @@ class Comparison(RichRecord, _comparison.Comparison):
 
 @functools.wraps(_timing.compare)
 def compare(fn: Any, *args: Any, **kwargs: Any) -> Comparison:
-    try:
-        return Comparison.from_record(_timing.compare(fn, *args, **kwargs))
-    except _timing.ComparisonInterrupted as e:  # the partial result, with its rich reprs
-        e.partial = Comparison.from_record(e.partial)
-        raise
+    return Comparison.from_call(_timing.compare, fn, *args, **kwargs)
 
 
 class Profile(RichRecord, _profile.Profile):
@@ -114,11 +110,7 @@ class Profile(RichRecord, _profile.Profile):
 
 @functools.wraps(_profile.profile)
 def profile(fn: Any, *args: Any, **kwargs: Any) -> Profile:
-    try:
-        return Profile.from_record(_profile.profile(fn, *args, **kwargs))
-    except _profile.ProfileInterrupted as e:  # the partial result, with its rich reprs
-        e.partial = Profile.from_record(e.partial)
-        raise
+    return Profile.from_call(_profile.profile, fn, *args, **kwargs)
 
 
 class Suggestions(RichRecord, _suggest.Suggestions):
@@ -128,11 +120,7 @@ class Suggestions(RichRecord, _suggest.Suggestions):
 
 @functools.wraps(_suggest.suggest)
 def suggest(fn: Any, *args: Any, **kwargs: Any) -> Suggestions:
-    try:
-        return Suggestions.from_record(_suggest.suggest(fn, *args, **kwargs))
-    except _suggest.SuggestInterrupted as e:  # the partial result, with its rich reprs
-        e.partial = Suggestions.from_record(e.partial)
-        raise
+    return Suggestions.from_call(_suggest.suggest, fn, *args, **kwargs)
 
 
 class Diagnosis(RichRecord, _diagnosis.Diagnosis):
@@ -144,8 +132,4 @@ class Diagnosis(RichRecord, _diagnosis.Diagnosis):
 
 @functools.wraps(_diagnose.diagnose)
 def diagnose(fn: Any, *args: Any, **kwargs: Any) -> Diagnosis:
-    try:
-        return Diagnosis.from_record(_diagnose.diagnose(fn, *args, **kwargs))
-    except _diagnose.DiagnosisInterrupted as e:  # the partial result, with its rich reprs
-        e.partial = Diagnosis.from_record(e.partial)
-        raise
+    return Diagnosis.from_call(_diagnose.diagnose, fn, *args, **kwargs)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .core.logs.run import TraceInterrupted, TraceRecord, read_trace
+from .core.logs.run import TraceInterrupted, TraceRecord, read_trace  # noqa: F401 (re-exported)
 from .display.reprs import RichRecord
 
 
@@ -39,17 +39,13 @@ def open_trace(path: str | Path, source_root: str | Path | None = None, *,
     whose ``partial`` is the ``TraceReport`` of the files read whole, marked
     ``interrupted`` (its first problem names the files not read).
     """
-    try:
-        if progress is not None:
-            return TraceReport.from_record(read_trace(path, source_root=source_root,
-                                                      progress=progress))
-        from .display.progress import ProgressLine, reading_text
+    if progress is not None:
+        return TraceReport.from_call(read_trace, path, source_root=source_root,
+                                     progress=progress)
+    from .display.progress import ProgressLine, reading_text
 
-        # in a notebook or a terminal, reading that takes over a second says how far it is
-        with ProgressLine("open_trace", delay=1.0) as line:
-            return TraceReport.from_record(read_trace(
-                path, source_root=source_root,
-                progress=lambda done, total, read: line(reading_text(done, total, read))))
-    except TraceInterrupted as e:  # the partial result, with its rich reprs
-        e.partial = TraceReport.from_record(e.partial)
-        raise
+    # in a notebook or a terminal, reading that takes over a second says how far it is
+    with ProgressLine("open_trace", delay=1.0) as line:
+        return TraceReport.from_call(
+            read_trace, path, source_root=source_root,
+            progress=lambda done, total, read: line(reading_text(done, total, read)))

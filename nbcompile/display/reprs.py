@@ -8,6 +8,8 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ..core.steps import Interrupted
+
 Bundle = Callable[[Any], dict[str, Any]]
 Text = Callable[[Any], str]
 
@@ -40,13 +42,24 @@ def _texts() -> dict[str, Text]:
 class RichRecord:
     """Mixin for a core record dataclass: ``_repr_mimebundle_`` (the versioned record with
     its ``text/html`` and ``text/plain`` fallbacks) and a text ``repr`` where the kind has
-    one; ``from_record`` copies a plain record into the rich class."""
+    one; ``from_record`` copies a plain record into the rich class, ``from_call`` the record a
+    command returns (or its partial one after Ctrl-C)."""
 
     record: str
 
     @classmethod
     def from_record(cls: type[R], record: Any) -> R:
         return cls(**{f.name: getattr(record, f.name) for f in dataclasses.fields(record)})
+
+    @classmethod
+    def from_call(cls: type[R], run: Callable[..., Any], *args: Any, **kwargs: Any) -> R:
+        """``run(*args, **kwargs)``'s record as this class; after Ctrl-C, the command's
+        ``Interrupted`` carries its partial record as this class too."""
+        try:
+            return cls.from_record(run(*args, **kwargs))
+        except Interrupted as e:
+            e.partial = cls.from_record(e.partial)
+            raise
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         return _bundles()[self.record](self)

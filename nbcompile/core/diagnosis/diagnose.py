@@ -255,10 +255,7 @@ def _settle_layer(result: Diagnosis) -> Rung:
 
 
 def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, Any],
-              deadline: float, progress: Progress | None = None,
-              place: _Place | None = None) -> None:
-    place = place if place is not None else _Place()
-
+              deadline: float, progress: Progress | None, place: _Place) -> None:
     def step(stage: str, words: str, what: str, index: int = 0, total: int = 0,
              label: str = "") -> None:
         place.stage, place.words = stage, words

@@ -330,29 +330,27 @@ def read_trace(path: str | Path, source_root: str | os.PathLike[str] | None = No
         for log in logs:
             scanned[0] = 0
             file_unknown: Counter[str] = Counter()  # counted once the file is read
+            failed = ""
             try:
                 with reading_sources(logged_line):  # nothing read from disk while indexing
                     attempts = _index(log, file_unknown, file_read)
                     compiles = _compiles(log, attempts, reader)
             except OSError as e:
-                report.files.append(printable(log.path))
-                unknown.update(file_unknown)
-                report.problems.extend(log.problems)
-                report.problems.append(f"{printable(log.path)}: cannot read "
-                                       f"({e.strerror or e})")
-                read.append(log)
-                continue
+                failed = f"{printable(log.path)}: cannot read ({e.strerror or e})"
             finally:
                 if meter is not None:
                     meter.file_done()
             report.files.append(printable(log.path))
             unknown.update(file_unknown)
-            report.compiles.extend(compiles)
             report.problems.extend(log.problems)
+            read.append(log)
+            if failed:
+                report.problems.append(failed)
+                continue
+            report.compiles.extend(compiles)
             log.sink = report.problems  # problems found later, building contents
             report.events += log.events_read
             report.bytes_read += log.size
-            read.append(log)
     except KeyboardInterrupt:
         ctrl_c_delivered()
         report.interrupted = True
