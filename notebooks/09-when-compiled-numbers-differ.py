@@ -83,7 +83,9 @@ d
 #   about ten times the compiled one. The compiled result is the *more* accurate one;
 # * the **workarounds**: `emulate_precision_casts` makes Inductor round like eager; it
 #   narrows the gap without closing it (see the elements out of tolerance before and
-#   after). A lower rung matches eager exactly, by giving up Inductor's kernels.
+#   after; on torch 2.9 the setting breaks Inductor's C++ code generation, and the
+#   workaround shows that error). A lower rung matches eager exactly, by giving up
+#   Inductor's kernels.
 
 # %%
 # check: accuracy in Inductor, found at the first line; compiled is closer to float64
@@ -97,9 +99,13 @@ print(f"vs float64: eager {d.reference.eager_error:.4f}, compiled {d.reference.c
 # %%
 # check: emulate_precision_casts narrows the gap but does not close it
 epc = next(w for w in d.workarounds if "emulate_precision_casts" in w.change)
-assert not epc.verified and 0 < epc.mismatched < d.mismatched
-print(f"out of tolerance: {d.mismatched} -> {epc.mismatched} of {d.numel};",
-      f"max |diff| {d.max_abs_diff:.4f} -> {epc.max_abs_diff:.4f}")
+assert not epc.verified
+if epc.error:  # torch 2.9: the setting breaks Inductor's C++ code generation
+    print("emulate_precision_casts fails on this torch:", epc.error.splitlines()[0][:200])
+else:
+    assert 0 < epc.mismatched < d.mismatched
+    print(f"out of tolerance: {d.mismatched} -> {epc.mismatched} of {d.numel};",
+          f"max |diff| {d.max_abs_diff:.4f} -> {epc.max_abs_diff:.4f}")
 
 # %%
 # check: nothing of yours changed: same compiled function, same tensor, same settings

@@ -11,7 +11,10 @@ settings and the input tensors are checked unchanged.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import inspect
+import io
 import json
 import math
 import os
@@ -26,6 +29,7 @@ import torch._inductor.config
 from torch._dynamo.eval_frame import _debug_get_cache_entry_list
 
 import nbcompile
+from nbcompile.core.notebook.targets import fresh_copy
 from nbcompile.core.records import MIME_TYPE
 from nbcompile.display.budget import json_size
 from nbcompile.display.diagnose import published_diagnosis
@@ -261,6 +265,38 @@ def test_injected_relu_fault_is_found_at_the_relu_line(fault):
     assert next(w for w in d.workarounds if w.kind == "backend").verified
     assert act.__module__ == __name__ and globals()["act"] is act  # never rebound
     _valid(d)
+
+
+def test_a_bisection_leaves_no_cleanup_behind_to_cut_a_later_one():
+    """torch's ``do_bisect`` switches itself off when its frame goes. A failed C++ build's
+    error, kept by Inductor's code cache, holds the frames up to it; without care that
+    frame went when the cache was next cleared: in the middle of a later bisection, which
+    then lost its state and named no subsystem (seen on torch 2.9 in the suite). Here the
+    next bisection, torch's own, clears Inductor's caches at every step and still finds
+    the relu."""
+    from torch._inductor.compiler_bisector import CompilerBisector
+    from torch._inductor.utils import clear_caches
+
+    x = torch.randn(64, 64)
+    with torch._inductor.config.patch({"cpp.inject_relu_bug_TESTING_ONLY": "compile_error"}):
+        d = nbcompile.diagnose(block, x)  # its failed steps' errors are in Inductor's cache
+    assert d.bisection is not None and d.bisection.subsystem == "lowerings"
+    gc.collect()
+    assert not [o for o in gc.get_objects() if type(o).__name__ == "DisableBisect"]
+    expected = block(x)
+
+    def passes() -> bool:
+        clear_caches()  # as a change of cache directory does
+        gc.collect()
+        compiled = torch.compile(fresh_copy(block),  # a new code object: compiled anew
+                                 backend=CompilerBisector.get_backend() or "inductor")
+        return torch.allclose(compiled(x), expected)
+
+    with (torch._inductor.config.patch({"cpp.inject_relu_bug_TESTING_ONLY": "accuracy",
+                                        "fx_graph_cache": False}),
+          contextlib.redirect_stdout(io.StringIO())):
+        result = CompilerBisector.do_bisect(passes)
+    assert result is not None and (result.subsystem, result.debug_info) == ("lowerings", "relu")
 
 
 def test_wrong_fake_kernel_crashes_in_dynamo_and_opcheck_names_the_op():

@@ -448,6 +448,21 @@ BISECTOR = _name(
     "torch._inductor.compiler_bisector.CompilerBisector",
     "diagnose: the compiler subsystem and op (torch's CompilerBisector)",
     "no bisection: the culprit comes from the error and the graphs", default=MISSING)
+
+
+def _bisector_keeps_debug_info() -> bool:
+    # torch <= 2.9 keeps the op a lowering bisection names in this dict, in the process
+    # that compiled; later versions write it to the bisector's files (any process reads)
+    return (lookup(BISECT_DEBUG_INFO.path) is not MISSING
+            or hasattr(lookup(BISECTOR.path, None), "get_call_counter_debug_info"))
+
+
+BISECT_DEBUG_INFO = _name(
+    "torch._inductor.compiler_bisector.call_counter_debug_info",
+    "diagnose: the op a bisection names when its steps ran in child processes (torch 2.9 "
+    "keeps it in the child's memory; later versions in the bisector's files)",
+    "the culprit is the lowering's number, without its op or line", default=None,
+    probe=_bisector_keeps_debug_info)
 DEFAULT_TOLERANCES = _name(
     "torch.testing._comparison.default_tolerances",
     "diagnose: assert_close's default tolerance by dtype", "the same table, as of torch 2.13",

@@ -26,6 +26,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 import torch
@@ -301,9 +302,12 @@ def bisect(bench: Bench, options: dict[str, Any], crash: bool, deadline: float,
         return Bisection("", note="this torch has no CompilerBisector")
     steps = 0
     started = time.perf_counter()
+    bisecting: list[FrameType] = []  # do_bisect's frame, cleared once it has returned
 
     def passes() -> bool:
         nonlocal steps
+        if not bisecting:
+            bisecting.extend(_caller_frames(found.do_bisect))
         if time.perf_counter() > deadline:
             raise _OutOfTime
         steps += 1
@@ -326,8 +330,11 @@ def bisect(bench: Bench, options: dict[str, Any], crash: bool, deadline: float,
     # the bisector prints its steps, and cleans up (printing, switching itself off) when
     # its frame goes: both inside the redirect, so the exception (and the frame it holds)
     # must go there too; Ctrl-C included, raised again once the bisector is off. That
-    # frame can outlive the call until a garbage collection (torch 2.8, 2.9), and till then
-    # every torch.compile takes the bisector's backend: its state is put back here too.
+    # frame outlives the call when a failed step's error keeps it (the tracebacks' frames
+    # lead up to it; Inductor's code cache keeps a failed C++ build's error): till it went
+    # every torch.compile took the bisector's backend (torch 2.8, 2.9), and when it went,
+    # at some later collection, it switched off whatever bisection was running then. So
+    # its locals are cleared here, and the state is put back.
     before = (found.bisection_enabled, found.in_process_cache)
     with caches_off(), contextlib.redirect_stdout(io.StringIO()), suppressed():
         try:
@@ -340,6 +347,10 @@ def bisect(bench: Bench, options: dict[str, Any], crash: bool, deadline: float,
             ctrl_c_delivered()
             interrupted = True
         finally:
+            for frame in bisecting:
+                with contextlib.suppress(RuntimeError):  # (still running: not ours to clear)
+                    frame.clear()
+            bisecting.clear()
             found.bisection_enabled, found.in_process_cache = before
     if interrupted:
         raise KeyboardInterrupt
@@ -349,6 +360,17 @@ def bisect(bench: Bench, options: dict[str, Any], crash: bool, deadline: float,
             "every backend passed under the bisector: the problem did not reproduce"))
     return Bisection(result.backend, result.subsystem or "", result.bisect_number,
                      str(result.debug_info or ""), steps, elapsed, note)
+
+
+def _caller_frames(method: Any) -> list[FrameType]:
+    """The running frames of ``method`` (a bound method) on this thread's stack."""
+    code = getattr(getattr(method, "__func__", method), "__code__", None)
+    frames, frame = [], sys._getframe(1)
+    while frame is not None:
+        if frame.f_code is code:
+            frames.append(frame)
+        frame = frame.f_back
+    return frames
 
 
 def _config_change(backend: str, subsystem: str) -> tuple[str, Any] | None:

@@ -35,7 +35,7 @@ from ..trace.listener import TraceEvent, TraceListener, suppressed
 from ..trace.parsers import parser_for, post_grad_graph
 from .isolate import GRACE_S, ChildError, abort_risk, in_child, needs_child, shown_error
 from .judge import Judged, judge
-from .torch_names import inductor_patch
+from .torch_names import adopt_bisect_debug_info, bisect_debug_info, inductor_patch
 
 #: Calls timed after the first one (their median is a run's time).
 TIMED_CALLS = 5
@@ -154,10 +154,13 @@ class Bench:
         if self.isolate and trial.compile and needs_child(trial.backend):
             self.compiles += 1
             left = (deadline - time.perf_counter()) if deadline is not None else GRACE_S
-            result, error, why = in_child(lambda: _portable(self._run_here(trial, deadline)),
-                                          max(left, 0.0) + GRACE_S)
-            if isinstance(result, Run):
-                return result
+            # what a bisection step noted comes back too (torch 2.9 keeps it in memory)
+            result, error, why = in_child(
+                lambda: (_portable(self._run_here(trial, deadline)), bisect_debug_info()),
+                max(left, 0.0) + GRACE_S)
+            if isinstance(result, tuple) and isinstance(result[0], Run):
+                adopt_bisect_debug_info(result[1])
+                return result[0]
             return Run(error=error, note=why)
         return self._run_here(trial, deadline)
 

@@ -82,6 +82,20 @@ def bisector() -> Any:
     return None if found is MISSING else found
 
 
+def bisect_debug_info() -> dict[int, str]:
+    """What a lowering bisection noted in this process (torch <= 2.9 keeps it in memory:
+    a step run in a child sends it back); empty where torch keeps it in files."""
+    found = torch_compat.BISECT_DEBUG_INFO.get()
+    return dict(found) if isinstance(found, dict) else {}
+
+
+def adopt_bisect_debug_info(noted: dict[int, str]) -> None:
+    """Add what a child's bisection step noted to this process's (torch <= 2.9)."""
+    found = torch_compat.BISECT_DEBUG_INFO.get()
+    if isinstance(found, dict) and noted:
+        found.update(noted)
+
+
 def default_tolerances(dtype: Any) -> tuple[float, float]:
     """``(rtol, atol)`` that ``torch.testing.assert_close`` uses for ``dtype``."""
     found: Callable[..., tuple[float, float]] | Any = lookup(DEFAULT_TOLERANCES)
