@@ -10,7 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .core.logs.run import TraceInterrupted, TraceRecord, read_trace  # noqa: F401 (re-exported)
+from .core.logs.run import (
+    TraceInterrupted,  # noqa: F401 (re-exported for __main__)
+    TraceRecord,
+    read_trace,
+)
 from .display.reprs import RichRecord
 
 
