@@ -443,6 +443,11 @@ def test_a_child_that_aborts_is_a_crash_and_this_process_lives():
     assert result is None and why == ""
     assert isinstance(error, ChildError) and error.type_name == "SIGABRT"
     assert in_child(lambda: 41 + 1, 60) == (42, None, "")
+    result, error, why = in_child(lambda: 1 / 0, 60)  # the work's own error comes back
+    assert result is None and why == "" and error.type_name == "ZeroDivisionError"
+    assert "division by zero" in str(error) and "test_diagnose.py" in str(error)
+    result, error, why = in_child(lambda: (lambda: None), 60)  # a result pickle refuses
+    assert result is None and error.type_name in ("PicklingError", "AttributeError")
     result, error, why = in_child(lambda: __import__("time").sleep(30), 0.5)
     assert result is None and error is None and why.startswith("not finished after")
 
@@ -463,7 +468,8 @@ d = %diagnose block(x) --budget 900
 print("kind", d.kind, "layer", d.layer, "line", d.lineno, d.line)
 print("error", d.error)
 print("culprit", d.culprit)
-print("disable", next(w for w in d.workarounds if w.kind == "disable").status)
+w = next(w for w in d.workarounds if w.kind == "disable")
+print("disable", w.status, "|", w.outcome, "|", w.error, "|", w.note)
 print("isolated", any("forked child process" in n for n in d.notes))""",
     """print("alive", os.getpid(), torch._inductor.config.cpp.inject_relu_bug_TESTING_ONLY)""",
 ]
@@ -478,7 +484,34 @@ def test_an_aborting_inductor_kernel_is_diagnosed_and_the_kernel_survives():
     assert "kind crash layer inductor line 3 return torch.relu(y - 1.5) * 3" in text
     assert "error RuntimeError: unhandled error" in text
     assert "culprit Inductor's lowering of aten.relu" in text
-    assert "disable verified" in text and "isolated True" in text
+    assert "disable verified" in text and "isolated True" in text, text
     after = "".join(o.get("text", "") for o in outputs_of(nb.cells[2]))
     pid = re.search(r"pid (\d+)", text)[1]
     assert after.strip() == f"alive {pid} runtime_error"  # the same kernel, its setting kept
+
+
+_FIRST_CALL = {"pending": True}
+
+
+def warms_up(x):
+    bump = 1e-3 if _FIRST_CALL.pop("pending", False) else 0.0  # only the first call
+    return torch.sin(x) * 2 + bump
+
+
+def test_eager_judged_by_its_second_call_when_its_first_differs():
+    """Eager is not always reproducible on a first call (torch 2.13's CPU cos, on a
+    thread's first use, sometimes computes that thread's half 1.5e-4 off): the reference
+    is a second call from the same start, and the gap is a note, not a finding."""
+    from nbcompile.core.perf.numerics import drift
+
+    d = nbcompile.diagnose(warms_up, torch.randn(64), budget_s=120)
+    assert d.kind == "ok", d.summary  # judged against the first call it read "accuracy"
+    note = next(n for n in d.notes if n.startswith("eager's first call and its second"))
+    assert "(by up to 0.001)" in note
+    quiet = nbcompile.diagnose(smooth, torch.randn(64), budget_s=120)
+    assert quiet.kind == "ok" and not any("first call" in n for n in quiet.notes)
+
+    a = torch.tensor([1.0, math.nan])
+    assert drift([a, 3], [a.clone(), 3]) is None  # NaN matches NaN
+    assert drift([a], [a + 0.5]) == 0.5 and drift([a], [a, 1]) == math.inf
+    assert drift([a], [a.double()]) == math.inf and drift(["s"], ["t"]) == math.inf

@@ -39,7 +39,7 @@ import torch
 
 from ..notebook.session import get_session
 from ..notebook.torch_logs import TorchLogRouting
-from ..perf.numerics import leaves
+from ..perf.numerics import drift_note, leaves
 from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
 from .culprit import (
     Found,
@@ -269,6 +269,8 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
         raise DiagnoseError(f"{result.name} raises when run eagerly ({short}): diagnose "
                             "compares compiled code with eager, so that must run first")
     result.eager_time_s = _round(eager.time_s)
+    if bench.first_call_drift is not None:
+        result.notes.append(drift_note(bench.first_call_drift))
     if bench.isolate:
         result.notes.append(bench.isolate)
     if bench.mutated:

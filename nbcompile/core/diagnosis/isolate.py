@@ -28,6 +28,7 @@ import signal
 import sys
 import tempfile
 import time
+import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -88,7 +89,8 @@ def needs_child(backend: Any) -> bool:
 
 def in_child(work: Callable[[], Any], timeout_s: float) -> tuple[Any, BaseException | None, str]:
     """``work()`` in a forked child: ``(its picklable result, None, "")``, or
-    ``(None, the error, "")`` when the child died (or its result could not come back),
+    ``(None, the error, "")`` when the child died, ``work()`` raised (its type, words and
+    last frames) or its result could not come back,
     or ``(None, None, why)`` when it ran out of time (then it is killed)."""
     folder = tempfile.mkdtemp(prefix="nbcompile-diagnose-")
     result_path = os.path.join(folder, "result.pickle")
@@ -111,12 +113,15 @@ def in_child(work: Callable[[], Any], timeout_s: float) -> tuple[Any, BaseExcept
                                           + (f": {printed}" if printed else "")), ""
         try:
             with open(result_path, "rb") as f:
-                return pickle.load(f), None, ""
+                result = pickle.load(f)
         except Exception as e:
             return None, ChildError(
                 "ChildProcessError", f"the child process ended (exit status "
                 f"{os.waitstatus_to_exitcode(status)}) without a result ({type(e).__name__})"
                 + (f": {printed}" if printed else "")), ""
+        if isinstance(result, _Raised):  # the work itself failed, outside the run's own try
+            return None, ChildError(result.type_name, f"in the child process: {result.text}"), ""
+        return result, None, ""
     finally:
         if status is None:  # still running (out of time, or the wait was interrupted)
             with contextlib.suppress(ProcessLookupError, ChildProcessError):
@@ -146,6 +151,17 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
+class _Raised:
+    """What ``work()`` raised in the child (sent back instead of a result)."""
+
+    def __init__(self, exc: BaseException) -> None:
+        self.type_name = type(exc).__name__
+        where = traceback.extract_tb(exc.__traceback__)[-3:]
+        text = f"{exc}".strip()[:PRINTED_CHARS]
+        self.text = text + "".join(f" [{os.path.basename(f.filename)}:{f.lineno} {f.name}]"
+                                   for f in where)
+
+
 def _child(work: Callable[[], Any], result_path: str, printed_path: str) -> None:
     code = 1
     try:
@@ -154,10 +170,14 @@ def _child(work: Callable[[], Any], result_path: str, printed_path: str) -> None
         os.dup2(fd, 2)
         sys.stdout = sys.stderr = io.StringIO()  # the kernel's streams need its threads
         torch.set_num_threads(1)
-        with inductor_config().patch({"compile_threads": 1}):
-            result = work()
+        try:
+            with inductor_config().patch({"compile_threads": 1}):
+                result: Any = work()
+            payload = pickle.dumps(result)
+        except BaseException as e:  # noqa: BLE001 - told to the parent, the child ends
+            payload = pickle.dumps(_Raised(e))
         with open(result_path, "wb") as f:
-            pickle.dump(result, f)
+            f.write(payload)
         code = 0
     except BaseException:  # noqa: BLE001 - the child reports nothing but its exit status
         code = 1

@@ -28,7 +28,7 @@ import torch
 from .. import torch_compat
 from ..notebook.targets import eager_callable, fresh_copy, unwrap
 from ..perf.environment import device_of, sync
-from ..perf.numerics import snapshot_outputs
+from ..perf.numerics import drift, snapshot_outputs
 from ..perf.sandbox import Sandbox
 from ..torch_compat import tree_leaves, tree_map
 from ..trace.listener import TraceEvent, TraceListener, suppressed
@@ -131,6 +131,8 @@ class Bench:
         self.mutated: list[str] = []
         self.random = False
         self.expected: list[Any] = []
+        #: how far eager's first call was from its second on the same inputs (None: equal)
+        self.first_call_drift: float | None = None
         self.compiles = 0  # copies compiled
         #: why runs that generate code must happen in a child process ("": they need not)
         self.isolate = abort_risk(self.device)
@@ -141,10 +143,15 @@ class Bench:
     def eager(self, timed: int = TIMED_CALLS) -> Run:
         """The reference: ``fn``'s eager behaviour on the copies (what compiled runs are
         judged against); notes which inputs it changes in place and whether it draws
-        random numbers."""
+        random numbers. The reference is a second call from the same start: a first call
+        can differ (``numerics.drift``; ``first_call_drift`` says by how much)."""
         run = self._run(self.eager_fn, timed, contextlib.nullcontext(), compare=False)
         if run.error is None:
             self.expected = run.leaves or []
+            again = self._run(self.eager_fn, 0, contextlib.nullcontext(), compare=False)
+            if again.error is None and again.leaves is not None:
+                self.first_call_drift = drift(self.expected, again.leaves)
+                self.expected = again.leaves
         return run
 
     def run(self, trial: Trial, deadline: float | None = None) -> Run:

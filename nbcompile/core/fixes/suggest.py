@@ -29,7 +29,7 @@ from .. import torch_compat
 from ..frames import is_cell_file
 from ..notebook.targets import eager_callable, fresh_copy
 from ..perf.counters import frames_compiled
-from ..perf.numerics import numeric_diff, snapshot_outputs
+from ..perf.numerics import drift, drift_note, numeric_diff, snapshot_outputs
 from ..perf.sandbox import Sandbox
 from ..perf.timing import WARMUP_CALLS
 from ..records import SCHEMA_VERSION, GraphBreak, Record
@@ -220,16 +220,27 @@ def _calls(args: tuple, kwargs: dict, calls: Sequence[Any] | None) -> list[tuple
     return out
 
 
-def _reference(fn: Any, calls: list[tuple[tuple, dict]]) -> list[list[Any]]:
+def _reference(fn: Any, calls: list[tuple[tuple, dict]],
+               notes: list[str]) -> list[list[Any]]:
+    """Each call's eager outputs: a second call from the same start (a first call can
+    differ: ``numerics.drift``, told in ``notes``)."""
     eager = eager_callable(fn)
     outs = []
+    worst: float | None = None
     for args, kwargs in calls:
         box = Sandbox(fn, args, kwargs)
         try:
             with box.captured_output(), suppressed():
+                first = snapshot_outputs(eager(*box.args, **box.kwargs))
+                box.reset()
                 outs.append(snapshot_outputs(eager(*box.args, **box.kwargs)))
         finally:
             box.restore()
+        gap = drift(first, outs[-1])
+        if gap is not None:
+            worst = max(worst or 0.0, gap)
+    if worst is not None:
+        notes.append(drift_note(worst))
     return outs
 
 
@@ -577,7 +588,7 @@ def suggest(fn: Any, *args: Any, calls: Sequence[Any] | None = None,
     where = "the eager reference run"
     try:
         tell(progress, "suggest", "running eagerly (the reference)")
-        reference = _reference(fn, replay)
+        reference = _reference(fn, replay, result.notes)
         where = "the baseline compile"
         tell(progress, "suggest", "compiling a copy as it is (the baseline)",
              remaining_s=deadline - time.perf_counter())

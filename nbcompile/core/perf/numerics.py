@@ -27,6 +27,47 @@ def snapshot_outputs(value: Any) -> list[Any]:
     return [v.detach().clone() if isinstance(v, torch.Tensor) else v for v in leaves(value)]
 
 
+def drift(first: list[Any], again: list[Any]) -> float | None:
+    """How far two snapshots of the same call, made from the same start, are apart: None
+    when identical (bit for bit, NaN matching NaN), else the largest absolute difference
+    (``inf`` when their structure differs). Eager is not always reproducible on a first
+    call: torch 2.13's CPU ``cos`` on a thread's first use sometimes computes that thread's
+    half of the elements less accurately (1.5e-4 off where 4e-8 is usual)."""
+    if len(first) != len(again):
+        return math.inf
+    worst: float | None = None
+    for a, b in zip(first, again, strict=True):
+        if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+            if a.shape != b.shape or a.dtype != b.dtype:
+                return math.inf
+            floating = a.is_floating_point() or a.is_complex()
+            if torch.equal(a, b) or (floating and torch.allclose(
+                    a, b, rtol=0.0, atol=0.0, equal_nan=True)):
+                continue
+            wide = torch.complex128 if a.is_complex() else torch.float64
+            wide_a, wide_b = a.detach().cpu().to(wide), b.detach().cpu().to(wide)
+            gap = (wide_a - wide_b).abs().to(torch.float64)
+            both_nan = torch.isnan(wide_a) & torch.isnan(wide_b)
+            gap = torch.where(both_nan, torch.zeros_like(gap), gap).nan_to_num(nan=math.inf)
+            worst = max(worst or 0.0, float(gap.max()) if gap.numel() else 0.0)
+        elif isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+            return math.inf
+        elif a != b and not (isinstance(a, float) and isinstance(b, float)
+                             and math.isnan(a) and math.isnan(b)):
+            if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+                worst = max(worst or 0.0, abs(float(a) - float(b)))
+            else:
+                return math.inf
+    return worst
+
+
+def drift_note(gap: float) -> str:
+    """What a reference made from a second eager call says about the first."""
+    return (f"eager's first call and its second, on the same inputs, differ (by up to "
+            f"{gap:.3g}): eager is not reproducible on a first call here (e.g. a kernel "
+            "library's first use on a thread); results are judged against the second call")
+
+
 def numeric_diff(reference: list[Any], value: Any) -> tuple[float, bool, str, list[str]]:
     """``(max abs difference, within tolerance, tolerance text, notes)`` vs ``reference``."""
     got_leaves = leaves(value)

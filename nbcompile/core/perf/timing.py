@@ -80,7 +80,7 @@ from .counters import cache_counts, counter, frames_compiled
 from .environment import device_of, environment, sync
 from .memory import allocated_now, measure_call, memory_verdict, peak_ratio
 from .modes import DEFAULT_MODES, CompareError, ModeSpec, resolve_modes
-from .numerics import numeric_diff, snapshot_outputs
+from .numerics import drift, drift_note, numeric_diff, snapshot_outputs
 from .sandbox import Sandbox
 from .verdict import MIN_EFFECT, judge_speedups, quartiles
 
@@ -354,6 +354,14 @@ def _run_all(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison,
     result.random_ops = box.rng_used()
     reference_leaves = snapshot_outputs((reference, box.inputs_named(result.mutated_inputs)))
     del reference
+    box.reset()  # the reference is a second call from the same start (numerics.drift)
+    with suppressed(), box.captured_output():
+        again = snapshot_outputs((eager(*args, **kwargs),
+                                  box.inputs_named(result.mutated_inputs)))
+    gap = drift(reference_leaves, again)
+    if gap is not None:
+        result.notes.append(drift_note(gap))
+    reference_leaves = again
 
     for index, spec in enumerate(specs, start=1):
         row = TimingRow(mode=spec.label, kind=spec.kind,
