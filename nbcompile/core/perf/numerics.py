@@ -31,8 +31,10 @@ def drift(first: list[Any], again: list[Any]) -> float | None:
     """How far two snapshots of the same call, made from the same start, are apart: None
     when identical (bit for bit, NaN matching NaN), else the largest absolute difference
     (``inf`` when their structure differs). Eager is not always reproducible on a first
-    call: torch 2.13's CPU ``cos`` on a thread's first use sometimes computes that thread's
-    half of the elements less accurately (1.5e-4 off where 4e-8 is usual)."""
+    call: oneMKL picks a VML function's kernel on its first call, and when intra-op
+    threads make that call at once one thread can run a low-accuracy kernel on its chunk
+    (pytorch/pytorch#188792; seen here as torch 2.13's CPU ``cos`` computing one thread's
+    half of a 64x64 input 1.5e-4 off in 4 of 110 fresh processes)."""
     if len(first) != len(again):
         return math.inf
     worst: float | None = None
