@@ -176,6 +176,20 @@ def test_fullgraph_break_is_a_clear_error_naming_the_line(ip, capsys):
     assert rep.status == "failed" and rep.error.lineno == 4 and "print" in rep.error.message
 
 
+def test_fullgraph_error_names_the_compiled_target_not_an_inlined_one(ip, capsys):
+    """The frame Dynamo was compiling is the outermost: a target it inlined (here one
+    that breaks the graph) is not the one that cannot be one graph."""
+    ip.run_cell_magic("compile", "", "import torch\ndef noisy(x):\n    print('no')\n"
+                                     "    return x * 2\n")
+    ip.run_cell_magic("compile", "--fullgraph", "def outer(x):\n    return noisy(x) + 1\n")
+    capsys.readouterr()
+    result = ip.run_cell("outer(torch.ones(2))")
+    text = "".join(capsys.readouterr())
+    assert result.error_in_exec is not None
+    assert "`outer` cannot be compiled as one graph (fullgraph=True)" in text, text
+    assert "Graph break at In [1], line 4: print('no')" in text
+
+
 def test_unload_removes_the_trace_handler_and_load_restores_it(ip):
     logger = logging.getLogger(TRACE_LOGGER)
     listener = get_session().listener

@@ -44,10 +44,15 @@ def describe_unsupported(shell: Any, value: BaseException) -> str:
     filename = getattr(frame, "filename", None)
     lineno = getattr(frame, "lineno", None)
     stack = stack_of_frames(getattr(value, "real_stack", None) or [])
-    target = get_session().target_for_stack(
-        [{"filename": f.filename, "line": f.lineno} for f in stack]
-        or [{"filename": filename, "line": lineno or 0}]
-    ) if filename else None
+    frames = ([{"filename": f.filename, "line": f.lineno} for f in stack]
+              or [{"filename": filename, "line": lineno or 0}])
+    # the target that failed is the one whose frame Dynamo was compiling: the outermost
+    # a target owns (inner frames were being inlined, e.g. a library method wrapped by a
+    # decorator another target's code also uses)
+    session = get_session()
+    target = next((found for frame in frames
+                   if (found := session.target_for_stack([frame])) is not None),
+                  None) if filename else None
     via = cell_frame(stack)
     who = f"`{target.name}`" if target else "this function"
     message = parse_dynamo_message(getattr(value, "msg", None) or str(value))
