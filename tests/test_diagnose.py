@@ -517,3 +517,8 @@ def test_eager_judged_by_its_second_call_when_its_first_differs():
     assert drift([a, 3], [a.clone(), 3]) is None  # NaN matches NaN
     assert drift([a], [a + 0.5]) == 0.5 and drift([a], [a, 1]) == math.inf
     assert drift([a], [a.double()]) == math.inf and drift(["s"], ["t"]) == math.inf
+    from nbcompile.core.diagnosis.judge import judge  # the same gap, complex outputs too
+
+    c = torch.tensor([1 + 1j, 2 + 0j])
+    assert drift([c], [c + 1e-3]) == pytest.approx(1e-3, rel=1e-3)
+    assert judge([c], [c + 1e-3]).max_abs_diff == pytest.approx(1e-3, rel=1e-3)

@@ -15,6 +15,7 @@ from typing import Any
 
 import torch
 
+from ..perf.numerics import nan_matched_gap
 from .torch_names import default_tolerances
 
 
@@ -99,18 +100,12 @@ def _judge_tensor(result: Judged, ref: torch.Tensor, value: torch.Tensor) -> Non
     result.mismatched += out
     if out:
         result.ok = False
-    wide_a, wide_b = _wide(a), _wide(b)
-    both_nan = torch.isnan(wide_a) & torch.isnan(wide_b)
-    diff = torch.where(both_nan, torch.zeros_like(wide_a), (wide_a - wide_b).abs())
+    diff = nan_matched_gap(a, b)
     if torch.isnan(diff).any():
         result.notes.append("NaN where eager has a number (or the reverse)")
         diff = torch.nan_to_num(diff, nan=math.inf)
     if result.max_abs_diff is not None:
         result.max_abs_diff = max(result.max_abs_diff, float(diff.max()))
-
-
-def _wide(t: torch.Tensor) -> torch.Tensor:
-    return t.to(torch.complex128) if t.is_complex() else t.to(torch.float64)
 
 
 def low_precision(values: list[Any]) -> bool:

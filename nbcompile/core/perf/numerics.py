@@ -27,6 +27,16 @@ def snapshot_outputs(value: Any) -> list[Any]:
     return [v.detach().clone() if isinstance(v, torch.Tensor) else v for v in leaves(value)]
 
 
+def nan_matched_gap(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """``|a - b|`` element by element, in float64 on the CPU (complex tensors compared in
+    complex128): 0 where both are NaN, NaN where only one is."""
+    wide = torch.complex128 if a.is_complex() or b.is_complex() else torch.float64
+    wide_a, wide_b = a.detach().cpu().to(wide), b.detach().cpu().to(wide)
+    gap = (wide_a - wide_b).abs().to(torch.float64)
+    both_nan = torch.isnan(wide_a) & torch.isnan(wide_b)
+    return torch.where(both_nan, torch.zeros_like(gap), gap)
+
+
 def drift(first: list[Any], again: list[Any]) -> float | None:
     """How far two snapshots of the same call, made from the same start, are apart: None
     when identical (bit for bit, NaN matching NaN), else the largest absolute difference
@@ -46,11 +56,7 @@ def drift(first: list[Any], again: list[Any]) -> float | None:
             if torch.equal(a, b) or (floating and torch.allclose(
                     a, b, rtol=0.0, atol=0.0, equal_nan=True)):
                 continue
-            wide = torch.complex128 if a.is_complex() else torch.float64
-            wide_a, wide_b = a.detach().cpu().to(wide), b.detach().cpu().to(wide)
-            gap = (wide_a - wide_b).abs().to(torch.float64)
-            both_nan = torch.isnan(wide_a) & torch.isnan(wide_b)
-            gap = torch.where(both_nan, torch.zeros_like(gap), gap).nan_to_num(nan=math.inf)
+            gap = nan_matched_gap(a, b).nan_to_num(nan=math.inf)
             worst = max(worst or 0.0, float(gap.max()) if gap.numel() else 0.0)
         elif isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
             return math.inf
