@@ -237,7 +237,7 @@ def test_compile_phases_are_exclusive():
 
 
 def _big_profile() -> Profile:
-    from nbcompile.core.perf.profile import KernelTime, LineTime
+    from nbcompile.core.perf.profile_record import KernelTime, LineTime
 
     kernels = [KernelTime(name=f"cpp_fused_op_{i}", kind="kernel", calls=5,
                           total_s=1e-3 / (i + 1), lines=[i % 400 + 1])
@@ -318,7 +318,7 @@ def test_launches_without_a_graph_call_event_are_grouped_by_region():
     """torch 2.8's profile (recorded there: the shape of ``prof.events()``) has no
     ``## Call CompiledFxGraph`` event: a region's launches stand for its graph call, up to
     the eager code of the graph break; the nested region (the resume function) is its own."""
-    from nbcompile.core.perf.profile import _graph_calls
+    from nbcompile.core.perf.kernel_events import graph_calls as _graph_calls
     kernel0 = _event("graph_0_cpp_fused_sin_0", 335, 344)
     mm = _event("aten::mm", 356, 7897)
     item = _event("aten::item", 7900, 7950)  # the break's .item(), run eagerly

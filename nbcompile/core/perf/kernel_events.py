@@ -1,0 +1,165 @@
+"""Reading ``torch.profiler`` events of a profiled call: nbcompile's marks, Dynamo's
+machinery, graph calls, and their launches matched to the captured kernels.
+
+Each C++ kernel shows as ``graph_<N>_<kernel name>`` and each extern call as its aten op,
+inside ``## Call CompiledFxGraph <key> ##`` (torch < 2.9 logs no such event: the launches
+sit directly in the compiled region).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..records import Kernel
+from .intervals import Interval, span
+from .profile_record import KernelTime
+
+#: The range around each profiled compiled call (timed and memory calls alike).
+CALL_MARK = "nbcompile.profile.call"
+#: The eager call measured for memory, and one range per executed source line inside it.
+EAGER_MARK = "nbcompile.profile.eager_call"
+LINE_MARK = "nbcompile.line:"
+KERNEL_EVENT = re.compile(r"^graph_\d+_(?P<name>.+)$")
+GRAPH_CALL = "## Call CompiledFxGraph"
+REGION = "Torch-Compiled Region"
+#: Events of Dynamo's and AOTAutograd's runtime machinery (guards, wrappers, autograd glue).
+MACHINERY = (
+    "TorchDynamo Cache Lookup",
+    "Pregraph bytecode",
+    "AOTDispatcher Runtime Wrapper Prologue",
+    "CompiledFunction",
+    "autograd::engine::evaluate_function: CompiledFunctionBackward",
+)
+
+
+@dataclass
+class _Range:
+    start: float
+    end: float
+
+
+@dataclass
+class _LaunchGroup:
+    """torch < 2.9 logs no ``## Call CompiledFxGraph`` event: the launches one compiled
+    region (or autograd function) makes stand for its graph call."""
+
+    name: str
+    cpu_children: list[Any]
+    time_range: _Range
+
+
+#: Events whose direct children are a graph's launches when torch logs no graph call.
+_CONTAINERS = (REGION, "CompiledFunction",
+               "autograd::engine::evaluate_function: CompiledFunctionBackward")
+
+
+def graph_calls(events: list[Any], extern_ops: set[str]) -> list[Any]:
+    """The ``## Call CompiledFxGraph`` events; on a torch that logs none, each compiled
+    region's launches: its children from the first kernel (or captured extern op) on, up
+    to the first child that is neither (the eager code after a graph break, a nested
+    region), spanning from the end of the machinery before them."""
+    calls = [e for e in events if e.name.startswith(GRAPH_CALL)]
+    if calls:
+        return calls
+    groups: list[Any] = []
+    for e in events:
+        if not e.name.startswith(_CONTAINERS):
+            continue
+        launches: list[Any] = []
+        lo = float(e.time_range.start)  # the wrapper allocates before its first launch
+        for child in sorted(e.cpu_children, key=lambda c: c.time_range.start):
+            if KERNEL_EVENT.match(child.name) or op_name(child.name) in extern_ops:
+                launches.append(child)
+            elif launches or not child.name.startswith(MACHINERY):
+                break
+            else:
+                lo = span(child)[1]
+        if launches:
+            hi = max(span(c)[1] for c in launches)
+            groups.append(_LaunchGroup(f"{e.name} (launches)", launches, _Range(lo, hi)))
+    return groups
+
+
+def op_name(name: str) -> str:
+    """``extern_kernels.addmm`` / ``aten::addmm`` / ``torch.ops.aten.bmm.default`` -> op."""
+    if "::" in name:
+        return name.split("::", 1)[1].split(".")[0]
+    parts = name.split(".")
+    if "aten" in parts and parts.index("aten") + 1 < len(parts):
+        return parts[parts.index("aten") + 1]
+    return parts[1] if parts[0] == "extern_kernels" and len(parts) > 1 else parts[-1]
+
+
+@dataclass
+class KernelRows:
+    """Accumulates kernel rows, keyed by the captured kernel (or the event name)."""
+
+    groups: dict[tuple[str, str], list[Kernel]]
+    filename: str  # the target's source file: lines elsewhere are not the target's
+    rows: dict[Any, KernelTime] = field(default_factory=dict)
+    matches: dict[tuple[str, ...], tuple[str, str] | None] = field(default_factory=dict)
+
+    def extern_ops(self) -> set[str]:
+        """The ops of the captured extern kernels (``aten::mm`` shows as ``mm``)."""
+        return {op_name(k.name) for ks in self.groups.values() for k in ks
+                if k.kind == "extern"}
+
+    def group_for(self, graph_event: str, names: list[str]) -> tuple[str, str] | None:
+        """The captured (compile, stage) whose kernels the graph call launched."""
+        cache_key = (graph_event, *names)  # the graph key is "None" when caches are off
+        if cache_key not in self.matches:
+            best: tuple[str, str] | None = None
+            for key, kernels in self.groups.items():
+                mine = [k.name for k in kernels if k.kind == "kernel"]
+                if all(n in mine for n in names):
+                    if len(mine) == len(names):
+                        best = key
+                        break
+                    best = best or key
+            self.matches[cache_key] = best
+        return self.matches[cache_key]
+
+    def add(self, graph_event: Any) -> list[Interval]:
+        """Add the launches of one ``## Call CompiledFxGraph`` event; their intervals."""
+        spans: list[Interval] = []
+        for event, row in self.match(graph_event):
+            start, end = span(event)
+            row.calls += 1
+            row.total_s += (end - start) / 1e6
+            spans.append((start, end))
+        return spans
+
+    def match(self, graph_event: Any) -> list[tuple[Any, KernelTime]]:
+        """The launches of one ``## Call CompiledFxGraph`` event with their rows (made
+        when first seen), in launch order."""
+        children = sorted(graph_event.cpu_children, key=lambda e: e.time_range.start)
+        names = [k.group("name") for e in children if (k := KERNEL_EVENT.match(e.name))]
+        key = self.group_for(graph_event.name, names)
+        kernels = self.groups.get(key, []) if key else []
+        used: set[int] = set()
+        found_rows: list[tuple[Any, KernelTime]] = []
+        for event in children:
+            m = KERNEL_EVENT.match(event.name)
+            wanted = m.group("name") if m else op_name(event.name)
+            kind = "kernel" if m else "extern"
+            found = next((i for i, k in enumerate(kernels) if i not in used and k.kind == kind
+                          and (k.name if m else op_name(k.name)) == wanted), None)
+            if found is not None:
+                used.add(found)
+                k = kernels[found]
+                row_key: Any = (key, found)
+                row = self.rows.get(row_key) or KernelTime(
+                    name=k.name, kind=kind, compile_id=k.compile_id, stage=k.stage,
+                    event=event.name, lines=sorted({ln.lineno for ln in k.lines
+                                                    if ln.filename == self.filename}))
+            else:
+                row_key = ("", event.name)
+                row = self.rows.get(row_key) or KernelTime(
+                    name=m.group("name") if m else event.name,
+                    kind="kernel" if m else "other", event=event.name)
+            self.rows[row_key] = row
+            found_rows.append((event, row))
+        return found_rows
+
