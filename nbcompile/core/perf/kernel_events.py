@@ -32,6 +32,9 @@ MACHINERY = (
     "CompiledFunction",
     "autograd::engine::evaluate_function: CompiledFunctionBackward",
 )
+#: The profiler's own bookkeeping (CUPTI buffer requests on a GPU), recorded inside
+#: whatever call was running: never a launch of the graph.
+PROFILER_INTERNAL = ("Activity Buffer Request",)
 
 
 @dataclass
@@ -82,6 +85,16 @@ def graph_calls(events: list[Any], extern_ops: set[str]) -> list[Any]:
     return groups
 
 
+def device_time_us(event: Any) -> float:
+    """Microseconds the device spent in the kernels ``event`` and its children launched
+    (0 on a CPU, or when the profiler recorded no device activity)."""
+    for attr in ("device_time_total", "cuda_time_total"):  # the name before torch 2.4
+        value = getattr(event, attr, None)
+        if isinstance(value, (int, float)):
+            return float(value)
+    return 0.0
+
+
 def op_name(name: str) -> str:
     """``extern_kernels.addmm`` / ``aten::addmm`` / ``torch.ops.aten.bmm.default`` -> op."""
     if "::" in name:
@@ -122,19 +135,25 @@ class KernelRows:
         return self.matches[cache_key]
 
     def add(self, graph_event: Any) -> list[Interval]:
-        """Add the launches of one ``## Call CompiledFxGraph`` event; their intervals."""
+        """Add the launches of one ``## Call CompiledFxGraph`` event; their intervals.
+
+        A launch's time is the device time of the kernels it launched when the profiler
+        recorded any (a GPU runs them after the CPU returns), else its span on the CPU."""
         spans: list[Interval] = []
         for event, row in self.match(graph_event):
             start, end = span(event)
+            device_us = device_time_us(event)
             row.calls += 1
-            row.total_s += (end - start) / 1e6
+            row.total_s += (device_us if device_us > 0 else end - start) / 1e6
             spans.append((start, end))
         return spans
 
     def match(self, graph_event: Any) -> list[tuple[Any, KernelTime]]:
         """The launches of one ``## Call CompiledFxGraph`` event with their rows (made
         when first seen), in launch order."""
-        children = sorted(graph_event.cpu_children, key=lambda e: e.time_range.start)
+        children = sorted((e for e in graph_event.cpu_children
+                           if not e.name.startswith(PROFILER_INTERNAL)),
+                          key=lambda e: e.time_range.start)
         names = [k.group("name") for e in children if (k := KERNEL_EVENT.match(e.name))]
         key = self.group_for(graph_event.name, names)
         kernels = self.groups.get(key, []) if key else []
