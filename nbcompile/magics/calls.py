@@ -1,6 +1,7 @@
-"""The call magics' shared preamble (``%compare``, ``%kprun``, ``%suggest``): split the line
-into the call expression and options, parse the options, evaluate the call in the user's
-namespace."""
+"""The call magics' one template (``%compare``, ``%kprun``, ``%suggest``, ``%diagnose``): split
+the line into the call expression and options, parse and check the options, evaluate the call
+in the user's namespace, run the command under a progress line, and on Ctrl-C return what it
+did so far."""
 
 from __future__ import annotations
 
@@ -9,12 +10,20 @@ import ast
 import re
 import shlex
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import parse_argstring
 
+from ..core.steps import Interrupted
+from ..display.progress import ProgressLine
 from .arguments import check_repeats, join_comma_lists
+
+R = TypeVar("R")
+
+#: Where the options go, said when words are left after them.
+PLACEMENT = "put the call before or after the options"
 
 _LEADING = re.compile(r"^\s*(--?[A-Za-z][\w-]*)(?:=|\s+)(\S+)")
 _LEADING_FLAG = re.compile(r"^\s*(--?[A-Za-z][\w-]*)(?=\s|$)")
@@ -68,8 +77,7 @@ def _is_expression_end(text: str) -> bool:
 
 
 def parse_call_line(magic_fn: Callable[..., Any], line: str, magic: str,
-                    placement: str = "put the call before or after the options"
-                    ) -> tuple[argparse.Namespace, str]:
+                    placement: str = PLACEMENT) -> tuple[argparse.Namespace, str]:
     """``(options, call expression)`` of a call magic's ``line``, options parsed with the
     magic's own ``magic_arguments``; a ``UsageError`` naming ``magic`` (nothing run) for a
     bad option, a repeated one, words left after the options, or no call."""
@@ -91,12 +99,53 @@ def parse_call_line(magic_fn: Callable[..., Any], line: str, magic: str,
     return args, expr
 
 
-
 def check_budget(args: argparse.Namespace, magic: str) -> None:
     """A ``UsageError`` naming ``magic`` (nothing run) unless ``--budget`` is positive."""
     if not args.budget > 0:
         raise UsageError(f"{magic}: --budget must be a positive number of seconds, "
                          f"not {args.budget}")
+
+
+def budget_settings(magic: str) -> Callable[[argparse.Namespace], dict[str, Any]]:
+    """The settings of a magic whose one option is ``--budget``: ``budget_s``, checked."""
+    def settings(args: argparse.Namespace) -> dict[str, Any]:
+        check_budget(args, magic)
+        return {"budget_s": args.budget}
+    return settings
+
+
+@dataclass(frozen=True)
+class CallCommand(Generic[R]):
+    """What one call magic adds to the template: its name, the command it runs, and how
+    its parsed options become the command's keyword arguments."""
+
+    magic: str  #: "%compare": named in every message
+    run: Callable[..., R]  #: ``run(fn, *args, progress=..., **settings, **kwargs)``
+    settings: Callable[[argparse.Namespace], dict[str, Any]]  #: checked options -> kwargs
+    interrupted: type[Interrupted]  #: Ctrl-C: its ``partial`` is the result
+    error: type[Exception]  #: the command's refusal, shown as a ``UsageError``
+    purpose: str = ""  #: why a call is needed, said when the expression is not one
+    placement: str = PLACEMENT  #: said when words are left after the options
+
+
+def run_call_magic(command: CallCommand[R], magic_fn: Callable[..., Any], shell: Any,
+                   line: str) -> R:
+    """Run ``command`` on the call in ``line``: options parsed with ``magic_fn``'s
+    ``magic_arguments`` and checked (a ``UsageError``, nothing run), the call evaluated in
+    ``shell``'s namespace, the command run under a progress line; Ctrl-C returns what it
+    did so far (marked interrupted)."""
+    __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
+    magic = command.magic
+    args, expr = parse_call_line(magic_fn, line, magic, command.placement)
+    settings = command.settings(args)
+    fn, call_args, call_kwargs = evaluate_call(shell, expr, magic, command.purpose)
+    try:
+        with ProgressLine(magic) as progress:
+            return command.run(fn, *call_args, progress=progress, **settings, **call_kwargs)
+    except command.interrupted as e:  # Ctrl-C: what was done, marked interrupted
+        return e.partial
+    except command.error as e:
+        raise UsageError(f"{magic}: {e}") from None
 
 
 def evaluate_call(shell: Any, expr: str, magic: str, purpose: str = ""

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
+from typing import Any
+
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
@@ -9,9 +12,24 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from ..api import Comparison, compare
 from ..core.perf.modes import DEFAULT_MODES, CompareError
 from ..core.perf.timing import ComparisonInterrupted
-from ..display.progress import ProgressLine
 from .arguments import Once, OnceFlag, unquoted
-from .calls import check_budget, evaluate_call, parse_call_line
+from .calls import CallCommand, check_budget, run_call_magic
+
+
+def _settings(args: argparse.Namespace) -> dict[str, Any]:
+    """``compare``'s keyword arguments from ``%compare``'s options, checked."""
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    if not modes:
+        raise UsageError("--modes is empty; give e.g. --modes eager,default")
+    check_budget(args, "%compare")
+    return {"modes": modes, "budget_s": args.budget, "memory": not args.no_memory}
+
+
+_COMMAND = CallCommand(
+    magic="%compare", run=compare, settings=_settings, interrupted=ComparisonInterrupted,
+    error=CompareError, purpose="it times the call eagerly and compiled.",
+    placement="separate modes with commas (--modes eager,default) and put the call before "
+              "or after the options")
 
 
 @magics_class
@@ -61,21 +79,4 @@ class CompareMagics(Magics):
             r = %compare f(x)       # r is an nbcompile.Comparison
         """
         __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
-        args, expr = parse_call_line(
-            self.compare, line, "%compare",
-            "separate modes with commas (--modes eager,default) and put the call before "
-            "or after the options")
-        modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-        if not modes:
-            raise UsageError("--modes is empty; give e.g. --modes eager,default")
-        check_budget(args, "%compare")
-        fn, call_args, call_kwargs = evaluate_call(
-            self.shell, expr, "%compare", "it times the call eagerly and compiled.")
-        try:
-            with ProgressLine("%compare") as progress:
-                return compare(fn, *call_args, modes=modes, budget_s=args.budget,
-                               memory=not args.no_memory, progress=progress, **call_kwargs)
-        except ComparisonInterrupted as e:  # Ctrl-C: what was measured, marked interrupted
-            return e.partial
-        except CompareError as e:
-            raise UsageError(f"%compare: {e}") from None
+        return run_call_magic(_COMMAND, self.compare, self.shell, line)

@@ -12,11 +12,10 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.utils.process import arg_split
 
 from ..core.notebook import cells, triton_preview
-from ..core.notebook.options import MODES, CompileOptions, OptionError, parse_option_pairs
+from ..core.notebook.options import MODES, OptionError
+from ..core.notebook.request import CompileFailed, CompileRequest, compile_all, compile_options
 from ..core.notebook.session import get_session
-from ..core.notebook.targets import Target, compile_target
 from ..core.records import CellRef
-from ..core.torch_compat import set_compiled_call_impl
 from ..display.live import LiveSummary
 from .arguments import (
     Once,
@@ -80,8 +79,8 @@ class CompileMagics(Magics):
         # "--only a, b": a comma list split by a space is re-joined, not half dropped
         args = parse_argstring(self.compile, " ".join(join_comma_lists(arg_split(line))))
         check_repeats(args, "%%compile")
-        options = self._options(args)
-        only = _only_names(args.only)
+        request = _request(args)
+        only = request.only
         source = self.shell.transform_cell(cell)
         if only:
             missing = [n for n in only if n not in cells.bound_names(source)]
@@ -107,12 +106,15 @@ class CompileMagics(Magics):
                     f"--only {','.join(not_targets)}: not a function or nn.Module defined "
                     f"by this cell ({kinds}); the cell ran, nothing was compiled."
                 )
-            names = only
+            names = list(only)
         target_names, notes = cells.find_targets(names, ns, module_name)
         usage = cells.usage_notes(target_names, ns)
         users = cells.module_users(target_names, ns)
         cell_ref = self._cell_ref(filename, number)
-        targets = self._compile_all(target_names, options, cell_ref)
+        try:
+            targets = compile_all(target_names, ns, request, cell_ref)
+        except CompileFailed as e:
+            raise UsageError(str(e)) from e.error
         if targets and notes:
             targets[0].notes.extend(notes)
         by_name = {t.name: t for t in targets}
@@ -121,36 +123,16 @@ class CompileMagics(Magics):
                 target.notes.append(note)
                 target.used_by = [by_name[u] for u in users.get(target.name, ()) if u in by_name]
         for target in targets:
-            target.show_torch_logs = args.torch_logs
-        if args.codegen != "default":
-            for target in targets:
-                triton_preview.apply(target, interpret=args.codegen == triton_preview.INTERPRET)
+            request.prepare(target)
         session = get_session()
         for name, target in zip(target_names, targets, strict=True):
             ns[name] = target.bound
             session.register(target)
             target.release()  # the user's names hold the objects; nbcompile holds them weakly
-        LiveSummary(session, targets, cell_ref.to_dict(), annotate=args.annotate)
+        LiveSummary(session, targets, cell_ref.to_dict(), annotate=request.annotate)
         return result
 
     # --- steps ---
-    def _options(self, args: argparse.Namespace) -> CompileOptions:
-        try:
-            mode, inductor_options = args.mode, parse_option_pairs(args.options)
-            if args.codegen != "default":
-                mode, inductor_options = None, triton_preview.magic_options(
-                    args.mode, inductor_options, args.backend)
-            return CompileOptions(
-                mode=mode,
-                fullgraph=args.fullgraph,
-                dynamic=args.dynamic,
-                backend=args.backend,
-                options=inductor_options,
-                disable=args.disable,
-            )
-        except (OptionError, triton_preview.TritonPreviewError) as e:
-            raise UsageError(str(e)) from None
-
     def _run(self, text: str, filename: str) -> Any:
         """Execute the cell; its last expression's value is returned (and displayed)."""
         __tracebackhide__ = True  # noqa: F841
@@ -185,21 +167,21 @@ class CompileMagics(Magics):
         return CellRef(filename=filename, execution_count=number,
                        cell_id=cell_id)
 
-    def _compile_all(
-        self, names: list[str], options: CompileOptions, cell: CellRef
-    ) -> list[Target]:
-        """Compile every target, or none: a failure undoes the in-place module compiles."""
-        ns = self.shell.user_ns
-        done: list[Target] = []
-        try:
-            for name in names:
-                done.append(compile_target(name, ns[name], options, cell))
-        except Exception as e:
-            for target in done:
-                if target.compiled_module is not None:
-                    set_compiled_call_impl(target.compiled_module, None)
-            raise UsageError(f"could not compile {names[len(done)]}: {e}") from e
-        return done
+
+def _request(args: argparse.Namespace) -> CompileRequest:
+    """The cell's request from its parsed arguments; a ``UsageError`` (nothing run) for an
+    option that is not valid."""
+    try:
+        options = compile_options(
+            mode=args.mode, fullgraph=args.fullgraph, dynamic=args.dynamic,
+            backend=args.backend, option_pairs=args.options, disable=args.disable,
+            codegen=args.codegen)
+    except (OptionError, triton_preview.TritonPreviewError) as e:
+        raise UsageError(str(e)) from None
+    only = _only_names(args.only)
+    return CompileRequest(options=options, only=tuple(only) if only else None,
+                          annotate=args.annotate, codegen=args.codegen,
+                          torch_logs=args.torch_logs)
 
 
 def _only_names(raw: str | None) -> list[str] | None:

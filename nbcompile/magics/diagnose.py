@@ -3,15 +3,18 @@ op and the line, and prove the workarounds on copies."""
 
 from __future__ import annotations
 
-from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..api import Diagnosis, diagnose
 from ..core.diagnosis.diagnose import DEFAULT_BUDGET_S, DiagnoseError, DiagnosisInterrupted
-from ..display.progress import ProgressLine
 from .arguments import Once
-from .calls import check_budget, evaluate_call, parse_call_line
+from .calls import CallCommand, budget_settings, run_call_magic
+
+_COMMAND = CallCommand(
+    magic="%diagnose", run=diagnose, settings=budget_settings("%diagnose"),
+    interrupted=DiagnosisInterrupted, error=DiagnoseError,
+    purpose="it runs the call eagerly and compiled.")
 
 
 @magics_class
@@ -48,15 +51,4 @@ class DiagnoseMagics(Magics):
             d = %diagnose f(x)       # d is an nbcompile.Diagnosis
         """
         __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
-        args, expr = parse_call_line(self.diagnose, line, "%diagnose")
-        check_budget(args, "%diagnose")
-        fn, call_args, call_kwargs = evaluate_call(
-            self.shell, expr, "%diagnose", "it runs the call eagerly and compiled.")
-        try:
-            with ProgressLine("%diagnose") as progress:
-                return diagnose(fn, *call_args, budget_s=args.budget, progress=progress,
-                                **call_kwargs)
-        except DiagnosisInterrupted as e:  # Ctrl-C: what was established, marked interrupted
-            return e.partial
-        except DiagnoseError as e:
-            raise UsageError(f"%diagnose: {e}") from None
+        return run_call_magic(_COMMAND, self.diagnose, self.shell, line)

@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+import argparse
+from typing import Any
+
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..api import Profile, profile
 from ..core.perf.profile import DEFAULT_REPEAT, ProfileError, ProfileInterrupted
-from ..display.progress import ProgressLine
 from .arguments import Once, OnceFlag
-from .calls import evaluate_call, parse_call_line
+from .calls import CallCommand, run_call_magic
+
+
+def _settings(args: argparse.Namespace) -> dict[str, Any]:
+    """``profile``'s keyword arguments from ``%kprun``'s options, checked."""
+    if args.repeat < 1:
+        raise UsageError(f"%kprun: --repeat must be a whole number >= 1, not {args.repeat}")
+    return {"repeat": args.repeat, "memory": not args.no_memory}
+
+
+_COMMAND = CallCommand(
+    magic="%kprun", run=profile, settings=_settings, interrupted=ProfileInterrupted,
+    error=ProfileError, placement="put the call before or after them")
 
 
 @magics_class
@@ -45,16 +59,4 @@ class ProfileMagics(Magics):
             p = %kprun train_step(x, y)     # p is an nbcompile.Profile
         """
         __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
-        args, expr = parse_call_line(self.kprun, line, "%kprun",
-                                     "put the call before or after them")
-        if args.repeat < 1:
-            raise UsageError(f"%kprun: --repeat must be a whole number >= 1, not {args.repeat}")
-        fn, call_args, call_kwargs = evaluate_call(self.shell, expr, "%kprun")
-        try:
-            with ProgressLine("%kprun") as progress:
-                return profile(fn, *call_args, repeat=args.repeat,
-                               memory=not args.no_memory, progress=progress, **call_kwargs)
-        except ProfileInterrupted as e:  # Ctrl-C: what was measured, marked interrupted
-            return e.partial
-        except ProfileError as e:
-            raise UsageError(f"%kprun: {e}") from None
+        return run_call_magic(_COMMAND, self.kprun, self.shell, line)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..api import Suggestions, suggest
 from ..core.fixes.suggest import DEFAULT_BUDGET_S, SuggestError, SuggestInterrupted
-from ..display.progress import ProgressLine
 from .arguments import Once
-from .calls import check_budget, evaluate_call, parse_call_line
+from .calls import CallCommand, budget_settings, run_call_magic
+
+_COMMAND = CallCommand(
+    magic="%suggest", run=suggest, settings=budget_settings("%suggest"),
+    interrupted=SuggestInterrupted, error=SuggestError,
+    purpose="it compiles and replays the call.")
 
 
 @magics_class
@@ -41,15 +44,4 @@ class SuggestMagics(Magics):
             s = %suggest f(x)       # s is an nbcompile.Suggestions
         """
         __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
-        args, expr = parse_call_line(self.suggest, line, "%suggest")
-        check_budget(args, "%suggest")
-        fn, call_args, call_kwargs = evaluate_call(
-            self.shell, expr, "%suggest", "it compiles and replays the call.")
-        try:
-            with ProgressLine("%suggest") as progress:
-                return suggest(fn, *call_args, budget_s=args.budget, progress=progress,
-                               **call_kwargs)
-        except SuggestInterrupted as e:  # Ctrl-C: the trials done, marked interrupted
-            return e.partial
-        except SuggestError as e:
-            raise UsageError(f"%suggest: {e}") from None
+        return run_call_magic(_COMMAND, self.suggest, self.shell, line)
