@@ -11,6 +11,7 @@ from .admin import AdminMagics
 from .compare import CompareMagics
 from .compile import CompileMagics
 from .diagnose import DiagnoseMagics
+from . import inspector_comm
 from .errors import install_error_display, uninstall_error_display
 from .profile import ProfileMagics
 from .suggest import SuggestMagics
@@ -34,11 +35,13 @@ def load_ipython_extension(shell: Any) -> None:
         _torch_logs = TorchLogRouting(session.owner_of)
         _torch_logs.install()
     install_error_display(shell)
+    inspector_comm.register()
 
 
 def unload_ipython_extension(shell: Any) -> None:
     global _torch_logs
     get_session().stop()
+    inspector_comm.unregister()
     if _torch_logs is not None:
         _torch_logs.uninstall()
         _torch_logs = None
