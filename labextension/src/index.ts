@@ -2,8 +2,8 @@
  * nbcompile's JupyterLab plugin: the "Compile inspector" right sidebar.
  *
  * It follows the active notebook, reads nbcompile records from its saved outputs and
- * from live kernel messages, and renders them. The inline renderer (./mime) opens it
- * on a target through ./bridge.
+ * from live kernel messages, and renders them. It registers the inline renderer (./mime) with the function that
+ * opens the inspector on a target.
  */
 
 import {
@@ -13,10 +13,11 @@ import {
 } from '@jupyterlab/application';
 import { ICommandPalette, MainAreaWidget } from '@jupyterlab/apputils';
 import { IEditorServices } from '@jupyterlab/codeeditor';
+import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { LabIcon } from '@jupyterlab/ui-components';
 
-import { setInspectorOpener } from './bridge';
+import { createRendererFactory, InspectorOpener, RENDERER_RANK } from './mime';
 import { ITargetRecord } from './model';
 import { NotebookWatcher } from './notebook';
 import { InspectorPanel } from './sidebar/panel';
@@ -45,6 +46,7 @@ function activate(
   app: JupyterFrontEnd,
   tracker: INotebookTracker,
   editorServices: IEditorServices,
+  rendermime: IRenderMimeRegistry,
   restorer: ILayoutRestorer | null,
   palette: ICommandPalette | null
 ): void {
@@ -138,7 +140,7 @@ function activate(
     palette.addItem({ command: CommandIDs.openTab, category: 'nbcompile' });
   }
 
-  setInspectorOpener((targetId, origin, payload) => {
+  const openInspector: InspectorOpener = (targetId, origin, payload) => {
     const panel = tracker.find(p => p.node.contains(origin)) ?? tracker.currentWidget;
     if (panel && payload) {
       const w = watch(panel);
@@ -148,14 +150,15 @@ function activate(
       }
     }
     show(panel, targetId);
-  });
+  };
+  rendermime.addFactory(createRendererFactory(openInspector), RENDERER_RANK);
 }
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: PLUGIN_ID,
   description: 'The Compile inspector: what torch.compile did in the active notebook.',
   autoStart: true,
-  requires: [INotebookTracker, IEditorServices],
+  requires: [INotebookTracker, IEditorServices, IRenderMimeRegistry],
   optional: [ILayoutRestorer, ICommandPalette],
   activate
 };

@@ -1,15 +1,15 @@
 /**
- * Mime renderer extension for `application/vnd.nbcompile.v1+json`: the compact inline
+ * The renderer for `application/vnd.nbcompile.v1+json`: the compact inline
  * summary under a `%%compile` cell, with a button that opens the Compile inspector on
  * a target; timing, trace, profile, suggestions and diagnosis records in the same views
  * the inspector uses. Text only (never HTML from the record); re-rendered on every
- * `update_display_data`.
+ * `update_display_data`. The plugin (./index) registers it with the opener of its
+ * Compile inspector.
  */
 
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
-import { hasInspector, openInspector } from './bridge';
 import { button, Child, externalLink, h } from './ui/dom';
 import { classSuffix, clip, countsText, formatSeconds, plural, statusText, whereText } from './ui/format';
 import { ISummaryPayload, ITargetRecord, MIME_TYPE, Payload } from './model';
@@ -32,8 +32,18 @@ const MAX_TEXT = 500;
 /** A record within these is checked, read and drawn at once (a bounded walk says so). */
 const SMALL = { ...LIMITS, nodes: 20_000, bytes: 1_000_000 };
 
+/** Open the inspector on a target; `origin` is the rendered output's node. */
+export type InspectorOpener = (
+  targetId: string | null,
+  origin: HTMLElement,
+  payload: Payload | null
+) => void;
+
 export class InlineSummary extends Widget implements IRenderMime.IRenderer {
-  constructor(options: IRenderMime.IRendererOptions) {
+  constructor(
+    options: IRenderMime.IRendererOptions,
+    private readonly _open: InspectorOpener | null = null
+  ) {
     super();
     this._mimeType = options.mimeType;
     this.addClass('nbc-inline');
@@ -146,7 +156,7 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
       p.targets.length ? plural(p.targets.length, 'target') : 'nothing to compile in this cell'
     );
     this.node.appendChild(head);
-    const canOpen = hasInspector();
+    const open = this._open;
     const now = Date.now() / 1000;
     for (const t of p.targets.slice(0, MAX_ROWS)) {
       const name = clip(t.name, 200);
@@ -158,11 +168,11 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
         h('span', { class: `nbc-status nbc-status-${classSuffix(t.status)}` }, clip(statusText(t, now), 50)),
         h('span', { class: 'nbc-inline-counts' }, countsText(t))
       );
-      if (canOpen) {
+      if (open) {
         row.appendChild(
           button(
             'Inspect',
-            () => void openInspector(t.id, this.node, p),
+            () => open(t.id, this.node, p),
             'nbc-button nbc-small nbc-inspect',
             `Open the Compile inspector on ${name}`
           )
@@ -273,19 +283,16 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
   private _run = 0;
 }
 
-export const rendererFactory: IRenderMime.IRendererFactory = {
-  safe: true,
-  mimeTypes: [MIME_TYPE],
-  createRenderer: options => new InlineSummary(options)
-};
+/** The renderer factory; `open` shows the Compile inspector on a target. */
+export function createRendererFactory(
+  open: InspectorOpener | null
+): IRenderMime.IRendererFactory {
+  return {
+    safe: true,
+    mimeTypes: [MIME_TYPE],
+    createRenderer: options => new InlineSummary(options, open)
+  };
+}
 
-const extension: IRenderMime.IExtension = {
-  id: 'nbcompile-labextension:inline-summary',
-  description: 'Renders nbcompile records inline as a compact summary.',
-  rendererFactory,
-  // Before text/html (rank 50 by default): the record is the richer view.
-  rank: 10,
-  dataType: 'json'
-};
-
-export default extension;
+/** Before text/html (rank 50 by default): the record is the richer view. */
+export const RENDERER_RANK = 10;

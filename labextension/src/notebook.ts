@@ -16,6 +16,9 @@ import { IInspectorSource } from './sidebar/section';
 import { payloadFromMessage, recordsInOutputs, RecordStore } from './records/store';
 import { WHOLE_LIMITS } from './records/validate';
 
+/** The comm target nbcompile's kernel side registers (magics/inspector_comm.py). */
+export const COMM_TARGET = 'nbcompile.inspector';
+
 /** Time one task of `rebuild` spends reading outputs before it yields. */
 const REBUILD_SLICE_MS = 50;
 
@@ -166,33 +169,42 @@ export class NotebookWatcher implements IInspectorSource {
 
   /**
    * A published record cut to fit the output budget, or with long texts capped: ask the
-   * live kernel for the whole record, every text whole (a silent request whose user
-   * expression returns the record's MIME bundle), once per target. The id is checked before it goes into the expression.
+   * live kernel for the whole record, every text whole, once per target. The kernel
+   * answers on the comm target nbcompile registers when loaded
+   * (nbcompile/magics/inspector_comm.py): one message `{data: {[MIME_TYPE]: record}}`.
    */
   wantWhole(record: ITargetRecord): void {
     const kernel = this.panel.sessionContext.session?.kernel;
     const id = record.id;
-    if ((!record.omitted.length && !record.truncated) || !kernel || !this._sawLive || this._asked.has(id) ||
-        !/^[A-Za-z0-9_-]{1,40}$/.test(id)) {
+    if (
+      (!record.omitted.length && !record.truncated) ||
+      !kernel ||
+      !this._sawLive ||
+      this._asked.has(id) ||
+      !/^[A-Za-z0-9_-]{1,40}$/.test(id)
+    ) {
       return;
     }
     this._asked.add(id);
-    const expression = `__import__("nbcompile.display.inspector", fromlist=["_"]).whole_record(${JSON.stringify(id)})`;
-    const future = kernel.requestExecute(
-      { code: '', silent: true, store_history: false, user_expressions: { nbcompile: expression } },
-      true
-    );
-    void future.done
-      .then(reply => {
-        const result = (reply.content as { user_expressions?: Record<string, unknown> })
-          .user_expressions?.nbcompile as { status?: string; data?: Record<string, unknown> } | undefined;
-        const data = result?.status === 'ok' ? result.data?.[MIME_TYPE] : undefined;
-        const payload = data === undefined || this._disposed ? null : parsePayload(data, WHOLE_LIMITS);
-        if (payload) {
-          this.store.apply(payload, 'live');
-        }
-      })
-      .catch(() => undefined);
+    let comm: Kernel.IComm;
+    try {
+      comm = kernel.createComm(COMM_TARGET);
+    } catch {
+      return;
+    }
+    comm.onMsg = msg => {
+      const data = (msg.content.data as { data?: Record<string, unknown> } | undefined)
+        ?.data?.[MIME_TYPE];
+      const payload =
+        data === undefined || this._disposed
+          ? null
+          : parsePayload(data, WHOLE_LIMITS);
+      if (payload) {
+        this.store.apply(payload, 'live');
+      }
+    };
+    // An older nbcompile (no such target) closes the comm at once: nothing to read.
+    void comm.open({ target_id: id }).done.catch(() => undefined);
   }
 
   dispose(): void {
