@@ -2,8 +2,8 @@
  * nbcompile's JupyterLab plugin: the "Compile inspector" right sidebar.
  *
  * It follows the active notebook, reads nbcompile records from its saved outputs and
- * from live kernel messages, and renders them. It registers the inline renderer (./mime) with the function that
- * opens the inspector on a target.
+ * from live kernel messages, and renders them. It registers the inline renderer
+ * (./mime) with the function that opens the inspector on a target.
  */
 
 import {
@@ -58,7 +58,9 @@ function activate(
       return;
     }
     open?.dispose();
-    const widget = new MainAreaWidget({ content: new SourceKernelView(editorServices, record) });
+    const widget = new MainAreaWidget({
+      content: new SourceKernelView(editorServices, record)
+    });
     widget.id = `nbcompile-tab-${record.id}`;
     widget.title.icon = inspectorIcon;
     tabs.set(record.id, widget);
@@ -117,7 +119,8 @@ function activate(
 
   app.commands.addCommand(CommandIDs.open, {
     label: 'Show Compile Inspector',
-    caption: 'What torch.compile did in this notebook: targets, graph breaks, recompiles, code',
+    caption:
+      'What torch.compile did in this notebook: targets, graph breaks, recompiles, code',
     icon: inspectorIcon,
     execute: args => {
       const targetId = typeof args.targetId === 'string' ? args.targetId : null;
@@ -126,7 +129,8 @@ function activate(
   });
   app.commands.addCommand(CommandIDs.openTab, {
     label: 'Open Source and Kernels Side by Side',
-    caption: 'The selected target\u2019s source and generated code in a tab, with the line mapping',
+    caption:
+      'The selected target\u2019s source and generated code in a tab, with the line mapping',
     isEnabled: () => !!sidebar.selectedRecord,
     execute: () => {
       const record = sidebar.selectedRecord;
@@ -141,7 +145,8 @@ function activate(
   }
 
   const openInspector: InspectorOpener = (targetId, origin, payload) => {
-    const panel = tracker.find(p => p.node.contains(origin)) ?? tracker.currentWidget;
+    const panel =
+      tracker.find(p => p.node.contains(origin)) ?? tracker.currentWidget;
     if (panel && payload) {
       const w = watch(panel);
       // A record the store has not seen (e.g. an output added without a kernel message).
@@ -156,7 +161,8 @@ function activate(
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: PLUGIN_ID,
-  description: 'The Compile inspector: what torch.compile did in the active notebook.',
+  description:
+    'The Compile inspector: what torch.compile did in the active notebook.',
   autoStart: true,
   requires: [INotebookTracker, IEditorServices, IRenderMimeRegistry],
   optional: [ILayoutRestorer, ICommandPalette],

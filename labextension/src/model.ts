@@ -383,7 +383,12 @@ export interface ISuggestion {
   status: string;
   after: IMeasured | null;
   /** The numeric check against the original: `ok` null when not checked. */
-  same: { ok: boolean | null; max_abs_diff: number | null; tolerance: string; notes: string[] };
+  same: {
+    ok: boolean | null;
+    max_abs_diff: number | null;
+    tolerance: string;
+    notes: string[];
+  };
   note: string;
 }
 
@@ -499,6 +504,8 @@ export interface IDiagnosisPayload {
 }
 
 /** The records listed below the targets: traces, profiles, suggestions, diagnoses. */
-export type IReportPayload = ITracePayload | IProfilePayload | ISuggestionsPayload | IDiagnosisPayload;
+export type IReportPayload =
+  ITracePayload | IProfilePayload | ISuggestionsPayload | IDiagnosisPayload;
 
-export type Payload = ISummaryPayload | ITimingPayload | IReportPayload | IUnknownPayload;
+export type Payload =
+  ISummaryPayload | ITimingPayload | IReportPayload | IUnknownPayload;

@@ -13,7 +13,11 @@ import { ISignal, Signal } from '@lumino/signaling';
 import { ICellRef, ITargetRecord, MIME_TYPE, Payload } from './model';
 import { checkPayload, parsePayload } from './records/parse';
 import { IInspectorSource } from './sidebar/section';
-import { payloadFromMessage, recordsInOutputs, RecordStore } from './records/store';
+import {
+  payloadFromMessage,
+  recordsInOutputs,
+  RecordStore
+} from './records/store';
 import { WHOLE_LIMITS } from './records/validate';
 
 /** The comm target nbcompile's kernel side registers (magics/inspector_comm.py). */
@@ -53,7 +57,9 @@ export class NotebookWatcher implements IInspectorSource {
       return 'no kernel · from saved outputs';
     }
     const status = sc.kernelDisplayStatus;
-    return this._sawLive ? `kernel ${status} · live` : `kernel ${status} · from saved outputs`;
+    return this._sawLive
+      ? `kernel ${status} · live`
+      : `kernel ${status} · from saved outputs`;
   }
 
   get stateChanged(): ISignal<this, void> {
@@ -83,7 +89,9 @@ export class NotebookWatcher implements IInspectorSource {
         if (cell.type !== 'code') {
           continue;
         }
-        for (const data of recordsInOutputs((cell as ICodeCellModel).outputs.toJSON())) {
+        for (const data of recordsInOutputs(
+          (cell as ICodeCellModel).outputs.toJSON()
+        )) {
           yield;
           const read = checkPayload(data);
           yield;
@@ -124,7 +132,8 @@ export class NotebookWatcher implements IInspectorSource {
       return null;
     }
     const model = this.panel.content.widgets[index].model;
-    const count = model.type === 'code' ? (model as ICodeCellModel).executionCount : null;
+    const count =
+      model.type === 'code' ? (model as ICodeCellModel).executionCount : null;
     return count !== null ? `[${count}]` : `#${index + 1}`;
   }
 
@@ -152,7 +161,10 @@ export class NotebookWatcher implements IInspectorSource {
     if (lineno !== null && Number.isFinite(lineno) && editor) {
       const lines = cell.model.sharedModel.getSource().split('\n');
       // Record line numbers are untrusted: an integer index into the cell's lines.
-      const line = Math.min(Math.max(0, Math.floor(lineno) - 1), lines.length - 1);
+      const line = Math.min(
+        Math.max(0, Math.floor(lineno) - 1),
+        lines.length - 1
+      );
       editor.setSelection({
         start: { line, column: 0 },
         end: { line, column: lines[line].length }
@@ -193,8 +205,9 @@ export class NotebookWatcher implements IInspectorSource {
       return;
     }
     comm.onMsg = msg => {
-      const data = (msg.content.data as { data?: Record<string, unknown> } | undefined)
-        ?.data?.[MIME_TYPE];
+      const data = (
+        msg.content.data as { data?: Record<string, unknown> } | undefined
+      )?.data?.[MIME_TYPE];
       const payload =
         data === undefined || this._disposed
           ? null
@@ -224,7 +237,9 @@ export class NotebookWatcher implements IInspectorSource {
   /** The index of the cell a record points to: by cell id, else by prompt number. */
   private _findCell(ref: ICellRef): number {
     const cells = this.panel.content.widgets;
-    let index = ref.cell_id ? cells.findIndex(c => c.model.id === ref.cell_id) : -1;
+    let index = ref.cell_id
+      ? cells.findIndex(c => c.model.id === ref.cell_id)
+      : -1;
     if (index < 0 && ref.execution_count !== null) {
       // Older records or a frontend without cell ids: the prompt number.
       index = cells.findIndex(
@@ -239,7 +254,8 @@ export class NotebookWatcher implements IInspectorSource {
   private _onIopub(_: ISessionContext, msg: KernelMessage.IMessage): void {
     // Each kernel process signs its messages with its own session id: a new one means
     // the kernel was restarted, also by another client whose restart sent us nothing.
-    const session = typeof msg.header?.session === 'string' ? msg.header.session : '';
+    const session =
+      typeof msg.header?.session === 'string' ? msg.header.session : '';
     if (session && this._kernelSession && session !== this._kernelSession) {
       this._kernelSession = session;
       this.store.clear();
@@ -276,7 +292,11 @@ export class NotebookWatcher implements IInspectorSource {
     if (status === 'idle' || status === 'busy') {
       this._ranKernel = true;
     }
-    if (status === 'restarting' || status === 'autorestarting' || restartedElsewhere) {
+    if (
+      status === 'restarting' ||
+      status === 'autorestarting' ||
+      restartedElsewhere
+    ) {
       // The old kernel's targets are gone: clear now, refill from the outputs
       // (which may have been cleared too) once the new kernel is up.
       this._ranKernel = false;
@@ -292,10 +312,17 @@ export class NotebookWatcher implements IInspectorSource {
 
   private _onKernelChanged(
     _: ISessionContext,
-    change: { oldValue: Kernel.IKernelConnection | null; newValue: Kernel.IKernelConnection | null }
+    change: {
+      oldValue: Kernel.IKernelConnection | null;
+      newValue: Kernel.IKernelConnection | null;
+    }
   ): void {
     this._kernelSession = '';
-    if (change.oldValue && change.newValue && change.oldValue.id !== change.newValue.id) {
+    if (
+      change.oldValue &&
+      change.newValue &&
+      change.oldValue.id !== change.newValue.id
+    ) {
       // Another kernel: its records start from what the outputs hold.
       this.rebuild();
     }

@@ -13,7 +13,9 @@ export type Loose<T> = { [K in keyof T]?: unknown };
 export type Json = unknown;
 
 export function obj<T>(v: Json): Loose<T> | null {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Loose<T>) : null;
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+    ? (v as Loose<T>)
+    : null;
 }
 
 export function str(v: Json, fallback = ''): string {
@@ -40,7 +42,9 @@ export function numOrNull(v: Json): number | null {
 
 /** A line number: a positive integer or null (fractions are floored). */
 export function lineOrNull(v: Json): number | null {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : null;
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0
+    ? Math.floor(v)
+    : null;
 }
 
 export function boolOrNull(v: Json): boolean | null {
@@ -63,7 +67,9 @@ export function list<T>(v: Json, parse: (x: Json) => T | null): T[] {
 }
 
 export function strList(v: Json): string[] {
-  return list(v, x => (typeof x === 'string' || typeof x === 'number' ? str(x) : null));
+  return list(v, x =>
+    typeof x === 'string' || typeof x === 'number' ? str(x) : null
+  );
 }
 
 /** Own entries of a JSON object as a Map (never an object keyed by record strings). */
@@ -104,5 +110,11 @@ export function displayValue(v: Json): string {
 
 export function parseSourceLine(v: Json): ISourceLine | null {
   const o = obj<R.SourceLine>(v);
-  return o && { filename: str(o.filename), lineno: lineOrNull(o.lineno), line: str(o.line) };
+  return (
+    o && {
+      filename: str(o.filename),
+      lineno: lineOrNull(o.lineno),
+      line: str(o.line)
+    }
+  );
 }

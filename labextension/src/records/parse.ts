@@ -8,21 +8,26 @@
  */
 
 import type * as R from '../generated/record';
-import { clip, formatBytes, formatTime } from '../ui/format';
+import { clip } from '../ui/format';
+import {
+  CHART_UNITS,
+  comparisonTable,
+  ITimingIn,
+  timingNotes,
+  timingTitle
+} from '../views/timingtext';
 import {
   IAnnotation,
   ICellRef,
   ICodeDiff,
   ICompile,
-  ITable,
   ITargetError,
   ITargetOptions,
   ITargetRecord,
   ITimingPayload,
   ITorchLog,
   Payload,
-  SCHEMA_VERSION,
-  TableCell
+  SCHEMA_VERSION
 } from '../model';
 import {
   boolOrNull,
@@ -41,8 +46,18 @@ import {
   strList,
   strOrNull
 } from './coerce';
-import { parseGraphBreak, parseKernel, parseOmission, parseRecompile } from './parseparts';
-import { parseDiagnosis, parseProfile, parseSuggestions, parseTrace } from './parsereports';
+import {
+  parseGraphBreak,
+  parseKernel,
+  parseOmission,
+  parseRecompile
+} from './parseparts';
+import {
+  parseDiagnosis,
+  parseProfile,
+  parseSuggestions,
+  parseTrace
+} from './parsereports';
 import { ILimits, LIMITS, validateRecord } from './validate';
 
 export { displayValue } from './coerce';
@@ -93,7 +108,14 @@ export function parseCellRef(v: Json): ICellRef {
   };
 }
 
-const KNOWN_OPTIONS = new Set(['mode', 'backend', 'fullgraph', 'dynamic', 'disable', 'options']);
+const KNOWN_OPTIONS = new Set([
+  'mode',
+  'backend',
+  'fullgraph',
+  'dynamic',
+  'disable',
+  'options'
+]);
 
 function parseOptions(v: Json): ITargetOptions {
   const o = obj<Record<string, Json>>(v) ?? {};
@@ -198,98 +220,13 @@ function parseCodeDiff(v: Json): ICodeDiff | null {
 function parseTorchLog(v: Json): ITorchLog | null {
   const o = obj<R.TorchLog>(v);
   return o
-    ? { level: str(o.level), logger: str(o.logger), compile_id: str(o.compile_id), message: str(o.message) }
+    ? {
+        level: str(o.level),
+        logger: str(o.logger),
+        compile_id: str(o.compile_id),
+        message: str(o.message)
+      }
     : null;
-}
-
-
-/** A timing record as read: the generated `Comparison` and the fields older ones had. */
-type ITimingIn = R.Comparison & { id: string; title: string; expr: string; updated_at: number };
-
-const COMPARISON_COLUMNS = [
-  'mode',
-  'compile',
-  'run (median ± IQR/2)',
-  'speedup [95% CI]',
-  'max |diff|',
-  'peak memory/call',
-  'allocated/call'
-];
-/** The column of a call that saves tensors for backward (a training step). */
-const SAVED_COLUMN = 'saved for backward';
-
-/** The interval the verdict rests on, labelled (`95% CI 0.04–0.15×`); '' when absent. */
-export function intervalText(low: unknown, high: unknown, confidence: unknown = 0.95): string {
-  if (typeof low !== 'number' || typeof high !== 'number' || !Number.isFinite(low) || !Number.isFinite(high)) {
-    return '';
-  }
-  const level = typeof confidence === 'number' && confidence > 0 && confidence < 1 ? confidence : 0.95;
-  return `${Math.round(level * 100)}% CI ${low.toFixed(2)}–${high.toFixed(2)}×`;
-}
-
-/** Peak memory of a row with its memory verdict (`16.0 MiB (0.25x eager's peak)`). */
-function peakText(r: Loose<R.TimingRow>): string {
-  if (str(r.status) === 'failed') {
-    return '-';
-  }
-  if (typeof r.peak_memory_bytes !== 'number') {
-    return 'not measured';
-  }
-  const verdict = str(r.memory_verdict);
-  return formatBytes(r.peak_memory_bytes) + (verdict && str(r.kind) !== 'eager' ? ` (${clip(verdict, 120)})` : '');
-}
-
-function comparisonRow(r: Loose<R.TimingRow>, saved: boolean, confidence: unknown): TableCell[] {
-  const kind = str(r.kind);
-  let speedup = '-';
-  if (kind === 'eager') {
-    speedup = '1.00× (baseline)';
-  } else if (str(r.status) === 'failed') {
-    speedup = 'failed';
-  } else if (typeof r.speedup === 'number') {
-    const verdict = str(r.verdict);
-    const interval = intervalText(r.speedup_ci_low, r.speedup_ci_high, confidence);
-    speedup = `${r.speedup.toFixed(2)}×` + (verdict ? ` ${verdict}` : '') + (interval ? ` [${interval}]` : '');
-  }
-  let diff = '-';
-  if (kind === 'eager') {
-    diff = 'reference';
-  } else if (typeof r.max_abs_diff === 'number') {
-    diff = `${r.max_abs_diff.toPrecision(2)} ${r.numerics_ok === false ? 'DIFFERS' : 'ok'}`;
-  }
-  const run =
-    typeof r.median_s === 'number'
-      ? `${formatTime(r.median_s)} ± ${formatTime(num(r.iqr_s) / 2)}`
-      : '-';
-  const cells: TableCell[] = [
-    str(r.mode),
-    typeof r.compile_s === 'number' ? `${r.compile_s.toFixed(2)} s` : '-',
-    run,
-    speedup,
-    diff,
-    peakText(r),
-    formatBytes(r.allocated_bytes)
-  ];
-  if (saved) {
-    cells.push(formatBytes(r.saved_bytes));
-  }
-  return cells;
-}
-
-/** What the whole comparison took and what came on top of the budget (`phases_s`). */
-function timeSpent(o: Loose<ITimingIn>): string {
-  const phases = numMap(o.phases_s);
-  if (!phases.size || typeof o.elapsed_s !== 'number') {
-    return '';
-  }
-  const timed = phases.get('timed calls') ?? 0;
-  const budget = num(o.budget_s);
-  const onTop = [...phases].filter(([k, v]) => k !== 'timed calls' && v >= 0.05).map(([k, v]) => `${clip(k, 40)} ${v.toFixed(1)} s`);
-  return (
-    `took ${o.elapsed_s.toFixed(1)} s: timed calls ${timed.toFixed(1)} s ` +
-    (timed <= budget * 1.1 ? `(within the budget of ${budget} s)` : `(over the budget of ${budget} s)`) +
-    (onTop.length ? `; on top of the budget: ${onTop.join(', ')}` : '')
-  );
 }
 
 /** A timing record (the comparison of `nbcompile.compare`); `null` for any other shape. */
@@ -298,75 +235,50 @@ function parseTiming(o: Loose<ITimingIn>, key: string): ITimingPayload | null {
   if (!rows.length || !rows.every(r => typeof r.mode === 'string')) {
     return null;
   }
-  const saved = rows.some(r => typeof r.saved_bytes === 'number');
-  const table: ITable = {
-    title: 'modes',
-    columns: saved ? [...COMPARISON_COLUMNS, SAVED_COLUMN] : COMPARISON_COLUMNS,
-    rows: rows.map(r => comparisonRow(r, saved, o.confidence))
-  };
+  const table = comparisonTable(o, rows);
   const memoryChart: ITimingPayload['memoryChart'] = [];
   for (const r of rows) {
-    if (typeof r.peak_memory_bytes === 'number' && Number.isFinite(r.peak_memory_bytes)) {
-      memoryChart.push({ label: str(r.mode), value: r.peak_memory_bytes, unit: 'peak memory per call (bytes)' });
+    if (
+      typeof r.peak_memory_bytes === 'number' &&
+      Number.isFinite(r.peak_memory_bytes)
+    ) {
+      memoryChart.push({
+        label: str(r.mode),
+        value: r.peak_memory_bytes,
+        unit: CHART_UNITS.peak
+      });
     }
   }
   const chart: ITimingPayload['chart'] = [];
   for (const r of rows) {
-    if (str(r.kind) !== 'eager' && typeof r.speedup === 'number' && Number.isFinite(r.speedup)) {
-      chart.push({ label: str(r.mode), value: r.speedup, unit: 'speedup vs eager (×, median)' });
+    if (
+      str(r.kind) !== 'eager' &&
+      typeof r.speedup === 'number' &&
+      Number.isFinite(r.speedup)
+    ) {
+      chart.push({
+        label: str(r.mode),
+        value: r.speedup,
+        unit: CHART_UNITS.speedup
+      });
     }
   }
   if (!chart.length) {
     for (const r of rows) {
       if (typeof r.median_s === 'number' && Number.isFinite(r.median_s)) {
-        chart.push({ label: str(r.mode), value: r.median_s, unit: 'median run time (s)' });
+        chart.push({
+          label: str(r.mode),
+          value: r.median_s,
+          unit: CHART_UNITS.median
+        });
       }
     }
   }
-  const notes = strList(o.notes);
-  const spent = timeSpent(o);
-  if (spent) {
-    notes.unshift(spent);
-  }
-  for (const r of rows) {
-    const mode = str(r.mode);
-    if (str(r.error)) {
-      notes.push(`${mode}: ${str(r.error)}`);
-    }
-    for (const n of strList(r.notes)) {
-      notes.push(`${mode}: ${n}`);
-    }
-    for (const e of list(r.explanations, x => obj<R.Explanation>(x))) {
-      const message = str(e.message);
-      if (message) {
-        notes.push(`${mode}, why not faster: ${message}`);
-      }
-    }
-    for (const e of list(r.memory_explanations, x => obj<R.Explanation>(x))) {
-      const message = str(e.message);
-      if (message) {
-        notes.push(`${mode}, why more memory: ${message}`);
-      }
-    }
-  }
-  if (typeof o.best === 'string') {
-    notes.push(`best: ${o.best}`);
-  }
-  const facts = [
-    str(o.device),
-    typeof o.num_threads === 'number' ? `${o.num_threads} thread(s)` : '',
-    typeof o.elapsed_s === 'number' ? `took ${o.elapsed_s.toFixed(1)} s` : ''
-  ].filter(Boolean);
-  if (facts.length) {
-    notes.push(facts.join(', '));
-  }
+  const notes = timingNotes(o, rows);
   const name = str(o.name);
   const inputs = strList(o.inputs);
   const title =
-    str(o.title) ||
-    (name ? `compare(${name})${inputs.length ? ': ' + inputs.join(', ') : ''}` : '') ||
-    str(o.expr) ||
-    'Timing';
+    str(o.title) || timingTitle(name, inputs) || str(o.expr) || 'Timing';
   return {
     record: 'timing',
     key: str(o.id) || key,
@@ -380,7 +292,15 @@ function parseTiming(o: Loose<ITimingIn>, key: string): ITimingPayload | null {
 }
 
 /** The record kinds this version reads (others are listed as not shown, unvalidated). */
-const KINDS = new Set(['summary', 'target', 'timing', 'trace', 'profile', 'suggestions', 'diagnosis']);
+const KINDS = new Set([
+  'summary',
+  'target',
+  'timing',
+  'trace',
+  'profile',
+  'suggestions',
+  'diagnosis'
+]);
 
 /**
  * Parse one published payload (the value of the MIME type in a bundle).
@@ -391,7 +311,10 @@ const KINDS = new Set(['summary', 'target', 'timing', 'trace', 'profile', 'sugge
  * `limits`: those of a published output by default (the whole record the inspector asks
  * the kernel for has its own, `WHOLE_LIMITS`).
  */
-export function parsePayload(data: Json, limits: ILimits = LIMITS): Payload | null {
+export function parsePayload(
+  data: Json,
+  limits: ILimits = LIMITS
+): Payload | null {
   return checkPayload(data, limits)();
 }
 
@@ -400,7 +323,10 @@ export function parsePayload(data: Json, limits: ILimits = LIMITS): Payload | nu
  * check and its reading each take a while): the check now; the returned function
  * reads the checked record.
  */
-export function checkPayload(data: Json, limits: ILimits = LIMITS): () => Payload | null {
+export function checkPayload(
+  data: Json,
+  limits: ILimits = LIMITS
+): () => Payload | null {
   let value = data;
   if (typeof value === 'string') {
     try {
@@ -426,7 +352,12 @@ export function checkPayload(data: Json, limits: ILimits = LIMITS): () => Payloa
   }
   const verdict = validateRecord(value, limits);
   if (!verdict.ok) {
-    const invalid: Payload = { record: 'unknown', kind: clip(kind, 40) || '(none)', key, reason: verdict.reason };
+    const invalid: Payload = {
+      record: 'unknown',
+      kind: clip(kind, 40) || '(none)',
+      key,
+      reason: verdict.reason
+    };
     return () => invalid;
   }
   const checked = value;
@@ -434,7 +365,12 @@ export function checkPayload(data: Json, limits: ILimits = LIMITS): () => Payloa
 }
 
 /** The payload of a record `checkPayload` accepted. */
-function readChecked(value: Json, o: Loose<R.SummaryRecord>, kind: string, key: string): Payload | null {
+function readChecked(
+  value: Json,
+  o: Loose<R.SummaryRecord>,
+  kind: string,
+  key: string
+): Payload | null {
   if (kind === 'summary') {
     return {
       record: 'summary',
@@ -446,7 +382,9 @@ function readChecked(value: Json, o: Loose<R.SummaryRecord>, kind: string, key: 
   if (kind === 'target') {
     // A bare target record: a one-target summary.
     const t = parseTarget(value);
-    return t ? { record: 'summary', cell: t.cell, updated_at: null, targets: [t] } : null;
+    return t
+      ? { record: 'summary', cell: t.cell, updated_at: null, targets: [t] }
+      : null;
   }
   if (kind === 'trace') {
     return parseTrace(value, key);
@@ -464,7 +402,12 @@ function readChecked(value: Json, o: Loose<R.SummaryRecord>, kind: string, key: 
   if (timing) {
     return timing;
   }
-  return { record: 'unknown', kind, key, reason: 'a timing record of a shape this version does not show' };
+  return {
+    record: 'unknown',
+    kind,
+    key,
+    reason: 'a timing record of a shape this version does not show'
+  };
 }
 
 /**
@@ -495,7 +438,9 @@ function stableKey(v: Json): string {
         stack.push((x as Record<string, Json>)[k]);
       }
     } else {
-      mix(typeof x === 'string' ? `"${x.length}:${x.slice(0, 200)}` : String(x));
+      mix(
+        typeof x === 'string' ? `"${x.length}:${x.slice(0, 200)}` : String(x)
+      );
     }
   }
   return h.toString(16);

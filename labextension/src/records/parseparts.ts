@@ -5,7 +5,17 @@
  */
 
 import type * as R from '../generated/record';
-import { Json, lineOrNull, list, num, numOrNull, obj, parseSourceLine, str, strOrNull } from './coerce';
+import {
+  Json,
+  lineOrNull,
+  list,
+  num,
+  numOrNull,
+  obj,
+  parseSourceLine,
+  str,
+  strOrNull
+} from './coerce';
 import { IGraphBreak, IKernel, IOmission, IRecompile } from '../model';
 
 export function parseGraphBreak(v: Json): IGraphBreak | null {
@@ -43,7 +53,13 @@ export function safeUrl(url: string): string {
 
 export function parseRecompile(v: Json): IRecompile | null {
   const o = obj<R.Recompile>(v);
-  return o && { reason: str(o.reason), compile_id: str(o.compile_id), guard: str(o.guard) };
+  return (
+    o && {
+      reason: str(o.reason),
+      compile_id: str(o.compile_id),
+      guard: str(o.guard)
+    }
+  );
 }
 
 export function parseKernel(v: Json): IKernel | null {
@@ -63,10 +79,14 @@ export function parseKernel(v: Json): IKernel | null {
   };
 }
 
-
 export function parseOmission(v: Json): IOmission | null {
   const o = obj<R.Omission>(v);
   return o
-    ? { field: str(o.field), count: num(o.count), how: str(o.how), unit: str(o.unit, 'items') }
+    ? {
+        field: str(o.field),
+        count: num(o.count),
+        how: str(o.how),
+        unit: str(o.unit, 'items')
+      }
     : null;
 }

@@ -6,7 +6,19 @@
  */
 
 import type * as R from '../generated/record';
-import { Json, lineOrNull, list, num, numMap, numOrNull, obj, parseSourceLine, str, strList, strOrNull } from './coerce';
+import {
+  Json,
+  lineOrNull,
+  list,
+  num,
+  numMap,
+  numOrNull,
+  obj,
+  parseSourceLine,
+  str,
+  strList,
+  strOrNull
+} from './coerce';
 import {
   IBisection,
   IDiagnosisPayload,
@@ -70,7 +82,9 @@ function parseDivergence(v: Json): IDivergence | null {
   }
   return {
     kind: str(o.kind),
-    groups: list(o.groups, g => (Array.isArray(g) ? list(g, rankOrNull) : null)),
+    groups: list(o.groups, g =>
+      Array.isArray(g) ? list(g, rankOrNull) : null
+    ),
     detail: str(o.detail),
     compile_id: str(o.compile_id)
   };
@@ -151,7 +165,10 @@ function parseProfileMemory(v: Json): IProfileMemory | null {
     across_breaks_bytes: bytesOf(o.across_breaks_bytes),
     outside_graphs_allocated_bytes: bytesOf(o.outside_graphs_allocated_bytes),
     timeline: list(o.timeline, parseMemoryPoint).slice(0, MAX_POINTS),
-    eager_timeline: list(o.eager_timeline, parseMemoryPoint).slice(0, MAX_POINTS),
+    eager_timeline: list(o.eager_timeline, parseMemoryPoint).slice(
+      0,
+      MAX_POINTS
+    ),
     note: str(o.note),
     notes: strList(o.notes)
   };
@@ -199,7 +216,10 @@ export function parseProfile(v: Json, key: string): IProfilePayload | null {
     graph_breaks: list(o.graph_breaks, parseGraphBreak),
     compiles: strList(o.compiles),
     recompiles_during_profile: num(o.recompiles_during_profile),
-    memory: o.memory === null || o.memory === undefined ? null : parseProfileMemory(o.memory),
+    memory:
+      o.memory === null || o.memory === undefined
+        ? null
+        : parseProfileMemory(o.memory),
     truncated: o.truncated === true,
     omitted: list(o.omitted, parseOmission)
   };
@@ -235,7 +255,14 @@ function parseProblem(v: Json): IProblem | null {
   };
 }
 
-const NO_PROBLEM: IProblem = { kind: '', reason: '', filename: null, lineno: null, line: '', in_library: false };
+const NO_PROBLEM: IProblem = {
+  kind: '',
+  reason: '',
+  filename: null,
+  lineno: null,
+  line: '',
+  in_library: false
+};
 
 function parseSuggestion(v: Json): ISuggestion | null {
   const o = obj<R.Suggestion>(v);
@@ -260,7 +287,10 @@ function parseSuggestion(v: Json): ISuggestion | null {
   };
 }
 
-export function parseSuggestions(v: Json, key: string): ISuggestionsPayload | null {
+export function parseSuggestions(
+  v: Json,
+  key: string
+): ISuggestionsPayload | null {
   const o = obj<R.Suggestions>(v);
   if (!o) {
     return null;

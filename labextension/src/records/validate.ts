@@ -23,7 +23,9 @@ interface IKernelLimits {
   max_whole_record_bytes: number;
 }
 
-const KERNEL = (RECORD_SCHEMA as { 'x-nbcompile-limits': IKernelLimits })['x-nbcompile-limits'];
+const KERNEL = (RECORD_SCHEMA as { 'x-nbcompile-limits': IKernelLimits })[
+  'x-nbcompile-limits'
+];
 
 export interface ILimits {
   /** Nesting depth of objects and arrays. */
@@ -45,7 +47,10 @@ export const LIMITS: ILimits = {
 };
 
 /** Limits on the whole record the inspector asked the live kernel for. */
-export const WHOLE_LIMITS: ILimits = { ...LIMITS, bytes: KERNEL.max_whole_record_bytes };
+export const WHOLE_LIMITS: ILimits = {
+  ...LIMITS,
+  bytes: KERNEL.max_whole_record_bytes
+};
 
 function megabytes(n: number): string {
   return `${(n / (1024 * 1024)).toFixed(n % (1024 * 1024) ? 1 : 0)} MB`;
@@ -93,7 +98,10 @@ export function checkLimits(value: unknown, limits: ILimits = LIMITS): Verdict {
       bytes += v.length + 2;
     } else if (typeof v === 'object' && v !== null) {
       if (depth > limits.depth) {
-        return { ok: false, reason: `it is nested deeper than ${limits.depth} levels` };
+        return {
+          ok: false,
+          reason: `it is nested deeper than ${limits.depth} levels`
+        };
       }
       if (Array.isArray(v)) {
         bytes += 1 + Math.max(v.length, 1); // brackets and separators
@@ -107,7 +115,10 @@ export function checkLimits(value: unknown, limits: ILimits = LIMITS): Verdict {
       } else {
         const keys = Object.keys(v);
         if (keys.length > limits.keys) {
-          return { ok: false, reason: `an object has more than ${limits.keys} keys` };
+          return {
+            ok: false,
+            reason: `an object has more than ${limits.keys} keys`
+          };
         }
         bytes += 1 + Math.max(keys.length, 1);
         for (const k of keys) {
@@ -150,7 +161,10 @@ function matchesType(v: unknown, type: string): boolean {
 }
 
 function show(v: unknown): string {
-  const s = typeof v === 'string' ? JSON.stringify(v.slice(0, 40)) : String(JSON.stringify(v) ?? v);
+  const s =
+    typeof v === 'string'
+      ? JSON.stringify(v.slice(0, 40))
+      : String(JSON.stringify(v) ?? v);
   return s.length > 60 ? s.slice(0, 60) + '…' : s;
 }
 
@@ -189,16 +203,24 @@ class Validator {
       }
     }
     if (schema.type !== undefined) {
-      const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
+      const types = Array.isArray(schema.type)
+        ? (schema.type as string[])
+        : [schema.type as string];
       if (!types.some(t => matchesType(v, t))) {
-        return { at: '', msg: `must be ${types.join(' or ')}, not ${typeOf(v)}` };
+        return {
+          at: '',
+          msg: `must be ${types.join(' or ')}, not ${typeOf(v)}`
+        };
       }
     }
     if (own(schema, 'const') && v !== schema.const) {
       return { at: '', msg: `must be ${show(schema.const)}, not ${show(v)}` };
     }
     if (Array.isArray(schema.enum) && !schema.enum.includes(v)) {
-      return { at: '', msg: `must be one of ${schema.enum.map(show).join(', ')}, not ${show(v)}` };
+      return {
+        at: '',
+        msg: `must be one of ${schema.enum.map(show).join(', ')}, not ${show(v)}`
+      };
     }
     for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
       const subs = schema[key];
@@ -233,7 +255,8 @@ class Validator {
       }
     }
     if (schema.if !== undefined) {
-      const branch = this.check(v, schema.if) === null ? schema.then : schema.else;
+      const branch =
+        this.check(v, schema.if) === null ? schema.then : schema.else;
       const err = branch === undefined ? null : this.check(v, branch);
       if (err) {
         return err;
@@ -248,7 +271,9 @@ class Validator {
         }
       }
       const props = isObject(schema.properties) ? schema.properties : {};
-      const extra = isObject(schema.additionalProperties) ? schema.additionalProperties : null;
+      const extra = isObject(schema.additionalProperties)
+        ? schema.additionalProperties
+        : null;
       for (const key of Object.keys(v)) {
         const sub = own(props, key) ? props[key] : extra;
         if (sub) {
@@ -277,7 +302,9 @@ class Validator {
     if (!isObject(v)) {
       return subs;
     }
-    const fits = subs.filter(sub => this._consts(sub).every(([k, c]) => !own(v, k) || v[k] === c));
+    const fits = subs.filter(sub =>
+      this._consts(sub).every(([k, c]) => !own(v, k) || v[k] === c)
+    );
     return fits.length ? fits : subs;
   }
 
@@ -288,8 +315,12 @@ class Validator {
     }
     let found = this._constCache.get(sub);
     if (!found) {
-      const target = typeof sub.$ref === 'string' ? this._resolve(sub.$ref) : sub;
-      const props = isObject(target) && isObject(target.properties) ? target.properties : {};
+      const target =
+        typeof sub.$ref === 'string' ? this._resolve(sub.$ref) : sub;
+      const props =
+        isObject(target) && isObject(target.properties)
+          ? target.properties
+          : {};
       found = [];
       for (const k of Object.keys(props)) {
         const p = props[k];
@@ -306,7 +337,10 @@ class Validator {
     if (!this._refCache.has(ref)) {
       const m = /^#\/\$defs\/([^/]+)$/.exec(ref);
       const defs = this._root.$defs;
-      this._refCache.set(ref, m && isObject(defs) && own(defs, m[1]) ? defs[m[1]] : undefined);
+      this._refCache.set(
+        ref,
+        m && isObject(defs) && own(defs, m[1]) ? defs[m[1]] : undefined
+      );
     }
     return this._refCache.get(ref);
   }
@@ -321,7 +355,10 @@ const validator = new Validator(RECORD_SCHEMA as Schema);
  * Whether `value` is a record this extension can render: its schema version, its size,
  * its shape. The reason is a short sentence for the note shown in its place.
  */
-export function validateRecord(value: unknown, limits: ILimits = LIMITS): Verdict {
+export function validateRecord(
+  value: unknown,
+  limits: ILimits = LIMITS
+): Verdict {
   if (!isObject(value)) {
     return { ok: false, reason: 'it is not a JSON object' };
   }
@@ -340,5 +377,10 @@ export function validateRecord(value: unknown, limits: ILimits = LIMITS): Verdic
     return size;
   }
   const err = validator.check(value, RECORD_SCHEMA);
-  return err ? { ok: false, reason: `it does not match the record schema: record${err.at} ${err.msg}` } : OK;
+  return err
+    ? {
+        ok: false,
+        reason: `it does not match the record schema: record${err.at} ${err.msg}`
+      }
+    : OK;
 }

@@ -4,7 +4,12 @@
  * own in `nbcompile/display/units.py`). Pure functions of the view model; no DOM.
  */
 
-import type { ICellRef, ISourceLine, ITargetOptions, ITargetRecord } from '../model';
+import type {
+  ICellRef,
+  ISourceLine,
+  ITargetOptions,
+  ITargetRecord
+} from '../model';
 
 /** `3 graphs`, `1 break`. */
 export function plural(n: number, word: string): string {
@@ -120,7 +125,9 @@ export function statusText(t: ITargetRecord, nowSeconds?: number): string {
 
 /** `compiling… 12s` while a compile runs (plain `compiling…` for nonsense clocks). */
 export function compilingText(elapsed: number): string {
-  return elapsed >= 0 && elapsed < 24 * 3600 ? `compiling… ${elapsed.toFixed(0)}s` : 'compiling…';
+  return elapsed >= 0 && elapsed < 24 * 3600
+    ? `compiling… ${elapsed.toFixed(0)}s`
+    : 'compiling…';
 }
 
 /** The counts line shared by the target list and the inline renderer. */
@@ -181,7 +188,10 @@ export function shortPath(filename: string, lineno: number | null): string {
 }
 
 /** The innermost frame of a user stack that is in the record's cell, if any. */
-export function cellFrame(stack: readonly ISourceLine[], cell: ICellRef): ISourceLine | undefined {
+export function cellFrame(
+  stack: readonly ISourceLine[],
+  cell: ICellRef
+): ISourceLine | undefined {
   for (let i = stack.length - 1; i >= 0; i--) {
     if (stack[i].filename === cell.filename) {
       return stack[i];
@@ -210,5 +220,7 @@ export function whereText(
 
 /** At most `max` characters of `text`, with a mark saying how many were left out. */
 export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+  return text.length <= max
+    ? text
+    : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
