@@ -7,11 +7,11 @@ from typing import Any
 from ..core.notebook import cache
 from ..core.notebook.session import get_session
 from ..core.notebook.torch_logs import TorchLogRouting
+from . import inspector_comm
 from .admin import AdminMagics
 from .compare import CompareMagics
 from .compile import CompileMagics
 from .diagnose import DiagnoseMagics
-from . import inspector_comm
 from .errors import install_error_display, uninstall_error_display
 from .profile import ProfileMagics
 from .suggest import SuggestMagics
