@@ -1,8 +1,11 @@
 /**
- * Record -> view model. Payloads come from notebook outputs, which are untrusted: every
- * field is checked and coerced into plain strings, numbers, arrays and `Map`s. Field
- * names are typed by the generated wire types (`Loose<R.X>`), so a field the schema
- * does not have is a compile error here. Nothing is evaluated, nothing becomes HTML.
+ * Record -> view model. Payloads come from notebook outputs, which are untrusted:
+ * ./validate checks each against the schema of its kind once, and what passes is read
+ * here as its generated wire type (../generated/record), into plain strings, numbers,
+ * arrays and `Map`s. Only the value limits the schema does not state are checked here
+ * (see ./coerce, ./parseparts), and the few fields it leaves open are coerced (a
+ * target's options, older timing records' fields). The words of tables live in
+ * ../views. Nothing is evaluated, nothing becomes HTML.
  *
  * No JupyterLab imports: the unit tests run this under plain node.
  */
@@ -10,9 +13,10 @@
 import type * as R from '../generated/record';
 import { clip } from '../ui/format';
 import {
-  CHART_UNITS,
   comparisonTable,
-  ITimingIn,
+  IOlderTiming,
+  NO_ROWS,
+  timingCharts,
   timingNotes,
   timingTitle
 } from '../views/timingtext';
@@ -24,10 +28,8 @@ import {
   ITargetError,
   ITargetOptions,
   ITargetRecord,
-  ITimingPayload,
   ITorchLog,
-  Payload,
-  SCHEMA_VERSION
+  Payload
 } from '../model';
 import {
   boolOrNull,
@@ -35,15 +37,13 @@ import {
   entries,
   Json,
   lineOrNull,
-  list,
+  lines,
   Loose,
-  num,
   numMap,
   numOrNull,
   obj,
   parseSourceLine,
   str,
-  strList,
   strOrNull
 } from './coerce';
 import {
@@ -58,53 +58,44 @@ import {
   parseSuggestions,
   parseTrace
 } from './parsereports';
-import { ILimits, LIMITS, validateRecord } from './validate';
+import { ILimits, LIMITS, validateRecord, WireRecord } from './validate';
 
 export { displayValue } from './coerce';
 
-export function parseCompile(v: Json): ICompile | null {
-  const o = obj<R.CompileRecord>(v);
-  if (!o) {
-    return null;
-  }
+export function parseCompile(o: R.CompileRecord): ICompile {
   return {
-    compile_id: str(o.compile_id),
-    frame: str(o.frame),
-    status: str(o.status, 'ok'),
-    error: str(o.error),
-    recompile_reason: str(o.recompile_reason),
-    graphs: strList(o.graphs),
-    graph_op_count: num(o.graph_op_count),
-    guards: str(o.guards),
+    compile_id: o.compile_id,
+    frame: o.frame,
+    status: o.status,
+    error: o.error,
+    recompile_reason: o.recompile_reason,
+    graphs: [...o.graphs],
+    graph_op_count: o.graph_op_count,
+    guards: o.guards,
     times: numMap(o.times),
     cache: numMap(o.cache),
     phases: numMap(o.phases),
-    graph_breaks: list(o.graph_breaks, parseGraphBreak),
-    guard_latency_s: numOrNull(o.guard_latency_s)
+    graph_breaks: o.graph_breaks.map(parseGraphBreak),
+    guard_latency_s: o.guard_latency_s ?? null
   };
 }
 
-function parseTargetError(v: Json): ITargetError | null {
-  const o = obj<R.TargetError>(v);
-  if (!o) {
-    return null;
-  }
+function parseTargetError(o: R.TargetError): ITargetError {
   return {
-    type: str(o.type),
-    message: str(o.message),
-    filename: strOrNull(o.filename),
+    type: o.type,
+    message: o.message,
+    filename: o.filename,
     lineno: lineOrNull(o.lineno),
-    line: str(o.line),
-    stack: list(o.stack, parseSourceLine)
+    line: o.line,
+    stack: (o.stack ?? []).map(parseSourceLine)
   };
 }
 
-export function parseCellRef(v: Json): ICellRef {
-  const o = obj<R.CellRef>(v) ?? {};
+export function parseCellRef(o: R.CellRef): ICellRef {
   return {
-    filename: str(o.filename),
-    execution_count: numOrNull(o.execution_count),
-    cell_id: strOrNull(o.cell_id) || null
+    filename: o.filename ?? '',
+    execution_count: o.execution_count ?? null,
+    cell_id: o.cell_id || null
   };
 }
 
@@ -117,8 +108,8 @@ const KNOWN_OPTIONS = new Set([
   'options'
 ]);
 
-function parseOptions(v: Json): ITargetOptions {
-  const o = obj<Record<string, Json>>(v) ?? {};
+/** A target's options: the schema leaves their values open, so each is coerced. */
+function parseOptions(o: Loose<Record<string, Json>>): ITargetOptions {
   const options = new Map<string, string>();
   for (const [k, x] of entries(o.options)) {
     options.set(k, displayValue(x));
@@ -140,167 +131,95 @@ function parseOptions(v: Json): ITargetOptions {
   };
 }
 
-/** Parse one target record; `null` when it has no usable `id`. */
-export function parseTarget(v: Json): ITargetRecord | null {
-  const o = obj<R.TargetRecord>(v);
-  const id = o ? str(o.id) : '';
-  if (!o || !id) {
+/** Read one target record; `null` when its `id` is empty. */
+export function parseTarget(o: R.TargetRecord): ITargetRecord | null {
+  const id = o.id;
+  if (!id) {
     return null;
   }
-  const compiles = list(o.compiles, parseCompile);
-  const kernels = list(o.kernels, parseKernel);
+  const compiles = o.compiles.map(parseCompile);
+  const kernels = o.kernels.map(parseKernel);
   let generated = 0;
   for (const k of kernels) {
     generated += k.kind === 'kernel' ? 1 : 0;
   }
-  let graphs = 0;
-  for (const c of compiles) {
-    graphs += c.graphs.length;
-  }
   return {
     id,
-    name: str(o.name, id),
-    kind: str(o.kind, 'function'),
+    name: o.name,
+    kind: o.kind,
     options: parseOptions(o.options),
-    status: str(o.status, 'pending'),
-    status_text: str(o.status_text),
-    progress_text: o.status === 'compiling' ? str(o.progress_text) : '',
-    compiled_inside: str(o.compiled_inside),
-    wrapper: strOrNull(o.wrapper),
-    compiled_object: str(o.compiled_object),
+    status: o.status,
+    status_text: o.status_text ?? '',
+    progress_text: o.status === 'compiling' ? (o.progress_text ?? '') : '',
+    compiled_inside: o.compiled_inside ?? '',
+    wrapper: o.wrapper,
+    compiled_object: o.compiled_object,
     cell: parseCellRef(o.cell),
-    notes: strList(o.notes),
-    error: parseTargetError(o.error),
-    compiling_since: numOrNull(o.compiling_since),
+    notes: [...o.notes],
+    error: o.error && parseTargetError(o.error),
+    compiling_since: o.compiling_since,
     compiles,
-    graph_count: num(o.graph_count, graphs),
-    graph_breaks: list(o.graph_breaks, parseGraphBreak),
-    recompiles: list(o.recompiles, parseRecompile),
+    graph_count: o.graph_count,
+    graph_breaks: o.graph_breaks.map(parseGraphBreak),
+    recompiles: o.recompiles.map(parseRecompile),
     kernels,
     generated_kernel_count: generated,
-    output_code: str(o.output_code),
-    compile_time_s: num(o.compile_time_s),
+    output_code: o.output_code,
+    compile_time_s: o.compile_time_s,
     truncated: o.truncated === true,
-    omitted: list(o.omitted, parseOmission),
-    torch_logs: list(o.torch_logs, parseTorchLog),
-    annotations: list(o.annotations, parseAnnotation),
-    code_diffs: list(o.code_diffs, parseCodeDiff)
+    omitted: (o.omitted ?? []).map(parseOmission),
+    torch_logs: (o.torch_logs ?? []).map(parseTorchLog),
+    annotations: (o.annotations ?? []).map(parseAnnotation),
+    code_diffs: (o.code_diffs ?? []).map(parseCodeDiff)
   };
 }
 
-function parseAnnotation(v: Json): IAnnotation | null {
-  const o = obj<R.LineAnnotation>(v);
-  if (!o) {
-    return null;
-  }
+function parseAnnotation(o: R.LineAnnotation): IAnnotation {
   return {
     lineno: lineOrNull(o.lineno),
-    line: str(o.line),
-    category: str(o.category),
-    kernel_refs: list(o.kernel_refs, lineOrNull),
-    reason: str(o.reason)
+    line: o.line,
+    category: o.category,
+    kernel_refs: lines(o.kernel_refs),
+    reason: o.reason
   };
 }
 
-function parseCodeDiff(v: Json): ICodeDiff | null {
-  const o = obj<R.CodeDiff>(v);
-  if (!o) {
-    return null;
-  }
+function parseCodeDiff(o: R.CodeDiff): ICodeDiff {
   return {
-    kernel: str(o.kernel),
-    compile_id: str(o.compile_id),
-    previous_compile_id: str(o.previous_compile_id),
-    change: str(o.change, 'changed'),
-    cause: str(o.cause),
-    diff: str(o.diff)
+    kernel: o.kernel,
+    compile_id: o.compile_id,
+    previous_compile_id: o.previous_compile_id,
+    change: o.change,
+    cause: o.cause,
+    diff: o.diff
   };
 }
 
-function parseTorchLog(v: Json): ITorchLog | null {
-  const o = obj<R.TorchLog>(v);
-  return o
-    ? {
-        level: str(o.level),
-        logger: str(o.logger),
-        compile_id: str(o.compile_id),
-        message: str(o.message)
-      }
-    : null;
+function parseTorchLog(o: R.TorchLog): ITorchLog {
+  return {
+    level: o.level,
+    logger: o.logger,
+    compile_id: o.compile_id,
+    message: o.message
+  };
 }
 
-/** A timing record (the comparison of `nbcompile.compare`); `null` for any other shape. */
-function parseTiming(o: Loose<ITimingIn>, key: string): ITimingPayload | null {
-  const rows = list(o.rows, x => obj<R.TimingRow>(x));
-  if (!rows.length || !rows.every(r => typeof r.mode === 'string')) {
-    return null;
+/** A timing record (the comparison of `nbcompile.compare`); unknown without rows. */
+function parseTiming(o: R.Comparison, key: string): Payload {
+  if (!o.rows.length) {
+    return { record: 'unknown', kind: 'timing', key, reason: NO_ROWS };
   }
-  const table = comparisonTable(o, rows);
-  const memoryChart: ITimingPayload['memoryChart'] = [];
-  for (const r of rows) {
-    if (
-      typeof r.peak_memory_bytes === 'number' &&
-      Number.isFinite(r.peak_memory_bytes)
-    ) {
-      memoryChart.push({
-        label: str(r.mode),
-        value: r.peak_memory_bytes,
-        unit: CHART_UNITS.peak
-      });
-    }
-  }
-  const chart: ITimingPayload['chart'] = [];
-  for (const r of rows) {
-    if (
-      str(r.kind) !== 'eager' &&
-      typeof r.speedup === 'number' &&
-      Number.isFinite(r.speedup)
-    ) {
-      chart.push({
-        label: str(r.mode),
-        value: r.speedup,
-        unit: CHART_UNITS.speedup
-      });
-    }
-  }
-  if (!chart.length) {
-    for (const r of rows) {
-      if (typeof r.median_s === 'number' && Number.isFinite(r.median_s)) {
-        chart.push({
-          label: str(r.mode),
-          value: r.median_s,
-          unit: CHART_UNITS.median
-        });
-      }
-    }
-  }
-  const notes = timingNotes(o, rows);
-  const name = str(o.name);
-  const inputs = strList(o.inputs);
-  const title =
-    str(o.title) || timingTitle(name, inputs) || str(o.expr) || 'Timing';
+  const older = o as Loose<IOlderTiming>;
   return {
     record: 'timing',
-    key: str(o.id) || key,
-    title,
-    updated_at: numOrNull(o.updated_at),
-    tables: [table],
-    chart,
-    memoryChart,
-    notes
+    key: str(older.id) || key,
+    title: timingTitle(o, older),
+    updated_at: numOrNull(older.updated_at),
+    tables: [comparisonTable(o)],
+    ...timingCharts(o.rows),
+    notes: timingNotes(o)
   };
 }
-
-/** The record kinds this version reads (others are listed as not shown, unvalidated). */
-const KINDS = new Set([
-  'summary',
-  'target',
-  'timing',
-  'trace',
-  'profile',
-  'suggestions',
-  'diagnosis'
-]);
 
 /**
  * Parse one published payload (the value of the MIME type in a bundle).
@@ -341,15 +260,6 @@ export function checkPayload(
   }
   const kind = str(o.record);
   const key = `${kind || 'record'}:${stableKey(value)}`;
-  if (!KINDS.has(kind) && o.schema_version === SCHEMA_VERSION) {
-    const unknown: Payload = {
-      record: 'unknown',
-      kind: clip(kind, 40) || '(none)',
-      key,
-      reason: `it is a record of kind "${clip(kind, 40)}" this version does not show`
-    };
-    return () => unknown;
-  }
   const verdict = validateRecord(value, limits);
   if (!verdict.ok) {
     const invalid: Payload = {
@@ -360,54 +270,38 @@ export function checkPayload(
     };
     return () => invalid;
   }
-  const checked = value;
-  return () => readChecked(checked, o, kind, key);
+  const record = verdict.record;
+  return () => readRecord(record, key);
 }
 
-/** The payload of a record `checkPayload` accepted. */
-function readChecked(
-  value: Json,
-  o: Loose<R.SummaryRecord>,
-  kind: string,
-  key: string
-): Payload | null {
-  if (kind === 'summary') {
-    return {
-      record: 'summary',
-      cell: parseCellRef(o.cell),
-      updated_at: numOrNull(o.updated_at),
-      targets: list(o.targets, parseTarget)
-    };
+/** The payload of a record `validateRecord` accepted. */
+function readRecord(o: WireRecord, key: string): Payload | null {
+  switch (o.record) {
+    case 'summary':
+      return {
+        record: 'summary',
+        cell: parseCellRef(o.cell),
+        updated_at: o.updated_at,
+        targets: o.targets.map(parseTarget).filter(t => t !== null)
+      };
+    case 'target': {
+      // A bare target record: a one-target summary.
+      const t = parseTarget(o);
+      return t
+        ? { record: 'summary', cell: t.cell, updated_at: null, targets: [t] }
+        : null;
+    }
+    case 'trace':
+      return parseTrace(o, key);
+    case 'profile':
+      return parseProfile(o, key);
+    case 'suggestions':
+      return parseSuggestions(o, key);
+    case 'diagnosis':
+      return parseDiagnosis(o, key);
+    case 'timing':
+      return parseTiming(o, key);
   }
-  if (kind === 'target') {
-    // A bare target record: a one-target summary.
-    const t = parseTarget(value);
-    return t
-      ? { record: 'summary', cell: t.cell, updated_at: null, targets: [t] }
-      : null;
-  }
-  if (kind === 'trace') {
-    return parseTrace(value, key);
-  }
-  if (kind === 'profile') {
-    return parseProfile(value, key);
-  }
-  if (kind === 'suggestions') {
-    return parseSuggestions(value, key);
-  }
-  if (kind === 'diagnosis') {
-    return parseDiagnosis(value, key);
-  }
-  const timing = parseTiming(value as Loose<ITimingIn>, key);
-  if (timing) {
-    return timing;
-  }
-  return {
-    record: 'unknown',
-    kind,
-    key,
-    reason: 'a timing record of a shape this version does not show'
-  };
 }
 
 /**

@@ -1,8 +1,11 @@
 /**
- * Is this a record the renderers may read? Size limits first (one iterative walk, so
- * deep or huge values cannot overflow the stack, stopping as soon as a limit is passed),
- * then the record's JSON Schema (the generated ../generated/schema module: the Python
- * side's contract, not a copy of it).
+ * Untrusted record -> typed record, in one step: the size limits first (one iterative
+ * walk, so deep or huge values cannot overflow the stack, stopping as soon as a limit is
+ * passed), then the JSON Schema of the record's kind (the generated ../generated/schema
+ * module: the Python side's contract, not a copy of it). A record that passes has the
+ * generated wire type of its kind (../generated/record), so the readers (./parse,
+ * ./parsereports, ./parseparts) read its fields as typed and check only what the schema
+ * does not say (line numbers floored and non-negative, links https only, caps).
  *
  * The size cap is the kernel's: no record it publishes in an output is larger than its
  * largest output budget, and the record the inspector asks for is within the inspector's
@@ -12,11 +15,14 @@
  * The interpreter covers what the schema uses: type, enum, const, required, properties,
  * additionalProperties (a schema for map values; `false` is not enforced, since
  * consumers ignore unknown fields), items, $ref to #/$defs, allOf, anyOf, oneOf and
- * if/then/else. Anything else in the schema is ignored. No JupyterLab imports.
+ * if/then/else. Anything else in the schema is ignored. A number must be finite (JSON has
+ * no other; `1e400` parses to Infinity). No JupyterLab imports.
  */
 
 import { RECORD_SCHEMA } from '../generated/schema';
+import type * as R from '../generated/record';
 import { SCHEMA_VERSION } from '../model';
+import { clip } from '../ui/format';
 
 interface IKernelLimits {
   max_record_bytes: number;
@@ -150,6 +156,9 @@ function typeOf(v: unknown): string {
     return 'array';
   }
   if (typeof v === 'number') {
+    if (!Number.isFinite(v)) {
+      return 'non-finite number';
+    }
     return Number.isInteger(v) ? 'integer' : 'number';
   }
   return typeof v;
@@ -351,14 +360,47 @@ class Validator {
 
 const validator = new Validator(RECORD_SCHEMA as Schema);
 
+/** A record of the profile or suggestions kind (their schema leaves `record` open). */
+export type ProfileRecord = R.Profile & { record: 'profile' };
+export type SuggestionsRecord = R.Suggestions & { record: 'suggestions' };
+
+/** A record that passed `validateRecord`: the wire type of its kind. */
+export type WireRecord =
+  | R.SummaryRecord
+  | R.TargetRecord
+  | R.Comparison
+  | ProfileRecord
+  | SuggestionsRecord
+  | R.TraceRecord
+  | R.Diagnosis;
+
+/** The schema definition each record kind this version shows is checked against. */
+const KIND_SCHEMAS: ReadonlyMap<string, Schema> = new Map(
+  (
+    [
+      ['summary', 'SummaryRecord'],
+      ['target', 'TargetRecord'],
+      ['timing', 'Comparison'],
+      ['profile', 'Profile'],
+      ['suggestions', 'Suggestions'],
+      ['trace', 'TraceRecord'],
+      ['diagnosis', 'Diagnosis']
+    ] as const
+  ).map(([kind, def]) => [kind, { $ref: `#/$defs/${def}` }])
+);
+
+export type Validated =
+  { ok: true; record: WireRecord } | { ok: false; reason: string };
+
 /**
- * Whether `value` is a record this extension can render: its schema version, its size,
- * its shape. The reason is a short sentence for the note shown in its place.
+ * `value` as a record this extension can render, or why not: its schema version, its
+ * kind, its size, its shape (the schema of its kind). The reason is a short sentence for
+ * the note shown in its place.
  */
 export function validateRecord(
   value: unknown,
   limits: ILimits = LIMITS
-): Verdict {
+): Validated {
   if (!isObject(value)) {
     return { ok: false, reason: 'it is not a JSON object' };
   }
@@ -372,15 +414,23 @@ export function validateRecord(
           : `it has no valid schema_version (this extension reads version ${SCHEMA_VERSION})`
     };
   }
+  const kind = typeof value.record === 'string' ? value.record : '';
+  const schema = KIND_SCHEMAS.get(kind);
+  if (!schema) {
+    return {
+      ok: false,
+      reason: `it is a record of kind "${clip(kind, 40)}" this version does not show`
+    };
+  }
   const size = checkLimits(value, limits);
   if (!size.ok) {
     return size;
   }
-  const err = validator.check(value, RECORD_SCHEMA);
+  const err = validator.check(value, schema);
   return err
     ? {
         ok: false,
         reason: `it does not match the record schema: record${err.at} ${err.msg}`
       }
-    : OK;
+    : { ok: true, record: value as unknown as WireRecord };
 }

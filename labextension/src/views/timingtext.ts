@@ -1,12 +1,14 @@
 /**
  * The wording of a timing record (`nbcompile.compare`): the comparison table's columns
- * and cells, its notes, its title and chart units. ../records/parse reads the record and
- * asks this module for the words. No DOM, no JupyterLab.
+ * and cells, its notes, its title, its charts' bars and units. ../records/parse reads
+ * the record (typed by ../records/validate) and asks this module for the words. No DOM,
+ * no JupyterLab.
  */
 
 import type * as R from '../generated/record';
 import { ITable, TableCell } from '../model';
-import { list, Loose, num, numMap, obj, str, strList } from '../records/coerce';
+import { numMap, str } from '../records/coerce';
+import type { Loose } from '../records/coerce';
 import { clip, formatBytes, formatTime } from '../ui/format';
 
 /** Units of the timing charts' bars. */
@@ -16,13 +18,18 @@ export const CHART_UNITS = {
   median: 'median run time (s)'
 };
 
-/** A timing record as read: the generated `Comparison` and the fields older ones had. */
-export type ITimingIn = R.Comparison & {
+/** Fields older timing records had (not in the schema: read as untrusted values). */
+export interface IOlderTiming {
   id: string;
   title: string;
   expr: string;
   updated_at: number;
-};
+}
+
+/** Why a timing record with no rows is not shown. */
+export const NO_ROWS = 'a timing record of a shape this version does not show';
+
+type Bar = { label: string; value: number; unit: string };
 
 const COMPARISON_COLUMNS = [
   'mode',
@@ -58,33 +65,33 @@ export function intervalText(
 }
 
 /** Peak memory of a row with its memory verdict (`16.0 MiB (0.25x eager's peak)`). */
-function peakText(r: Loose<R.TimingRow>): string {
-  if (str(r.status) === 'failed') {
+function peakText(r: R.TimingRow): string {
+  if (r.status === 'failed') {
     return '-';
   }
   if (typeof r.peak_memory_bytes !== 'number') {
     return 'not measured';
   }
-  const verdict = str(r.memory_verdict);
+  const verdict = r.memory_verdict ?? '';
   return (
     formatBytes(r.peak_memory_bytes) +
-    (verdict && str(r.kind) !== 'eager' ? ` (${clip(verdict, 120)})` : '')
+    (verdict && r.kind !== 'eager' ? ` (${clip(verdict, 120)})` : '')
   );
 }
 
 function comparisonRow(
-  r: Loose<R.TimingRow>,
+  r: R.TimingRow,
   saved: boolean,
   confidence: unknown
 ): TableCell[] {
-  const kind = str(r.kind);
+  const kind = r.kind;
   let speedup = '-';
   if (kind === 'eager') {
     speedup = '1.00× (baseline)';
-  } else if (str(r.status) === 'failed') {
+  } else if (r.status === 'failed') {
     speedup = 'failed';
   } else if (typeof r.speedup === 'number') {
-    const verdict = str(r.verdict);
+    const verdict = r.verdict;
     const interval = intervalText(
       r.speedup_ci_low,
       r.speedup_ci_high,
@@ -103,10 +110,10 @@ function comparisonRow(
   }
   const run =
     typeof r.median_s === 'number'
-      ? `${formatTime(r.median_s)} ± ${formatTime(num(r.iqr_s) / 2)}`
+      ? `${formatTime(r.median_s)} ± ${formatTime((r.iqr_s ?? 0) / 2)}`
       : '-';
   const cells: TableCell[] = [
-    str(r.mode),
+    r.mode,
     typeof r.compile_s === 'number' ? `${r.compile_s.toFixed(2)} s` : '-',
     run,
     speedup,
@@ -121,13 +128,13 @@ function comparisonRow(
 }
 
 /** What the whole comparison took and what came on top of the budget (`phases_s`). */
-function timeSpent(o: Loose<ITimingIn>): string {
+function timeSpent(o: R.Comparison): string {
   const phases = numMap(o.phases_s);
-  if (!phases.size || typeof o.elapsed_s !== 'number') {
+  if (!phases.size) {
     return '';
   }
   const timed = phases.get('timed calls') ?? 0;
-  const budget = num(o.budget_s);
+  const budget = o.budget_s;
   const onTop = [...phases]
     .filter(([k, v]) => k !== 'timed calls' && v >= 0.05)
     .map(([k, v]) => `${clip(k, 40)} ${v.toFixed(1)} s`);
@@ -141,33 +148,28 @@ function timeSpent(o: Loose<ITimingIn>): string {
 }
 
 /** The notes under the table: time spent, the record's notes, each row's reasons. */
-export function timingNotes(
-  o: Loose<ITimingIn>,
-  rows: Loose<R.TimingRow>[]
-): string[] {
-  const notes = strList(o.notes);
+export function timingNotes(o: R.Comparison): string[] {
+  const notes = [...o.notes];
   const spent = timeSpent(o);
   if (spent) {
     notes.unshift(spent);
   }
-  for (const r of rows) {
-    const mode = str(r.mode);
-    if (str(r.error)) {
-      notes.push(`${mode}: ${str(r.error)}`);
+  for (const r of o.rows) {
+    const mode = r.mode;
+    if (r.error) {
+      notes.push(`${mode}: ${r.error}`);
     }
-    for (const n of strList(r.notes)) {
+    for (const n of r.notes) {
       notes.push(`${mode}: ${n}`);
     }
-    for (const e of list(r.explanations, x => obj<R.Explanation>(x))) {
-      const message = str(e.message);
-      if (message) {
-        notes.push(`${mode}, why not faster: ${message}`);
+    for (const e of r.explanations ?? []) {
+      if (e.message) {
+        notes.push(`${mode}, why not faster: ${e.message}`);
       }
     }
-    for (const e of list(r.memory_explanations, x => obj<R.Explanation>(x))) {
-      const message = str(e.message);
-      if (message) {
-        notes.push(`${mode}, why more memory: ${message}`);
+    for (const e of r.memory_explanations ?? []) {
+      if (e.message) {
+        notes.push(`${mode}, why more memory: ${e.message}`);
       }
     }
   }
@@ -175,9 +177,9 @@ export function timingNotes(
     notes.push(`best: ${o.best}`);
   }
   const facts = [
-    str(o.device),
-    typeof o.num_threads === 'number' ? `${o.num_threads} thread(s)` : '',
-    typeof o.elapsed_s === 'number' ? `took ${o.elapsed_s.toFixed(1)} s` : ''
+    o.device,
+    `${o.num_threads} thread(s)`,
+    `took ${o.elapsed_s.toFixed(1)} s`
   ].filter(Boolean);
   if (facts.length) {
     notes.push(facts.join(', '));
@@ -185,22 +187,68 @@ export function timingNotes(
   return notes;
 }
 
-/** The title of a comparison of `name` on `inputs`; '' without a name. */
-export function timingTitle(name: string, inputs: string[]): string {
-  return name
-    ? `compare(${name})${inputs.length ? ': ' + inputs.join(', ') : ''}`
+/**
+ * The title of a comparison: an older record's own, else `compare(name): inputs`, else
+ * an older record's expression.
+ */
+export function timingTitle(
+  o: R.Comparison,
+  older: Loose<IOlderTiming>
+): string {
+  const named = o.name
+    ? `compare(${o.name})${o.inputs.length ? ': ' + o.inputs.join(', ') : ''}`
     : '';
+  return str(older.title) || named || str(older.expr) || 'Timing';
+}
+
+/**
+ * The charts' bars: speedup per compiled mode (median time per mode when none has a
+ * speedup), and peak memory per mode, eager included (none when not measured).
+ */
+export function timingCharts(rows: readonly R.TimingRow[]): {
+  chart: Bar[];
+  memoryChart: Bar[];
+} {
+  const memoryChart: Bar[] = [];
+  for (const r of rows) {
+    if (typeof r.peak_memory_bytes === 'number') {
+      memoryChart.push({
+        label: r.mode,
+        value: r.peak_memory_bytes,
+        unit: CHART_UNITS.peak
+      });
+    }
+  }
+  const chart: Bar[] = [];
+  for (const r of rows) {
+    if (r.kind !== 'eager' && typeof r.speedup === 'number') {
+      chart.push({
+        label: r.mode,
+        value: r.speedup,
+        unit: CHART_UNITS.speedup
+      });
+    }
+  }
+  if (!chart.length) {
+    for (const r of rows) {
+      if (typeof r.median_s === 'number') {
+        chart.push({
+          label: r.mode,
+          value: r.median_s,
+          unit: CHART_UNITS.median
+        });
+      }
+    }
+  }
+  return { chart, memoryChart };
 }
 
 /** The table of modes, one row per mode (a `saved for backward` column when measured). */
-export function comparisonTable(
-  o: Loose<ITimingIn>,
-  rows: Loose<R.TimingRow>[]
-): ITable {
-  const saved = rows.some(r => typeof r.saved_bytes === 'number');
+export function comparisonTable(o: R.Comparison): ITable {
+  const saved = o.rows.some(r => typeof r.saved_bytes === 'number');
   return {
     title: 'modes',
     columns: saved ? [...COMPARISON_COLUMNS, SAVED_COLUMN] : COMPARISON_COLUMNS,
-    rows: rows.map(r => comparisonRow(r, saved, o.confidence))
+    rows: o.rows.map(r => comparisonRow(r, saved, o.confidence))
   };
 }
