@@ -31,7 +31,12 @@ import {
   SCHEMA_VERSION
 } from '../src/model';
 import { checkPayload, parsePayload } from '../src/records/parse';
-import { checkLimits, LIMITS, WHOLE_LIMITS } from '../src/records/validate';
+import {
+  checkLimits,
+  LIMITS,
+  validateRecord,
+  WHOLE_LIMITS
+} from '../src/records/validate';
 import { RECORD_SCHEMA } from '../src/generated/schema';
 import { memoryFacts } from '../src/views/memorytext';
 import { safeUrl } from '../src/records/parseparts';
@@ -1037,4 +1042,97 @@ test("the size cap is the kernel's largest output budget (issue 21); the inspect
   // In two steps (the check, then the reading): the same payload.
   trace.problems = ['one'];
   assert.deepEqual(checkPayload(trace)(), parsePayload(trace));
+});
+
+test("validation is one step that types the record: its own kind's schema, finite numbers", () => {
+  const v = validateRecord(recordFixture('trace'));
+  assert.ok(v.ok && v.record.record === 'trace');
+  // A trace record carrying a profile's fields is refused as a trace, not read as one.
+  const profile = recordFixture('profile');
+  const confused = validateRecord({ ...profile, record: 'trace' });
+  assert.ok(!confused.ok);
+  assert.match(confused.reason, /record lacks the field "path"/);
+  // JSON has no Infinity, but 1e400 parses to it: refused, never shown.
+  const huge = JSON.parse(
+    JSON.stringify(recordFixture('profile')).replace(
+      /"wall_s": ?[0-9.e-]+/,
+      '"wall_s": 1e400'
+    )
+  );
+  const inf = validateRecord(huge);
+  assert.ok(!inf.ok);
+  assert.match(inf.reason, /wall_s must be number, not non-finite number/);
+  // The kind is named as the record gives it.
+  assert.match(
+    (parsePayload({ schema_version: 1, record: 7 }) as { reason: string })
+      .reason,
+    /kind "7" this version does not show/
+  );
+});
+
+test('the limits the schema does not state are kept: lines, hits, ranks, bytes, timeline', () => {
+  const raw = fixture() as { targets: Record<string, any>[] };
+  const t0 = raw.targets[0];
+  t0.graph_breaks[0].lineno = -2;
+  t0.graph_breaks[0].hits = 0;
+  t0.graph_breaks[0].stack = [{ filename: 'f', lineno: -3, line: 'x' }];
+  t0.annotations = [
+    {
+      filename: 'f',
+      lineno: 1,
+      line: 'x',
+      category: 'fused',
+      kernels: [],
+      externs: [],
+      kernel_refs: [-1, 2, 3],
+      ops: [],
+      reason: ''
+    }
+  ];
+  t0.id = '';
+  raw.targets.push({ ...t0, id: 't-last' });
+  const p = summary(raw);
+  assert.deepEqual(
+    p.targets.map(t => t.id),
+    [raw.targets[1].id, 't-last']
+  );
+  const b = p.targets[1].graph_breaks[0];
+  assert.equal(b.lineno, null);
+  assert.equal(b.hits, 1);
+  assert.equal(b.stack[0].lineno, null);
+  assert.deepEqual(p.targets[1].annotations[0].kernel_refs, [2, 3]);
+  // Fractional line numbers are not integers: the schema refuses them.
+  t0.graph_breaks[0].lineno = 2.5;
+  assert.match(
+    (parsePayload(raw) as { reason: string }).reason,
+    /lineno must be integer or null, not number/
+  );
+  const trace = recordFixture('trace');
+  trace.ranks = [1, -1, 0];
+  assert.deepEqual((parsePayload(trace) as ITracePayload).ranks, [1, 0]);
+  const prof = recordFixture('profile') as Record<string, any>;
+  const point = { t_s: 0, bytes: 1, what: '' };
+  prof.memory = {
+    ...(prof.memory ?? {
+      device: 'cpu',
+      peak_bytes: null,
+      eager_peak_bytes: null,
+      allocated_bytes: null,
+      eager_allocated_bytes: null,
+      outside_graphs_allocated_bytes: 0,
+      untied_allocated_bytes: 0,
+      eager_untied_allocated_bytes: 0,
+      saved_bytes: null,
+      eager_saved_bytes: null,
+      note: '',
+      notes: []
+    }),
+    across_breaks_bytes: -5,
+    timeline: Array.from({ length: 2000 }, () => point),
+    eager_timeline: []
+  };
+  const memory = (parsePayload(prof) as IProfilePayload).memory;
+  assert.ok(memory);
+  assert.equal(memory.timeline.length, 500);
+  assert.equal(memory.across_breaks_bytes, 0);
 });

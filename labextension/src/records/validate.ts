@@ -414,7 +414,12 @@ export function validateRecord(
           : `it has no valid schema_version (this extension reads version ${SCHEMA_VERSION})`
     };
   }
-  const kind = typeof value.record === 'string' ? value.record : '';
+  const kind =
+    typeof value.record === 'string' ||
+    typeof value.record === 'number' ||
+    typeof value.record === 'boolean'
+      ? String(value.record)
+      : '';
   const schema = KIND_SCHEMAS.get(kind);
   if (!schema) {
     return {
