@@ -72,27 +72,6 @@ export function numMap(
   return new Map(v ? Object.entries(v) : []);
 }
 
-/** A short, display-only rendering of any JSON value (never evaluated). */
-export function displayValue(v: Json): string {
-  if (v === null || v === undefined) {
-    return 'None';
-  }
-  if (typeof v === 'string') {
-    return v;
-  }
-  if (typeof v === 'boolean') {
-    return v ? 'True' : 'False';
-  }
-  if (typeof v === 'number') {
-    return String(v);
-  }
-  try {
-    return JSON.stringify(v).slice(0, 200);
-  } catch {
-    return '…';
-  }
-}
-
 export function parseSourceLine(o: R.SourceLine): ISourceLine {
   return { filename: o.filename, lineno: lineOrNull(o.lineno), line: o.line };
 }

@@ -11,7 +11,7 @@
  */
 
 import type * as R from '../generated/record';
-import { clip } from '../ui/format';
+import { clip, displayValue } from '../ui/format';
 import {
   comparisonTable,
   IOlderTiming,
@@ -33,7 +33,6 @@ import {
 } from '../model';
 import {
   boolOrNull,
-  displayValue,
   entries,
   Json,
   lineOrNull,
@@ -59,8 +58,6 @@ import {
   parseTrace
 } from './parsereports';
 import { ILimits, LIMITS, validateRecord, WireRecord } from './validate';
-
-export { displayValue } from './coerce';
 
 export function parseCompile(o: R.CompileRecord): ICompile {
   return {

@@ -144,6 +144,27 @@ export function countsText(t: ITargetRecord): string {
   return parts.join(' · ');
 }
 
+/** A short, display-only rendering of any JSON value, as Python writes it (never evaluated). */
+export function displayValue(v: unknown): string {
+  if (v === null || v === undefined) {
+    return 'None';
+  }
+  if (typeof v === 'string') {
+    return v;
+  }
+  if (typeof v === 'boolean') {
+    return v ? 'True' : 'False';
+  }
+  if (typeof v === 'number') {
+    return String(v);
+  }
+  try {
+    return JSON.stringify(v).slice(0, 200);
+  } catch {
+    return '…';
+  }
+}
+
 /** `mode=max-autotune · fullgraph` style summary of the options. */
 export function optionsText(o: ITargetOptions): string {
   const parts: string[] = [];
