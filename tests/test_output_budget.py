@@ -114,10 +114,11 @@ def test_kernel_keeps_the_full_record_and_budget_is_a_setting(ip):
 
 
 def test_inspector_gets_the_whole_record_from_the_live_kernel(ip):
-    """What the Compile inspector sends for a cut record: a user expression (IPython's own
-    ``user_expressions``, as the kernel runs it) whose MIME bundle is the whole record."""
+    """What the Compile inspector asks for a cut record: the comm target's answer is the
+    whole record; ``whole_record`` also works as a user expression."""
     from nbcompile.display import budget
     from nbcompile.display.bundle import summary_bundle
+    from nbcompile.magics import inspector_comm
 
     from .conftest import run_cell
 
@@ -132,6 +133,9 @@ def test_inspector_gets_the_whole_record_from_the_live_kernel(ip):
         expr = ('__import__("nbcompile.display.inspector", fromlist=["_"])'
                 f'.whole_record("{target_id}")')
         answer = ip.user_expressions({"nbcompile": expr, "gone": expr.replace(target_id, "t0x")})
+        over_comm = inspector_comm.answer(target_id)["data"][MIME_TYPE]
+        assert inspector_comm.answer("t0x") == {"data": {}}
+        assert inspector_comm.answer('t1")') == {"data": {}}
     finally:
         budget.set_output_budget(DEFAULT_OUTPUT_BUDGET)
     assert answer["nbcompile"]["status"] == "ok", answer["nbcompile"]
@@ -140,6 +144,7 @@ def test_inspector_gets_the_whole_record_from_the_live_kernel(ip):
     assert target["id"] == target_id and len(target["compiles"]) == 12
     assert target["omitted"] == [] and target["recompile_count"] == 11
     jsonschema.validate(whole, SCHEMA)
+    assert over_comm["targets"][0]["compiles"] == target["compiles"]
     # an id this kernel does not know (a saved output of an earlier kernel): nothing
     assert MIME_TYPE not in answer["gone"].get("data", {}), answer["gone"]
 

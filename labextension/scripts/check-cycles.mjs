@@ -23,8 +23,16 @@ function walk(dir) {
 
 function resolveSpec(from, spec) {
   const base = resolve(dirname(from), spec.replace(/\.js$/, ''));
-  const tries = [base, `${base}.ts`, `${base}.tsx`, join(base, 'index.ts'), join(base, 'index.tsx')];
-  return tries.find(p => /\.tsx?$/.test(p) && statSync(p, { throwIfNoEntry: false })?.isFile());
+  const tries = [
+    base,
+    `${base}.ts`,
+    `${base}.tsx`,
+    join(base, 'index.ts'),
+    join(base, 'index.tsx')
+  ];
+  return tries.find(
+    p => /\.tsx?$/.test(p) && statSync(p, { throwIfNoEntry: false })?.isFile()
+  );
 }
 
 const files = walk(srcDir);
@@ -32,7 +40,11 @@ const show = p => relative(root, p);
 const edges = new Map();
 const errors = [];
 for (const file of files) {
-  const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+  const { importedFiles } = ts.preProcessFile(
+    readFileSync(file, 'utf8'),
+    true,
+    true
+  );
   const deps = new Set();
   for (const { fileName } of importedFiles) {
     if (!fileName.startsWith('.')) continue;
@@ -52,7 +64,9 @@ function visit(file) {
   path.push(file);
   for (const dep of edges.get(file) ?? []) {
     if (state.get(dep) === 1) {
-      cycles.add([...path.slice(path.indexOf(dep)), dep].map(show).join(' -> '));
+      cycles.add(
+        [...path.slice(path.indexOf(dep)), dep].map(show).join(' -> ')
+      );
     } else if (!state.has(dep)) {
       visit(dep);
     }
@@ -65,4 +79,6 @@ for (const file of [...edges.keys()].sort()) if (!state.has(file)) visit(file);
 for (const e of errors) console.error(e);
 for (const c of cycles) console.error(`import cycle: ${c}`);
 if (errors.length || cycles.size) process.exit(1);
-console.log(`check-cycles: ${files.length} modules under ${show(srcDir)}, no import cycles`);
+console.log(
+  `check-cycles: ${files.length} modules under ${show(srcDir)}, no import cycles`
+);

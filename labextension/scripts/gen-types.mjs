@@ -9,7 +9,14 @@ import { fileURLToPath } from 'node:url';
 import { compile } from 'json-schema-to-typescript';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const schemaPath = join(here, '..', '..', 'nbcompile', 'schema', 'record-v1.schema.json');
+const schemaPath = join(
+  here,
+  '..',
+  '..',
+  'nbcompile',
+  'schema',
+  'record-v1.schema.json'
+);
 const outDir = process.argv[2] ?? join(here, '..', 'src', 'generated');
 
 const schema = JSON.parse(readFileSync(schemaPath, 'utf8'));

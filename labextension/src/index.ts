@@ -2,8 +2,8 @@
  * nbcompile's JupyterLab plugin: the "Compile inspector" right sidebar.
  *
  * It follows the active notebook, reads nbcompile records from its saved outputs and
- * from live kernel messages, and renders them. The inline renderer (./mime) opens it
- * on a target through ./bridge.
+ * from live kernel messages, and renders them. It registers the inline renderer
+ * (./mime) with the function that opens the inspector on a target.
  */
 
 import {
@@ -13,10 +13,11 @@ import {
 } from '@jupyterlab/application';
 import { ICommandPalette, MainAreaWidget } from '@jupyterlab/apputils';
 import { IEditorServices } from '@jupyterlab/codeeditor';
+import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { LabIcon } from '@jupyterlab/ui-components';
 
-import { setInspectorOpener } from './bridge';
+import { createRendererFactory, InspectorOpener, RENDERER_RANK } from './mime';
 import { ITargetRecord } from './model';
 import { NotebookWatcher } from './notebook';
 import { InspectorPanel } from './sidebar/panel';
@@ -45,6 +46,7 @@ function activate(
   app: JupyterFrontEnd,
   tracker: INotebookTracker,
   editorServices: IEditorServices,
+  rendermime: IRenderMimeRegistry,
   restorer: ILayoutRestorer | null,
   palette: ICommandPalette | null
 ): void {
@@ -56,7 +58,9 @@ function activate(
       return;
     }
     open?.dispose();
-    const widget = new MainAreaWidget({ content: new SourceKernelView(editorServices, record) });
+    const widget = new MainAreaWidget({
+      content: new SourceKernelView(editorServices, record)
+    });
     widget.id = `nbcompile-tab-${record.id}`;
     widget.title.icon = inspectorIcon;
     tabs.set(record.id, widget);
@@ -115,7 +119,8 @@ function activate(
 
   app.commands.addCommand(CommandIDs.open, {
     label: 'Show Compile Inspector',
-    caption: 'What torch.compile did in this notebook: targets, graph breaks, recompiles, code',
+    caption:
+      'What torch.compile did in this notebook: targets, graph breaks, recompiles, code',
     icon: inspectorIcon,
     execute: args => {
       const targetId = typeof args.targetId === 'string' ? args.targetId : null;
@@ -124,7 +129,8 @@ function activate(
   });
   app.commands.addCommand(CommandIDs.openTab, {
     label: 'Open Source and Kernels Side by Side',
-    caption: 'The selected target\u2019s source and generated code in a tab, with the line mapping',
+    caption:
+      'The selected target\u2019s source and generated code in a tab, with the line mapping',
     isEnabled: () => !!sidebar.selectedRecord,
     execute: () => {
       const record = sidebar.selectedRecord;
@@ -138,8 +144,9 @@ function activate(
     palette.addItem({ command: CommandIDs.openTab, category: 'nbcompile' });
   }
 
-  setInspectorOpener((targetId, origin, payload) => {
-    const panel = tracker.find(p => p.node.contains(origin)) ?? tracker.currentWidget;
+  const openInspector: InspectorOpener = (targetId, origin, payload) => {
+    const panel =
+      tracker.find(p => p.node.contains(origin)) ?? tracker.currentWidget;
     if (panel && payload) {
       const w = watch(panel);
       // A record the store has not seen (e.g. an output added without a kernel message).
@@ -148,14 +155,16 @@ function activate(
       }
     }
     show(panel, targetId);
-  });
+  };
+  rendermime.addFactory(createRendererFactory(openInspector), RENDERER_RANK);
 }
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: PLUGIN_ID,
-  description: 'The Compile inspector: what torch.compile did in the active notebook.',
+  description:
+    'The Compile inspector: what torch.compile did in the active notebook.',
   autoStart: true,
-  requires: [INotebookTracker, IEditorServices],
+  requires: [INotebookTracker, IEditorServices, IRenderMimeRegistry],
   optional: [ILayoutRestorer, ICommandPalette],
   activate
 };

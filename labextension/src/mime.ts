@@ -1,17 +1,25 @@
 /**
- * Mime renderer extension for `application/vnd.nbcompile.v1+json`: the compact inline
+ * The renderer for `application/vnd.nbcompile.v1+json`: the compact inline
  * summary under a `%%compile` cell, with a button that opens the Compile inspector on
  * a target; timing, trace, profile, suggestions and diagnosis records in the same views
  * the inspector uses. Text only (never HTML from the record); re-rendered on every
- * `update_display_data`.
+ * `update_display_data`. The plugin (./index) registers it with the opener of its
+ * Compile inspector.
  */
 
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
-import { hasInspector, openInspector } from './bridge';
 import { button, Child, externalLink, h } from './ui/dom';
-import { classSuffix, clip, countsText, formatSeconds, plural, statusText, whereText } from './ui/format';
+import {
+  classSuffix,
+  clip,
+  countsText,
+  formatSeconds,
+  plural,
+  statusText,
+  whereText
+} from './ui/format';
 import { ISummaryPayload, ITargetRecord, MIME_TYPE, Payload } from './model';
 import { checkPayload } from './records/parse';
 import { checkLimits, LIMITS } from './records/validate';
@@ -32,8 +40,18 @@ const MAX_TEXT = 500;
 /** A record within these is checked, read and drawn at once (a bounded walk says so). */
 const SMALL = { ...LIMITS, nodes: 20_000, bytes: 1_000_000 };
 
+/** Open the inspector on a target; `origin` is the rendered output's node. */
+export type InspectorOpener = (
+  targetId: string | null,
+  origin: HTMLElement,
+  payload: Payload | null
+) => void;
+
 export class InlineSummary extends Widget implements IRenderMime.IRenderer {
-  constructor(options: IRenderMime.IRendererOptions) {
+  constructor(
+    options: IRenderMime.IRendererOptions,
+    private readonly _open: InspectorOpener | null = null
+  ) {
     super();
     this._mimeType = options.mimeType;
     this.addClass('nbc-inline');
@@ -48,9 +66,12 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
   renderModel(model: IRenderMime.IMimeModel): Promise<void> {
     const run = ++this._run;
     // An output model's JSON holds its data as is; `data` copies it on every read.
-    const data = (typeof (model as { toJSON?: unknown }).toJSON === 'function'
-      ? ((model as unknown as { toJSON(): { data?: unknown } }).toJSON().data ?? model.data)
-      : model.data) as Record<string, unknown>;
+    const data = (
+      typeof (model as { toJSON?: unknown }).toJSON === 'function'
+        ? ((model as unknown as { toJSON(): { data?: unknown } }).toJSON()
+            .data ?? model.data)
+        : model.data
+    ) as Record<string, unknown>;
     const value = data[this._mimeType];
     if (checkLimits(value, SMALL).ok) {
       try {
@@ -98,15 +119,27 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
 
   private _render(payload: Payload | null, plain: unknown): void {
     if (!payload || payload.record === 'unknown') {
-      this.node.appendChild(this._note(payload ? payload.reason : 'it is not a JSON object'));
+      this.node.appendChild(
+        this._note(payload ? payload.reason : 'it is not a JSON object')
+      );
       // The kernel's own plain-text fallback, capped.
       if (typeof plain === 'string') {
-        this.node.appendChild(h('pre', { class: 'nbc-inline-plain' }, clip(plain, 2000)));
+        this.node.appendChild(
+          h('pre', { class: 'nbc-inline-plain' }, clip(plain, 2000))
+        );
       }
       return;
     }
     const head = (title: string) =>
-      this.node.appendChild(h('div', { class: 'nbc-inline-head' }, h('b', null, 'nbcompile'), ' · ', clip(title, 300)));
+      this.node.appendChild(
+        h(
+          'div',
+          { class: 'nbc-inline-head' },
+          h('b', null, 'nbcompile'),
+          ' · ',
+          clip(title, 300)
+        )
+      );
     switch (payload.record) {
       case 'timing':
         head(payload.title);
@@ -134,7 +167,11 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
   }
 
   private _note(reason: string): HTMLElement {
-    return h('div', { class: 'nbc-note nbc-invalid' }, `nbcompile record not shown: ${clip(reason, 300)}.`);
+    return h(
+      'div',
+      { class: 'nbc-note nbc-invalid' },
+      `nbcompile record not shown: ${clip(reason, 300)}.`
+    );
   }
 
   private _renderSummary(p: ISummaryPayload): void {
@@ -143,10 +180,12 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
       { class: 'nbc-inline-head' },
       h('b', null, 'nbcompile'),
       ' · ',
-      p.targets.length ? plural(p.targets.length, 'target') : 'nothing to compile in this cell'
+      p.targets.length
+        ? plural(p.targets.length, 'target')
+        : 'nothing to compile in this cell'
     );
     this.node.appendChild(head);
-    const canOpen = hasInspector();
+    const open = this._open;
     const now = Date.now() / 1000;
     for (const t of p.targets.slice(0, MAX_ROWS)) {
       const name = clip(t.name, 200);
@@ -155,14 +194,18 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
         { class: 'nbc-inline-row', data: { targetId: t.id } },
         h('code', { class: 'nbc-target-name' }, name),
         h('span', { class: 'nbc-badge' }, clip(t.kind, 30)),
-        h('span', { class: `nbc-status nbc-status-${classSuffix(t.status)}` }, clip(statusText(t, now), 50)),
+        h(
+          'span',
+          { class: `nbc-status nbc-status-${classSuffix(t.status)}` },
+          clip(statusText(t, now), 50)
+        ),
         h('span', { class: 'nbc-inline-counts' }, countsText(t))
       );
-      if (canOpen) {
+      if (open) {
         row.appendChild(
           button(
             'Inspect',
-            () => void openInspector(t.id, this.node, p),
+            () => open(t.id, this.node, p),
             'nbc-button nbc-small nbc-inspect',
             `Open the Compile inspector on ${name}`
           )
@@ -182,19 +225,33 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
           h('code', null, clip(gb.line.trim(), 200)),
           ` — ${clip(gb.gb_type || gb.reason, MAX_TEXT)}`,
           gb.gb_id || gb.doc_url ? ' ' : null,
-          gb.gb_id || gb.doc_url ? externalLink(gb.doc_url, clip(gb.gb_id || 'docs', 20)) : null
+          gb.gb_id || gb.doc_url
+            ? externalLink(gb.doc_url, clip(gb.gb_id || 'docs', 20))
+            : null
         ]);
       }
       for (const rc of t.recompiles.slice(0, MAX_DETAILS)) {
-        lines.push([`recompile ${clip(rc.compile_id, 50)}: ${clip(rc.reason, MAX_TEXT)}`]);
+        lines.push([
+          `recompile ${clip(rc.compile_id, 50)}: ${clip(rc.reason, MAX_TEXT)}`
+        ]);
       }
       const details = h('ul', { class: 'nbc-inline-details' });
       for (const line of lines.slice(0, MAX_DETAILS)) {
         details.appendChild(h('li', null, ...line));
       }
-      const hidden = t.notes.length + t.graph_breaks.length + t.recompiles.length - details.childElementCount;
+      const hidden =
+        t.notes.length +
+        t.graph_breaks.length +
+        t.recompiles.length -
+        details.childElementCount;
       if (hidden > 0) {
-        details.appendChild(h('li', { class: 'nbc-meta' }, `${hidden} more (see the Compile inspector)`));
+        details.appendChild(
+          h(
+            'li',
+            { class: 'nbc-meta' },
+            `${hidden} more (see the Compile inspector)`
+          )
+        );
       }
       if (t.error) {
         const err = t.error;
@@ -202,7 +259,8 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
           h(
             'li',
             { class: 'nbc-error' },
-            `${clip(err.type, 100) || 'error'} at ` + `${clip(whereText(err.filename, err.lineno, t.cell, err.stack), 300)}: `,
+            `${clip(err.type, 100) || 'error'} at ` +
+              `${clip(whereText(err.filename, err.lineno, t.cell, err.stack), 300)}: `,
             h('code', null, clip(err.line.trim(), 200)),
             ` — ${clip(err.message, MAX_TEXT)}`
           )
@@ -218,7 +276,11 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
     }
     if (p.targets.length > MAX_ROWS) {
       this.node.appendChild(
-        h('div', { class: 'nbc-meta' }, `${p.targets.length - MAX_ROWS} more targets: the Compile inspector lists them all`)
+        h(
+          'div',
+          { class: 'nbc-meta' },
+          `${p.targets.length - MAX_ROWS} more targets: the Compile inspector lists them all`
+        )
       );
     }
   }
@@ -246,23 +308,35 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
           h(
             'td',
             { class: 'nbc-meta' },
-            c.guard_latency_s !== null ? `guards ${formatSeconds(c.guard_latency_s)}/call` : ''
+            c.guard_latency_s !== null
+              ? `guards ${formatSeconds(c.guard_latency_s)}/call`
+              : ''
           )
         )
       );
     }
     const totals = new Map<string, number>();
     for (const c of compiles) {
-      c.phases.forEach((s, name) => totals.set(name, (totals.get(name) ?? 0) + (s > 0 ? s : 0)));
+      c.phases.forEach((s, name) =>
+        totals.set(name, (totals.get(name) ?? 0) + (s > 0 ? s : 0))
+      );
     }
     const legend = phaseBar(totals, 0, true).querySelector('.nbc-phase-legend');
     return h(
       'details',
       { class: 'nbc-inline-phases' },
-      h('summary', null, `compile time by phase (${plural(compiles.length, 'compile')})`),
+      h(
+        'summary',
+        null,
+        `compile time by phase (${plural(compiles.length, 'compile')})`
+      ),
       table,
       compiles.length > MAX_DETAILS
-        ? h('div', { class: 'nbc-meta' }, `${compiles.length - MAX_DETAILS} more in the Compile inspector`)
+        ? h(
+            'div',
+            { class: 'nbc-meta' },
+            `${compiles.length - MAX_DETAILS} more in the Compile inspector`
+          )
         : null,
       legend
     );
@@ -273,19 +347,16 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
   private _run = 0;
 }
 
-export const rendererFactory: IRenderMime.IRendererFactory = {
-  safe: true,
-  mimeTypes: [MIME_TYPE],
-  createRenderer: options => new InlineSummary(options)
-};
+/** The renderer factory; `open` shows the Compile inspector on a target. */
+export function createRendererFactory(
+  open: InspectorOpener | null
+): IRenderMime.IRendererFactory {
+  return {
+    safe: true,
+    mimeTypes: [MIME_TYPE],
+    createRenderer: options => new InlineSummary(options, open)
+  };
+}
 
-const extension: IRenderMime.IExtension = {
-  id: 'nbcompile-labextension:inline-summary',
-  description: 'Renders nbcompile records inline as a compact summary.',
-  rendererFactory,
-  // Before text/html (rank 50 by default): the record is the richer view.
-  rank: 10,
-  dataType: 'json'
-};
-
-export default extension;
+/** Before text/html (rank 50 by default): the record is the richer view. */
+export const RENDERER_RANK = 10;

@@ -6,107 +6,113 @@
  * generated from the JSON Schema into ./generated/record.
  */
 
+import type * as R from './generated/record';
+
+/**
+ * The view of a wire type `T` (./generated/record): its fields `K`, each present (the
+ * parser fills a default where the record may omit one), plus `Over`, the fields the
+ * view reads differently (`Map`s for record-keyed objects, plain strings for values a
+ * newer kernel may extend, parsed sub-records).
+ */
+export type View<T, K extends keyof T, Over = object> = {
+  [P in K]-?: Exclude<T[P], undefined>;
+} & Over;
+
 export const MIME_TYPE = 'application/vnd.nbcompile.v1+json';
 /** The record schema version this extension reads. */
 export const SCHEMA_VERSION = 1;
 
-export interface ISourceLine {
-  filename: string;
-  lineno: number | null;
-  line: string;
-}
+export type ISourceLine = View<
+  R.SourceLine,
+  'filename' | 'line',
+  {
+    lineno: number | null;
+  }
+>;
 
-export interface IGraphBreak {
-  reason: string;
-  filename: string | null;
-  lineno: number | null;
-  line: string;
-  hint: string;
-  explanation: string;
-  gb_type: string;
-  compile_id: string;
-  /** Dynamo's user stack, outermost first (cell line, then library lines). */
-  stack: ISourceLine[];
-  /** Dynamo's graph-break id (`GB0170`) and its documentation page (https only). */
-  gb_id: string;
-  doc_url: string;
-  /** Compiles of the target that hit this break, as the kernel counted them (1 when not published). */
-  hits: number;
-}
+export type IGraphBreak = View<
+  R.GraphBreak,
+  | 'reason'
+  | 'filename'
+  | 'lineno'
+  | 'line'
+  | 'hint'
+  | 'explanation'
+  | 'gb_type'
+  | 'compile_id'
+  | 'gb_id'
+  | 'doc_url'
+  | 'hits',
+  {
+    /** Dynamo's user stack, outermost first (cell line, then library lines). */
+    stack: ISourceLine[];
+  }
+>;
 
-export interface IRecompile {
-  reason: string;
-  compile_id: string;
-  guard: string;
-}
+export type IRecompile = View<R.Recompile, 'reason' | 'compile_id' | 'guard'>;
 
-export interface IKernel {
-  name: string;
-  /** `cpp`, `triton` or `python`; anything else is kept as given. */
-  language: string;
-  /** `kernel`, `extern` or `wrapper`; anything else is kept as given. */
-  kind: string;
-  source: string;
-  size: number;
-  compile_id: string;
-  /** The source lines it computes (Inductor's provenance), when known. */
-  lines: ISourceLine[];
-}
+export type IKernel = View<
+  R.Kernel,
+  'name' | 'source' | 'size' | 'compile_id',
+  {
+    /** `cpp`, `triton` or `python`; anything else is kept as given. */
+    language: string;
+    /** `kernel`, `extern` or `wrapper`; anything else is kept as given. */
+    kind: string;
+    /** The source lines it computes (Inductor's provenance), when known. */
+    lines: ISourceLine[];
+  }
+>;
 
 /** One source line of a target, marked with what became of it. */
-export interface IAnnotation {
-  lineno: number | null;
-  line: string;
-  /** kernel | extern | graph_break | error | traced | python | outside | blank | ... */
-  category: string;
-  /** Indexes into the target's `kernels`. */
-  kernel_refs: number[];
-  reason: string;
-}
+export type IAnnotation = View<
+  R.LineAnnotation,
+  'line' | 'category' | 'kernel_refs' | 'reason',
+  {
+    lineno: number | null;
+  }
+>;
 
 /** A kernel's code that changed between two compiles, as a unified diff. */
-export interface ICodeDiff {
-  kernel: string;
-  compile_id: string;
-  previous_compile_id: string;
-  change: string;
-  cause: string;
-  diff: string;
-}
+export type ICodeDiff = View<
+  R.CodeDiff,
+  'kernel' | 'compile_id' | 'previous_compile_id' | 'change' | 'cause' | 'diff'
+>;
 
-export interface ICompile {
-  compile_id: string;
-  frame: string;
-  status: string;
-  error: string;
-  recompile_reason: string;
-  graphs: string[];
-  graph_op_count: number;
-  guards: string;
-  times: Map<string, number>;
-  cache: Map<string, number>;
-  /** Seconds per compile phase, in the record's order. */
-  phases: Map<string, number>;
-  /** The breaks this compile hit (Dynamo reports them again on every recompile). */
-  graph_breaks: IGraphBreak[];
-  guard_latency_s: number | null;
-}
+export type ICompile = View<
+  R.CompileRecord,
+  | 'compile_id'
+  | 'frame'
+  | 'error'
+  | 'recompile_reason'
+  | 'graphs'
+  | 'graph_op_count'
+  | 'guards'
+  | 'guard_latency_s',
+  {
+    status: string;
+    times: Map<string, number>;
+    cache: Map<string, number>;
+    /** Seconds per compile phase, in the record's order. */
+    phases: Map<string, number>;
+    /** The breaks this compile hit (Dynamo reports them again on every recompile). */
+    graph_breaks: IGraphBreak[];
+  }
+>;
 
-export interface ITargetError {
-  type: string;
-  message: string;
-  filename: string | null;
-  lineno: number | null;
-  line: string;
-  /** Dynamo's user stack, outermost first, as for graph breaks. */
-  stack: ISourceLine[];
-}
+export type ITargetError = View<
+  R.TargetError,
+  'type' | 'message' | 'filename' | 'lineno' | 'line',
+  {
+    /** Dynamo's user stack, outermost first, as for graph breaks. */
+    stack: ISourceLine[];
+  }
+>;
 
-export interface ICellRef {
-  filename: string;
-  execution_count: number | null;
-  cell_id: string | null;
-}
+export type ICellRef = View<
+  R.CellRef,
+  'filename' | 'execution_count' | 'cell_id'
+>;
 
 export interface ITargetOptions {
   mode: string | null;
@@ -120,58 +126,51 @@ export interface ITargetOptions {
   extra: Map<string, string>;
 }
 
-export interface ITargetRecord {
-  id: string;
-  name: string;
-  kind: string;
-  options: ITargetOptions;
-  status: string;
-  /** The status in words, as the kernel publishes it (`status_text`). */
-  status_text: string;
-  /** While compiling: the step, the frame and the steps so far, as the kernel words them. */
-  progress_text: string;
-  /** With status `compiled_inside`: the target whose graph this module ran in. */
-  compiled_inside: string;
-  wrapper: string | null;
-  compiled_object: string;
-  cell: ICellRef;
-  notes: string[];
-  error: ITargetError | null;
-  compiling_since: number | null;
-  compiles: ICompile[];
-  graph_count: number;
-  graph_breaks: IGraphBreak[];
-  recompiles: IRecompile[];
-  /** Every code piece: generated kernels, extern calls and the wrapper. */
-  kernels: IKernel[];
-  /** Kernels that run (kind `kernel`), the record's `kernel_count` meaning. */
-  generated_kernel_count: number;
-  output_code: string;
-  compile_time_s: number;
-  truncated: boolean;
-  /** Parts the published record left out to fit the output budget (the kernel has them). */
-  omitted: IOmission[];
-  /** torch's own log records from the target's compiles (kept out of stderr). */
-  torch_logs: ITorchLog[];
-  /** The target's source lines, each with what became of it. */
-  annotations: IAnnotation[];
-  code_diffs: ICodeDiff[];
-}
+export type ITargetRecord = View<
+  R.TargetRecord,
+  | 'id'
+  | 'name'
+  | 'status_text'
+  | 'progress_text'
+  | 'compiled_inside'
+  | 'wrapper'
+  | 'compiled_object'
+  | 'notes'
+  | 'compiling_since'
+  | 'graph_count'
+  | 'output_code'
+  | 'compile_time_s'
+  | 'truncated',
+  {
+    kind: string;
+    options: ITargetOptions;
+    status: string;
+    cell: ICellRef;
+    error: ITargetError | null;
+    compiles: ICompile[];
+    graph_breaks: IGraphBreak[];
+    recompiles: IRecompile[];
+    /** Every code piece: generated kernels, extern calls and the wrapper. */
+    kernels: IKernel[];
+    /** Kernels that run (kind `kernel`), the record's `kernel_count` meaning. */
+    generated_kernel_count: number;
+    /** Parts the published record left out to fit the output budget (the kernel has them). */
+    omitted: IOmission[];
+    /** torch's own log records from the target's compiles (kept out of stderr). */
+    torch_logs: ITorchLog[];
+    /** The target's source lines, each with what became of it. */
+    annotations: IAnnotation[];
+    code_diffs: ICodeDiff[];
+  }
+>;
 
-export interface ITorchLog {
-  level: string;
-  logger: string;
-  compile_id: string;
-  message: string;
-}
+export type ITorchLog = View<
+  R.TorchLog,
+  'level' | 'logger' | 'compile_id' | 'message'
+>;
 
 /** A part of a record cut from a published output: `count` `unit` of `field`, whole in `how`. */
-export interface IOmission {
-  field: string;
-  count: number;
-  how: string;
-  unit: string;
-}
+export type IOmission = View<R.Omission, 'field' | 'count' | 'how' | 'unit'>;
 
 /** A `"record": "summary"` payload: the targets of one `%%compile` cell (or report). */
 export interface ISummaryPayload {
@@ -215,44 +214,45 @@ export interface IUnknownPayload {
 }
 
 /** One compile read from a TORCH_TRACE log (`nbcompile.open_trace`). */
-export interface ITraceCompile {
-  rank: number | null;
-  compile_id: string;
-  frame: string;
-  function: string;
-  filename: string;
-  lineno: number | null;
-  /** `compiled`, `failed`, `restarted` or `cache_hit`; anything else kept as given. */
-  status: string;
-  fail_reason: string;
-  compile_time_s: number;
-  /** Exclusive phases from `compilation_metrics` (they add up: one stacked bar). */
-  metric_phases: Map<string, number>;
-  /** Those plus Dynamo's timed regions from the chromium events (nested). */
-  phases: Map<string, number>;
-  cache: Map<string, number>;
-  /** The user stack that led to the compiled frame, outermost first. */
-  stack: ISourceLine[];
-  /** `file:line` of the compile's first event in the log. */
-  log: string;
-  graph_breaks: IGraphBreak[];
-  recompile_reason: string;
-  guards: string;
-  graphs: string[];
-  kernels: IKernel[];
-  output_code: string;
-  /** Published without its contents (the output's byte budget); the kernel has them. */
-  contents_omitted: boolean;
-}
+export type ITraceCompile = View<
+  R.TraceCompile,
+  | 'rank'
+  | 'compile_id'
+  | 'frame'
+  | 'function'
+  | 'filename'
+  | 'fail_reason'
+  | 'compile_time_s'
+  | 'log'
+  | 'recompile_reason'
+  | 'guards'
+  | 'graphs'
+  | 'output_code'
+  | 'contents_omitted',
+  {
+    lineno: number | null;
+    /** `compiled`, `failed`, `restarted` or `cache_hit`; anything else kept as given. */
+    status: string;
+    /** Exclusive phases from `compilation_metrics` (they add up: one stacked bar). */
+    metric_phases: Map<string, number>;
+    /** Those plus Dynamo's timed regions from the chromium events (nested). */
+    phases: Map<string, number>;
+    cache: Map<string, number>;
+    /** The user stack that led to the compiled frame, outermost first. */
+    stack: ISourceLine[];
+    graph_breaks: IGraphBreak[];
+    kernels: IKernel[];
+  }
+>;
 
 /** Where the ranks of a job compiled differently. */
-export interface IDivergence {
-  kind: string;
-  /** Ranks that agree with each other, one list per variant. */
-  groups: number[][];
-  detail: string;
-  compile_id: string;
-}
+export type IDivergence = View<
+  R.Divergence,
+  'groups' | 'detail' | 'compile_id',
+  {
+    kind: string;
+  }
+>;
 
 /** A `"record": "trace"` payload: a TORCH_TRACE log or directory, every rank. */
 export interface ITracePayload {
@@ -275,56 +275,57 @@ export interface ITracePayload {
 }
 
 /** One kernel (or extern op) of a profile: measured launches and time. */
-export interface IKernelTime {
-  name: string;
-  kind: string;
-  calls: number;
-  total_s: number;
-  mean_s: number;
-  share: number;
-  compile_id: string;
-  stage: string;
-  lines: number[];
-  /** Bytes allocated in one call for the buffers it writes (0 when not measured). */
-  allocated_bytes: number;
-}
+export type IKernelTime = View<
+  R.KernelTime,
+  | 'name'
+  | 'kind'
+  | 'calls'
+  | 'total_s'
+  | 'mean_s'
+  | 'share'
+  | 'compile_id'
+  | 'stage'
+  | 'lines'
+  | 'allocated_bytes'
+>;
 
 /** One source line of a profiled target: seconds per call, compiled and eager. */
-export interface ILineTime {
-  lineno: number | null;
-  line: string;
-  compiled_s: number;
-  eager_s: number;
-  kernels: string[];
-  speedup: number | null;
-  /** Bytes allocated on the line in one call, compiled (its kernels) and eager. */
-  compiled_allocated_bytes: number;
-  eager_allocated_bytes: number;
-}
+export type ILineTime = View<
+  R.LineTime,
+  | 'line'
+  | 'compiled_s'
+  | 'eager_s'
+  | 'kernels'
+  | 'speedup'
+  | 'compiled_allocated_bytes'
+  | 'eager_allocated_bytes',
+  {
+    lineno: number | null;
+  }
+>;
 
 /** Bytes in use at one moment of one call. */
-export interface IMemoryPoint {
-  t_s: number;
-  bytes: number;
-  what: string;
-}
+export type IMemoryPoint = View<R.MemoryPoint, 't_s' | 'bytes' | 'what'>;
 
 /** The memory of one profiled call, compiled and eager (`Profile.memory`). */
-export interface IProfileMemory {
-  device: string;
-  peak_bytes: number | null;
-  eager_peak_bytes: number | null;
-  allocated_bytes: number | null;
-  eager_allocated_bytes: number | null;
-  saved_bytes: number | null;
-  eager_saved_bytes: number | null;
-  across_breaks_bytes: number;
-  outside_graphs_allocated_bytes: number;
-  timeline: IMemoryPoint[];
-  eager_timeline: IMemoryPoint[];
-  note: string;
-  notes: string[];
-}
+export type IProfileMemory = View<
+  R.ProfileMemory,
+  | 'device'
+  | 'peak_bytes'
+  | 'eager_peak_bytes'
+  | 'allocated_bytes'
+  | 'eager_allocated_bytes'
+  | 'saved_bytes'
+  | 'eager_saved_bytes'
+  | 'across_breaks_bytes'
+  | 'outside_graphs_allocated_bytes'
+  | 'note'
+  | 'notes',
+  {
+    timeline: IMemoryPoint[];
+    eager_timeline: IMemoryPoint[];
+  }
+>;
 
 /** A `"record": "profile"` payload (`nbcompile.profile` / `%kprun`). */
 export interface IProfilePayload {
@@ -355,24 +356,16 @@ export interface IProfilePayload {
 }
 
 /** Counts and time of one setup (the baseline or a suggestion tried on a copy). */
-export interface IMeasured {
-  graphs: number;
-  breaks: number;
-  recompiles: number;
-  time_s: number | null;
-  error: string;
-  timing_note: string;
-}
+export type IMeasured = View<
+  R.Measured,
+  'graphs' | 'breaks' | 'recompiles' | 'time_s' | 'error' | 'timing_note'
+>;
 
 /** The break or recompile a suggestion addresses. */
-export interface IProblem {
-  kind: string;
-  reason: string;
-  filename: string | null;
-  lineno: number | null;
-  line: string;
-  in_library: boolean;
-}
+export type IProblem = View<
+  R.Problem,
+  'kind' | 'reason' | 'filename' | 'lineno' | 'line' | 'in_library'
+>;
 
 export interface ISuggestion {
   problem: IProblem;
@@ -383,7 +376,12 @@ export interface ISuggestion {
   status: string;
   after: IMeasured | null;
   /** The numeric check against the original: `ok` null when not checked. */
-  same: { ok: boolean | null; max_abs_diff: number | null; tolerance: string; notes: string[] };
+  same: {
+    ok: boolean | null;
+    max_abs_diff: number | null;
+    tolerance: string;
+    notes: string[];
+  };
   note: string;
 }
 
@@ -402,64 +400,73 @@ export interface ISuggestionsPayload {
 }
 
 /** One rung of a diagnosis's ladder: a copy compiled with one backend, judged against eager. */
-export interface IRung {
-  backend: string;
-  /** `dynamo`, `aot_autograd` or `inductor`: the layer this rung adds. */
-  layer: string;
-  /** `ok`, `accuracy`, `crash` or `not run`; anything else kept as given. */
-  outcome: string;
-  max_abs_diff: number | null;
-  mismatched: number | null;
-  numel: number;
-  error: string;
-  first_call_s: number | null;
-  time_s: number | null;
-  options: string;
-  note: string;
-}
+export type IRung = View<
+  R.Rung,
+  | 'backend'
+  | 'max_abs_diff'
+  | 'mismatched'
+  | 'numel'
+  | 'error'
+  | 'first_call_s'
+  | 'time_s'
+  | 'options'
+  | 'note',
+  {
+    /** `dynamo`, `aot_autograd` or `inductor`: the layer this rung adds. */
+    layer: string;
+    /** `ok`, `accuracy`, `crash` or `not run`; anything else kept as given. */
+    outcome: string;
+  }
+>;
 
 /** What torch's CompilerBisector found. */
-export interface IBisection {
-  backend: string;
-  subsystem: string;
-  bisect_number: number | null;
-  debug_info: string;
-  steps: number;
-  elapsed_s: number;
-  note: string;
-}
+export type IBisection = View<
+  R.Bisection,
+  | 'backend'
+  | 'subsystem'
+  | 'bisect_number'
+  | 'debug_info'
+  | 'steps'
+  | 'elapsed_s'
+  | 'note'
+>;
 
 /** The float64 run: who is closer to it. */
-export interface IReference {
-  dtype: string;
-  eager_error: number | null;
-  compiled_error: number | null;
-  eager_mean_error: number | null;
-  compiled_mean_error: number | null;
-  /** `eager`, `compiled` or `neither`. */
-  closer: string;
-  note: string;
-}
+export type IReference = View<
+  R.Reference,
+  | 'dtype'
+  | 'eager_error'
+  | 'compiled_error'
+  | 'eager_mean_error'
+  | 'compiled_mean_error'
+  | 'note',
+  {
+    /** `eager`, `compiled` or `neither`. */
+    closer: string;
+  }
+>;
 
 /** A workaround tried on a copy, with its measured effect and cost. */
-export interface IWorkaround {
-  kind: string;
-  change: string;
-  verified: boolean;
-  /** `verified`, `tried, did not help` or `not tried`. */
-  status: string;
-  outcome: string;
-  max_abs_diff: number | null;
-  mismatched: number | null;
-  numel: number;
-  first_call_s: number | null;
-  time_s: number | null;
-  cost: string;
-  /** Largest abs difference of the changed copy's result to the float64 run. */
-  reference_error: number | null;
-  error: string;
-  note: string;
-}
+export type IWorkaround = View<
+  R.Workaround,
+  | 'kind'
+  | 'change'
+  | 'verified'
+  | 'max_abs_diff'
+  | 'mismatched'
+  | 'numel'
+  | 'first_call_s'
+  | 'time_s'
+  | 'cost'
+  | 'reference_error'
+  | 'error'
+  | 'note',
+  {
+    /** `verified`, `tried, did not help` or `not tried`. */
+    status: string;
+    outcome: string;
+  }
+>;
 
 /** A `"record": "diagnosis"` payload (`nbcompile.diagnose` / `%diagnose`). */
 export interface IDiagnosisPayload {
@@ -499,6 +506,8 @@ export interface IDiagnosisPayload {
 }
 
 /** The records listed below the targets: traces, profiles, suggestions, diagnoses. */
-export type IReportPayload = ITracePayload | IProfilePayload | ISuggestionsPayload | IDiagnosisPayload;
+export type IReportPayload =
+  ITracePayload | IProfilePayload | ISuggestionsPayload | IDiagnosisPayload;
 
-export type Payload = ISummaryPayload | ITimingPayload | IReportPayload | IUnknownPayload;
+export type Payload =
+  ISummaryPayload | ITimingPayload | IReportPayload | IUnknownPayload;

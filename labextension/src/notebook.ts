@@ -13,8 +13,15 @@ import { ISignal, Signal } from '@lumino/signaling';
 import { ICellRef, ITargetRecord, MIME_TYPE, Payload } from './model';
 import { checkPayload, parsePayload } from './records/parse';
 import { IInspectorSource } from './sidebar/section';
-import { payloadFromMessage, recordsInOutputs, RecordStore } from './records/store';
+import {
+  payloadFromMessage,
+  recordsInOutputs,
+  RecordStore
+} from './records/store';
 import { WHOLE_LIMITS } from './records/validate';
+
+/** The comm target nbcompile's kernel side registers (magics/inspector_comm.py). */
+export const COMM_TARGET = 'nbcompile.inspector';
 
 /** Time one task of `rebuild` spends reading outputs before it yields. */
 const REBUILD_SLICE_MS = 50;
@@ -50,7 +57,9 @@ export class NotebookWatcher implements IInspectorSource {
       return 'no kernel · from saved outputs';
     }
     const status = sc.kernelDisplayStatus;
-    return this._sawLive ? `kernel ${status} · live` : `kernel ${status} · from saved outputs`;
+    return this._sawLive
+      ? `kernel ${status} · live`
+      : `kernel ${status} · from saved outputs`;
   }
 
   get stateChanged(): ISignal<this, void> {
@@ -80,7 +89,9 @@ export class NotebookWatcher implements IInspectorSource {
         if (cell.type !== 'code') {
           continue;
         }
-        for (const data of recordsInOutputs((cell as ICodeCellModel).outputs.toJSON())) {
+        for (const data of recordsInOutputs(
+          (cell as ICodeCellModel).outputs.toJSON()
+        )) {
           yield;
           const read = checkPayload(data);
           yield;
@@ -121,7 +132,8 @@ export class NotebookWatcher implements IInspectorSource {
       return null;
     }
     const model = this.panel.content.widgets[index].model;
-    const count = model.type === 'code' ? (model as ICodeCellModel).executionCount : null;
+    const count =
+      model.type === 'code' ? (model as ICodeCellModel).executionCount : null;
     return count !== null ? `[${count}]` : `#${index + 1}`;
   }
 
@@ -149,7 +161,10 @@ export class NotebookWatcher implements IInspectorSource {
     if (lineno !== null && Number.isFinite(lineno) && editor) {
       const lines = cell.model.sharedModel.getSource().split('\n');
       // Record line numbers are untrusted: an integer index into the cell's lines.
-      const line = Math.min(Math.max(0, Math.floor(lineno) - 1), lines.length - 1);
+      const line = Math.min(
+        Math.max(0, Math.floor(lineno) - 1),
+        lines.length - 1
+      );
       editor.setSelection({
         start: { line, column: 0 },
         end: { line, column: lines[line].length }
@@ -166,33 +181,43 @@ export class NotebookWatcher implements IInspectorSource {
 
   /**
    * A published record cut to fit the output budget, or with long texts capped: ask the
-   * live kernel for the whole record, every text whole (a silent request whose user
-   * expression returns the record's MIME bundle), once per target. The id is checked before it goes into the expression.
+   * live kernel for the whole record, every text whole, once per target. The kernel
+   * answers on the comm target nbcompile registers when loaded
+   * (nbcompile/magics/inspector_comm.py): one message `{data: {[MIME_TYPE]: record}}`.
    */
   wantWhole(record: ITargetRecord): void {
     const kernel = this.panel.sessionContext.session?.kernel;
     const id = record.id;
-    if ((!record.omitted.length && !record.truncated) || !kernel || !this._sawLive || this._asked.has(id) ||
-        !/^[A-Za-z0-9_-]{1,40}$/.test(id)) {
+    if (
+      (!record.omitted.length && !record.truncated) ||
+      !kernel ||
+      !this._sawLive ||
+      this._asked.has(id) ||
+      !/^[A-Za-z0-9_-]{1,40}$/.test(id)
+    ) {
       return;
     }
     this._asked.add(id);
-    const expression = `__import__("nbcompile.display.inspector", fromlist=["_"]).whole_record(${JSON.stringify(id)})`;
-    const future = kernel.requestExecute(
-      { code: '', silent: true, store_history: false, user_expressions: { nbcompile: expression } },
-      true
-    );
-    void future.done
-      .then(reply => {
-        const result = (reply.content as { user_expressions?: Record<string, unknown> })
-          .user_expressions?.nbcompile as { status?: string; data?: Record<string, unknown> } | undefined;
-        const data = result?.status === 'ok' ? result.data?.[MIME_TYPE] : undefined;
-        const payload = data === undefined || this._disposed ? null : parsePayload(data, WHOLE_LIMITS);
-        if (payload) {
-          this.store.apply(payload, 'live');
-        }
-      })
-      .catch(() => undefined);
+    let comm: Kernel.IComm;
+    try {
+      comm = kernel.createComm(COMM_TARGET);
+    } catch {
+      return;
+    }
+    comm.onMsg = msg => {
+      const data = (
+        msg.content.data as { data?: Record<string, unknown> } | undefined
+      )?.data?.[MIME_TYPE];
+      const payload =
+        data === undefined || this._disposed
+          ? null
+          : parsePayload(data, WHOLE_LIMITS);
+      if (payload) {
+        this.store.apply(payload, 'live');
+      }
+    };
+    // An older nbcompile (no such target) closes the comm at once: nothing to read.
+    void comm.open({ target_id: id }).done.catch(() => undefined);
   }
 
   dispose(): void {
@@ -212,7 +237,9 @@ export class NotebookWatcher implements IInspectorSource {
   /** The index of the cell a record points to: by cell id, else by prompt number. */
   private _findCell(ref: ICellRef): number {
     const cells = this.panel.content.widgets;
-    let index = ref.cell_id ? cells.findIndex(c => c.model.id === ref.cell_id) : -1;
+    let index = ref.cell_id
+      ? cells.findIndex(c => c.model.id === ref.cell_id)
+      : -1;
     if (index < 0 && ref.execution_count !== null) {
       // Older records or a frontend without cell ids: the prompt number.
       index = cells.findIndex(
@@ -227,7 +254,8 @@ export class NotebookWatcher implements IInspectorSource {
   private _onIopub(_: ISessionContext, msg: KernelMessage.IMessage): void {
     // Each kernel process signs its messages with its own session id: a new one means
     // the kernel was restarted, also by another client whose restart sent us nothing.
-    const session = typeof msg.header?.session === 'string' ? msg.header.session : '';
+    const session =
+      typeof msg.header?.session === 'string' ? msg.header.session : '';
     if (session && this._kernelSession && session !== this._kernelSession) {
       this._kernelSession = session;
       this.store.clear();
@@ -264,7 +292,11 @@ export class NotebookWatcher implements IInspectorSource {
     if (status === 'idle' || status === 'busy') {
       this._ranKernel = true;
     }
-    if (status === 'restarting' || status === 'autorestarting' || restartedElsewhere) {
+    if (
+      status === 'restarting' ||
+      status === 'autorestarting' ||
+      restartedElsewhere
+    ) {
       // The old kernel's targets are gone: clear now, refill from the outputs
       // (which may have been cleared too) once the new kernel is up.
       this._ranKernel = false;
@@ -280,10 +312,17 @@ export class NotebookWatcher implements IInspectorSource {
 
   private _onKernelChanged(
     _: ISessionContext,
-    change: { oldValue: Kernel.IKernelConnection | null; newValue: Kernel.IKernelConnection | null }
+    change: {
+      oldValue: Kernel.IKernelConnection | null;
+      newValue: Kernel.IKernelConnection | null;
+    }
   ): void {
     this._kernelSession = '';
-    if (change.oldValue && change.newValue && change.oldValue.id !== change.newValue.id) {
+    if (
+      change.oldValue &&
+      change.newValue &&
+      change.oldValue.id !== change.newValue.id
+    ) {
       // Another kernel: its records start from what the outputs hold.
       this.rebuild();
     }

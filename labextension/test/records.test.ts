@@ -31,21 +31,42 @@ import {
   SCHEMA_VERSION
 } from '../src/model';
 import { checkPayload, parsePayload } from '../src/records/parse';
-import { checkLimits, LIMITS, WHOLE_LIMITS } from '../src/records/validate';
+import {
+  checkLimits,
+  LIMITS,
+  validateRecord,
+  WHOLE_LIMITS
+} from '../src/records/validate';
 import { RECORD_SCHEMA } from '../src/generated/schema';
 import { memoryFacts } from '../src/views/memorytext';
 import { safeUrl } from '../src/records/parseparts';
 import { phaseColour, phaseSegments } from '../src/views/phases';
-import { layerText, referenceText, rungCells, workaroundEffect } from '../src/views/diagnosetext';
+import {
+  layerText,
+  referenceText,
+  rungCells,
+  workaroundEffect
+} from '../src/views/diagnosetext';
 import { rankBreaks } from '../src/records/rankbreaks';
 import { blockAt, buildSourceMap } from '../src/tab/sourcemap';
-import { IStoreChange, payloadFromMessage, payloadsFromOutputs, RecordStore } from '../src/records/store';
+import {
+  IStoreChange,
+  payloadFromMessage,
+  payloadsFromOutputs,
+  RecordStore
+} from '../src/records/store';
 
 // test-lib/test/records.test.js -> repository root
 const ROOT = join(__dirname, '..', '..', '..');
 const FIXTURE = join(ROOT, 'tests', 'fixtures', 'records', 'summary.json');
 const V1_SAVED = join(ROOT, 'tests', 'fixtures', 'records', 'v1-saved.json');
-const TIMING_FIXTURE = join(ROOT, 'labextension', 'test', 'fixtures', 'timing.json');
+const TIMING_FIXTURE = join(
+  ROOT,
+  'labextension',
+  'test',
+  'fixtures',
+  'timing.json'
+);
 
 function fixture(): unknown {
   return JSON.parse(readFileSync(FIXTURE, 'utf8'));
@@ -73,7 +94,11 @@ test('the fixture is a v1 summary with both targets', () => {
     assert.ok(t.id, 'targets have ids');
     assert.equal(t.cell.cell_id, 'fixture-cell');
     assert.equal(t.cell.execution_count, 1);
-    assert.ok(['pending', 'compiling', 'compiled', 'failed', 'disabled'].includes(t.status));
+    assert.ok(
+      ['pending', 'compiling', 'compiled', 'failed', 'disabled'].includes(
+        t.status
+      )
+    );
   }
 });
 
@@ -103,10 +128,18 @@ test('the graph break carries reason, hint and the cell line (the %%compile line
   assert.match(gb.hint, /print/);
   assert.equal(gb.lineno, 5);
   // Untrusted text is kept verbatim (rendered with textContent, never as HTML).
-  assert.equal(gb.line, 'print("debug")          # a graph break <script>alert(1)</script>');
+  assert.equal(
+    gb.line,
+    'print("debug")          # a graph break <script>alert(1)</script>'
+  );
   assert.equal(gb.compile_id, '0/0');
-  assert.ok(isCellFile(gb.filename, gelu.cell), 'a break in the cell is a cell line');
-  assert.ok(gb.stack.some(f => f.filename === gelu.cell.filename && f.lineno === 5));
+  assert.ok(
+    isCellFile(gb.filename, gelu.cell),
+    'a break in the cell is a cell line'
+  );
+  assert.ok(
+    gb.stack.some(f => f.filename === gelu.cell.filename && f.lineno === 5)
+  );
 });
 
 test('a break inside library code is named by its file, not as a cell line', () => {
@@ -149,11 +182,17 @@ test('kernels: names, languages, kinds and sizes', () => {
   const cpp = gelu.kernels.filter(k => k.kind === 'kernel');
   assert.equal(gelu.generated_kernel_count, cpp.length);
   assert.ok(cpp.length >= 2);
-  assert.ok(cpp.every(k => k.language === 'cpp' && k.name.startsWith('cpp_fused')));
+  assert.ok(
+    cpp.every(k => k.language === 'cpp' && k.name.startsWith('cpp_fused'))
+  );
   assert.match(cpp[0].source, /extern "C"/);
   assert.equal(editorMimeType('cpp'), 'text/x-c++src');
   assert.equal(editorMimeType('triton'), 'text/x-python');
-  assert.ok(model.kernels.some(k => k.kind === 'extern' && k.name === 'extern_kernels.addmm'));
+  assert.ok(
+    model.kernels.some(
+      k => k.kind === 'extern' && k.name === 'extern_kernels.addmm'
+    )
+  );
   assert.ok(gelu.output_code.includes('cpp_fused_mul_sin_0'));
 });
 
@@ -161,14 +200,19 @@ test('compiles carry FX graphs, guards, times and the resume frame', () => {
   const gelu = summary().targets[0];
   const frames = gelu.compiles.map(c => c.frame);
   assert.ok(frames.includes('gelu_chain'));
-  assert.ok(frames.some(f => f.startsWith('torch_dynamo_resume_in_gelu_chain')));
+  assert.ok(
+    frames.some(f => f.startsWith('torch_dynamo_resume_in_gelu_chain'))
+  );
   for (const c of gelu.compiles) {
     assert.ok(c.graphs.length >= 1);
     assert.match(c.graphs[0], /class GraphModule/);
     assert.match(c.guards, /GuardManager|GUARD/);
     assert.ok((c.times.get('total_s') ?? 0) > 0);
   }
-  assert.equal(gelu.compiles[2].recompile_reason, "tensor 'x' dtype mismatch. expected Float, actual Double");
+  assert.equal(
+    gelu.compiles[2].recompile_reason,
+    "tensor 'x' dtype mismatch. expected Float, actual Double"
+  );
 });
 
 test('options and status read as words', () => {
@@ -178,20 +222,41 @@ test('options and status read as words', () => {
   const compiling = { ...gelu, status: 'compiling', compiling_since: 100 };
   assert.equal(statusText(compiling, 112.4), 'compiling… 12s');
   // The words are the kernel's (status_text); a record saved without them reads its status.
-  assert.equal(statusText({ ...gelu, status: 'pending', status_text: 'waiting for first call' }),
-               'waiting for first call');
-  assert.equal(statusText({ ...gelu, status: 'not_compiled', status_text: '' }), 'not compiled');
+  assert.equal(
+    statusText({
+      ...gelu,
+      status: 'pending',
+      status_text: 'waiting for first call'
+    }),
+    'waiting for first call'
+  );
+  assert.equal(
+    statusText({ ...gelu, status: 'not_compiled', status_text: '' }),
+    'not compiled'
+  );
 });
 
-test('a running compile shows the kernel\'s words for its step; a finished one none', () => {
+test("a running compile shows the kernel's words for its step; a finished one none", () => {
   const raw = fixture() as { targets: Record<string, unknown>[] };
-  const words = 'compiling 2 C++ kernels (1 of 2 done) for 3s · frame 0/0 gelu_chain (line 2)';
+  const words =
+    'compiling 2 C++ kernels (1 of 2 done) for 3s · frame 0/0 gelu_chain (line 2)';
   raw.targets[0] = {
-    ...raw.targets[0], status: 'compiling', compiling_since: 100, progress_text: words,
-    progress: { compile_id: '0/0', frame: 'gelu_chain', filename: '<cell>', lineno: 2,
-                phase: 'compiling kernels', elapsed_s: 9.5,
-                phase_seconds: { 'tracing bytecode': 0.5, 'compiling kernels': 3 },
-                kernels_total: 2, kernels_done: 1, kernel_language: 'C++' }
+    ...raw.targets[0],
+    status: 'compiling',
+    compiling_since: 100,
+    progress_text: words,
+    progress: {
+      compile_id: '0/0',
+      frame: 'gelu_chain',
+      filename: '<cell>',
+      lineno: 2,
+      phase: 'compiling kernels',
+      elapsed_s: 9.5,
+      phase_seconds: { 'tracing bytecode': 0.5, 'compiling kernels': 3 },
+      kernels_total: 2,
+      kernels_done: 1,
+      kernel_language: 'C++'
+    }
   };
   raw.targets[1] = { ...raw.targets[1], progress_text: 'stale words' };
   const [running, done] = summary(raw).targets;
@@ -209,11 +274,22 @@ test('malformed, foreign and invalid payloads never throw; invalid ones say why'
     assert.ok(p && p.record === 'unknown', JSON.stringify(p)?.slice(0, 200));
     return (p as { reason: string }).reason;
   };
-  assert.match(reason({ record: 'summary', targets: [] }), /no valid schema_version/);
-  assert.match(reason({ ...(fixture() as object), schema_version: 999 }), /schema version 999.*reads version 1/);
-  const bad = fixture() as { targets: { kernels: { language: string }[]; graph_breaks: unknown }[] };
+  assert.match(
+    reason({ record: 'summary', targets: [] }),
+    /no valid schema_version/
+  );
+  assert.match(
+    reason({ ...(fixture() as object), schema_version: 999 }),
+    /schema version 999.*reads version 1/
+  );
+  const bad = fixture() as {
+    targets: { kernels: { language: string }[]; graph_breaks: unknown }[];
+  };
   bad.targets[0].kernels[0].language = 'toString';
-  assert.match(reason(bad), /record\.targets\[0\]\.kernels\[0\]\.language must be one of "cpp", "triton", "python", not "toString"/);
+  assert.match(
+    reason(bad),
+    /record\.targets\[0\]\.kernels\[0\]\.language must be one of "cpp", "triton", "python", not "toString"/
+  );
   const wrongType = fixture() as { targets: { graph_breaks: unknown }[] };
   wrongType.targets[0].graph_breaks = 'x';
   assert.match(reason(wrongType), /graph_breaks must be array, not string/);
@@ -229,7 +305,9 @@ test('malformed, foreign and invalid payloads never throw; invalid ones say why'
   nested.targets[0].options = { x: deep };
   assert.match(reason(nested), /nested deeper than 64 levels/);
   const wide = fixture() as { targets: Record<string, unknown>[] };
-  wide.targets[0].options = Object.fromEntries(Array.from({ length: 20000 }, (_, i) => [`k${i}`, i]));
+  wide.targets[0].options = Object.fromEntries(
+    Array.from({ length: 20000 }, (_, i) => [`k${i}`, i])
+  );
   assert.match(reason(wide), /more than 10000 keys/);
   // Unknown fields are ignored (consumers must ignore them), never rendered.
   const extra = fixture() as { targets: Record<string, unknown>[] };
@@ -260,10 +338,13 @@ test('unknown record kinds are kept, not interpreted; timing becomes tables and 
     '4.00× faster [95% CI 3.80–4.20×]'
   ]);
   assert.equal(timing.tables[0].rows[2][3], '0.07× slower [95% CI 0.04–0.15×]');
-  assert.deepEqual(timing.chart.map(b => [b.label, b.value]), [
-    ['default', 4.0],
-    ['reduce-overhead', 0.07]
-  ]);
+  assert.deepEqual(
+    timing.chart.map(b => [b.label, b.value]),
+    [
+      ['default', 4.0],
+      ['reduce-overhead', 0.07]
+    ]
+  );
   assert.ok(timing.notes.includes('default: warm cache'));
   assert.ok(timing.notes.includes('best: default'));
 });
@@ -276,11 +357,14 @@ test('timing: memory next to time (issue 23): peak with its verdict, allocated, 
   }
   const cols = timing.tables[0].columns;
   assert.deepEqual(cols.slice(5), ['peak memory/call', 'allocated/call']);
-  assert.deepEqual(timing.tables[0].rows.map(r => r.slice(5)), [
-    ['64.0 MiB', '176.0 MiB'],
-    ["16.0 MiB (0.25x eager's peak)", '16.0 MiB'],
-    ["80.0 MiB (1.25x eager's peak)", '80.0 MiB']
-  ]);
+  assert.deepEqual(
+    timing.tables[0].rows.map(r => r.slice(5)),
+    [
+      ['64.0 MiB', '176.0 MiB'],
+      ["16.0 MiB (0.25x eager's peak)", '16.0 MiB'],
+      ["80.0 MiB (1.25x eager's peak)", '80.0 MiB']
+    ]
+  );
   assert.deepEqual(
     timing.memoryChart.map(b => [b.label, b.value]),
     [
@@ -289,20 +373,40 @@ test('timing: memory next to time (issue 23): peak with its verdict, allocated, 
       ['reduce-overhead', 80 * 2 ** 20]
     ]
   );
-  assert.ok(timing.notes.some(n => n.startsWith('reduce-overhead, why more memory: reduce-overhead keeps held_bytes')));
+  assert.ok(
+    timing.notes.some(n =>
+      n.startsWith(
+        'reduce-overhead, why more memory: reduce-overhead keeps held_bytes'
+      )
+    )
+  );
   // what the command took and what came on top of the budget, first
-  assert.equal(timing.notes[0], 'took 9.5 s: timed calls 5.0 s (within the budget of 5 s); on top of the budget: first calls 3.3 s, memory 0.2 s, other 1.0 s');
+  assert.equal(
+    timing.notes[0],
+    'took 9.5 s: timed calls 5.0 s (within the budget of 5 s); on top of the budget: first calls 3.3 s, memory 0.2 s, other 1.0 s'
+  );
   // a training step adds the saved-for-backward column; an old record without memory still reads
   const raw = JSON.parse(readFileSync(TIMING_FIXTURE, 'utf8'));
   raw.rows[0].saved_bytes = 40 * 2 ** 20;
   const step = parsePayload(raw);
-  assert.ok(step && step.record === 'timing' && step.tables[0].columns.at(-1) === 'saved for backward');
+  assert.ok(
+    step &&
+      step.record === 'timing' &&
+      step.tables[0].columns.at(-1) === 'saved for backward'
+  );
   if (step.record === 'timing') {
     assert.equal(step.tables[0].rows[0].at(-1), '40.0 MiB');
     assert.equal(step.tables[0].rows[1].at(-1), '-');
   }
   for (const r of raw.rows) {
-    for (const k of ['allocated_bytes', 'peak_memory_ratio', 'memory_verdict', 'saved_bytes', 'held_bytes', 'memory_explanations']) {
+    for (const k of [
+      'allocated_bytes',
+      'peak_memory_ratio',
+      'memory_verdict',
+      'saved_bytes',
+      'held_bytes',
+      'memory_explanations'
+    ]) {
       delete r[k];
     }
     r.peak_memory_bytes = null;
@@ -324,27 +428,58 @@ test('timing: memory next to time (issue 23): peak with its verdict, allocated, 
     results: [{ name: 'a', median_ms: 2 }]
   });
   assert.ok(other && other.record === 'unknown');
-  assert.match((other as { reason: string }).reason, /does not match the record schema: record lacks the field "name"/);
+  assert.match(
+    (other as { reason: string }).reason,
+    /does not match the record schema: record lacks the field "name"/
+  );
 });
 
 test('payloads are found in saved outputs and in IOPub messages', () => {
   const payload = fixture();
   const outputs = [
     { output_type: 'stream', name: 'stdout', text: 'debug\n' },
-    { output_type: 'display_data', data: { 'text/plain': 'x', [MIME_TYPE]: payload }, metadata: {} },
-    { output_type: 'execute_result', data: { 'text/plain': 'y' }, metadata: {}, execution_count: 2 }
+    {
+      output_type: 'display_data',
+      data: { 'text/plain': 'x', [MIME_TYPE]: payload },
+      metadata: {}
+    },
+    {
+      output_type: 'execute_result',
+      data: { 'text/plain': 'y' },
+      metadata: {},
+      execution_count: 2
+    }
   ];
   const found = payloadsFromOutputs(outputs);
   assert.equal(found.length, 1);
-  for (const msg_type of ['display_data', 'update_display_data', 'execute_result']) {
+  for (const msg_type of [
+    'display_data',
+    'update_display_data',
+    'execute_result'
+  ]) {
     const p = payloadFromMessage({
       header: { msg_type },
-      content: { data: { [MIME_TYPE]: payload }, transient: { display_id: 'd1' } }
+      content: {
+        data: { [MIME_TYPE]: payload },
+        transient: { display_id: 'd1' }
+      }
     });
     assert.ok(p && p.record === 'summary', msg_type);
   }
-  assert.equal(payloadFromMessage({ header: { msg_type: 'stream' }, content: { text: 'x' } }), null);
-  assert.equal(payloadFromMessage({ header: { msg_type: 'display_data' }, content: { data: { 'text/plain': 'x' } } }), null);
+  assert.equal(
+    payloadFromMessage({
+      header: { msg_type: 'stream' },
+      content: { text: 'x' }
+    }),
+    null
+  );
+  assert.equal(
+    payloadFromMessage({
+      header: { msg_type: 'display_data' },
+      content: { data: { 'text/plain': 'x' } }
+    }),
+    null
+  );
 });
 
 test('store: targets keyed by id, latest wins, live beats saved, rebuild and clear', () => {
@@ -355,10 +490,16 @@ test('store: targets keyed by id, latest wins, live beats saved, rebuild and cle
     changes++;
     seen.push(change);
   });
-  const base = fixture() as { targets: Record<string, unknown>[]; updated_at: number };
+  const base = fixture() as {
+    targets: Record<string, unknown>[];
+    updated_at: number;
+  };
   const p1 = summary(base);
   store.rebuild([p1]);
-  assert.deepEqual(store.targets.map(e => e.record.name), ['gelu_chain', 'model']);
+  assert.deepEqual(
+    store.targets.map(e => e.record.name),
+    ['gelu_chain', 'model']
+  );
   assert.ok(store.targets.every(e => e.source === 'saved'));
   assert.equal(changes, 1);
   assert.equal(seen[0].reset, true);
@@ -371,7 +512,10 @@ test('store: targets keyed by id, latest wins, live beats saved, rebuild and cle
   assert.equal(store.get(p1.targets[0].id)?.source, 'live');
   assert.deepEqual([...seen[seen.length - 1].targets], [p1.targets[0].id]);
   assert.equal(seen[seen.length - 1].reset, false);
-  assert.deepEqual(store.targets.map(e => e.record.name), ['gelu_chain', 'model']);
+  assert.deepEqual(
+    store.targets.map(e => e.record.name),
+    ['gelu_chain', 'model']
+  );
 
   // A saved record never overrides a live one.
   store.apply(p1, 'saved');
@@ -391,7 +535,10 @@ test('store: targets keyed by id, latest wins, live beats saved, rebuild and cle
   const rerun = structuredClone(base);
   rerun.targets = [{ ...rerun.targets[0], id: 'new-id', status: 'pending' }];
   store.apply(summary(rerun), 'live');
-  assert.deepEqual(store.targets.map(e => e.record.id), ['new-id', p1.targets[1].id]);
+  assert.deepEqual(
+    store.targets.map(e => e.record.id),
+    ['new-id', p1.targets[1].id]
+  );
   assert.deepEqual([...seen[seen.length - 1].removed], [p1.targets[0].id]);
   assert.equal(store.get(p1.targets[0].id), undefined);
   assert.equal(store.get('new-id')?.record.status, 'pending');
@@ -425,16 +572,25 @@ test('store: 10,000 targets in one payload keep their order; re-runs replace by 
     cell: { ...cell, cell_id: `cell${i % 100}` }
   }));
   // 20,000 of them are more than the kernel publishes at its largest output budget.
-  const over = parsePayload({ ...raw, targets }) as { record: string; reason: string };
+  const over = parsePayload({ ...raw, targets }) as {
+    record: string;
+    reason: string;
+  };
   assert.equal(over.record, 'unknown');
-  assert.match(over.reason, /larger than 8 MB, the largest record nbcompile publishes/);
+  assert.match(
+    over.reason,
+    /larger than 8 MB, the largest record nbcompile publishes/
+  );
   targets.length = 10000;
   const store = new RecordStore();
   store.rebuild([summary({ ...raw, targets })]);
   assert.equal(store.targetCount, 10000);
   assert.equal(store.last?.record.id, 't9999');
   // Re-run: every target gets a new id and takes its old place.
-  store.apply(summary({ ...raw, targets: targets.map(t => ({ ...t, id: `n${t.id}` })) }), 'live');
+  store.apply(
+    summary({ ...raw, targets: targets.map(t => ({ ...t, id: `n${t.id}` })) }),
+    'live'
+  );
   assert.equal(store.targetCount, 10000);
   assert.equal(store.targets[0].record.id, 'nt0');
   assert.equal(store.get('t5'), undefined);
@@ -444,14 +600,19 @@ test('prototype keys and odd values are plain data, never lookups', () => {
   const raw = fixture() as { targets: Record<string, unknown>[] };
   const t0 = raw.targets[0] as Record<string, any>;
   t0.name = 'constructor';
-  t0.options = JSON.parse('{"__proto__": {"polluted": 1}, "constructor": "c", "options": {"toString": 1}}');
+  t0.options = JSON.parse(
+    '{"__proto__": {"polluted": 1}, "constructor": "c", "options": {"toString": 1}}'
+  );
   t0.graph_breaks[0].lineno = 2;
   t0.compiles[0].times = JSON.parse('{"__proto__": 5, "total_s": 1}');
   t0.compiles[0].cache = JSON.parse('{"hasOwnProperty": 1}');
   const t = summary(raw).targets[0];
   assert.equal(languageLabel('toString'), 'toString');
   assert.equal(editorMimeType('toString'), 'text/plain');
-  assert.equal(statusText({ ...t, status: 'toString', status_text: '' }), 'toString');
+  assert.equal(
+    statusText({ ...t, status: 'toString', status_text: '' }),
+    'toString'
+  );
   assert.equal(t.compiles[0].times.get('total_s'), 1);
   assert.equal(t.compiles[0].times.get('__proto__'), 5);
   assert.equal(t.compiles[0].cache.get('hasOwnProperty'), 1);
@@ -475,7 +636,12 @@ test('a v1 record saved in a notebook before the schema was generated still show
 // --- Reports: traces, profiles, suggestions, diagnoses (fixtures from real runs, make_fixtures.py) ---
 
 function recordFixture(name: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(join(ROOT, 'tests', 'fixtures', 'records', `${name}.json`), 'utf8'));
+  return JSON.parse(
+    readFileSync(
+      join(ROOT, 'tests', 'fixtures', 'records', `${name}.json`),
+      'utf8'
+    )
+  );
 }
 
 test('a trace record parses: compiles, recompile reason, phases, no ranks', () => {
@@ -492,15 +658,23 @@ test('a trace record parses: compiles, recompile reason, phases, no ranks', () =
   );
   assert.match(t.compiles[1].recompile_reason, /size mismatch at index 0/);
   assert.ok(t.compiles[0].phases.get('Dynamo tracing')! > 0);
-  assert.ok(t.compiles[0].graphs.length === 1 && t.compiles[0].graphs[0].includes('def forward'));
+  assert.ok(
+    t.compiles[0].graphs.length === 1 &&
+      t.compiles[0].graphs[0].includes('def forward')
+  );
   assert.ok(t.compiles[0].guards.length > 100);
 });
 
 test('an interrupted trace is marked so (the kernel says why in problems[0])', () => {
-  assert.equal((parsePayload(recordFixture('trace')) as ITracePayload).interrupted, false);
+  assert.equal(
+    (parsePayload(recordFixture('trace')) as ITracePayload).interrupted,
+    false
+  );
   const raw = recordFixture('trace');
   raw.interrupted = true;
-  raw.problems = ['interrupted (Ctrl-C) after 1 of 2 files, 3.0 MiB read: files not read: b.log'];
+  raw.problems = [
+    'interrupted (Ctrl-C) after 1 of 2 files, 3.0 MiB read: files not read: b.log'
+  ];
   const t = parsePayload(raw) as ITracePayload;
   assert.equal(t.interrupted, true);
   assert.match(t.problems[0], /^interrupted \(Ctrl-C\)/);
@@ -515,7 +689,14 @@ test('a two-rank trace keeps ranks and divergences (groups of ranks)', () => {
     { ...compiles[0], rank: 1 },
     { ...compiles[1], rank: 1 }
   ];
-  raw.divergences = [{ kind: 'compile_ids', groups: [[0], [1]], detail: 'rank 1 compiled 0/1', compile_id: '0/1' }];
+  raw.divergences = [
+    {
+      kind: 'compile_ids',
+      groups: [[0], [1]],
+      detail: 'rank 1 compiled 0/1',
+      compile_id: '0/1'
+    }
+  ];
   const t = parsePayload(raw) as ITracePayload;
   assert.equal(t.record, 'trace');
   assert.deepEqual(t.ranks, [0, 1]);
@@ -551,14 +732,22 @@ test('a profile record carries memory (issue 23): peaks, bytes per kernel and li
   const m = p.memory;
   assert.ok(m, 'the fixture profile measured memory');
   assert.equal(m.device, 'cpu');
-  assert.ok(m.peak_bytes !== null && m.peak_bytes > 0 && m.eager_peak_bytes !== null && m.eager_peak_bytes > 0);
+  assert.ok(
+    m.peak_bytes !== null &&
+      m.peak_bytes > 0 &&
+      m.eager_peak_bytes !== null &&
+      m.eager_peak_bytes > 0
+  );
   assert.ok(m.allocated_bytes !== null && m.allocated_bytes >= m.peak_bytes);
   assert.ok(m.timeline.length >= 2 && m.eager_timeline.length >= 2);
   assert.deepEqual(m.timeline[0], { t_s: 0, bytes: 0, what: 'start' });
   assert.equal(Math.max(...m.timeline.map(pt => pt.bytes)), m.peak_bytes);
   assert.ok(p.kernels.some(k => k.allocated_bytes > 0));
   assert.ok(p.lines.some(l => l.eager_allocated_bytes > 0));
-  assert.match(memoryFacts(m)[0], /^peak .* compiled vs .* eager \(\d+\.\d\d×\)$/);
+  assert.match(
+    memoryFacts(m)[0],
+    /^peak .* compiled vs .* eager \(\d+\.\d\d×\)$/
+  );
   // older profiles (no memory) and odd values read as "not measured" and zeros
   const raw = recordFixture('profile');
   delete raw.memory;
@@ -572,21 +761,30 @@ test('a profile record carries memory (issue 23): peaks, bytes per kernel and li
   }
   // a timeline point of the wrong type fails the schema: the record is not shown, and says why
   const bad = recordFixture('profile');
-  (bad.memory as Record<string, unknown>).timeline = [{ t_s: 'x', bytes: 1, what: 'a' }];
+  (bad.memory as Record<string, unknown>).timeline = [
+    { t_s: 'x', bytes: 1, what: 'a' }
+  ];
   const r = parsePayload(bad);
   assert.ok(r && r.record === 'unknown');
   assert.match((r as { reason: string }).reason, /t_s/);
 });
 
 test('a profile cut to the output budget carries its marks; a whole one has none', () => {
-  assert.deepEqual((parsePayload(recordFixture('profile')) as IProfilePayload).omitted, []);
+  assert.deepEqual(
+    (parsePayload(recordFixture('profile')) as IProfilePayload).omitted,
+    []
+  );
   const raw = recordFixture('profile');
   raw.kernels = (raw.kernels as unknown[]).slice(0, 1);
   raw.truncated = true;
-  raw.omitted = [{ field: 'kernels', count: 3, how: 'p.kernels', unit: 'items' }];
+  raw.omitted = [
+    { field: 'kernels', count: 3, how: 'p.kernels', unit: 'items' }
+  ];
   const p = parsePayload(raw) as IProfilePayload;
   assert.equal(p.truncated, true);
-  assert.deepEqual(p.omitted, [{ field: 'kernels', count: 3, how: 'p.kernels', unit: 'items' }]);
+  assert.deepEqual(p.omitted, [
+    { field: 'kernels', count: 3, how: 'p.kernels', unit: 'items' }
+  ]);
   assert.equal(p.kernels.length, 1);
 });
 
@@ -596,7 +794,10 @@ test('a suggestions record parses: baseline, the change as code, verified, befor
   assert.equal(s.baseline.breaks, 1);
   assert.ok(s.items.length >= 1);
   const setting = s.items.find(i => i.kind === 'setting')!;
-  assert.equal(setting.change, 'torch._dynamo.config.capture_scalar_outputs = True');
+  assert.equal(
+    setting.change,
+    'torch._dynamo.config.capture_scalar_outputs = True'
+  );
   assert.equal(setting.verified, true);
   assert.equal(setting.after?.breaks, 0);
   assert.equal(setting.same.ok, true);
@@ -634,14 +835,28 @@ test('a diagnosis record parses: accuracy in Inductor, the ladder, the culprit l
   assert.equal(d.reference.closer, 'compiled');
   assert.ok(d.reference.compiled_error! < d.reference.eager_error!);
   assert.match(referenceText(d.reference), /compiled is closer/);
-  const epc = d.workarounds.find(w => w.change.includes('emulate_precision_casts'))!;
+  const epc = d.workarounds.find(w =>
+    w.change.includes('emulate_precision_casts')
+  )!;
   assert.equal(epc.status, 'tried, did not help');
-  assert.ok(epc.mismatched !== null && epc.mismatched > 0 && epc.mismatched < d.mismatched!);
-  assert.match(workaroundEffect(epc, d.numel, d.mismatched), new RegExp(`out of tolerance ${d.mismatched} → ${epc.mismatched} of 4096`));
+  assert.ok(
+    epc.mismatched !== null &&
+      epc.mismatched > 0 &&
+      epc.mismatched < d.mismatched!
+  );
+  assert.match(
+    workaroundEffect(epc, d.numel, d.mismatched),
+    new RegExp(`out of tolerance ${d.mismatched} → ${epc.mismatched} of 4096`)
+  );
   // the culprit line upcast: its error to float64 shown as the kernel measured it
   const up = d.workarounds.find(w => w.kind === 'upcast')!;
-  assert.ok(up.reference_error !== null && up.reference_error < d.reference.eager_error!);
-  assert.match(workaroundEffect(up, d.numel, d.mismatched), /max \|diff\| vs float64 0\.00\d+/);
+  assert.ok(
+    up.reference_error !== null && up.reference_error < d.reference.eager_error!
+  );
+  assert.match(
+    workaroundEffect(up, d.numel, d.mismatched),
+    /max \|diff\| vs float64 0\.00\d+/
+  );
   const random = d.workarounds.find(w => w.change.includes('fallback_random'))!;
   assert.equal(random.status, 'not tried');
   assert.equal(workaroundEffect(random, d.numel, d.mismatched), '');
@@ -651,11 +866,24 @@ test('a diagnosis record parses: accuracy in Inductor, the ladder, the culprit l
 
 test('a diagnosis with odd values parses to defaults; a crash keeps its error', () => {
   const raw = recordFixture('diagnosis');
-  const odd = { ...raw, kind: 'crash', layer: null, error: 'CppCompileError: x', rungs: [{ backend: 7, outcome: null }], reference: 'x' };
+  const odd = {
+    ...raw,
+    kind: 'crash',
+    layer: null,
+    error: 'CppCompileError: x',
+    rungs: [{ backend: 7, outcome: null }],
+    reference: 'x'
+  };
   const verdict = parsePayload(odd);
   // the schema refuses a bad rung: shown as not readable, never thrown
   assert.ok(verdict && verdict.record === 'unknown');
-  const crash = parsePayload({ ...raw, kind: 'crash', layer: 'aot_autograd', reference: null, error: 'RuntimeError: bad grad' }) as IDiagnosisPayload;
+  const crash = parsePayload({
+    ...raw,
+    kind: 'crash',
+    layer: 'aot_autograd',
+    reference: null,
+    error: 'RuntimeError: bad grad'
+  }) as IDiagnosisPayload;
   assert.equal(crash.kind, 'crash');
   assert.equal(crash.reference, null);
   assert.equal(crash.error, 'RuntimeError: bad grad');
@@ -663,12 +891,16 @@ test('a diagnosis with odd values parses to defaults; a crash keeps its error', 
 });
 
 test('links in records: only https URLs are kept', () => {
-  assert.equal(safeUrl('https://meta-pytorch.github.io/x.html'), 'https://meta-pytorch.github.io/x.html');
+  assert.equal(
+    safeUrl('https://meta-pytorch.github.io/x.html'),
+    'https://meta-pytorch.github.io/x.html'
+  );
   assert.equal(safeUrl('javascript:alert(1)'), '');
   assert.equal(safeUrl('http://example.com'), '');
   assert.equal(safeUrl('not a url'), '');
   const raw = recordFixture('profile');
-  (raw.graph_breaks as Record<string, unknown>[])[0].doc_url = 'javascript:alert(1)';
+  (raw.graph_breaks as Record<string, unknown>[])[0].doc_url =
+    'javascript:alert(1)';
   const p = parsePayload(raw) as IProfilePayload;
   assert.equal(p.graph_breaks[0].doc_url, '');
 });
@@ -677,7 +909,13 @@ test('store: reports are kept once each, in order, and cleared by a rebuild', ()
   const store = new RecordStore();
   const changes: IStoreChange[] = [];
   store.changed.connect((_, c) => changes.push(c));
-  for (const name of ['trace', 'profile', 'suggestions', 'diagnosis', 'trace']) {
+  for (const name of [
+    'trace',
+    'profile',
+    'suggestions',
+    'diagnosis',
+    'trace'
+  ]) {
     store.apply(parsePayload(recordFixture(name))!, 'live');
   }
   assert.deepEqual(
@@ -709,10 +947,17 @@ test('the notebook breaks: once each, most hit first, measured cost first when p
   assert.deepEqual(plain[0].targets, ['gelu_chain']);
   assert.equal(plain[0].outside_graphs_s, null);
   // A second break, hit once, that a profile measured: it ranks first.
-  const other = { ...targets[0].graph_breaks[0], lineno: 99, reason: 'another break' };
+  const other = {
+    ...targets[0].graph_breaks[0],
+    lineno: 99,
+    reason: 'another break'
+  };
   const t2 = { ...targets[1], graph_breaks: [{ ...other, hits: 1 }] };
   const profile = parsePayload(recordFixture('profile')) as IProfilePayload;
-  const measured = rankBreaks([targets[0], t2], [{ ...profile, graph_breaks: [other], outside_graphs_s: 0.002 }]);
+  const measured = rankBreaks(
+    [targets[0], t2],
+    [{ ...profile, graph_breaks: [other], outside_graphs_s: 0.002 }]
+  );
   assert.deepEqual(
     measured.map(r => [r.graph_break.lineno, r.hits, r.outside_graphs_s]),
     [
@@ -742,7 +987,10 @@ test('source map: kernels laid out one after another, tied to the source lines b
   assert.ok(map.blocks.length >= 2);
   const lines = map.text.split('\n');
   for (const b of map.blocks) {
-    assert.match(lines[b.start - 1], new RegExp(`^// ---- ${t.kernels[b.kernel].name}`));
+    assert.match(
+      lines[b.start - 1],
+      new RegExp(`^// ---- ${t.kernels[b.kernel].name}`)
+    );
     assert.ok(b.end >= b.start && b.end <= lines.length);
     assert.equal(blockAt(map, b.start)?.kernel, b.kernel);
     assert.equal(blockAt(map, b.end)?.kernel, b.kernel);
@@ -758,26 +1006,133 @@ test('source map: kernels laid out one after another, tied to the source lines b
   assert.deepEqual(map.rows.find(r => r.line.includes('print'))!.kernels, []);
 });
 
-test('the size cap is the kernel\'s largest output budget (issue 21); the inspector\'s whole record has its own', () => {
-  const kernel = (RECORD_SCHEMA as Record<string, Record<string, number>>)['x-nbcompile-limits'];
+test("the size cap is the kernel's largest output budget (issue 21); the inspector's whole record has its own", () => {
+  const kernel = (RECORD_SCHEMA as Record<string, Record<string, number>>)[
+    'x-nbcompile-limits'
+  ];
   assert.equal(LIMITS.bytes, kernel.max_record_bytes);
   assert.equal(WHOLE_LIMITS.bytes, kernel.max_whole_record_bytes);
   const records = join(ROOT, 'tests', 'fixtures', 'records');
   // The count is a lower bound of the JSON's UTF-8 size: a record at the cap passes.
-  for (const name of ['summary', 'trace', 'profile', 'suggestions', 'diagnosis']) {
+  for (const name of [
+    'summary',
+    'trace',
+    'profile',
+    'suggestions',
+    'diagnosis'
+  ]) {
     const rec = JSON.parse(readFileSync(join(records, `${name}.json`), 'utf8'));
     const size = Buffer.byteLength(JSON.stringify(rec));
     assert.ok(checkLimits(rec, { ...LIMITS, bytes: size }).ok, name);
-    assert.ok(!checkLimits(rec, { ...LIMITS, bytes: Math.floor(size / 2) }).ok, name);
+    assert.ok(
+      !checkLimits(rec, { ...LIMITS, bytes: Math.floor(size / 2) }).ok,
+      name
+    );
   }
   const trace = JSON.parse(readFileSync(join(records, 'trace.json'), 'utf8'));
   trace.problems = ['x'.repeat(LIMITS.bytes)];
   const over = parsePayload(trace) as { record: string; reason: string };
   assert.equal(over.record, 'unknown');
-  assert.match(over.reason, /^it is larger than 8 MB, the largest record nbcompile publishes/);
+  assert.match(
+    over.reason,
+    /^it is larger than 8 MB, the largest record nbcompile publishes/
+  );
   // From the inspector's request (the live kernel's whole record), it is read.
   assert.equal(parsePayload(trace, WHOLE_LIMITS)?.record, 'trace');
   // In two steps (the check, then the reading): the same payload.
   trace.problems = ['one'];
   assert.deepEqual(checkPayload(trace)(), parsePayload(trace));
+});
+
+test("validation is one step that types the record: its own kind's schema, finite numbers", () => {
+  const v = validateRecord(recordFixture('trace'));
+  assert.ok(v.ok && v.record.record === 'trace');
+  // A trace record carrying a profile's fields is refused as a trace, not read as one.
+  const profile = recordFixture('profile');
+  const confused = validateRecord({ ...profile, record: 'trace' });
+  assert.ok(!confused.ok);
+  assert.match(confused.reason, /record lacks the field "path"/);
+  // JSON has no Infinity, but 1e400 parses to it: refused, never shown.
+  const huge = JSON.parse(
+    JSON.stringify(recordFixture('profile')).replace(
+      /"wall_s": ?[0-9.e-]+/,
+      '"wall_s": 1e400'
+    )
+  );
+  const inf = validateRecord(huge);
+  assert.ok(!inf.ok);
+  assert.match(inf.reason, /wall_s must be number, not non-finite number/);
+  // The kind is named as the record gives it.
+  assert.match(
+    (parsePayload({ schema_version: 1, record: 7 }) as { reason: string })
+      .reason,
+    /kind "7" this version does not show/
+  );
+});
+
+test('the limits the schema does not state are kept: lines, hits, ranks, bytes, timeline', () => {
+  const raw = fixture() as { targets: Record<string, any>[] };
+  const t0 = raw.targets[0];
+  t0.graph_breaks[0].lineno = -2;
+  t0.graph_breaks[0].hits = 0;
+  t0.graph_breaks[0].stack = [{ filename: 'f', lineno: -3, line: 'x' }];
+  t0.annotations = [
+    {
+      filename: 'f',
+      lineno: 1,
+      line: 'x',
+      category: 'fused',
+      kernels: [],
+      externs: [],
+      kernel_refs: [-1, 2, 3],
+      ops: [],
+      reason: ''
+    }
+  ];
+  t0.id = '';
+  raw.targets.push({ ...t0, id: 't-last' });
+  const p = summary(raw);
+  assert.deepEqual(
+    p.targets.map(t => t.id),
+    [raw.targets[1].id, 't-last']
+  );
+  const b = p.targets[1].graph_breaks[0];
+  assert.equal(b.lineno, null);
+  assert.equal(b.hits, 1);
+  assert.equal(b.stack[0].lineno, null);
+  assert.deepEqual(p.targets[1].annotations[0].kernel_refs, [2, 3]);
+  // Fractional line numbers are not integers: the schema refuses them.
+  t0.graph_breaks[0].lineno = 2.5;
+  assert.match(
+    (parsePayload(raw) as { reason: string }).reason,
+    /lineno must be integer or null, not number/
+  );
+  const trace = recordFixture('trace');
+  trace.ranks = [1, -1, 0];
+  assert.deepEqual((parsePayload(trace) as ITracePayload).ranks, [1, 0]);
+  const prof = recordFixture('profile') as Record<string, any>;
+  const point = { t_s: 0, bytes: 1, what: '' };
+  prof.memory = {
+    ...(prof.memory ?? {
+      device: 'cpu',
+      peak_bytes: null,
+      eager_peak_bytes: null,
+      allocated_bytes: null,
+      eager_allocated_bytes: null,
+      outside_graphs_allocated_bytes: 0,
+      untied_allocated_bytes: 0,
+      eager_untied_allocated_bytes: 0,
+      saved_bytes: null,
+      eager_saved_bytes: null,
+      note: '',
+      notes: []
+    }),
+    across_breaks_bytes: -5,
+    timeline: Array.from({ length: 2000 }, () => point),
+    eager_timeline: []
+  };
+  const memory = (parsePayload(prof) as IProfilePayload).memory;
+  assert.ok(memory);
+  assert.equal(memory.timeline.length, 500);
+  assert.equal(memory.across_breaks_bytes, 0);
 });

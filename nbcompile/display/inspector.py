@@ -1,9 +1,9 @@
 """What the Compile inspector asks the kernel for: a target's whole record.
 
 Published outputs fit the output budget (cut lists carry ``omitted`` marks); the kernel
-keeps everything. When the inspector shows a cut record and the kernel is live, it sends
-a silent request whose user expression is ``whole_record(id)`` and reads the record from
-the returned MIME bundle (the kernel's display formatter calls ``_repr_mimebundle_``).
+keeps everything. When the inspector shows a cut record and the kernel is live, it asks
+over the comm target of ``magics/inspector_comm.py``, which answers with
+``whole_record(id)``'s payload.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from typing import Any
 from ..core.notebook import cache
 from ..core.notebook.session import get_session
 from ..core.notebook.torch_logs import TorchLogRouting
+from . import inspector_comm
 from .admin import AdminMagics
 from .compare import CompareMagics
 from .compile import CompileMagics
@@ -34,11 +35,13 @@ def load_ipython_extension(shell: Any) -> None:
         _torch_logs = TorchLogRouting(session.owner_of)
         _torch_logs.install()
     install_error_display(shell)
+    inspector_comm.register()
 
 
 def unload_ipython_extension(shell: Any) -> None:
     global _torch_logs
     get_session().stop()
+    inspector_comm.unregister()
     if _torch_logs is not None:
         _torch_logs.uninstall()
         _torch_logs = None

@@ -1,7 +1,10 @@
 /**
- * Coercion of untrusted record values into plain view-model values: every reader in
- * ./parse and ./parsereports goes through these, so a field of the wrong type becomes
- * its fallback, never an exception or an object lookup. No DOM, no JupyterLab.
+ * What the readers (./parse, ./parseparts, ./parsereports) still do to a record that
+ * ./validate typed: the value limits the schema does not state (line numbers floored
+ * and non-negative), record-keyed objects as `Map`s, and coercion of the few values the
+ * schema leaves open (a target's options, fields of older timing records), so a value of
+ * the wrong type there becomes its fallback, never an exception or an object lookup.
+ * No DOM, no JupyterLab.
  */
 
 import type * as R from '../generated/record';
@@ -13,7 +16,9 @@ export type Loose<T> = { [K in keyof T]?: unknown };
 export type Json = unknown;
 
 export function obj<T>(v: Json): Loose<T> | null {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Loose<T>) : null;
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+    ? (v as Loose<T>)
+    : null;
 }
 
 export function str(v: Json, fallback = ''): string {
@@ -30,40 +35,29 @@ export function strOrNull(v: Json): string | null {
   return typeof v === 'string' ? v : null;
 }
 
-export function num(v: Json, fallback = 0): number {
-  return typeof v === 'number' && Number.isFinite(v) ? v : fallback;
-}
-
 export function numOrNull(v: Json): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
-}
-
-/** A line number: a positive integer or null (fractions are floored). */
-export function lineOrNull(v: Json): number | null {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : null;
 }
 
 export function boolOrNull(v: Json): boolean | null {
   return typeof v === 'boolean' ? v : null;
 }
 
-export function arr(v: Json): readonly Json[] {
-  return Array.isArray(v) ? v : [];
+/** A line number: a non-negative integer or null (fractions are floored). */
+export function lineOrNull(v: number | null | undefined): number | null {
+  return typeof v === 'number' && v >= 0 ? Math.floor(v) : null;
 }
 
-export function list<T>(v: Json, parse: (x: Json) => T | null): T[] {
-  const out: T[] = [];
-  for (const x of arr(v)) {
-    const p = parse(x);
-    if (p !== null) {
-      out.push(p);
+/** Line numbers, those that are not (negative) left out. */
+export function lines(v: readonly number[]): number[] {
+  const out: number[] = [];
+  for (const x of v) {
+    const n = lineOrNull(x);
+    if (n !== null) {
+      out.push(n);
     }
   }
   return out;
-}
-
-export function strList(v: Json): string[] {
-  return list(v, x => (typeof x === 'string' || typeof x === 'number' ? str(x) : null));
 }
 
 /** Own entries of a JSON object as a Map (never an object keyed by record strings). */
@@ -71,38 +65,13 @@ export function entries(v: Json): [string, Json][] {
   return obj<Record<string, Json>>(v) ? Object.entries(v as object) : [];
 }
 
-export function numMap(v: Json): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const [k, x] of entries(v)) {
-    if (typeof x === 'number' && Number.isFinite(x)) {
-      out.set(k, x);
-    }
-  }
-  return out;
+/** A record's map of numbers (`{"total_s": 1.5}`) as a `Map`; none when absent. */
+export function numMap(
+  v: { [k: string]: number } | undefined
+): Map<string, number> {
+  return new Map(v ? Object.entries(v) : []);
 }
 
-/** A short, display-only rendering of any JSON value (never evaluated). */
-export function displayValue(v: Json): string {
-  if (v === null || v === undefined) {
-    return 'None';
-  }
-  if (typeof v === 'string') {
-    return v;
-  }
-  if (typeof v === 'boolean') {
-    return v ? 'True' : 'False';
-  }
-  if (typeof v === 'number') {
-    return String(v);
-  }
-  try {
-    return JSON.stringify(v).slice(0, 200);
-  } catch {
-    return '…';
-  }
-}
-
-export function parseSourceLine(v: Json): ISourceLine | null {
-  const o = obj<R.SourceLine>(v);
-  return o && { filename: str(o.filename), lineno: lineOrNull(o.lineno), line: str(o.line) };
+export function parseSourceLine(o: R.SourceLine): ISourceLine {
+  return { filename: o.filename, lineno: lineOrNull(o.lineno), line: o.line };
 }

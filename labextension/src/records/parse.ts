@@ -1,102 +1,112 @@
 /**
- * Record -> view model. Payloads come from notebook outputs, which are untrusted: every
- * field is checked and coerced into plain strings, numbers, arrays and `Map`s. Field
- * names are typed by the generated wire types (`Loose<R.X>`), so a field the schema
- * does not have is a compile error here. Nothing is evaluated, nothing becomes HTML.
+ * Record -> view model. Payloads come from notebook outputs, which are untrusted:
+ * ./validate checks each against the schema of its kind once, and what passes is read
+ * here as its generated wire type (../generated/record), into plain strings, numbers,
+ * arrays and `Map`s. Only the value limits the schema does not state are checked here
+ * (see ./coerce, ./parseparts), and the few fields it leaves open are coerced (a
+ * target's options, older timing records' fields). The words of tables live in
+ * ../views. Nothing is evaluated, nothing becomes HTML.
  *
  * No JupyterLab imports: the unit tests run this under plain node.
  */
 
 import type * as R from '../generated/record';
-import { clip, formatBytes, formatTime } from '../ui/format';
+import { clip, displayValue } from '../ui/format';
+import {
+  comparisonTable,
+  IOlderTiming,
+  NO_ROWS,
+  timingCharts,
+  timingNotes,
+  timingTitle
+} from '../views/timingtext';
 import {
   IAnnotation,
   ICellRef,
   ICodeDiff,
   ICompile,
-  ITable,
   ITargetError,
   ITargetOptions,
   ITargetRecord,
-  ITimingPayload,
   ITorchLog,
-  Payload,
-  SCHEMA_VERSION,
-  TableCell
+  Payload
 } from '../model';
 import {
   boolOrNull,
-  displayValue,
   entries,
   Json,
   lineOrNull,
-  list,
+  lines,
   Loose,
-  num,
   numMap,
   numOrNull,
   obj,
   parseSourceLine,
   str,
-  strList,
   strOrNull
 } from './coerce';
-import { parseGraphBreak, parseKernel, parseOmission, parseRecompile } from './parseparts';
-import { parseDiagnosis, parseProfile, parseSuggestions, parseTrace } from './parsereports';
-import { ILimits, LIMITS, validateRecord } from './validate';
+import {
+  parseGraphBreak,
+  parseKernel,
+  parseOmission,
+  parseRecompile
+} from './parseparts';
+import {
+  parseDiagnosis,
+  parseProfile,
+  parseSuggestions,
+  parseTrace
+} from './parsereports';
+import { ILimits, LIMITS, validateRecord, WireRecord } from './validate';
 
-export { displayValue } from './coerce';
-
-export function parseCompile(v: Json): ICompile | null {
-  const o = obj<R.CompileRecord>(v);
-  if (!o) {
-    return null;
-  }
+export function parseCompile(o: R.CompileRecord): ICompile {
   return {
-    compile_id: str(o.compile_id),
-    frame: str(o.frame),
-    status: str(o.status, 'ok'),
-    error: str(o.error),
-    recompile_reason: str(o.recompile_reason),
-    graphs: strList(o.graphs),
-    graph_op_count: num(o.graph_op_count),
-    guards: str(o.guards),
+    compile_id: o.compile_id,
+    frame: o.frame,
+    status: o.status,
+    error: o.error,
+    recompile_reason: o.recompile_reason,
+    graphs: [...o.graphs],
+    graph_op_count: o.graph_op_count,
+    guards: o.guards,
     times: numMap(o.times),
     cache: numMap(o.cache),
     phases: numMap(o.phases),
-    graph_breaks: list(o.graph_breaks, parseGraphBreak),
-    guard_latency_s: numOrNull(o.guard_latency_s)
+    graph_breaks: o.graph_breaks.map(parseGraphBreak),
+    guard_latency_s: o.guard_latency_s ?? null
   };
 }
 
-function parseTargetError(v: Json): ITargetError | null {
-  const o = obj<R.TargetError>(v);
-  if (!o) {
-    return null;
-  }
+function parseTargetError(o: R.TargetError): ITargetError {
   return {
-    type: str(o.type),
-    message: str(o.message),
-    filename: strOrNull(o.filename),
+    type: o.type,
+    message: o.message,
+    filename: o.filename,
     lineno: lineOrNull(o.lineno),
-    line: str(o.line),
-    stack: list(o.stack, parseSourceLine)
+    line: o.line,
+    stack: (o.stack ?? []).map(parseSourceLine)
   };
 }
 
-export function parseCellRef(v: Json): ICellRef {
-  const o = obj<R.CellRef>(v) ?? {};
+export function parseCellRef(o: R.CellRef): ICellRef {
   return {
-    filename: str(o.filename),
-    execution_count: numOrNull(o.execution_count),
-    cell_id: strOrNull(o.cell_id) || null
+    filename: o.filename ?? '',
+    execution_count: o.execution_count ?? null,
+    cell_id: o.cell_id || null
   };
 }
 
-const KNOWN_OPTIONS = new Set(['mode', 'backend', 'fullgraph', 'dynamic', 'disable', 'options']);
+const KNOWN_OPTIONS = new Set([
+  'mode',
+  'backend',
+  'fullgraph',
+  'dynamic',
+  'disable',
+  'options'
+]);
 
-function parseOptions(v: Json): ITargetOptions {
-  const o = obj<Record<string, Json>>(v) ?? {};
+/** A target's options: the schema leaves their values open, so each is coerced. */
+function parseOptions(o: Loose<Record<string, Json>>): ITargetOptions {
   const options = new Map<string, string>();
   for (const [k, x] of entries(o.options)) {
     options.set(k, displayValue(x));
@@ -118,269 +128,95 @@ function parseOptions(v: Json): ITargetOptions {
   };
 }
 
-/** Parse one target record; `null` when it has no usable `id`. */
-export function parseTarget(v: Json): ITargetRecord | null {
-  const o = obj<R.TargetRecord>(v);
-  const id = o ? str(o.id) : '';
-  if (!o || !id) {
+/** Read one target record; `null` when its `id` is empty. */
+export function parseTarget(o: R.TargetRecord): ITargetRecord | null {
+  const id = o.id;
+  if (!id) {
     return null;
   }
-  const compiles = list(o.compiles, parseCompile);
-  const kernels = list(o.kernels, parseKernel);
+  const compiles = o.compiles.map(parseCompile);
+  const kernels = o.kernels.map(parseKernel);
   let generated = 0;
   for (const k of kernels) {
     generated += k.kind === 'kernel' ? 1 : 0;
   }
-  let graphs = 0;
-  for (const c of compiles) {
-    graphs += c.graphs.length;
-  }
   return {
     id,
-    name: str(o.name, id),
-    kind: str(o.kind, 'function'),
+    name: o.name,
+    kind: o.kind,
     options: parseOptions(o.options),
-    status: str(o.status, 'pending'),
-    status_text: str(o.status_text),
-    progress_text: o.status === 'compiling' ? str(o.progress_text) : '',
-    compiled_inside: str(o.compiled_inside),
-    wrapper: strOrNull(o.wrapper),
-    compiled_object: str(o.compiled_object),
+    status: o.status,
+    status_text: o.status_text ?? '',
+    progress_text: o.status === 'compiling' ? (o.progress_text ?? '') : '',
+    compiled_inside: o.compiled_inside ?? '',
+    wrapper: o.wrapper,
+    compiled_object: o.compiled_object,
     cell: parseCellRef(o.cell),
-    notes: strList(o.notes),
-    error: parseTargetError(o.error),
-    compiling_since: numOrNull(o.compiling_since),
+    notes: [...o.notes],
+    error: o.error && parseTargetError(o.error),
+    compiling_since: o.compiling_since,
     compiles,
-    graph_count: num(o.graph_count, graphs),
-    graph_breaks: list(o.graph_breaks, parseGraphBreak),
-    recompiles: list(o.recompiles, parseRecompile),
+    graph_count: o.graph_count,
+    graph_breaks: o.graph_breaks.map(parseGraphBreak),
+    recompiles: o.recompiles.map(parseRecompile),
     kernels,
     generated_kernel_count: generated,
-    output_code: str(o.output_code),
-    compile_time_s: num(o.compile_time_s),
+    output_code: o.output_code,
+    compile_time_s: o.compile_time_s,
     truncated: o.truncated === true,
-    omitted: list(o.omitted, parseOmission),
-    torch_logs: list(o.torch_logs, parseTorchLog),
-    annotations: list(o.annotations, parseAnnotation),
-    code_diffs: list(o.code_diffs, parseCodeDiff)
+    omitted: (o.omitted ?? []).map(parseOmission),
+    torch_logs: (o.torch_logs ?? []).map(parseTorchLog),
+    annotations: (o.annotations ?? []).map(parseAnnotation),
+    code_diffs: (o.code_diffs ?? []).map(parseCodeDiff)
   };
 }
 
-function parseAnnotation(v: Json): IAnnotation | null {
-  const o = obj<R.LineAnnotation>(v);
-  if (!o) {
-    return null;
-  }
+function parseAnnotation(o: R.LineAnnotation): IAnnotation {
   return {
     lineno: lineOrNull(o.lineno),
-    line: str(o.line),
-    category: str(o.category),
-    kernel_refs: list(o.kernel_refs, lineOrNull),
-    reason: str(o.reason)
+    line: o.line,
+    category: o.category,
+    kernel_refs: lines(o.kernel_refs),
+    reason: o.reason
   };
 }
 
-function parseCodeDiff(v: Json): ICodeDiff | null {
-  const o = obj<R.CodeDiff>(v);
-  if (!o) {
-    return null;
-  }
+function parseCodeDiff(o: R.CodeDiff): ICodeDiff {
   return {
-    kernel: str(o.kernel),
-    compile_id: str(o.compile_id),
-    previous_compile_id: str(o.previous_compile_id),
-    change: str(o.change, 'changed'),
-    cause: str(o.cause),
-    diff: str(o.diff)
+    kernel: o.kernel,
+    compile_id: o.compile_id,
+    previous_compile_id: o.previous_compile_id,
+    change: o.change,
+    cause: o.cause,
+    diff: o.diff
   };
 }
 
-function parseTorchLog(v: Json): ITorchLog | null {
-  const o = obj<R.TorchLog>(v);
-  return o
-    ? { level: str(o.level), logger: str(o.logger), compile_id: str(o.compile_id), message: str(o.message) }
-    : null;
-}
-
-
-/** A timing record as read: the generated `Comparison` and the fields older ones had. */
-type ITimingIn = R.Comparison & { id: string; title: string; expr: string; updated_at: number };
-
-const COMPARISON_COLUMNS = [
-  'mode',
-  'compile',
-  'run (median ± IQR/2)',
-  'speedup [95% CI]',
-  'max |diff|',
-  'peak memory/call',
-  'allocated/call'
-];
-/** The column of a call that saves tensors for backward (a training step). */
-const SAVED_COLUMN = 'saved for backward';
-
-/** The interval the verdict rests on, labelled (`95% CI 0.04–0.15×`); '' when absent. */
-export function intervalText(low: unknown, high: unknown, confidence: unknown = 0.95): string {
-  if (typeof low !== 'number' || typeof high !== 'number' || !Number.isFinite(low) || !Number.isFinite(high)) {
-    return '';
-  }
-  const level = typeof confidence === 'number' && confidence > 0 && confidence < 1 ? confidence : 0.95;
-  return `${Math.round(level * 100)}% CI ${low.toFixed(2)}–${high.toFixed(2)}×`;
-}
-
-/** Peak memory of a row with its memory verdict (`16.0 MiB (0.25x eager's peak)`). */
-function peakText(r: Loose<R.TimingRow>): string {
-  if (str(r.status) === 'failed') {
-    return '-';
-  }
-  if (typeof r.peak_memory_bytes !== 'number') {
-    return 'not measured';
-  }
-  const verdict = str(r.memory_verdict);
-  return formatBytes(r.peak_memory_bytes) + (verdict && str(r.kind) !== 'eager' ? ` (${clip(verdict, 120)})` : '');
-}
-
-function comparisonRow(r: Loose<R.TimingRow>, saved: boolean, confidence: unknown): TableCell[] {
-  const kind = str(r.kind);
-  let speedup = '-';
-  if (kind === 'eager') {
-    speedup = '1.00× (baseline)';
-  } else if (str(r.status) === 'failed') {
-    speedup = 'failed';
-  } else if (typeof r.speedup === 'number') {
-    const verdict = str(r.verdict);
-    const interval = intervalText(r.speedup_ci_low, r.speedup_ci_high, confidence);
-    speedup = `${r.speedup.toFixed(2)}×` + (verdict ? ` ${verdict}` : '') + (interval ? ` [${interval}]` : '');
-  }
-  let diff = '-';
-  if (kind === 'eager') {
-    diff = 'reference';
-  } else if (typeof r.max_abs_diff === 'number') {
-    diff = `${r.max_abs_diff.toPrecision(2)} ${r.numerics_ok === false ? 'DIFFERS' : 'ok'}`;
-  }
-  const run =
-    typeof r.median_s === 'number'
-      ? `${formatTime(r.median_s)} ± ${formatTime(num(r.iqr_s) / 2)}`
-      : '-';
-  const cells: TableCell[] = [
-    str(r.mode),
-    typeof r.compile_s === 'number' ? `${r.compile_s.toFixed(2)} s` : '-',
-    run,
-    speedup,
-    diff,
-    peakText(r),
-    formatBytes(r.allocated_bytes)
-  ];
-  if (saved) {
-    cells.push(formatBytes(r.saved_bytes));
-  }
-  return cells;
-}
-
-/** What the whole comparison took and what came on top of the budget (`phases_s`). */
-function timeSpent(o: Loose<ITimingIn>): string {
-  const phases = numMap(o.phases_s);
-  if (!phases.size || typeof o.elapsed_s !== 'number') {
-    return '';
-  }
-  const timed = phases.get('timed calls') ?? 0;
-  const budget = num(o.budget_s);
-  const onTop = [...phases].filter(([k, v]) => k !== 'timed calls' && v >= 0.05).map(([k, v]) => `${clip(k, 40)} ${v.toFixed(1)} s`);
-  return (
-    `took ${o.elapsed_s.toFixed(1)} s: timed calls ${timed.toFixed(1)} s ` +
-    (timed <= budget * 1.1 ? `(within the budget of ${budget} s)` : `(over the budget of ${budget} s)`) +
-    (onTop.length ? `; on top of the budget: ${onTop.join(', ')}` : '')
-  );
-}
-
-/** A timing record (the comparison of `nbcompile.compare`); `null` for any other shape. */
-function parseTiming(o: Loose<ITimingIn>, key: string): ITimingPayload | null {
-  const rows = list(o.rows, x => obj<R.TimingRow>(x));
-  if (!rows.length || !rows.every(r => typeof r.mode === 'string')) {
-    return null;
-  }
-  const saved = rows.some(r => typeof r.saved_bytes === 'number');
-  const table: ITable = {
-    title: 'modes',
-    columns: saved ? [...COMPARISON_COLUMNS, SAVED_COLUMN] : COMPARISON_COLUMNS,
-    rows: rows.map(r => comparisonRow(r, saved, o.confidence))
+function parseTorchLog(o: R.TorchLog): ITorchLog {
+  return {
+    level: o.level,
+    logger: o.logger,
+    compile_id: o.compile_id,
+    message: o.message
   };
-  const memoryChart: ITimingPayload['memoryChart'] = [];
-  for (const r of rows) {
-    if (typeof r.peak_memory_bytes === 'number' && Number.isFinite(r.peak_memory_bytes)) {
-      memoryChart.push({ label: str(r.mode), value: r.peak_memory_bytes, unit: 'peak memory per call (bytes)' });
-    }
+}
+
+/** A timing record (the comparison of `nbcompile.compare`); unknown without rows. */
+function parseTiming(o: R.Comparison, key: string): Payload {
+  if (!o.rows.length) {
+    return { record: 'unknown', kind: 'timing', key, reason: NO_ROWS };
   }
-  const chart: ITimingPayload['chart'] = [];
-  for (const r of rows) {
-    if (str(r.kind) !== 'eager' && typeof r.speedup === 'number' && Number.isFinite(r.speedup)) {
-      chart.push({ label: str(r.mode), value: r.speedup, unit: 'speedup vs eager (×, median)' });
-    }
-  }
-  if (!chart.length) {
-    for (const r of rows) {
-      if (typeof r.median_s === 'number' && Number.isFinite(r.median_s)) {
-        chart.push({ label: str(r.mode), value: r.median_s, unit: 'median run time (s)' });
-      }
-    }
-  }
-  const notes = strList(o.notes);
-  const spent = timeSpent(o);
-  if (spent) {
-    notes.unshift(spent);
-  }
-  for (const r of rows) {
-    const mode = str(r.mode);
-    if (str(r.error)) {
-      notes.push(`${mode}: ${str(r.error)}`);
-    }
-    for (const n of strList(r.notes)) {
-      notes.push(`${mode}: ${n}`);
-    }
-    for (const e of list(r.explanations, x => obj<R.Explanation>(x))) {
-      const message = str(e.message);
-      if (message) {
-        notes.push(`${mode}, why not faster: ${message}`);
-      }
-    }
-    for (const e of list(r.memory_explanations, x => obj<R.Explanation>(x))) {
-      const message = str(e.message);
-      if (message) {
-        notes.push(`${mode}, why more memory: ${message}`);
-      }
-    }
-  }
-  if (typeof o.best === 'string') {
-    notes.push(`best: ${o.best}`);
-  }
-  const facts = [
-    str(o.device),
-    typeof o.num_threads === 'number' ? `${o.num_threads} thread(s)` : '',
-    typeof o.elapsed_s === 'number' ? `took ${o.elapsed_s.toFixed(1)} s` : ''
-  ].filter(Boolean);
-  if (facts.length) {
-    notes.push(facts.join(', '));
-  }
-  const name = str(o.name);
-  const inputs = strList(o.inputs);
-  const title =
-    str(o.title) ||
-    (name ? `compare(${name})${inputs.length ? ': ' + inputs.join(', ') : ''}` : '') ||
-    str(o.expr) ||
-    'Timing';
+  const older = o as Loose<IOlderTiming>;
   return {
     record: 'timing',
-    key: str(o.id) || key,
-    title,
-    updated_at: numOrNull(o.updated_at),
-    tables: [table],
-    chart,
-    memoryChart,
-    notes
+    key: str(older.id) || key,
+    title: timingTitle(o, older),
+    updated_at: numOrNull(older.updated_at),
+    tables: [comparisonTable(o)],
+    ...timingCharts(o.rows),
+    notes: timingNotes(o)
   };
 }
-
-/** The record kinds this version reads (others are listed as not shown, unvalidated). */
-const KINDS = new Set(['summary', 'target', 'timing', 'trace', 'profile', 'suggestions', 'diagnosis']);
 
 /**
  * Parse one published payload (the value of the MIME type in a bundle).
@@ -391,7 +227,10 @@ const KINDS = new Set(['summary', 'target', 'timing', 'trace', 'profile', 'sugge
  * `limits`: those of a published output by default (the whole record the inspector asks
  * the kernel for has its own, `WHOLE_LIMITS`).
  */
-export function parsePayload(data: Json, limits: ILimits = LIMITS): Payload | null {
+export function parsePayload(
+  data: Json,
+  limits: ILimits = LIMITS
+): Payload | null {
   return checkPayload(data, limits)();
 }
 
@@ -400,7 +239,10 @@ export function parsePayload(data: Json, limits: ILimits = LIMITS): Payload | nu
  * check and its reading each take a while): the check now; the returned function
  * reads the checked record.
  */
-export function checkPayload(data: Json, limits: ILimits = LIMITS): () => Payload | null {
+export function checkPayload(
+  data: Json,
+  limits: ILimits = LIMITS
+): () => Payload | null {
   let value = data;
   if (typeof value === 'string') {
     try {
@@ -415,56 +257,48 @@ export function checkPayload(data: Json, limits: ILimits = LIMITS): () => Payloa
   }
   const kind = str(o.record);
   const key = `${kind || 'record'}:${stableKey(value)}`;
-  if (!KINDS.has(kind) && o.schema_version === SCHEMA_VERSION) {
-    const unknown: Payload = {
+  const verdict = validateRecord(value, limits);
+  if (!verdict.ok) {
+    const invalid: Payload = {
       record: 'unknown',
       kind: clip(kind, 40) || '(none)',
       key,
-      reason: `it is a record of kind "${clip(kind, 40)}" this version does not show`
+      reason: verdict.reason
     };
-    return () => unknown;
-  }
-  const verdict = validateRecord(value, limits);
-  if (!verdict.ok) {
-    const invalid: Payload = { record: 'unknown', kind: clip(kind, 40) || '(none)', key, reason: verdict.reason };
     return () => invalid;
   }
-  const checked = value;
-  return () => readChecked(checked, o, kind, key);
+  const record = verdict.record;
+  return () => readRecord(record, key);
 }
 
-/** The payload of a record `checkPayload` accepted. */
-function readChecked(value: Json, o: Loose<R.SummaryRecord>, kind: string, key: string): Payload | null {
-  if (kind === 'summary') {
-    return {
-      record: 'summary',
-      cell: parseCellRef(o.cell),
-      updated_at: numOrNull(o.updated_at),
-      targets: list(o.targets, parseTarget)
-    };
+/** The payload of a record `validateRecord` accepted. */
+function readRecord(o: WireRecord, key: string): Payload | null {
+  switch (o.record) {
+    case 'summary':
+      return {
+        record: 'summary',
+        cell: parseCellRef(o.cell),
+        updated_at: o.updated_at,
+        targets: o.targets.map(parseTarget).filter(t => t !== null)
+      };
+    case 'target': {
+      // A bare target record: a one-target summary.
+      const t = parseTarget(o);
+      return t
+        ? { record: 'summary', cell: t.cell, updated_at: null, targets: [t] }
+        : null;
+    }
+    case 'trace':
+      return parseTrace(o, key);
+    case 'profile':
+      return parseProfile(o, key);
+    case 'suggestions':
+      return parseSuggestions(o, key);
+    case 'diagnosis':
+      return parseDiagnosis(o, key);
+    case 'timing':
+      return parseTiming(o, key);
   }
-  if (kind === 'target') {
-    // A bare target record: a one-target summary.
-    const t = parseTarget(value);
-    return t ? { record: 'summary', cell: t.cell, updated_at: null, targets: [t] } : null;
-  }
-  if (kind === 'trace') {
-    return parseTrace(value, key);
-  }
-  if (kind === 'profile') {
-    return parseProfile(value, key);
-  }
-  if (kind === 'suggestions') {
-    return parseSuggestions(value, key);
-  }
-  if (kind === 'diagnosis') {
-    return parseDiagnosis(value, key);
-  }
-  const timing = parseTiming(value as Loose<ITimingIn>, key);
-  if (timing) {
-    return timing;
-  }
-  return { record: 'unknown', kind, key, reason: 'a timing record of a shape this version does not show' };
 }
 
 /**
@@ -495,7 +329,9 @@ function stableKey(v: Json): string {
         stack.push((x as Record<string, Json>)[k]);
       }
     } else {
-      mix(typeof x === 'string' ? `"${x.length}:${x.slice(0, 200)}` : String(x));
+      mix(
+        typeof x === 'string' ? `"${x.length}:${x.slice(0, 200)}` : String(x)
+      );
     }
   }
   return h.toString(16);

@@ -1,31 +1,27 @@
 /**
  * Readers of the record pieces that several record kinds share (graph breaks, kernels,
  * recompiles) and of links: live targets (./parse) and reports (./parsereports) read
- * them alike. Untrusted input; see ./coerce.
+ * them alike, from records ./validate typed; see ./coerce.
  */
 
 import type * as R from '../generated/record';
-import { Json, lineOrNull, list, num, numOrNull, obj, parseSourceLine, str, strOrNull } from './coerce';
+import { lineOrNull, parseSourceLine } from './coerce';
 import { IGraphBreak, IKernel, IOmission, IRecompile } from '../model';
 
-export function parseGraphBreak(v: Json): IGraphBreak | null {
-  const o = obj<R.GraphBreak>(v);
-  if (!o) {
-    return null;
-  }
+export function parseGraphBreak(o: R.GraphBreak): IGraphBreak {
   return {
-    reason: str(o.reason),
-    filename: strOrNull(o.filename),
+    reason: o.reason,
+    filename: o.filename,
     lineno: lineOrNull(o.lineno),
-    line: str(o.line),
-    hint: str(o.hint),
-    explanation: str(o.explanation),
-    gb_type: str(o.gb_type),
-    compile_id: str(o.compile_id),
-    stack: list(o.stack, parseSourceLine),
-    gb_id: str(o.gb_id),
-    doc_url: safeUrl(str(o.doc_url)),
-    hits: Math.max(1, Math.floor(numOrNull(o.hits) ?? 1))
+    line: o.line,
+    hint: o.hint,
+    explanation: o.explanation,
+    gb_type: o.gb_type,
+    compile_id: o.compile_id,
+    stack: (o.stack ?? []).map(parseSourceLine),
+    gb_id: o.gb_id ?? '',
+    doc_url: safeUrl(o.doc_url ?? ''),
+    hits: Math.max(1, Math.floor(o.hits ?? 1))
   };
 }
 
@@ -41,32 +37,22 @@ export function safeUrl(url: string): string {
   }
 }
 
-export function parseRecompile(v: Json): IRecompile | null {
-  const o = obj<R.Recompile>(v);
-  return o && { reason: str(o.reason), compile_id: str(o.compile_id), guard: str(o.guard) };
+export function parseRecompile(o: R.Recompile): IRecompile {
+  return { reason: o.reason, compile_id: o.compile_id, guard: o.guard };
 }
 
-export function parseKernel(v: Json): IKernel | null {
-  const o = obj<R.Kernel>(v);
-  if (!o) {
-    return null;
-  }
-  const source = str(o.source);
+export function parseKernel(o: R.Kernel): IKernel {
   return {
-    name: str(o.name, '(unnamed)'),
-    language: str(o.language, 'python'),
-    kind: str(o.kind, 'kernel'),
-    source,
-    size: num(o.size, source.length),
-    compile_id: str(o.compile_id),
-    lines: list(o.lines, parseSourceLine)
+    name: o.name,
+    language: o.language,
+    kind: o.kind,
+    source: o.source,
+    size: o.size,
+    compile_id: o.compile_id,
+    lines: o.lines.map(parseSourceLine)
   };
 }
 
-
-export function parseOmission(v: Json): IOmission | null {
-  const o = obj<R.Omission>(v);
-  return o
-    ? { field: str(o.field), count: num(o.count), how: str(o.how), unit: str(o.unit, 'items') }
-    : null;
+export function parseOmission(o: R.Omission): IOmission {
+  return { field: o.field, count: o.count, how: o.how, unit: o.unit };
 }

@@ -1,12 +1,14 @@
 /**
  * Readers of the report records listed beside the live targets: a TORCH_TRACE log
  * (`trace`), a measured profile (`profile`), proven fixes (`suggestions`) and a
- * diagnosis of a crash or a numeric difference (`diagnosis`). Same
- * rules as ./parse: untrusted input, every field coerced, `Map`s for record-keyed data.
+ * diagnosis of a crash or a numeric difference (`diagnosis`). Same rules as ./parse:
+ * records ./validate typed, read as typed; `Map`s for record-keyed data; only the value
+ * limits the schema does not state are checked here (ranks and line numbers
+ * non-negative, byte counts at least 0, at most 500 memory-timeline points).
  */
 
 import type * as R from '../generated/record';
-import { Json, lineOrNull, list, num, numMap, numOrNull, obj, parseSourceLine, str, strList, strOrNull } from './coerce';
+import { lineOrNull, lines, numMap, parseSourceLine } from './coerce';
 import {
   IBisection,
   IDiagnosisPayload,
@@ -27,374 +29,305 @@ import {
   IWorkaround
 } from '../model';
 import { parseGraphBreak, parseKernel, parseOmission } from './parseparts';
+import type { ProfileRecord, SuggestionsRecord } from './validate';
 
-/** A rank: a non-negative integer, else null. */
-function rankOrNull(v: Json): number | null {
-  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null;
+/** Ranks: the non-negative integers of `v` (others left out). */
+function ranks(v: readonly number[]): number[] {
+  return v.filter(r => Number.isInteger(r) && r >= 0);
 }
 
-function parseTraceCompile(v: Json): ITraceCompile | null {
-  const o = obj<R.TraceCompile>(v);
-  if (!o) {
-    return null;
-  }
+/** A rank: a non-negative integer, else null. */
+function rankOrNull(v: number | null): number | null {
+  return v !== null && Number.isInteger(v) && v >= 0 ? v : null;
+}
+
+function parseTraceCompile(o: R.TraceCompile): ITraceCompile {
   return {
     rank: rankOrNull(o.rank),
-    compile_id: str(o.compile_id),
-    frame: str(o.frame),
-    function: str(o.function),
-    filename: str(o.filename),
+    compile_id: o.compile_id,
+    frame: o.frame,
+    function: o.function,
+    filename: o.filename,
     lineno: lineOrNull(o.lineno),
-    status: str(o.status, 'compiled'),
-    fail_reason: str(o.fail_reason),
-    compile_time_s: num(o.compile_time_s),
+    status: o.status,
+    fail_reason: o.fail_reason,
+    compile_time_s: o.compile_time_s,
     metric_phases: numMap(o.metric_phases),
     phases: numMap(o.phases),
     cache: numMap(o.cache),
-    stack: list(o.stack, parseSourceLine),
-    log: str(o.log),
-    graph_breaks: list(o.graph_breaks, parseGraphBreak),
-    recompile_reason: str(o.recompile_reason),
-    guards: str(o.guards),
-    graphs: strList(o.graphs),
-    kernels: list(o.kernels, parseKernel),
-    output_code: str(o.output_code),
+    stack: o.stack.map(parseSourceLine),
+    log: o.log,
+    graph_breaks: o.graph_breaks.map(parseGraphBreak),
+    recompile_reason: o.recompile_reason,
+    guards: o.guards,
+    graphs: [...o.graphs],
+    kernels: o.kernels.map(parseKernel),
+    output_code: o.output_code,
     contents_omitted: o.contents_omitted === true
   };
 }
 
-function parseDivergence(v: Json): IDivergence | null {
-  const o = obj<R.Divergence>(v);
-  if (!o) {
-    return null;
-  }
+function parseDivergence(o: R.Divergence): IDivergence {
   return {
-    kind: str(o.kind),
-    groups: list(o.groups, g => (Array.isArray(g) ? list(g, rankOrNull) : null)),
-    detail: str(o.detail),
-    compile_id: str(o.compile_id)
+    kind: o.kind,
+    groups: o.groups.map(ranks),
+    detail: o.detail,
+    compile_id: o.compile_id
   };
 }
 
-export function parseTrace(v: Json, key: string): ITracePayload | null {
-  const o = obj<R.TraceRecord>(v);
-  if (!o) {
-    return null;
-  }
+export function parseTrace(o: R.TraceRecord, key: string): ITracePayload {
   return {
     record: 'trace',
     key,
-    path: str(o.path),
-    ranks: list(o.ranks, rankOrNull),
-    compiles: list(o.compiles, parseTraceCompile),
-    divergences: list(o.divergences, parseDivergence),
-    problems: strList(o.problems),
-    files: strList(o.files),
+    path: o.path,
+    ranks: ranks(o.ranks),
+    compiles: o.compiles.map(parseTraceCompile),
+    divergences: o.divergences.map(parseDivergence),
+    problems: [...o.problems],
+    files: [...o.files],
     unknown_events: numMap(o.unknown_events),
-    events: num(o.events),
-    bytes_read: num(o.bytes_read),
+    events: o.events,
+    bytes_read: o.bytes_read ?? 0,
     interrupted: o.interrupted === true,
     truncated: o.truncated === true,
-    omitted: list(o.omitted, parseOmission)
+    omitted: (o.omitted ?? []).map(parseOmission)
   };
 }
 
-function parseKernelTime(v: Json): IKernelTime | null {
-  const o = obj<R.KernelTime>(v);
-  if (!o) {
-    return null;
-  }
+/** A byte count: a non-negative number, else 0. */
+function bytesOf(v: number | undefined): number {
+  return v !== undefined && v > 0 ? v : 0;
+}
+
+function parseKernelTime(o: R.KernelTime): IKernelTime {
   return {
-    name: str(o.name, '(unnamed)'),
-    kind: str(o.kind, 'kernel'),
-    calls: num(o.calls),
-    total_s: num(o.total_s),
-    mean_s: num(o.mean_s),
-    share: num(o.share),
-    compile_id: str(o.compile_id),
-    stage: str(o.stage),
-    lines: list(o.lines, lineOrNull),
+    name: o.name,
+    kind: o.kind,
+    calls: o.calls,
+    total_s: o.total_s,
+    mean_s: o.mean_s,
+    share: o.share,
+    compile_id: o.compile_id,
+    stage: o.stage,
+    lines: lines(o.lines),
     allocated_bytes: bytesOf(o.allocated_bytes)
   };
-}
-
-/** A byte count: a non-negative finite number, else 0. */
-function bytesOf(v: Json): number {
-  const n = num(v);
-  return Number.isFinite(n) && n > 0 ? n : 0;
 }
 
 /** Most timeline points read from one record (the kernel publishes at most 60). */
 const MAX_POINTS = 500;
 
-function parseMemoryPoint(v: Json): IMemoryPoint | null {
-  const o = obj<R.MemoryPoint>(v);
-  if (!o || typeof o.t_s !== 'number' || typeof o.bytes !== 'number') {
-    return null;
-  }
-  return { t_s: o.t_s, bytes: o.bytes, what: str(o.what) };
+function parseMemoryPoint(o: R.MemoryPoint): IMemoryPoint {
+  return { t_s: o.t_s, bytes: o.bytes, what: o.what };
 }
 
-function parseProfileMemory(v: Json): IProfileMemory | null {
-  const o = obj<R.ProfileMemory>(v);
-  if (!o) {
-    return null;
-  }
+function parseProfileMemory(o: R.ProfileMemory): IProfileMemory {
   return {
-    device: str(o.device),
-    peak_bytes: numOrNull(o.peak_bytes),
-    eager_peak_bytes: numOrNull(o.eager_peak_bytes),
-    allocated_bytes: numOrNull(o.allocated_bytes),
-    eager_allocated_bytes: numOrNull(o.eager_allocated_bytes),
-    saved_bytes: numOrNull(o.saved_bytes),
-    eager_saved_bytes: numOrNull(o.eager_saved_bytes),
+    device: o.device,
+    peak_bytes: o.peak_bytes,
+    eager_peak_bytes: o.eager_peak_bytes,
+    allocated_bytes: o.allocated_bytes,
+    eager_allocated_bytes: o.eager_allocated_bytes,
+    saved_bytes: o.saved_bytes,
+    eager_saved_bytes: o.eager_saved_bytes,
     across_breaks_bytes: bytesOf(o.across_breaks_bytes),
     outside_graphs_allocated_bytes: bytesOf(o.outside_graphs_allocated_bytes),
-    timeline: list(o.timeline, parseMemoryPoint).slice(0, MAX_POINTS),
-    eager_timeline: list(o.eager_timeline, parseMemoryPoint).slice(0, MAX_POINTS),
-    note: str(o.note),
-    notes: strList(o.notes)
+    timeline: o.timeline.slice(0, MAX_POINTS).map(parseMemoryPoint),
+    eager_timeline: o.eager_timeline.slice(0, MAX_POINTS).map(parseMemoryPoint),
+    note: o.note,
+    notes: [...o.notes]
   };
 }
 
-function parseLineTime(v: Json): ILineTime | null {
-  const o = obj<R.LineTime>(v);
-  if (!o) {
-    return null;
-  }
+function parseLineTime(o: R.LineTime): ILineTime {
   return {
     lineno: lineOrNull(o.lineno),
-    line: str(o.line),
-    compiled_s: num(o.compiled_s),
-    eager_s: num(o.eager_s),
-    kernels: strList(o.kernels),
-    speedup: numOrNull(o.speedup),
+    line: o.line,
+    compiled_s: o.compiled_s,
+    eager_s: o.eager_s,
+    kernels: [...o.kernels],
+    speedup: o.speedup,
     compiled_allocated_bytes: bytesOf(o.compiled_allocated_bytes),
     eager_allocated_bytes: bytesOf(o.eager_allocated_bytes)
   };
 }
 
-export function parseProfile(v: Json, key: string): IProfilePayload | null {
-  const o = obj<R.Profile>(v);
-  if (!o) {
-    return null;
-  }
+export function parseProfile(o: ProfileRecord, key: string): IProfilePayload {
   return {
     record: 'profile',
     key,
-    name: str(o.name, '(unnamed)'),
-    repeat: num(o.repeat),
-    filename: str(o.filename),
-    wall_s: num(o.wall_s),
-    kernel_s: num(o.kernel_s),
-    outside_graphs_s: num(o.outside_graphs_s),
-    overhead_s: num(o.overhead_s),
-    unaccounted_s: num(o.unaccounted_s),
-    untied_s: num(o.untied_s),
-    eager_wall_s: num(o.eager_wall_s),
-    accounted: o.accounted === true,
-    kernels: list(o.kernels, parseKernelTime),
-    lines: list(o.lines, parseLineTime),
-    notes: strList(o.notes),
-    graph_breaks: list(o.graph_breaks, parseGraphBreak),
-    compiles: strList(o.compiles),
-    recompiles_during_profile: num(o.recompiles_during_profile),
-    memory: o.memory === null || o.memory === undefined ? null : parseProfileMemory(o.memory),
+    name: o.name,
+    repeat: o.repeat,
+    filename: o.filename,
+    wall_s: o.wall_s,
+    kernel_s: o.kernel_s,
+    outside_graphs_s: o.outside_graphs_s,
+    overhead_s: o.overhead_s,
+    unaccounted_s: o.unaccounted_s,
+    untied_s: o.untied_s,
+    eager_wall_s: o.eager_wall_s,
+    accounted: o.accounted,
+    kernels: o.kernels.map(parseKernelTime),
+    lines: o.lines.map(parseLineTime),
+    notes: [...o.notes],
+    graph_breaks: (o.graph_breaks ?? []).map(parseGraphBreak),
+    compiles: [...o.compiles],
+    recompiles_during_profile: o.recompiles_during_profile,
+    memory: o.memory ? parseProfileMemory(o.memory) : null,
     truncated: o.truncated === true,
-    omitted: list(o.omitted, parseOmission)
+    omitted: (o.omitted ?? []).map(parseOmission)
   };
 }
 
-function parseMeasured(v: Json): IMeasured | null {
-  const o = obj<R.Measured>(v);
-  if (!o) {
-    return null;
-  }
+function parseMeasured(o: R.Measured): IMeasured {
   return {
-    graphs: num(o.graphs),
-    breaks: num(o.breaks),
-    recompiles: num(o.recompiles),
-    time_s: numOrNull(o.time_s),
-    error: str(o.error),
-    timing_note: str(o.timing_note)
+    graphs: o.graphs,
+    breaks: o.breaks,
+    recompiles: o.recompiles,
+    time_s: o.time_s,
+    error: o.error,
+    timing_note: o.timing_note
   };
 }
 
-function parseProblem(v: Json): IProblem | null {
-  const o = obj<R.Problem>(v);
-  if (!o) {
-    return null;
-  }
+function parseProblem(o: R.Problem): IProblem {
   return {
-    kind: str(o.kind),
-    reason: str(o.reason),
-    filename: strOrNull(o.filename),
+    kind: o.kind,
+    reason: o.reason,
+    filename: o.filename,
     lineno: lineOrNull(o.lineno),
-    line: str(o.line),
-    in_library: o.in_library === true
+    line: o.line,
+    in_library: o.in_library
   };
 }
 
-const NO_PROBLEM: IProblem = { kind: '', reason: '', filename: null, lineno: null, line: '', in_library: false };
-
-function parseSuggestion(v: Json): ISuggestion | null {
-  const o = obj<R.Suggestion>(v);
-  if (!o) {
-    return null;
-  }
-  const same = obj<R.SameResult>(o.same_result) ?? {};
+function parseSuggestion(o: R.Suggestion): ISuggestion {
+  const same = o.same_result;
   return {
-    problem: parseProblem(o.problem) ?? NO_PROBLEM,
-    kind: str(o.kind),
-    change: str(o.change),
-    verified: o.verified === true,
-    status: str(o.status),
-    after: parseMeasured(o.after),
+    problem: parseProblem(o.problem),
+    kind: o.kind,
+    change: o.change,
+    verified: o.verified,
+    status: o.status,
+    after: o.after && parseMeasured(o.after),
     same: {
-      ok: typeof same.ok === 'boolean' ? same.ok : null,
-      max_abs_diff: numOrNull(same.max_abs_diff),
-      tolerance: str(same.tolerance),
-      notes: strList(same.notes)
+      ok: same.ok,
+      max_abs_diff: same.max_abs_diff,
+      tolerance: same.tolerance,
+      notes: [...same.notes]
     },
-    note: str(o.note)
+    note: o.note
   };
 }
 
-export function parseSuggestions(v: Json, key: string): ISuggestionsPayload | null {
-  const o = obj<R.Suggestions>(v);
-  if (!o) {
-    return null;
-  }
+export function parseSuggestions(
+  o: SuggestionsRecord,
+  key: string
+): ISuggestionsPayload {
   return {
     record: 'suggestions',
     key,
-    name: str(o.name, '(unnamed)'),
-    baseline: parseMeasured(o.baseline) ?? {
-      graphs: 0,
-      breaks: 0,
-      recompiles: 0,
-      time_s: null,
-      error: '',
-      timing_note: ''
-    },
-    problems: list(o.problems, parseProblem),
-    items: list(o.items, parseSuggestion),
-    calls: num(o.calls),
-    budget_s: num(o.budget_s),
-    elapsed_s: num(o.elapsed_s),
-    notes: strList(o.notes)
+    name: o.name,
+    baseline: parseMeasured(o.baseline),
+    problems: o.problems.map(parseProblem),
+    items: o.items.map(parseSuggestion),
+    calls: o.calls,
+    budget_s: o.budget_s,
+    elapsed_s: o.elapsed_s,
+    notes: [...o.notes]
   };
 }
 
-function parseRung(v: Json): IRung | null {
-  const o = obj<R.Rung>(v);
-  if (!o) {
-    return null;
-  }
+function parseRung(o: R.Rung): IRung {
   return {
-    backend: str(o.backend),
-    layer: str(o.layer),
-    outcome: str(o.outcome, 'not run'),
-    max_abs_diff: numOrNull(o.max_abs_diff),
-    mismatched: numOrNull(o.mismatched),
-    numel: num(o.numel),
-    error: str(o.error),
-    first_call_s: numOrNull(o.first_call_s),
-    time_s: numOrNull(o.time_s),
-    options: str(o.options),
-    note: str(o.note)
+    backend: o.backend,
+    layer: o.layer,
+    outcome: o.outcome,
+    max_abs_diff: o.max_abs_diff,
+    mismatched: o.mismatched,
+    numel: o.numel,
+    error: o.error,
+    first_call_s: o.first_call_s,
+    time_s: o.time_s,
+    options: o.options,
+    note: o.note
   };
 }
 
-function parseBisection(v: Json): IBisection | null {
-  const o = obj<R.Bisection>(v);
-  if (!o) {
-    return null;
-  }
+function parseBisection(o: R.Bisection): IBisection {
   return {
-    backend: str(o.backend),
-    subsystem: str(o.subsystem),
-    bisect_number: numOrNull(o.bisect_number),
-    debug_info: str(o.debug_info),
-    steps: num(o.steps),
-    elapsed_s: num(o.elapsed_s),
-    note: str(o.note)
+    backend: o.backend,
+    subsystem: o.subsystem,
+    bisect_number: o.bisect_number,
+    debug_info: o.debug_info,
+    steps: o.steps,
+    elapsed_s: o.elapsed_s,
+    note: o.note
   };
 }
 
-function parseReference(v: Json): IReference | null {
-  const o = obj<R.Reference>(v);
-  if (!o) {
-    return null;
-  }
+function parseReference(o: R.Reference): IReference {
   return {
-    dtype: str(o.dtype, 'torch.float64'),
-    eager_error: numOrNull(o.eager_error),
-    compiled_error: numOrNull(o.compiled_error),
-    eager_mean_error: numOrNull(o.eager_mean_error),
-    compiled_mean_error: numOrNull(o.compiled_mean_error),
-    closer: str(o.closer, 'neither'),
-    note: str(o.note)
+    dtype: o.dtype,
+    eager_error: o.eager_error,
+    compiled_error: o.compiled_error,
+    eager_mean_error: o.eager_mean_error,
+    compiled_mean_error: o.compiled_mean_error,
+    closer: o.closer,
+    note: o.note
   };
 }
 
-function parseWorkaround(v: Json): IWorkaround | null {
-  const o = obj<R.Workaround>(v);
-  if (!o) {
-    return null;
-  }
+function parseWorkaround(o: R.Workaround): IWorkaround {
   return {
-    kind: str(o.kind),
-    change: str(o.change),
-    verified: o.verified === true,
-    status: str(o.status, 'not tried'),
-    outcome: str(o.outcome, 'not run'),
-    max_abs_diff: numOrNull(o.max_abs_diff),
-    mismatched: numOrNull(o.mismatched),
-    numel: num(o.numel),
-    first_call_s: numOrNull(o.first_call_s),
-    time_s: numOrNull(o.time_s),
-    cost: str(o.cost),
-    reference_error: numOrNull(o.reference_error),
-    error: str(o.error),
-    note: str(o.note)
+    kind: o.kind,
+    change: o.change,
+    verified: o.verified,
+    status: o.status,
+    outcome: o.outcome,
+    max_abs_diff: o.max_abs_diff,
+    mismatched: o.mismatched,
+    numel: o.numel,
+    first_call_s: o.first_call_s,
+    time_s: o.time_s,
+    cost: o.cost,
+    reference_error: o.reference_error,
+    error: o.error,
+    note: o.note
   };
 }
 
-export function parseDiagnosis(v: Json, key: string): IDiagnosisPayload | null {
-  const o = obj<R.Diagnosis>(v);
-  if (!o) {
-    return null;
-  }
+export function parseDiagnosis(o: R.Diagnosis, key: string): IDiagnosisPayload {
   return {
     record: 'diagnosis',
     key,
-    name: str(o.name, '(unnamed)'),
-    kind: str(o.kind),
-    layer: strOrNull(o.layer),
-    summary: str(o.summary),
-    rungs: list(o.rungs, parseRung),
-    culprit: str(o.culprit),
-    filename: strOrNull(o.filename),
+    name: o.name,
+    kind: o.kind,
+    layer: o.layer,
+    summary: o.summary,
+    rungs: o.rungs.map(parseRung),
+    culprit: o.culprit,
+    filename: o.filename,
     lineno: lineOrNull(o.lineno),
-    line: str(o.line),
-    bisection: parseBisection(o.bisection),
-    max_abs_diff: numOrNull(o.max_abs_diff),
-    mismatched: numOrNull(o.mismatched),
-    numel: num(o.numel),
-    tolerance: str(o.tolerance),
-    error: str(o.error),
-    error_detail: str(o.error_detail),
-    reference: parseReference(o.reference),
-    workarounds: list(o.workarounds, parseWorkaround),
-    inputs: strList(o.inputs),
-    options: str(o.options),
-    eager_time_s: numOrNull(o.eager_time_s),
-    compiled_time_s: numOrNull(o.compiled_time_s),
-    budget_s: num(o.budget_s),
-    elapsed_s: num(o.elapsed_s),
-    skipped: strList(o.skipped),
-    notes: strList(o.notes),
-    truncated: o.truncated === true
+    line: o.line,
+    bisection: o.bisection && parseBisection(o.bisection),
+    max_abs_diff: o.max_abs_diff,
+    mismatched: o.mismatched,
+    numel: o.numel,
+    tolerance: o.tolerance,
+    error: o.error,
+    error_detail: o.error_detail,
+    reference: o.reference && parseReference(o.reference),
+    workarounds: o.workarounds.map(parseWorkaround),
+    inputs: [...o.inputs],
+    options: o.options,
+    eager_time_s: o.eager_time_s,
+    compiled_time_s: o.compiled_time_s,
+    budget_s: o.budget_s,
+    elapsed_s: o.elapsed_s,
+    skipped: [...o.skipped],
+    notes: [...o.notes],
+    truncated: o.truncated
   };
 }

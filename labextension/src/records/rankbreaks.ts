@@ -8,7 +8,12 @@
  * outputs and adds what profiles measured.
  */
 
-import { ICellRef, IGraphBreak, IProfilePayload, ITargetRecord } from '../model';
+import {
+  ICellRef,
+  IGraphBreak,
+  IProfilePayload,
+  ITargetRecord
+} from '../model';
 
 export interface IRankedBreak {
   graph_break: IGraphBreak;
@@ -26,13 +31,22 @@ function breakKey(gb: IGraphBreak): string {
   return `${gb.filename ?? ''}\u0000${gb.lineno ?? ''}\u0000${gb.reason}`;
 }
 
-export function rankBreaks(targets: readonly ITargetRecord[], profiles: readonly IProfilePayload[]): IRankedBreak[] {
+export function rankBreaks(
+  targets: readonly ITargetRecord[],
+  profiles: readonly IProfilePayload[]
+): IRankedBreak[] {
   const ranked = new Map<string, IRankedBreak>();
   const add = (gb: IGraphBreak, target: ITargetRecord, hits: number) => {
     const key = breakKey(gb);
     let row = ranked.get(key);
     if (!row) {
-      row = { graph_break: gb, hits: 0, targets: [], cell: target.cell, outside_graphs_s: null };
+      row = {
+        graph_break: gb,
+        hits: 0,
+        targets: [],
+        cell: target.cell,
+        outside_graphs_s: null
+      };
       ranked.set(key, row);
     }
     row.hits += hits;
@@ -60,7 +74,8 @@ export function rankBreaks(targets: readonly ITargetRecord[], profiles: readonly
       if (!row) {
         continue; // a profile of code no target of this notebook reported
       }
-      row.outside_graphs_s = (row.outside_graphs_s ?? 0) + p.outside_graphs_s / keys.size;
+      row.outside_graphs_s =
+        (row.outside_graphs_s ?? 0) + p.outside_graphs_s / keys.size;
     }
   }
   const rows = [...ranked.values()];
@@ -69,7 +84,11 @@ export function rankBreaks(targets: readonly ITargetRecord[], profiles: readonly
     if ((a.outside_graphs_s === null) !== (b.outside_graphs_s === null)) {
       return a.outside_graphs_s === null ? 1 : -1;
     }
-    if (a.outside_graphs_s !== null && b.outside_graphs_s !== null && a.outside_graphs_s !== b.outside_graphs_s) {
+    if (
+      a.outside_graphs_s !== null &&
+      b.outside_graphs_s !== null &&
+      a.outside_graphs_s !== b.outside_graphs_s
+    ) {
       return b.outside_graphs_s - a.outside_graphs_s;
     }
     return b.hits - a.hits || order.get(a)! - order.get(b)!;

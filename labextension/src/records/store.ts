@@ -10,7 +10,14 @@
 
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { IReportPayload, ITargetRecord, ITimingPayload, IUnknownPayload, MIME_TYPE, Payload } from '../model';
+import {
+  IReportPayload,
+  ITargetRecord,
+  ITimingPayload,
+  IUnknownPayload,
+  MIME_TYPE,
+  Payload
+} from '../model';
 import { parsePayload } from './parse';
 
 /** Where a record came from: a live kernel message, or an output saved in the notebook. */
@@ -38,10 +45,18 @@ export interface IStoreChange {
 }
 
 /** IOPub message types whose `content.data` can carry a record. */
-const DATA_MESSAGES = new Set(['display_data', 'update_display_data', 'execute_result']);
+const DATA_MESSAGES = new Set([
+  'display_data',
+  'update_display_data',
+  'execute_result'
+]);
 
 function mimeData(data: unknown): unknown {
-  if (!data || typeof data !== 'object' || !Object.prototype.hasOwnProperty.call(data, MIME_TYPE)) {
+  if (
+    !data ||
+    typeof data !== 'object' ||
+    !Object.prototype.hasOwnProperty.call(data, MIME_TYPE)
+  ) {
     return undefined;
   }
   return (data as Record<string, unknown>)[MIME_TYPE];
@@ -52,7 +67,10 @@ export function payloadFromMessage(msg: unknown): Payload | null {
   if (typeof msg !== 'object' || msg === null) {
     return null;
   }
-  const m = msg as { header?: { msg_type?: unknown }; content?: { data?: unknown } };
+  const m = msg as {
+    header?: { msg_type?: unknown };
+    content?: { data?: unknown };
+  };
   const type = m.header?.msg_type;
   if (typeof type !== 'string' || !DATA_MESSAGES.has(type)) {
     return null;
@@ -69,7 +87,10 @@ export function recordsInOutputs(outputs: readonly unknown[]): unknown[] {
       continue;
     }
     const o = output as { output_type?: unknown; data?: unknown };
-    if (o.output_type !== 'display_data' && o.output_type !== 'execute_result') {
+    if (
+      o.output_type !== 'display_data' &&
+      o.output_type !== 'execute_result'
+    ) {
       continue;
     }
     const data = mimeData(o.data);
@@ -185,7 +206,12 @@ export class RecordStore {
   }
 
   get isEmpty(): boolean {
-    return !this._slots.size && !this._timings.size && !this._reports.size && !this._unknown.size;
+    return (
+      !this._slots.size &&
+      !this._timings.size &&
+      !this._reports.size &&
+      !this._unknown.size
+    );
   }
 
   /** Changes so far (a cheap way to know whether to re-render). */
@@ -193,14 +219,23 @@ export class RecordStore {
     return this._version;
   }
 
-  private _applyTarget(record: ITargetRecord, source: RecordSource, updatedAt: number | null): void {
+  private _applyTarget(
+    record: ITargetRecord,
+    source: RecordSource,
+    updatedAt: number | null
+  ): void {
     const existingSlot = this._slotOf.get(record.id);
-    const existing = existingSlot === undefined ? undefined : this._slots.get(existingSlot);
+    const existing =
+      existingSlot === undefined ? undefined : this._slots.get(existingSlot);
     if (existing && source === 'saved') {
       if (existing.source === 'live') {
         return;
       }
-      if (existing.updatedAt !== null && updatedAt !== null && updatedAt < existing.updatedAt) {
+      if (
+        existing.updatedAt !== null &&
+        updatedAt !== null &&
+        updatedAt < existing.updatedAt
+      ) {
         return;
       }
     }
@@ -209,7 +244,9 @@ export class RecordStore {
     // takes the place (slot) of the old one with the same name from the same cell.
     const slot =
       existingSlot ??
-      (record.cell.cell_id ? `cell\u0000${record.cell.cell_id}\u0000${record.name}` : `id\u0000${record.id}`);
+      (record.cell.cell_id
+        ? `cell\u0000${record.cell.cell_id}\u0000${record.name}`
+        : `id\u0000${record.id}`);
     const previous = this._slots.get(slot);
     if (previous && previous.record.id !== record.id) {
       this._slotOf.delete(previous.record.id);
@@ -230,7 +267,15 @@ export class RecordStore {
 
   private _flush(): void {
     const p = this._pending;
-    if (this._silent || (!p.reset && !p.targets.size && !p.removed.size && !p.timings && !p.reports && !p.unknown)) {
+    if (
+      this._silent ||
+      (!p.reset &&
+        !p.targets.size &&
+        !p.removed.size &&
+        !p.timings &&
+        !p.reports &&
+        !p.unknown)
+    ) {
       return;
     }
     this._pending = RecordStore._empty();
@@ -238,8 +283,18 @@ export class RecordStore {
     this._changed.emit(p);
   }
 
-  private static _empty(): IStoreChange & { targets: Set<string>; removed: Set<string> } {
-    return { reset: false, targets: new Set(), removed: new Set(), timings: false, reports: false, unknown: false };
+  private static _empty(): IStoreChange & {
+    targets: Set<string>;
+    removed: Set<string>;
+  } {
+    return {
+      reset: false,
+      targets: new Set(),
+      removed: new Set(),
+      timings: false,
+      reports: false,
+      unknown: false
+    };
   }
 
   private _slots = new Map<string, ITargetEntry>();

@@ -1,8 +1,11 @@
 /**
- * Is this a record the renderers may read? Size limits first (one iterative walk, so
- * deep or huge values cannot overflow the stack, stopping as soon as a limit is passed),
- * then the record's JSON Schema (the generated ../generated/schema module: the Python
- * side's contract, not a copy of it).
+ * Untrusted record -> typed record, in one step: the size limits first (one iterative
+ * walk, so deep or huge values cannot overflow the stack, stopping as soon as a limit is
+ * passed), then the JSON Schema of the record's kind (the generated ../generated/schema
+ * module: the Python side's contract, not a copy of it). A record that passes has the
+ * generated wire type of its kind (../generated/record), so the readers (./parse,
+ * ./parsereports, ./parseparts) read its fields as typed and check only what the schema
+ * does not say (line numbers floored and non-negative, links https only, caps).
  *
  * The size cap is the kernel's: no record it publishes in an output is larger than its
  * largest output budget, and the record the inspector asks for is within the inspector's
@@ -12,18 +15,23 @@
  * The interpreter covers what the schema uses: type, enum, const, required, properties,
  * additionalProperties (a schema for map values; `false` is not enforced, since
  * consumers ignore unknown fields), items, $ref to #/$defs, allOf, anyOf, oneOf and
- * if/then/else. Anything else in the schema is ignored. No JupyterLab imports.
+ * if/then/else. Anything else in the schema is ignored. A number must be finite (JSON has
+ * no other; `1e400` parses to Infinity). No JupyterLab imports.
  */
 
 import { RECORD_SCHEMA } from '../generated/schema';
+import type * as R from '../generated/record';
 import { SCHEMA_VERSION } from '../model';
+import { clip } from '../ui/format';
 
 interface IKernelLimits {
   max_record_bytes: number;
   max_whole_record_bytes: number;
 }
 
-const KERNEL = (RECORD_SCHEMA as { 'x-nbcompile-limits': IKernelLimits })['x-nbcompile-limits'];
+const KERNEL = (RECORD_SCHEMA as { 'x-nbcompile-limits': IKernelLimits })[
+  'x-nbcompile-limits'
+];
 
 export interface ILimits {
   /** Nesting depth of objects and arrays. */
@@ -45,7 +53,10 @@ export const LIMITS: ILimits = {
 };
 
 /** Limits on the whole record the inspector asked the live kernel for. */
-export const WHOLE_LIMITS: ILimits = { ...LIMITS, bytes: KERNEL.max_whole_record_bytes };
+export const WHOLE_LIMITS: ILimits = {
+  ...LIMITS,
+  bytes: KERNEL.max_whole_record_bytes
+};
 
 function megabytes(n: number): string {
   return `${(n / (1024 * 1024)).toFixed(n % (1024 * 1024) ? 1 : 0)} MB`;
@@ -93,7 +104,10 @@ export function checkLimits(value: unknown, limits: ILimits = LIMITS): Verdict {
       bytes += v.length + 2;
     } else if (typeof v === 'object' && v !== null) {
       if (depth > limits.depth) {
-        return { ok: false, reason: `it is nested deeper than ${limits.depth} levels` };
+        return {
+          ok: false,
+          reason: `it is nested deeper than ${limits.depth} levels`
+        };
       }
       if (Array.isArray(v)) {
         bytes += 1 + Math.max(v.length, 1); // brackets and separators
@@ -107,7 +121,10 @@ export function checkLimits(value: unknown, limits: ILimits = LIMITS): Verdict {
       } else {
         const keys = Object.keys(v);
         if (keys.length > limits.keys) {
-          return { ok: false, reason: `an object has more than ${limits.keys} keys` };
+          return {
+            ok: false,
+            reason: `an object has more than ${limits.keys} keys`
+          };
         }
         bytes += 1 + Math.max(keys.length, 1);
         for (const k of keys) {
@@ -139,6 +156,9 @@ function typeOf(v: unknown): string {
     return 'array';
   }
   if (typeof v === 'number') {
+    if (!Number.isFinite(v)) {
+      return 'non-finite number';
+    }
     return Number.isInteger(v) ? 'integer' : 'number';
   }
   return typeof v;
@@ -150,7 +170,10 @@ function matchesType(v: unknown, type: string): boolean {
 }
 
 function show(v: unknown): string {
-  const s = typeof v === 'string' ? JSON.stringify(v.slice(0, 40)) : String(JSON.stringify(v) ?? v);
+  const s =
+    typeof v === 'string'
+      ? JSON.stringify(v.slice(0, 40))
+      : String(JSON.stringify(v) ?? v);
   return s.length > 60 ? s.slice(0, 60) + '…' : s;
 }
 
@@ -189,16 +212,24 @@ class Validator {
       }
     }
     if (schema.type !== undefined) {
-      const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
+      const types = Array.isArray(schema.type)
+        ? (schema.type as string[])
+        : [schema.type as string];
       if (!types.some(t => matchesType(v, t))) {
-        return { at: '', msg: `must be ${types.join(' or ')}, not ${typeOf(v)}` };
+        return {
+          at: '',
+          msg: `must be ${types.join(' or ')}, not ${typeOf(v)}`
+        };
       }
     }
     if (own(schema, 'const') && v !== schema.const) {
       return { at: '', msg: `must be ${show(schema.const)}, not ${show(v)}` };
     }
     if (Array.isArray(schema.enum) && !schema.enum.includes(v)) {
-      return { at: '', msg: `must be one of ${schema.enum.map(show).join(', ')}, not ${show(v)}` };
+      return {
+        at: '',
+        msg: `must be one of ${schema.enum.map(show).join(', ')}, not ${show(v)}`
+      };
     }
     for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
       const subs = schema[key];
@@ -233,7 +264,8 @@ class Validator {
       }
     }
     if (schema.if !== undefined) {
-      const branch = this.check(v, schema.if) === null ? schema.then : schema.else;
+      const branch =
+        this.check(v, schema.if) === null ? schema.then : schema.else;
       const err = branch === undefined ? null : this.check(v, branch);
       if (err) {
         return err;
@@ -248,7 +280,9 @@ class Validator {
         }
       }
       const props = isObject(schema.properties) ? schema.properties : {};
-      const extra = isObject(schema.additionalProperties) ? schema.additionalProperties : null;
+      const extra = isObject(schema.additionalProperties)
+        ? schema.additionalProperties
+        : null;
       for (const key of Object.keys(v)) {
         const sub = own(props, key) ? props[key] : extra;
         if (sub) {
@@ -277,7 +311,9 @@ class Validator {
     if (!isObject(v)) {
       return subs;
     }
-    const fits = subs.filter(sub => this._consts(sub).every(([k, c]) => !own(v, k) || v[k] === c));
+    const fits = subs.filter(sub =>
+      this._consts(sub).every(([k, c]) => !own(v, k) || v[k] === c)
+    );
     return fits.length ? fits : subs;
   }
 
@@ -288,8 +324,12 @@ class Validator {
     }
     let found = this._constCache.get(sub);
     if (!found) {
-      const target = typeof sub.$ref === 'string' ? this._resolve(sub.$ref) : sub;
-      const props = isObject(target) && isObject(target.properties) ? target.properties : {};
+      const target =
+        typeof sub.$ref === 'string' ? this._resolve(sub.$ref) : sub;
+      const props =
+        isObject(target) && isObject(target.properties)
+          ? target.properties
+          : {};
       found = [];
       for (const k of Object.keys(props)) {
         const p = props[k];
@@ -306,7 +346,10 @@ class Validator {
     if (!this._refCache.has(ref)) {
       const m = /^#\/\$defs\/([^/]+)$/.exec(ref);
       const defs = this._root.$defs;
-      this._refCache.set(ref, m && isObject(defs) && own(defs, m[1]) ? defs[m[1]] : undefined);
+      this._refCache.set(
+        ref,
+        m && isObject(defs) && own(defs, m[1]) ? defs[m[1]] : undefined
+      );
     }
     return this._refCache.get(ref);
   }
@@ -317,11 +360,47 @@ class Validator {
 
 const validator = new Validator(RECORD_SCHEMA as Schema);
 
+/** A record of the profile or suggestions kind (their schema leaves `record` open). */
+export type ProfileRecord = R.Profile & { record: 'profile' };
+export type SuggestionsRecord = R.Suggestions & { record: 'suggestions' };
+
+/** A record that passed `validateRecord`: the wire type of its kind. */
+export type WireRecord =
+  | R.SummaryRecord
+  | R.TargetRecord
+  | R.Comparison
+  | ProfileRecord
+  | SuggestionsRecord
+  | R.TraceRecord
+  | R.Diagnosis;
+
+/** The schema definition each record kind this version shows is checked against. */
+const KIND_SCHEMAS: ReadonlyMap<string, Schema> = new Map(
+  (
+    [
+      ['summary', 'SummaryRecord'],
+      ['target', 'TargetRecord'],
+      ['timing', 'Comparison'],
+      ['profile', 'Profile'],
+      ['suggestions', 'Suggestions'],
+      ['trace', 'TraceRecord'],
+      ['diagnosis', 'Diagnosis']
+    ] as const
+  ).map(([kind, def]) => [kind, { $ref: `#/$defs/${def}` }])
+);
+
+export type Validated =
+  { ok: true; record: WireRecord } | { ok: false; reason: string };
+
 /**
- * Whether `value` is a record this extension can render: its schema version, its size,
- * its shape. The reason is a short sentence for the note shown in its place.
+ * `value` as a record this extension can render, or why not: its schema version, its
+ * kind, its size, its shape (the schema of its kind). The reason is a short sentence for
+ * the note shown in its place.
  */
-export function validateRecord(value: unknown, limits: ILimits = LIMITS): Verdict {
+export function validateRecord(
+  value: unknown,
+  limits: ILimits = LIMITS
+): Validated {
   if (!isObject(value)) {
     return { ok: false, reason: 'it is not a JSON object' };
   }
@@ -335,10 +414,28 @@ export function validateRecord(value: unknown, limits: ILimits = LIMITS): Verdic
           : `it has no valid schema_version (this extension reads version ${SCHEMA_VERSION})`
     };
   }
+  const kind =
+    typeof value.record === 'string' ||
+    typeof value.record === 'number' ||
+    typeof value.record === 'boolean'
+      ? String(value.record)
+      : '';
+  const schema = KIND_SCHEMAS.get(kind);
+  if (!schema) {
+    return {
+      ok: false,
+      reason: `it is a record of kind "${clip(kind, 40)}" this version does not show`
+    };
+  }
   const size = checkLimits(value, limits);
   if (!size.ok) {
     return size;
   }
-  const err = validator.check(value, RECORD_SCHEMA);
-  return err ? { ok: false, reason: `it does not match the record schema: record${err.at} ${err.msg}` } : OK;
+  const err = validator.check(value, schema);
+  return err
+    ? {
+        ok: false,
+        reason: `it does not match the record schema: record${err.at} ${err.msg}`
+      }
+    : { ok: true, record: value as unknown as WireRecord };
 }

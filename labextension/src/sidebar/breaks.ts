@@ -23,11 +23,17 @@ export class BreaksSection extends Section {
           ? 'Not compiled yet: call it once.'
           : t.status === 'compiled_inside'
             ? `Compiled inside ${t.compiled_inside}: its breaks are listed there.`
-          : 'No graph breaks: each frame compiled as one graph.'
+            : 'No graph breaks: each frame compiled as one graph.'
       );
     }
     const list = h('ol', { class: 'nbc-breaks' });
-    appendPaged(list, t.graph_breaks, gb => this._renderBreak(t, gb), PAGE, 'breaks');
+    appendPaged(
+      list,
+      t.graph_breaks,
+      gb => this._renderBreak(t, gb),
+      PAGE,
+      'breaks'
+    );
     return list;
   }
 
@@ -39,29 +45,58 @@ export class BreaksSection extends Section {
         h(
           'div',
           { class: 'nbc-library-line' },
-          h('span', { class: 'nbc-lineno' }, clip(shortPath(gb.filename, gb.lineno), 300)),
-          h('code', { class: 'nbc-line' }, clip(gb.line.trim(), 300) || '(source not available)')
+          h(
+            'span',
+            { class: 'nbc-lineno' },
+            clip(shortPath(gb.filename, gb.lineno), 300)
+          ),
+          h(
+            'code',
+            { class: 'nbc-line' },
+            clip(gb.line.trim(), 300) || '(source not available)'
+          )
         )
       );
       const via = cellFrame(gb.stack, t.cell);
       if (via) {
-        item.appendChild(h('div', { class: 'nbc-meta' }, 'reached from your cell:'));
+        item.appendChild(
+          h('div', { class: 'nbc-meta' }, 'reached from your cell:')
+        );
         item.appendChild(sourceLink(this.host, t.cell, via.lineno, via.line));
       }
     } else {
       item.appendChild(sourceLink(this.host, t.cell, gb.lineno, gb.line));
     }
-    item.appendChild(h('div', { class: 'nbc-reason' }, clip(gb.reason || gb.gb_type || 'graph break', MAX_TEXT)));
+    item.appendChild(
+      h(
+        'div',
+        { class: 'nbc-reason' },
+        clip(gb.reason || gb.gb_type || 'graph break', MAX_TEXT)
+      )
+    );
     if (gb.explanation && !gb.reason.includes(gb.explanation)) {
-      item.appendChild(h('div', { class: 'nbc-explanation' }, clip(gb.explanation, MAX_TEXT)));
+      item.appendChild(
+        h('div', { class: 'nbc-explanation' }, clip(gb.explanation, MAX_TEXT))
+      );
     }
     if (gb.hint) {
-      item.appendChild(h('div', { class: 'nbc-hint' }, h('b', null, 'Hint: '), clip(gb.hint, MAX_TEXT)));
+      item.appendChild(
+        h(
+          'div',
+          { class: 'nbc-hint' },
+          h('b', null, 'Hint: '),
+          clip(gb.hint, MAX_TEXT)
+        )
+      );
     }
     const meta = h('div', { class: 'nbc-meta' });
     if (gb.gb_id || gb.doc_url) {
       meta.append(
-        externalLink(gb.doc_url, clip(gb.gb_id || 'documentation', 20), 'What this graph break means (PyTorch docs)'),
+        externalLink(
+          gb.doc_url,
+          clip(gb.gb_id || 'documentation', 20),
+          'What this graph break means (PyTorch docs)'
+        ),
         ' '
       );
     }

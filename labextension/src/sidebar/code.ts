@@ -1,7 +1,13 @@
 /** The "Generated code" section: the code pieces of a target and a code view of one. */
 
 import { appendPaged, button, h } from '../ui/dom';
-import { classSuffix, clip, editorMimeType, formatSize, languageLabel } from '../ui/format';
+import {
+  classSuffix,
+  clip,
+  editorMimeType,
+  formatSize,
+  languageLabel
+} from '../ui/format';
 import { IKernel, ITargetRecord } from '../model';
 import { ISectionHost, PAGE, Section } from './section';
 
@@ -36,7 +42,11 @@ export class CodeSection extends Section {
     }
     // -1 = the whole output code; otherwise an index into t.kernels.
     let selected = this._selected.get(t.id);
-    if (selected === undefined || selected >= t.kernels.length || (selected < 0 && !t.output_code)) {
+    if (
+      selected === undefined ||
+      selected >= t.kernels.length ||
+      (selected < 0 && !t.output_code)
+    ) {
       const firstKernel = t.kernels.findIndex(k => k.kind === 'kernel');
       selected = firstKernel >= 0 ? firstKernel : t.output_code ? -1 : 0;
     }
@@ -64,7 +74,11 @@ export class CodeSection extends Section {
     if (t.output_code) {
       const all = h(
         'tr',
-        { class: 'nbc-kernel-row nbc-all-code', data: { index: '-1' }, onClick: () => show(-1) },
+        {
+          class: 'nbc-kernel-row nbc-all-code',
+          data: { index: '-1' },
+          onClick: () => show(-1)
+        },
         h('td', { attrs: { colspan: '2' } }, 'whole output code'),
         h('td', { class: 'nbc-num' }, formatSize(t.output_code.length))
       );
@@ -76,15 +90,24 @@ export class CodeSection extends Section {
       const tr = h(
         'tr',
         {
-          class: `nbc-kernel-row nbc-kind-${classSuffix(k.kind)}` + (i === current ? ' nbc-selected' : ''),
+          class:
+            `nbc-kernel-row nbc-kind-${classSuffix(k.kind)}` +
+            (i === current ? ' nbc-selected' : ''),
           data: { index: String(i) },
           title: k.compile_id ? `compile ${clip(k.compile_id, 50)}` : undefined,
           onClick: () => show(i)
         },
-        h('td', { class: 'nbc-kernel-name', title: clip(k.name, 300) }, clip(k.name, 300)),
         h(
           'td',
-          { class: 'nbc-kernel-type', title: `${language} ${clip(k.kind, 50)}` },
+          { class: 'nbc-kernel-name', title: clip(k.name, 300) },
+          clip(k.name, 300)
+        ),
+        h(
+          'td',
+          {
+            class: 'nbc-kernel-type',
+            title: `${language} ${clip(k.kind, 50)}`
+          },
           k.kind === 'kernel' ? language : clip(k.kind, 50)
         ),
         h('td', { class: 'nbc-num' }, formatSize(k.size))
@@ -99,7 +122,13 @@ export class CodeSection extends Section {
       h(
         'thead',
         null,
-        h('tr', null, h('th', null, 'kernel'), h('th', null, 'type'), h('th', { class: 'nbc-num' }, 'size'))
+        h(
+          'tr',
+          null,
+          h('th', null, 'kernel'),
+          h('th', null, 'type'),
+          h('th', { class: 'nbc-num' }, 'size')
+        )
       ),
       tbody
     );

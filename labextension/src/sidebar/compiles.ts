@@ -113,7 +113,10 @@ export class GuardsSection extends PickerSection {
   protected items(t: ITargetRecord): IPickItem[] {
     return t.compiles
       .filter(c => c.guards)
-      .map(c => ({ label: `compile ${c.compile_id} · ${c.frame}`, text: c.guards.replace(/^\n+/, '') }));
+      .map(c => ({
+        label: `compile ${c.compile_id} · ${c.frame}`,
+        text: c.guards.replace(/^\n+/, '')
+      }));
   }
 }
 
@@ -130,7 +133,16 @@ export class CompilesSection extends Section {
     if (!t.compiles.length) {
       return h('p', { class: 'nbc-muted' }, 'Nothing compiled yet.');
     }
-    const head = ['compile', 'frame', 'status', 'ops', 'time', 'phases', 'guards/call', 'cache'];
+    const head = [
+      'compile',
+      'frame',
+      'status',
+      'ops',
+      'time',
+      'phases',
+      'guards/call',
+      'cache'
+    ];
     // Bars share one scale (the longest compile) so they compare; the legend sums all.
     let scale = 0;
     const totals = new Map<string, number>();
@@ -150,19 +162,35 @@ export class CompilesSection extends Section {
         const cache = [...c.cache]
           .filter(([, n]) => n > 0)
           .slice(0, 10)
-          .map(([k, n]) => `${k.replace(/_cache_/, ' ').replace(/_/g, ' ')}${n > 1 ? ` ×${n}` : ''}`)
+          .map(
+            ([k, n]) =>
+              `${k.replace(/_cache_/, ' ').replace(/_/g, ' ')}${n > 1 ? ` ×${n}` : ''}`
+          )
           .join(', ');
-        const total = c.times.get('total_s') ?? c.times.get('entire_frame_compile_time_s');
+        const total =
+          c.times.get('total_s') ?? c.times.get('entire_frame_compile_time_s');
         return h(
           'tr',
-          { title: c.recompile_reason ? `recompiled: ${clip(c.recompile_reason, 500)}` : undefined },
+          {
+            title: c.recompile_reason
+              ? `recompiled: ${clip(c.recompile_reason, 500)}`
+              : undefined
+          },
           h('td', null, clip(c.compile_id, 50)),
           h('td', { class: 'nbc-frame' }, clip(c.frame, 200)),
           h('td', null, clip(c.status + (c.error ? `: ${c.error}` : ''), 500)),
           h('td', { class: 'nbc-num' }, String(c.graph_op_count)),
-          h('td', { class: 'nbc-num' }, total !== undefined ? formatSeconds(total) : ''),
+          h(
+            'td',
+            { class: 'nbc-num' },
+            total !== undefined ? formatSeconds(total) : ''
+          ),
           h('td', { class: 'nbc-phase-cell' }, phaseBar(c.phases, scale)),
-          h('td', { class: 'nbc-num' }, c.guard_latency_s !== null ? formatSeconds(c.guard_latency_s) : ''),
+          h(
+            'td',
+            { class: 'nbc-num' },
+            c.guard_latency_s !== null ? formatSeconds(c.guard_latency_s) : ''
+          ),
           h('td', null, clip(cache, 300))
         );
       },
@@ -177,7 +205,9 @@ export class CompilesSection extends Section {
     );
     const wrap = h('div', { class: 'nbc-compiles-wrap' });
     if (totals.size) {
-      wrap.appendChild(h('div', { class: 'nbc-meta' }, 'compile time by phase, all compiles'));
+      wrap.appendChild(
+        h('div', { class: 'nbc-meta' }, 'compile time by phase, all compiles')
+      );
       let sum = 0;
       totals.forEach(s => (sum += s));
       wrap.appendChild(phaseBar(totals, sum, true));

@@ -26,7 +26,10 @@ import { rankedBreaksSection, reportSection, timingSection } from './reports';
 export type { IInspectorSource } from './section';
 
 export class InspectorPanel extends Widget implements ISectionHost {
-  constructor(editorServices: IEditorServices, openTab?: (record: ITargetRecord) => void) {
+  constructor(
+    editorServices: IEditorServices,
+    openTab?: (record: ITargetRecord) => void
+  ) {
     super();
     this._editorServices = editorServices;
     this.openTab = openTab;
@@ -142,7 +145,12 @@ export class InspectorPanel extends Widget implements ISectionHost {
     if (!p || !store || this.isDisposed) {
       return;
     }
-    if (p.reset || p.removed.size || store.isEmpty || !this._body.contains(this._list.node)) {
+    if (
+      p.reset ||
+      p.removed.size ||
+      store.isEmpty ||
+      !this._body.contains(this._list.node)
+    ) {
       this._renderBody();
       return;
     }
@@ -156,7 +164,10 @@ export class InspectorPanel extends Widget implements ISectionHost {
       });
       this._list.updateRows(entries);
     } else {
-      this._list.render(store.targets, this._currentTarget()?.record.id ?? null);
+      this._list.render(
+        store.targets,
+        this._currentTarget()?.record.id ?? null
+      );
     }
     const current = this._currentTarget();
     if (current) {
@@ -255,7 +266,9 @@ export class InspectorPanel extends Widget implements ISectionHost {
       ? rankedBreaksSection(
           this,
           store.targets.map(e => e.record),
-          store.reports.filter((r): r is IProfilePayload => r.record === 'profile'),
+          store.reports.filter(
+            (r): r is IProfilePayload => r.record === 'profile'
+          ),
           this._open
         )
       : null;
@@ -269,7 +282,9 @@ export class InspectorPanel extends Widget implements ISectionHost {
       h(
         'p',
         null,
-        hasNotebook ? 'No compiled targets in this notebook yet.' : 'Open a notebook to see what torch.compile did in it.'
+        hasNotebook
+          ? 'No compiled targets in this notebook yet.'
+          : 'Open a notebook to see what torch.compile did in it.'
       ),
       h(
         'p',
@@ -289,7 +304,11 @@ export class InspectorPanel extends Widget implements ISectionHost {
     if (!store) {
       return null;
     }
-    return (this._selected ? store.get(this._selected) : undefined) ?? store.last ?? null;
+    return (
+      (this._selected ? store.get(this._selected) : undefined) ??
+      store.last ??
+      null
+    );
   }
 
   /** Tick "compiling… Ns" once a second while something compiles. */
@@ -315,7 +334,9 @@ export class InspectorPanel extends Widget implements ISectionHost {
   private _target: TargetView;
   private _source: IInspectorSource | null = null;
   private _selected: string | null = null;
-  private _pending: (IStoreChange & { targets: Set<string>; removed: Set<string> }) | null = null;
+  private _pending:
+    (IStoreChange & { targets: Set<string>; removed: Set<string> }) | null =
+    null;
   private _open = new Map<string, boolean>();
   private _views = new Map<string, CodeView>();
   private _timer = 0;

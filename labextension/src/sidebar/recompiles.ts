@@ -26,11 +26,22 @@ export class RecompilesSection extends Section {
         const item = h(
           'li',
           { class: 'nbc-recompile' },
-          h('span', { class: 'nbc-compile-id' }, clip(rc.compile_id, 100) || '?'),
+          h(
+            'span',
+            { class: 'nbc-compile-id' },
+            clip(rc.compile_id, 100) || '?'
+          ),
           h('span', { class: 'nbc-reason' }, clip(rc.reason, MAX_TEXT))
         );
         if (rc.guard && rc.guard !== rc.reason) {
-          item.appendChild(h('div', { class: 'nbc-guard' }, 'failed guard: ', h('code', null, clip(rc.guard, MAX_TEXT))));
+          item.appendChild(
+            h(
+              'div',
+              { class: 'nbc-guard' },
+              'failed guard: ',
+              h('code', null, clip(rc.guard, MAX_TEXT))
+            )
+          );
         }
         return item;
       },

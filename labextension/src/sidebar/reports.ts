@@ -8,7 +8,12 @@
 
 import { appendPaged, externalLink, h } from '../ui/dom';
 import { clip, formatTime, isCellFile, plural, shortPath } from '../ui/format';
-import { IProfilePayload, IReportPayload, ITargetRecord, ITimingPayload } from '../model';
+import {
+  IProfilePayload,
+  IReportPayload,
+  ITargetRecord,
+  ITimingPayload
+} from '../model';
 import { layerText } from '../views/diagnosetext';
 import { renderDiagnosis } from '../views/diagnoseview';
 import { renderProfile } from '../views/profileview';
@@ -59,7 +64,10 @@ export function lazySection(
   return details;
 }
 
-export function timingSection(p: ITimingPayload, open: Map<string, boolean>): HTMLElement {
+export function timingSection(
+  p: ITimingPayload,
+  open: Map<string, boolean>
+): HTMLElement {
   let count = 0;
   for (const t of p.tables) {
     count += t.rows.length;
@@ -68,10 +76,16 @@ export function timingSection(p: ITimingPayload, open: Map<string, boolean>): HT
   if (!open.has(key)) {
     open.set(key, count > 0);
   }
-  return lazySection(key, 'timing', `Timing: ${p.title}`, count, open, () => renderTiming(p));
+  return lazySection(key, 'timing', `Timing: ${p.title}`, count, open, () =>
+    renderTiming(p)
+  );
 }
 
-export function reportSection(p: IReportPayload, host: ISectionHost, open: Map<string, boolean>): HTMLElement {
+export function reportSection(
+  p: IReportPayload,
+  host: ISectionHost,
+  open: Map<string, boolean>
+): HTMLElement {
   const key = `${p.record}:${p.key}`;
   if (p.record === 'trace') {
     const view = host.codeView(key);
@@ -81,7 +95,8 @@ export function reportSection(p: IReportPayload, host: ISectionHost, open: Map<s
     return lazySection(
       key,
       'trace',
-      `Trace: ${p.path.split('/').slice(-2).join('/')}` + (p.divergences.length ? ' — ranks differ' : ''),
+      `Trace: ${p.path.split('/').slice(-2).join('/')}` +
+        (p.divergences.length ? ' — ranks differ' : ''),
       p.compiles.length,
       open,
       () => renderTrace(p, { code: view, onChange: () => view.refresh() }),
@@ -92,19 +107,35 @@ export function reportSection(p: IReportPayload, host: ISectionHost, open: Map<s
     open.set(key, true);
   }
   if (p.record === 'profile') {
-    return lazySection(key, 'profile', `Profile: ${p.name} (${formatTime(p.wall_s)}/call)`, p.kernels.length, open, () =>
-      renderProfile(p)
+    return lazySection(
+      key,
+      'profile',
+      `Profile: ${p.name} (${formatTime(p.wall_s)}/call)`,
+      p.kernels.length,
+      open,
+      () => renderProfile(p)
     );
   }
   if (p.record === 'diagnosis') {
-    const verdict = p.kind === 'ok' ? 'ok' : `${p.kind} in ${layerText(p.layer)}`;
-    return lazySection(key, 'diagnosis', `Diagnosis: ${p.name} (${verdict})`, p.workarounds.length, open, () =>
-      renderDiagnosis(p)
+    const verdict =
+      p.kind === 'ok' ? 'ok' : `${p.kind} in ${layerText(p.layer)}`;
+    return lazySection(
+      key,
+      'diagnosis',
+      `Diagnosis: ${p.name} (${verdict})`,
+      p.workarounds.length,
+      open,
+      () => renderDiagnosis(p)
     );
   }
   const proven = p.items.filter(s => s.verified).length;
-  return lazySection(key, 'suggestions', `Suggestions: ${p.name} (${proven} proven)`, p.items.length, open, () =>
-    renderSuggestions(p)
+  return lazySection(
+    key,
+    'suggestions',
+    `Suggestions: ${p.name} (${proven} proven)`,
+    p.items.length,
+    open,
+    () => renderSuggestions(p)
   );
 }
 
@@ -134,7 +165,9 @@ export function rankedBreaksSection(
         r => {
           const gb = r.graph_break;
           const cost =
-            r.outside_graphs_s !== null ? `${formatTime(r.outside_graphs_s)}/call between graphs · ` : '';
+            r.outside_graphs_s !== null
+              ? `${formatTime(r.outside_graphs_s)}/call between graphs · `
+              : '';
           return h(
             'li',
             { class: 'nbc-break' },
@@ -143,15 +176,29 @@ export function rankedBreaksSection(
               : h(
                   'div',
                   { class: 'nbc-library-line' },
-                  h('span', { class: 'nbc-lineno' }, clip(shortPath(gb.filename ?? '', gb.lineno), 300)),
-                  h('code', { class: 'nbc-line' }, clip(gb.line.trim(), 300) || '(source not available)')
+                  h(
+                    'span',
+                    { class: 'nbc-lineno' },
+                    clip(shortPath(gb.filename ?? '', gb.lineno), 300)
+                  ),
+                  h(
+                    'code',
+                    { class: 'nbc-line' },
+                    clip(gb.line.trim(), 300) || '(source not available)'
+                  )
                 ),
-            h('div', { class: 'nbc-reason' }, clip(gb.gb_type || gb.reason || 'graph break', MAX_TEXT)),
+            h(
+              'div',
+              { class: 'nbc-reason' },
+              clip(gb.gb_type || gb.reason || 'graph break', MAX_TEXT)
+            ),
             h(
               'div',
               { class: 'nbc-meta' },
               `${cost}${plural(r.hits, 'compile')} hit it · ${clip(r.targets.join(', '), 300)} `,
-              gb.gb_id || gb.doc_url ? externalLink(gb.doc_url, clip(gb.gb_id || 'docs', 20)) : null
+              gb.gb_id || gb.doc_url
+                ? externalLink(gb.doc_url, clip(gb.gb_id || 'docs', 20))
+                : null
             )
           );
         },

@@ -51,8 +51,20 @@ export function sourceLink(
   line: string
 ): HTMLElement {
   const label = document.createDocumentFragment();
-  label.appendChild(h('span', { class: 'nbc-lineno' }, lineno !== null ? `line ${lineno}` : 'cell'));
-  label.appendChild(h('code', { class: 'nbc-line' }, clip(line.trim(), 300) || '(source not available)'));
+  label.appendChild(
+    h(
+      'span',
+      { class: 'nbc-lineno' },
+      lineno !== null ? `line ${lineno}` : 'cell'
+    )
+  );
+  label.appendChild(
+    h(
+      'code',
+      { class: 'nbc-line' },
+      clip(line.trim(), 300) || '(source not available)'
+    )
+  );
   return button(
     label,
     () => void host.source?.reveal(cell, lineno),
@@ -73,7 +85,12 @@ export abstract class Section {
     this.node = h(
       'details',
       { class: 'nbc-section', data: { section: key } },
-      h('summary', null, h('span', { class: 'nbc-section-title' }, title), this._count),
+      h(
+        'summary',
+        null,
+        h('span', { class: 'nbc-section-title' }, title),
+        this._count
+      ),
       this._body
     );
     this.node.addEventListener('toggle', () => {

@@ -1,7 +1,14 @@
 /** The selected target's summary: kind, status, options, counts, error and notes. */
 
 import { button, Child, h } from '../ui/dom';
-import { classSuffix, clip, compilingText, formatSeconds, optionsText, statusText } from '../ui/format';
+import {
+  classSuffix,
+  clip,
+  compilingText,
+  formatSeconds,
+  optionsText,
+  statusText
+} from '../ui/format';
 import { ITargetRecord } from '../model';
 import { ISectionHost, MAX_TEXT, sourceLink } from './section';
 
@@ -11,7 +18,11 @@ function nowSeconds(): number {
 
 /** The status pill; a compiling one ticks through `data-compiling-since`. */
 export function statusBadge(t: ITargetRecord): HTMLElement {
-  const span = h('span', { class: `nbc-status nbc-status-${classSuffix(t.status)}` }, statusText(t, nowSeconds()));
+  const span = h(
+    'span',
+    { class: `nbc-status nbc-status-${classSuffix(t.status)}` },
+    statusText(t, nowSeconds())
+  );
   if (t.status === 'compiling' && t.compiling_since) {
     span.dataset.compilingSince = String(t.compiling_since);
   }
@@ -57,8 +68,15 @@ export class SummaryView {
     row('breaks', String(t.graph_breaks.length));
     row('recompiles', String(t.recompiles.length));
     const others = t.kernels.length - t.generated_kernel_count;
-    row('kernels', `${t.generated_kernel_count} generated` + (others > 0 ? ` (+${others} extern/wrapper)` : ''));
-    row('compile time', t.compile_time_s > 0 ? formatSeconds(t.compile_time_s) : '—');
+    row(
+      'kernels',
+      `${t.generated_kernel_count} generated` +
+        (others > 0 ? ` (+${others} extern/wrapper)` : '')
+    );
+    row(
+      'compile time',
+      t.compile_time_s > 0 ? formatSeconds(t.compile_time_s) : '—'
+    );
     if (t.compiled_object) {
       row('compiled as', h('code', null, clip(t.compiled_object, 300)));
     }
@@ -87,7 +105,9 @@ export class SummaryView {
           h('b', null, clip(err.type, 200) || 'error'),
           ': ',
           clip(err.message, MAX_TEXT),
-          err.lineno !== null ? sourceLink(this._host, t.cell, err.lineno, err.line) : null
+          err.lineno !== null
+            ? sourceLink(this._host, t.cell, err.lineno, err.line)
+            : null
         )
       );
     }
@@ -96,7 +116,13 @@ export class SummaryView {
       out.push(h('div', { class: 'nbc-note' }, clip(note, MAX_TEXT)));
     }
     if (t.notes.length > notes.length) {
-      out.push(h('div', { class: 'nbc-meta' }, `${t.notes.length - notes.length} more notes not shown`));
+      out.push(
+        h(
+          'div',
+          { class: 'nbc-meta' },
+          `${t.notes.length - notes.length} more notes not shown`
+        )
+      );
     }
     const marks = t.omitted.slice(0, 10);
     for (const m of marks) {
@@ -110,7 +136,13 @@ export class SummaryView {
       );
     }
     if (t.omitted.length > marks.length) {
-      out.push(h('div', { class: 'nbc-meta' }, `${t.omitted.length - marks.length} more cuts not shown`));
+      out.push(
+        h(
+          'div',
+          { class: 'nbc-meta' },
+          `${t.omitted.length - marks.length} more cuts not shown`
+        )
+      );
     }
     if (t.truncated) {
       out.push(

@@ -11,7 +11,10 @@ const PAGE = 200;
 export class TargetList {
   constructor(private readonly _onSelect: (id: string) => void) {}
 
-  readonly node = h('div', { class: 'nbc-target-list', attrs: { role: 'list' } });
+  readonly node = h('div', {
+    class: 'nbc-target-list',
+    attrs: { role: 'list' }
+  });
 
   /** Render the list afresh (its first page). */
   render(entries: readonly ITargetEntry[], selectedId: string | null): void {
@@ -60,7 +63,8 @@ export class TargetList {
     const row = h(
       'div',
       {
-        class: 'nbc-target-row' + (t.id === this._selectedId ? ' nbc-selected' : ''),
+        class:
+          'nbc-target-row' + (t.id === this._selectedId ? ' nbc-selected' : ''),
         data: { targetId: t.id },
         attrs: { role: 'listitem', tabindex: '0' },
         onClick: () => this._onSelect(t.id)

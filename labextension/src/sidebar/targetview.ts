@@ -42,7 +42,9 @@ export class TargetView {
     this._entry = entry;
     const t = entry.record;
     this.node.dataset.targetId = t.id;
-    this._header.replaceChildren(h('span', { class: 'nbc-target-title' }, clip(t.name, 200)));
+    this._header.replaceChildren(
+      h('span', { class: 'nbc-target-title' }, clip(t.name, 200))
+    );
     append(
       this._header,
       entry.source === 'saved'
@@ -50,7 +52,8 @@ export class TargetView {
             'span',
             {
               class: 'nbc-badge nbc-badge-saved',
-              title: 'Read from the notebook\u2019s saved outputs, not from a running kernel'
+              title:
+                'Read from the notebook\u2019s saved outputs, not from a running kernel'
             },
             'saved output'
           )

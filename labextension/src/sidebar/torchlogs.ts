@@ -17,7 +17,11 @@ export class TorchLogsSection extends Section {
 
   protected render(t: ITargetRecord): HTMLElement {
     if (!t.torch_logs.length) {
-      return h('p', { class: 'nbc-muted' }, 'torch logged nothing about these compiles.');
+      return h(
+        'p',
+        { class: 'nbc-muted' },
+        'torch logged nothing about these compiles.'
+      );
     }
     const list = h('ul', { class: 'nbc-torch-logs' });
     appendPaged(
@@ -30,7 +34,8 @@ export class TorchLogsSection extends Section {
           h(
             'div',
             { class: 'nbc-meta' },
-            `${clip(log.level, 20)} · ${clip(log.logger, 200)}` + (log.compile_id ? ` · compile ${clip(log.compile_id, 40)}` : '')
+            `${clip(log.level, 20)} · ${clip(log.logger, 200)}` +
+              (log.compile_id ? ` · compile ${clip(log.compile_id, 40)}` : '')
           ),
           h('pre', { class: 'nbc-torch-log' }, clip(log.message, 4000))
         ),

@@ -89,7 +89,9 @@ export function buildSourceMap(t: ITargetRecord): ISourceMap {
     const header =
       `// ---- ${k.name}` +
       (k.compile_id ? ` · compile ${k.compile_id}` : '') +
-      (from ? ` · from line${from.length > 1 ? 's' : ''} ${from.join(', ')}` : ' · not tied to a line') +
+      (from
+        ? ` · from line${from.length > 1 ? 's' : ''} ${from.join(', ')}`
+        : ' · not tied to a line') +
       ' ----';
     const body = k.source.replace(/\n+$/, '');
     let n = 1;
@@ -104,7 +106,10 @@ export function buildSourceMap(t: ITargetRecord): ISourceMap {
 }
 
 /** The source rows: the annotations in order, else the lines the kernels name. */
-function sourceRows(annotations: readonly IAnnotation[], kernelLines: Map<number, number[]>): Omit<ISourceRow, 'kernels'>[] {
+function sourceRows(
+  annotations: readonly IAnnotation[],
+  kernelLines: Map<number, number[]>
+): Omit<ISourceRow, 'kernels'>[] {
   const rows: Omit<ISourceRow, 'kernels'>[] = [];
   for (const a of annotations) {
     if (a.lineno !== null && rows.length < MAX_ROWS) {
@@ -116,7 +121,9 @@ function sourceRows(annotations: readonly IAnnotation[], kernelLines: Map<number
   }
   const seen = new Set<number>();
   kernelLines.forEach(lines => lines.forEach(n => seen.add(n)));
-  return [...seen].sort((a, b) => a - b).map(n => ({ lineno: n, line: '', category: 'kernel' }));
+  return [...seen]
+    .sort((a, b) => a - b)
+    .map(n => ({ lineno: n, line: '', category: 'kernel' }));
 }
 
 /** The block holding combined-text line `line`, if any. */

@@ -47,7 +47,10 @@ export class SourceKernelView extends Widget {
     this._record = record;
     this._map = buildSourceMap(record);
 
-    const picker = h('select', { class: 'nbc-select', attrs: { 'aria-label': 'what the code pane shows' } });
+    const picker = h('select', {
+      class: 'nbc-select',
+      attrs: { 'aria-label': 'what the code pane shows' }
+    });
     const kernelsOption = h('option', null, 'kernels, mapped to the source');
     kernelsOption.value = 'map';
     picker.appendChild(kernelsOption);
@@ -55,7 +58,10 @@ export class SourceKernelView extends Widget {
       const opt = h(
         'option',
         null,
-        clip(`diff ${d.previous_compile_id} → ${d.compile_id}: ${d.kernel} (${d.change})`, 200)
+        clip(
+          `diff ${d.previous_compile_id} → ${d.compile_id}: ${d.kernel} (${d.change})`,
+          200
+        )
       );
       opt.value = String(i);
       picker.appendChild(opt);
@@ -66,7 +72,11 @@ export class SourceKernelView extends Widget {
 
     this._source = h('div', {
       class: 'nbc-map-source',
-      attrs: { role: 'listbox', 'aria-label': `${clip(record.name, 100)} source lines`, tabindex: '-1' }
+      attrs: {
+        role: 'listbox',
+        'aria-label': `${clip(record.name, 100)} source lines`,
+        tabindex: '-1'
+      }
     });
     this._renderSource();
     const codeHost = h('div', { class: 'nbc-map-code' });
@@ -74,12 +84,19 @@ export class SourceKernelView extends Widget {
     this._editor = editorServices.factoryService.newInlineEditor({
       host: codeHost,
       model: this._model,
-      config: { readOnly: true, lineNumbers: true, lineWrap: false, codeFolding: false },
+      config: {
+        readOnly: true,
+        lineNumbers: true,
+        lineWrap: false,
+        codeFolding: false
+      },
       extensions: [
         marksField,
         EditorView.updateListener.of(update => {
           if (update.selectionSet && this._pane === 'map') {
-            this._onCodeLine(update.state.doc.lineAt(update.state.selection.main.head).number);
+            this._onCodeLine(
+              update.state.doc.lineAt(update.state.selection.main.head).number
+            );
           }
         })
       ]
@@ -89,8 +106,18 @@ export class SourceKernelView extends Widget {
       h(
         'div',
         { class: 'nbc-map-panes' },
-        h('div', { class: 'nbc-map-pane' }, h('div', { class: 'nbc-map-head' }, 'source'), this._source),
-        h('div', { class: 'nbc-map-pane' }, h('div', { class: 'nbc-map-head' }, 'generated code'), codeHost)
+        h(
+          'div',
+          { class: 'nbc-map-pane' },
+          h('div', { class: 'nbc-map-head' }, 'source'),
+          this._source
+        ),
+        h(
+          'div',
+          { class: 'nbc-map-pane' },
+          h('div', { class: 'nbc-map-head' }, 'generated code'),
+          codeHost
+        )
       )
     );
     this._showPane('map');
@@ -102,7 +129,9 @@ export class SourceKernelView extends Widget {
 
   /** The source line numbers lit up now (for tests and screen readers alike). */
   get litSourceLines(): number[] {
-    return [...this._source.querySelectorAll<HTMLElement>('.nbc-map-hot')].map(el => Number(el.dataset.lineno));
+    return [...this._source.querySelectorAll<HTMLElement>('.nbc-map-hot')].map(
+      el => Number(el.dataset.lineno)
+    );
   }
 
   /** Light up source line `lineno` and its kernels' code (scrolled into view). */
@@ -112,8 +141,12 @@ export class SourceKernelView extends Widget {
     const first = this._map.blocks.find(b => row?.kernels.includes(b.kernel));
     const view = this._view();
     if (first && view) {
-      const pos = view.state.doc.line(Math.min(first.start, view.state.doc.lines)).from;
-      view.dispatch({ effects: EditorView.scrollIntoView(pos, { y: 'start' }) });
+      const pos = view.state.doc.line(
+        Math.min(first.start, view.state.doc.lines)
+      ).from;
+      view.dispatch({
+        effects: EditorView.scrollIntoView(pos, { y: 'start' })
+      });
     }
   }
 
@@ -133,20 +166,30 @@ export class SourceKernelView extends Widget {
   private _renderSource(): void {
     const rows = this._map.rows;
     if (!rows.length) {
-      this._source.appendChild(h('p', { class: 'nbc-muted' }, 'No source lines were recorded for this target.'));
+      this._source.appendChild(
+        h(
+          'p',
+          { class: 'nbc-muted' },
+          'No source lines were recorded for this target.'
+        )
+      );
       return;
     }
     for (const r of rows) {
       const chips = h('span', { class: 'nbc-map-chips' });
       for (const k of r.kernels.slice(0, 6)) {
         chips.appendChild(
-          h('span', { class: `nbc-map-chip nbc-map-${k % COLOURS}`, title: clip(this._record.kernels[k].name, 200) })
+          h('span', {
+            class: `nbc-map-chip nbc-map-${k % COLOURS}`,
+            title: clip(this._record.kernels[k].name, 200)
+          })
         );
       }
       const row = h(
         'div',
         {
-          class: `nbc-map-row nbc-map-cat-${/^[a-z_]{1,20}$/.test(r.category) ? r.category : 'other'}` +
+          class:
+            `nbc-map-row nbc-map-cat-${/^[a-z_]{1,20}$/.test(r.category) ? r.category : 'other'}` +
             (r.kernels.length ? ` nbc-map-${r.kernels[0] % COLOURS}` : ''),
           data: { lineno: String(r.lineno) },
           title: r.kernels.length
@@ -165,21 +208,31 @@ export class SourceKernelView extends Widget {
           this.selectSourceLine(r.lineno);
         } else if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
           ev.preventDefault();
-          const next = (ev.key === 'ArrowDown' ? row.nextElementSibling : row.previousElementSibling) as HTMLElement | null;
+          const next = (
+            ev.key === 'ArrowDown'
+              ? row.nextElementSibling
+              : row.previousElementSibling
+          ) as HTMLElement | null;
           next?.focus();
         }
       });
       this._source.appendChild(row);
     }
     if (rows.length >= MAX_ROWS) {
-      this._source.appendChild(h('p', { class: 'nbc-meta' }, `The first ${MAX_ROWS} lines.`));
+      this._source.appendChild(
+        h('p', { class: 'nbc-meta' }, `The first ${MAX_ROWS} lines.`)
+      );
     }
   }
 
   private _showPane(pane: string): void {
     this._pane = pane;
     if (pane === 'map') {
-      this._model.mimeType = this._record.kernels.some(k => k.language === 'cpp') ? 'text/x-c++src' : 'text/x-python';
+      this._model.mimeType = this._record.kernels.some(
+        k => k.language === 'cpp'
+      )
+        ? 'text/x-c++src'
+        : 'text/x-python';
       this._model.sharedModel.setSource(boundText(this._map.text));
       this.node.dataset.codeLines = String(this._map.text.split('\n').length);
       this._info.textContent =
@@ -192,7 +245,9 @@ export class SourceKernelView extends Widget {
     const d = this._record.code_diffs[Number(pane)];
     this._model.mimeType = 'text/x-diff';
     this._model.sharedModel.setSource(boundText(d ? d.diff : ''));
-    this._info.textContent = d ? clip(`${d.kernel}: ${d.change}${d.cause ? ` — ${d.cause}` : ''}`, 300) : '';
+    this._info.textContent = d
+      ? clip(`${d.kernel}: ${d.change}${d.cause ? ` — ${d.cause}` : ''}`, 300)
+      : '';
     this._hotKey = null;
     this._view()?.dispatch({ effects: setMarks.of(Decoration.none) });
   }
@@ -228,7 +283,9 @@ export class SourceKernelView extends Widget {
     const doc = view.state.doc;
     const builder = new RangeSetBuilder<Decoration>();
     for (const b of this._map.blocks) {
-      const cls = `nbc-map-${b.kernel % COLOURS}` + (kernels.has(b.kernel) ? ' nbc-map-hot' : '');
+      const cls =
+        `nbc-map-${b.kernel % COLOURS}` +
+        (kernels.has(b.kernel) ? ' nbc-map-hot' : '');
       const deco = Decoration.line({ class: cls });
       for (let n = b.start; n <= Math.min(b.end, doc.lines); n++) {
         const pos = doc.line(n).from;

@@ -24,7 +24,9 @@ export class PlainCode implements ICodeSink {
     const next = () => {
       more?.remove();
       more = null;
-      pre.appendChild(document.createTextNode(text.slice(shown, shown + PLAIN_PAGE)));
+      pre.appendChild(
+        document.createTextNode(text.slice(shown, shown + PLAIN_PAGE))
+      );
       shown = Math.min(text.length, shown + PLAIN_PAGE);
       const rest = text.length - shown;
       if (rest > 0) {

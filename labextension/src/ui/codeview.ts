@@ -23,7 +23,8 @@ export function boundText(text: string): string {
     let cut = false;
     for (let i = 0; i < lines.length; i++) {
       if (lines[i].length > MAX_LINE) {
-        lines[i] = `${lines[i].slice(0, MAX_LINE)} … (${lines[i].length - MAX_LINE} more characters)`;
+        lines[i] =
+          `${lines[i].slice(0, MAX_LINE)} … (${lines[i].length - MAX_LINE} more characters)`;
         cut = true;
       }
     }
@@ -31,7 +32,9 @@ export function boundText(text: string): string {
       t = lines.join('\n');
     }
   }
-  return text.length > MAX_CHARS ? `${t}\n… (${text.length - MAX_CHARS} more characters not shown)` : t;
+  return text.length > MAX_CHARS
+    ? `${t}\n… (${text.length - MAX_CHARS} more characters not shown)`
+    : t;
 }
 
 export class CodeView {
@@ -41,7 +44,12 @@ export class CodeView {
     this._info = h('span', { class: 'nbc-codeview-info' });
     toolbar.appendChild(this._info);
     toolbar.appendChild(
-      button('Find', () => this.openSearch(), 'nbc-button nbc-small', 'Search this code (Ctrl+F in the code)')
+      button(
+        'Find',
+        () => this.openSearch(),
+        'nbc-button nbc-small',
+        'Search this code (Ctrl+F in the code)'
+      )
     );
     this.node.appendChild(toolbar);
     this._host = h('div', { class: 'nbc-codeview-editor' });

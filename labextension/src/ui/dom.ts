@@ -67,7 +67,11 @@ export function button(
   cls = 'nbc-button',
   title?: string
 ): HTMLButtonElement {
-  const b = h('button', { class: cls, title, onClick, attrs: { type: 'button' } }, label);
+  const b = h(
+    'button',
+    { class: cls, title, onClick, attrs: { type: 'button' } },
+    label
+  );
   return b;
 }
 
@@ -104,7 +108,11 @@ export function appendPaged<T>(
         parent.tagName === 'OL' || parent.tagName === 'UL'
           ? h('li', { class: 'nbc-more-item' }, b)
           : parent.tagName === 'TBODY'
-            ? h('tr', { class: 'nbc-more-item' }, h('td', { attrs: { colspan: '99' } }, b))
+            ? h(
+                'tr',
+                { class: 'nbc-more-item' },
+                h('td', { attrs: { colspan: '99' } }, b)
+              )
             : b;
       frag.appendChild(more);
     }
@@ -117,9 +125,21 @@ export function appendPaged<T>(
  * A link that opens `url` in a new tab, or plain text when there is no url. Only
  * https URLs reach here (records are checked by `safeUrl` in ../records/parseparts).
  */
-export function externalLink(url: string, label: string, title?: string): HTMLElement {
+export function externalLink(
+  url: string,
+  label: string,
+  title?: string
+): HTMLElement {
   if (!url) {
     return h('span', null, label);
   }
-  return h('a', { class: 'nbc-link', title, attrs: { href: url, target: '_blank', rel: 'noopener noreferrer' } }, label);
+  return h(
+    'a',
+    {
+      class: 'nbc-link',
+      title,
+      attrs: { href: url, target: '_blank', rel: 'noopener noreferrer' }
+    },
+    label
+  );
 }

@@ -4,7 +4,12 @@
  * own in `nbcompile/display/units.py`). Pure functions of the view model; no DOM.
  */
 
-import type { ICellRef, ISourceLine, ITargetOptions, ITargetRecord } from '../model';
+import type {
+  ICellRef,
+  ISourceLine,
+  ITargetOptions,
+  ITargetRecord
+} from '../model';
 
 /** `3 graphs`, `1 break`. */
 export function plural(n: number, word: string): string {
@@ -120,7 +125,9 @@ export function statusText(t: ITargetRecord, nowSeconds?: number): string {
 
 /** `compiling… 12s` while a compile runs (plain `compiling…` for nonsense clocks). */
 export function compilingText(elapsed: number): string {
-  return elapsed >= 0 && elapsed < 24 * 3600 ? `compiling… ${elapsed.toFixed(0)}s` : 'compiling…';
+  return elapsed >= 0 && elapsed < 24 * 3600
+    ? `compiling… ${elapsed.toFixed(0)}s`
+    : 'compiling…';
 }
 
 /** The counts line shared by the target list and the inline renderer. */
@@ -135,6 +142,27 @@ export function countsText(t: ITargetRecord): string {
     parts.push(formatSeconds(t.compile_time_s));
   }
   return parts.join(' · ');
+}
+
+/** A short, display-only rendering of any JSON value, as Python writes it (never evaluated). */
+export function displayValue(v: unknown): string {
+  if (v === null || v === undefined) {
+    return 'None';
+  }
+  if (typeof v === 'string') {
+    return v;
+  }
+  if (typeof v === 'boolean') {
+    return v ? 'True' : 'False';
+  }
+  if (typeof v === 'number') {
+    return String(v);
+  }
+  try {
+    return JSON.stringify(v).slice(0, 200);
+  } catch {
+    return '…';
+  }
 }
 
 /** `mode=max-autotune · fullgraph` style summary of the options. */
@@ -181,7 +209,10 @@ export function shortPath(filename: string, lineno: number | null): string {
 }
 
 /** The innermost frame of a user stack that is in the record's cell, if any. */
-export function cellFrame(stack: readonly ISourceLine[], cell: ICellRef): ISourceLine | undefined {
+export function cellFrame(
+  stack: readonly ISourceLine[],
+  cell: ICellRef
+): ISourceLine | undefined {
   for (let i = stack.length - 1; i >= 0; i--) {
     if (stack[i].filename === cell.filename) {
       return stack[i];
@@ -210,5 +241,7 @@ export function whereText(
 
 /** At most `max` characters of `text`, with a mark saying how many were left out. */
 export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+  return text.length <= max
+    ? text
+    : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }

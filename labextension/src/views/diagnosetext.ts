@@ -27,7 +27,15 @@ export function outOfText(mismatched: number | null, numel: number): string {
   return mismatched === null ? '–' : `${mismatched} of ${numel}`;
 }
 
-export const RUNG_COLUMNS = ['backend', 'adds', 'outcome', 'max |diff| vs eager', 'out of tolerance', '1st call', 'per call'];
+export const RUNG_COLUMNS = [
+  'backend',
+  'adds',
+  'outcome',
+  'max |diff| vs eager',
+  'out of tolerance',
+  '1st call',
+  'per call'
+];
 
 /** A rung's table cells, in `RUNG_COLUMNS` order. */
 export function rungCells(r: IRung): string[] {
@@ -60,11 +68,19 @@ export function referenceText(ref: IReference): string {
 }
 
 /** What a tried workaround measured, in words (`''` when it was not tried). */
-export function workaroundEffect(w: IWorkaround, numelBefore: number, mismatchedBefore: number | null): string {
+export function workaroundEffect(
+  w: IWorkaround,
+  numelBefore: number,
+  mismatchedBefore: number | null
+): string {
   if (w.status === 'not tried') {
     return '';
   }
-  const parts = [w.error ? `crashed: ${w.error}` : `${w.outcome}, max |diff| ${numberText(w.max_abs_diff)}`];
+  const parts = [
+    w.error
+      ? `crashed: ${w.error}`
+      : `${w.outcome}, max |diff| ${numberText(w.max_abs_diff)}`
+  ];
   if (w.mismatched !== null) {
     parts.push(
       mismatchedBefore !== null

@@ -9,7 +9,12 @@
 import { appendPaged, h } from '../ui/dom';
 import { clip, formatTime, shortPath } from '../ui/format';
 import { IDiagnosisPayload, IWorkaround } from '../model';
-import { referenceText, RUNG_COLUMNS, rungCells, workaroundEffect } from './diagnosetext';
+import {
+  referenceText,
+  RUNG_COLUMNS,
+  rungCells,
+  workaroundEffect
+} from './diagnosetext';
 
 const MAX_TEXT = 1000;
 const PAGE = 20;
@@ -26,12 +31,18 @@ const OUTCOME_CLASS = new Map<string, string>([
 ]);
 
 function badge(text: string): HTMLElement {
-  return h('span', { class: `nbc-status ${OUTCOME_CLASS.get(text) ?? 'nbc-status-pending'}` }, clip(text, 40));
+  return h(
+    'span',
+    { class: `nbc-status ${OUTCOME_CLASS.get(text) ?? 'nbc-status-pending'}` },
+    clip(text, 40)
+  );
 }
 
 function ladder(p: IDiagnosisPayload): HTMLElement {
   const table = h('table', { class: 'nbc-table nbc-diagnosis-ladder' });
-  table.appendChild(h('thead', null, h('tr', null, ...RUNG_COLUMNS.map(c => h('th', null, c)))));
+  table.appendChild(
+    h('thead', null, h('tr', null, ...RUNG_COLUMNS.map(c => h('th', null, c))))
+  );
   const body = h('tbody');
   for (const r of p.rungs.slice(0, 10)) {
     const cells = rungCells(r);
@@ -47,7 +58,20 @@ function ladder(p: IDiagnosisPayload): HTMLElement {
     );
     const why = r.error || r.note;
     if (why) {
-      body.appendChild(h('tr', null, h('td', { class: 'nbc-meta', attrs: { colspan: String(RUNG_COLUMNS.length) } }, clip(why, MAX_TEXT))));
+      body.appendChild(
+        h(
+          'tr',
+          null,
+          h(
+            'td',
+            {
+              class: 'nbc-meta',
+              attrs: { colspan: String(RUNG_COLUMNS.length) }
+            },
+            clip(why, MAX_TEXT)
+          )
+        )
+      );
     }
   }
   table.appendChild(body);
@@ -62,13 +86,26 @@ function culprit(p: IDiagnosisPayload): HTMLElement | null {
   return h(
     'div',
     { class: 'nbc-diagnosis-culprit' },
-    h('div', null, h('b', null, 'culprit: '), clip(p.culprit || '(not named)', MAX_TEXT)),
+    h(
+      'div',
+      null,
+      h('b', null, 'culprit: '),
+      clip(p.culprit || '(not named)', MAX_TEXT)
+    ),
     p.lineno !== null
       ? h(
           'div',
           { class: 'nbc-library-line' },
-          h('span', { class: 'nbc-lineno' }, clip(shortPath(p.filename ?? '', p.lineno), 300)),
-          h('code', { class: 'nbc-line' }, clip(p.line.trim(), 300) || '(source not available)')
+          h(
+            'span',
+            { class: 'nbc-lineno' },
+            clip(shortPath(p.filename ?? '', p.lineno), 300)
+          ),
+          h(
+            'code',
+            { class: 'nbc-line' },
+            clip(p.line.trim(), 300) || '(source not available)'
+          )
         )
       : null,
     b
@@ -89,8 +126,15 @@ function workaround(w: IWorkaround, p: IDiagnosisPayload): HTMLElement {
   const effect = workaroundEffect(w, p.numel, p.mismatched);
   return h(
     'li',
-    { class: `nbc-suggestion nbc-suggestion-${w.verified ? 'verified' : 'unverified'}` },
-    h('div', { class: 'nbc-suggestion-head' }, badge(w.status), h('span', { class: 'nbc-badge' }, clip(w.kind, 30))),
+    {
+      class: `nbc-suggestion nbc-suggestion-${w.verified ? 'verified' : 'unverified'}`
+    },
+    h(
+      'div',
+      { class: 'nbc-suggestion-head' },
+      badge(w.status),
+      h('span', { class: 'nbc-badge' }, clip(w.kind, 30))
+    ),
     h('div', { class: 'nbc-change' }, h('pre', null, clip(w.change, 5000))),
     effect ? h('div', null, clip(effect, MAX_TEXT)) : null,
     w.note ? h('div', { class: 'nbc-note' }, clip(w.note, MAX_TEXT)) : null
@@ -99,13 +143,25 @@ function workaround(w: IWorkaround, p: IDiagnosisPayload): HTMLElement {
 
 export function renderDiagnosis(p: IDiagnosisPayload): HTMLElement {
   const wrap = h('div', { class: 'nbc-diagnosis' });
-  wrap.appendChild(h('div', { class: 'nbc-suggestion-head' }, badge(p.kind), h('span', null, clip(p.summary, 3000))));
+  wrap.appendChild(
+    h(
+      'div',
+      { class: 'nbc-suggestion-head' },
+      badge(p.kind),
+      h('span', null, clip(p.summary, 3000))
+    )
+  );
   wrap.appendChild(
     h(
       'div',
       { class: 'nbc-meta' },
       clip(
-        [p.inputs.join(', '), p.options, p.tolerance, `${p.elapsed_s.toFixed(1)} s of a ${p.budget_s.toFixed(0)} s budget`]
+        [
+          p.inputs.join(', '),
+          p.options,
+          p.tolerance,
+          `${p.elapsed_s.toFixed(1)} s of a ${p.budget_s.toFixed(0)} s budget`
+        ]
           .filter(Boolean)
           .join(' · '),
         MAX_TEXT
@@ -118,21 +174,61 @@ export function renderDiagnosis(p: IDiagnosisPayload): HTMLElement {
     wrap.appendChild(c);
   }
   if (p.reference) {
-    wrap.appendChild(h('div', { class: 'nbc-diagnosis-reference' }, h('b', null, 'float64: '), clip(referenceText(p.reference), MAX_TEXT)));
+    wrap.appendChild(
+      h(
+        'div',
+        { class: 'nbc-diagnosis-reference' },
+        h('b', null, 'float64: '),
+        clip(referenceText(p.reference), MAX_TEXT)
+      )
+    );
   }
   if (p.workarounds.length) {
-    wrap.appendChild(h('div', { class: 'nbc-subtitle' }, 'Workarounds, tried on copies'));
+    wrap.appendChild(
+      h('div', { class: 'nbc-subtitle' }, 'Workarounds, tried on copies')
+    );
     const list = h('ol', { class: 'nbc-suggestion-list' });
-    appendPaged(list, p.workarounds, w => workaround(w, p), PAGE, 'workarounds');
+    appendPaged(
+      list,
+      p.workarounds,
+      w => workaround(w, p),
+      PAGE,
+      'workarounds'
+    );
     wrap.appendChild(list);
   }
   if (p.error_detail) {
-    wrap.appendChild(h('details', null, h('summary', null, 'error'), h('pre', null, clip(p.error_detail, 20_000))));
+    wrap.appendChild(
+      h(
+        'details',
+        null,
+        h('summary', null, 'error'),
+        h('pre', null, clip(p.error_detail, 20_000))
+      )
+    );
   }
-  appendPaged(wrap, p.skipped, s => h('div', { class: 'nbc-note' }, `skipped: ${clip(s, MAX_TEXT)}`), PAGE, 'skipped');
-  appendPaged(wrap, p.notes, n => h('div', { class: 'nbc-note' }, clip(n, MAX_TEXT)), PAGE, 'notes');
+  appendPaged(
+    wrap,
+    p.skipped,
+    s => h('div', { class: 'nbc-note' }, `skipped: ${clip(s, MAX_TEXT)}`),
+    PAGE,
+    'skipped'
+  );
+  appendPaged(
+    wrap,
+    p.notes,
+    n => h('div', { class: 'nbc-note' }, clip(n, MAX_TEXT)),
+    PAGE,
+    'notes'
+  );
   if (p.truncated) {
-    wrap.appendChild(h('div', { class: 'nbc-meta' }, 'Long texts were cut to fit the output; the Diagnosis object in the kernel has them whole.'));
+    wrap.appendChild(
+      h(
+        'div',
+        { class: 'nbc-meta' },
+        'Long texts were cut to fit the output; the Diagnosis object in the kernel has them whole.'
+      )
+    );
   }
   return wrap;
 }

@@ -4,24 +4,24 @@
  * has it. Text only.
  */
 
-import { h } from "../ui/dom";
-import { clip } from "../ui/format";
-import { IOmission } from "../model";
+import { h } from '../ui/dom';
+import { clip } from '../ui/format';
+import { IOmission } from '../model';
 
 /** `label` words one cut, e.g. "more kernels" for `{field: 'kernels'}`. */
 export function omissionNotes(
   marks: IOmission[],
-  label: (o: IOmission) => string,
+  label: (o: IOmission) => string
 ): HTMLElement[] {
   return marks
     .slice(0, 10)
-    .map((o) =>
+    .map(o =>
       h(
-        "div",
-        { class: "nbc-note nbc-omitted" },
+        'div',
+        { class: 'nbc-note nbc-omitted' },
         `${o.count} ${label(o)} left out of this output to keep the notebook small: `,
-        h("code", null, clip(o.how, 300)),
-        " has them.",
-      ),
+        h('code', null, clip(o.how, 300)),
+        ' has them.'
+      )
     );
 }

@@ -13,7 +13,11 @@ import { phaseColour, phaseSegments } from './phases';
  * One compile's phases as a bar `scale` seconds wide (the longest compile in view, so
  * bars compare); empty text when there are no phases.
  */
-export function phaseBar(phases: ReadonlyMap<string, number>, scale: number, legend = false): HTMLElement {
+export function phaseBar(
+  phases: ReadonlyMap<string, number>,
+  scale: number,
+  legend = false
+): HTMLElement {
   const segments = phaseSegments(phases);
   let total = 0;
   for (const [, s] of segments) {
@@ -26,7 +30,12 @@ export function phaseBar(phases: ReadonlyMap<string, number>, scale: number, leg
   const width = scale > 0 ? Math.min(1, total / scale) : 1;
   const bar = h('div', {
     class: 'nbc-phase-bar',
-    attrs: { role: 'img', 'aria-label': segments.map(([n, s]) => `${n} ${formatSeconds(s)}`).join(', ') }
+    attrs: {
+      role: 'img',
+      'aria-label': segments
+        .map(([n, s]) => `${n} ${formatSeconds(s)}`)
+        .join(', ')
+    }
   });
   bar.style.width = `${Math.max(2, width * 100).toFixed(1)}%`;
   for (const [name, seconds] of segments) {
@@ -46,7 +55,9 @@ export function phaseBar(phases: ReadonlyMap<string, number>, scale: number, leg
         h(
           'li',
           null,
-          h('span', { class: `nbc-phase-swatch nbc-phase-${phaseColour(name)}` }),
+          h('span', {
+            class: `nbc-phase-swatch nbc-phase-${phaseColour(name)}`
+          }),
           `${clip(name, 100)} ${formatSeconds(seconds)}`
         )
       );

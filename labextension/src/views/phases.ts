@@ -35,7 +35,9 @@ export function phaseColour(name: string): number {
 }
 
 /** The phases worth drawing: positive times, the biggest first, the tail folded. */
-export function phaseSegments(phases: ReadonlyMap<string, number>): [string, number][] {
+export function phaseSegments(
+  phases: ReadonlyMap<string, number>
+): [string, number][] {
   const all = [...phases].filter(([, s]) => s > 0).sort((a, b) => b[1] - a[1]);
   if (all.length <= MAX_SEGMENTS) {
     return all;

@@ -23,7 +23,9 @@ export function renderProfile(p: IProfilePayload): HTMLElement {
       { class: 'nbc-meta' },
       `${plural(p.repeat, 'profiled call')} · wall ${formatTime(p.wall_s)} per call compiled, ` +
         `${formatTime(p.eager_wall_s)} eager` +
-        (p.recompiles_during_profile ? ` · ${plural(p.recompiles_during_profile, 'recompile')} while profiling` : '')
+        (p.recompiles_during_profile
+          ? ` · ${plural(p.recompiles_during_profile, 'recompile')} while profiling`
+          : '')
     )
   );
   const budget = new Map<string, number>([
@@ -32,10 +34,18 @@ export function renderProfile(p: IProfilePayload): HTMLElement {
     ['Python between graphs', p.outside_graphs_s],
     ['unaccounted', p.unaccounted_s]
   ]);
-  wrap.appendChild(h('div', { class: 'nbc-meta' }, 'one call, by where the time went'));
+  wrap.appendChild(
+    h('div', { class: 'nbc-meta' }, 'one call, by where the time went')
+  );
   wrap.appendChild(phaseBar(budget, 0, true));
   if (!p.accounted) {
-    wrap.appendChild(h('div', { class: 'nbc-note nbc-warning' }, 'The parts do not add up to the wall time: see the notes.'));
+    wrap.appendChild(
+      h(
+        'div',
+        { class: 'nbc-note nbc-warning' },
+        'The parts do not add up to the wall time: see the notes.'
+      )
+    );
   }
   if (p.memory) {
     renderMemory(wrap, p.memory);
@@ -55,23 +65,48 @@ export function renderProfile(p: IProfilePayload): HTMLElement {
           `${clip(shortPath(gb.filename ?? '', gb.lineno), 300)}: `,
           h('code', null, clip(gb.line.trim(), 300)),
           ` — ${clip(gb.gb_type || gb.reason, MAX_TEXT)} `,
-          gb.gb_id || gb.doc_url ? externalLink(gb.doc_url, clip(gb.gb_id || 'docs', 20)) : null
+          gb.gb_id || gb.doc_url
+            ? externalLink(gb.doc_url, clip(gb.gb_id || 'docs', 20))
+            : null
         ),
       20,
       'breaks'
     );
     wrap.append(
-      h('div', { class: 'nbc-meta' }, `graph breaks in the profiled call (Python between graphs: ${formatTime(p.outside_graphs_s)} per call)`),
+      h(
+        'div',
+        { class: 'nbc-meta' },
+        `graph breaks in the profiled call (Python between graphs: ${formatTime(p.outside_graphs_s)} per call)`
+      ),
       list
     );
   }
-  const notes = p.memory ? [...p.notes, ...[p.memory.note, ...p.memory.notes].filter(Boolean).map(n => `memory: ${n}`)] : p.notes;
-  appendPaged(wrap, notes, n => h('div', { class: 'nbc-note' }, clip(n, MAX_TEXT)), 20, 'notes');
+  const notes = p.memory
+    ? [
+        ...p.notes,
+        ...[p.memory.note, ...p.memory.notes]
+          .filter(Boolean)
+          .map(n => `memory: ${n}`)
+      ]
+    : p.notes;
+  appendPaged(
+    wrap,
+    notes,
+    n => h('div', { class: 'nbc-note' }, clip(n, MAX_TEXT)),
+    20,
+    'notes'
+  );
   return wrap;
 }
 
 function renderMemory(wrap: HTMLElement, m: IProfileMemory): void {
-  wrap.appendChild(h('div', { class: 'nbc-meta' }, `memory of one call: ${memoryFacts(m).join('; ')}`));
+  wrap.appendChild(
+    h(
+      'div',
+      { class: 'nbc-meta' },
+      `memory of one call: ${memoryFacts(m).join('; ')}`
+    )
+  );
   let top = 0;
   let end = 0;
   for (const pt of [...m.timeline, ...m.eager_timeline]) {
@@ -83,7 +118,13 @@ function renderMemory(wrap: HTMLElement, m: IProfileMemory): void {
     ['eager', m.eager_timeline]
   ] as [string, IMemoryPoint[]][]) {
     if (points.length > 1 && top > 0) {
-      wrap.appendChild(h('div', { class: 'nbc-meta' }, `bytes in use across one ${label} call (same scale)`));
+      wrap.appendChild(
+        h(
+          'div',
+          { class: 'nbc-meta' },
+          `bytes in use across one ${label} call (same scale)`
+        )
+      );
       wrap.appendChild(timeline(points, top, end, label));
     }
   }
@@ -101,7 +142,11 @@ function thin(points: IMemoryPoint[]): IMemoryPoint[] {
   const step = points.length / MAX_POINTS;
   for (let i = 0; i < MAX_POINTS; i++) {
     let best = points[Math.floor(i * step)];
-    for (let j = Math.floor(i * step) + 1; j < Math.floor((i + 1) * step); j++) {
+    for (
+      let j = Math.floor(i * step) + 1;
+      j < Math.floor((i + 1) * step);
+      j++
+    ) {
       if (points[j].bytes > best.bytes) {
         best = { ...points[j], t_s: best.t_s };
       }
@@ -112,15 +157,26 @@ function thin(points: IMemoryPoint[]): IMemoryPoint[] {
 }
 
 /** Bytes in use over time as steps: one column per point, as wide as it lasted. */
-function timeline(all: IMemoryPoint[], top: number, end: number, label: string): HTMLElement {
+function timeline(
+  all: IMemoryPoint[],
+  top: number,
+  end: number,
+  label: string
+): HTMLElement {
   const points = thin(all);
-  const strip = h('div', { class: `nbc-memory-timeline${label === 'eager' ? ' nbc-eager' : ''}`, attrs: { role: 'img', 'aria-label': `bytes in use, ${label}` } });
+  const strip = h('div', {
+    class: `nbc-memory-timeline${label === 'eager' ? ' nbc-eager' : ''}`,
+    attrs: { role: 'img', 'aria-label': `bytes in use, ${label}` }
+  });
   const last = points[points.length - 1].t_s;
   const span = Math.max(end, last) || 1;
   for (let i = 0; i < points.length; i++) {
     const pt = points[i];
-    const next = i + 1 < points.length ? points[i + 1].t_s : Math.max(span, pt.t_s);
-    const col = h('div', { title: `${formatBytes(pt.bytes)} at ${formatTime(pt.t_s)}${pt.what ? ` (${clip(pt.what, 200)})` : ''}` });
+    const next =
+      i + 1 < points.length ? points[i + 1].t_s : Math.max(span, pt.t_s);
+    const col = h('div', {
+      title: `${formatBytes(pt.bytes)} at ${formatTime(pt.t_s)}${pt.what ? ` (${clip(pt.what, 200)})` : ''}`
+    });
     col.style.height = `${Math.max(0, Math.min(1, pt.bytes / top)) * 100}%`;
     col.style.flexGrow = String(Math.max(0, next - pt.t_s) / span + 0.002);
     strip.appendChild(col);
@@ -134,7 +190,11 @@ function renderLines(p: IProfilePayload): HTMLElement {
   let topBytes = 0;
   for (const ln of p.lines) {
     top = Math.max(top, ln.compiled_s);
-    topBytes = Math.max(topBytes, ln.compiled_allocated_bytes, ln.eager_allocated_bytes);
+    topBytes = Math.max(
+      topBytes,
+      ln.compiled_allocated_bytes,
+      ln.eager_allocated_bytes
+    );
   }
   const memory = p.memory !== null;
   const bytesCell = (n: number): HTMLElement => {
@@ -149,19 +209,44 @@ function renderLines(p: IProfilePayload): HTMLElement {
     tbody,
     p.lines,
     ln => {
-      const src = h('td', { class: 'nbc-profile-src' }, h('code', null, clip(ln.line, 500)));
+      const src = h(
+        'td',
+        { class: 'nbc-profile-src' },
+        h('code', null, clip(ln.line, 500))
+      );
       if (top > 0 && ln.compiled_s > 0) {
         const alpha = 0.12 + 0.68 * Math.min(ln.compiled_s / top, 1);
         src.style.background = `rgba(230, 81, 0, ${alpha.toFixed(2)})`;
       }
       return h(
         'tr',
-        { title: ln.kernels.length ? `kernels: ${clip(ln.kernels.join(', '), 500)}` : undefined },
-        h('td', { class: 'nbc-num' }, ln.lineno === null ? '' : String(ln.lineno)),
-        h('td', { class: 'nbc-num' }, ln.compiled_s ? formatTime(ln.compiled_s) : ''),
+        {
+          title: ln.kernels.length
+            ? `kernels: ${clip(ln.kernels.join(', '), 500)}`
+            : undefined
+        },
+        h(
+          'td',
+          { class: 'nbc-num' },
+          ln.lineno === null ? '' : String(ln.lineno)
+        ),
+        h(
+          'td',
+          { class: 'nbc-num' },
+          ln.compiled_s ? formatTime(ln.compiled_s) : ''
+        ),
         h('td', { class: 'nbc-num' }, ln.eager_s ? formatTime(ln.eager_s) : ''),
-        h('td', { class: 'nbc-num' }, ln.speedup !== null ? `${ln.speedup.toFixed(2)}×` : ''),
-        ...(memory ? [bytesCell(ln.compiled_allocated_bytes), bytesCell(ln.eager_allocated_bytes)] : []),
+        h(
+          'td',
+          { class: 'nbc-num' },
+          ln.speedup !== null ? `${ln.speedup.toFixed(2)}×` : ''
+        ),
+        ...(memory
+          ? [
+              bytesCell(ln.compiled_allocated_bytes),
+              bytesCell(ln.eager_allocated_bytes)
+            ]
+          : []),
         src
       );
     },
@@ -180,9 +265,14 @@ function renderLines(p: IProfilePayload): HTMLElement {
         h(
           'tr',
           null,
-          ...['line', 'compiled/call', 'eager/call', 'speedup', ...(memory ? ['allocated compiled', 'allocated eager'] : []), 'source'].map(x =>
-            h('th', null, x)
-          )
+          ...[
+            'line',
+            'compiled/call',
+            'eager/call',
+            'speedup',
+            ...(memory ? ['allocated compiled', 'allocated eager'] : []),
+            'source'
+          ].map(x => h('th', null, x))
         )
       ),
       tbody
@@ -208,8 +298,20 @@ function renderKernels(p: IProfilePayload): HTMLElement {
         h('td', { class: 'nbc-num' }, formatTime(k.total_s)),
         h('td', { class: 'nbc-num' }, formatTime(k.mean_s)),
         h('td', { class: 'nbc-num' }, `${(k.share * 100).toFixed(0)}%`),
-        ...(p.memory ? [h('td', { class: 'nbc-num' }, k.allocated_bytes ? formatBytes(k.allocated_bytes) : '')] : []),
-        h('td', null, k.lines.length ? clip(k.lines.join(', '), 200) : 'not tied to a line')
+        ...(p.memory
+          ? [
+              h(
+                'td',
+                { class: 'nbc-num' },
+                k.allocated_bytes ? formatBytes(k.allocated_bytes) : ''
+              )
+            ]
+          : []),
+        h(
+          'td',
+          null,
+          k.lines.length ? clip(k.lines.join(', '), 200) : 'not tied to a line'
+        )
       ),
     PAGE,
     'kernels'
@@ -226,9 +328,16 @@ function renderKernels(p: IProfilePayload): HTMLElement {
         h(
           'tr',
           null,
-          ...['kernel', 'kind', 'launches', 'total', 'per launch', 'share', ...(p.memory ? ['allocated/call'] : []), 'lines'].map(x =>
-            h('th', null, x)
-          )
+          ...[
+            'kernel',
+            'kind',
+            'launches',
+            'total',
+            'per launch',
+            'share',
+            ...(p.memory ? ['allocated/call'] : []),
+            'lines'
+          ].map(x => h('th', null, x))
         )
       ),
       tbody

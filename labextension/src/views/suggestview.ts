@@ -6,7 +6,13 @@
  */
 
 import { appendPaged, button, h } from '../ui/dom';
-import { classSuffix, clip, formatNumber, formatTime, shortPath } from '../ui/format';
+import {
+  classSuffix,
+  clip,
+  formatNumber,
+  formatTime,
+  shortPath
+} from '../ui/format';
 import { IMeasured, ISuggestion, ISuggestionsPayload } from '../model';
 
 const PAGE = 50;
@@ -44,31 +50,63 @@ function copyButton(text: string): HTMLButtonElement {
 
 function renderItem(s: ISuggestion, baseline: IMeasured): HTMLElement {
   const status = s.verified ? 'verified' : s.status || 'not verified';
-  const where = s.problem.lineno !== null || s.problem.filename ? shortPath(s.problem.filename ?? '', s.problem.lineno) : '';
+  const where =
+    s.problem.lineno !== null || s.problem.filename
+      ? shortPath(s.problem.filename ?? '', s.problem.lineno)
+      : '';
   const same =
     s.same.ok === null
       ? 'result not compared'
       : `${s.same.ok ? 'same result' : 'DIFFERENT result'}` +
-        (s.same.max_abs_diff !== null ? ` (max |diff| ${formatNumber(s.same.max_abs_diff)}` : ' (') +
+        (s.same.max_abs_diff !== null
+          ? ` (max |diff| ${formatNumber(s.same.max_abs_diff)}`
+          : ' (') +
         (s.same.tolerance ? `, ${clip(s.same.tolerance, 200)})` : ')');
   return h(
     'li',
-    { class: `nbc-suggestion nbc-suggestion-${s.verified ? 'verified' : 'unverified'}` },
+    {
+      class: `nbc-suggestion nbc-suggestion-${s.verified ? 'verified' : 'unverified'}`
+    },
     h(
       'div',
       { class: 'nbc-suggestion-head' },
-      h('span', { class: `nbc-status nbc-status-${classSuffix(s.verified ? 'verified' : 'unverified')}` }, clip(status, 40)),
+      h(
+        'span',
+        {
+          class: `nbc-status nbc-status-${classSuffix(s.verified ? 'verified' : 'unverified')}`
+        },
+        clip(status, 40)
+      ),
       h('span', { class: 'nbc-badge' }, clip(s.kind, 30)),
       where ? h('span', { class: 'nbc-lineno' }, clip(where, 300)) : null,
-      s.problem.line ? h('code', { class: 'nbc-line' }, clip(s.problem.line.trim(), 300)) : null
+      s.problem.line
+        ? h('code', { class: 'nbc-line' }, clip(s.problem.line.trim(), 300))
+        : null
     ),
-    s.problem.reason ? h('div', { class: 'nbc-reason' }, clip(s.problem.reason, MAX_TEXT)) : null,
-    h('div', { class: 'nbc-change' }, h('pre', null, clip(s.change, 20_000)), copyButton(s.change)),
+    s.problem.reason
+      ? h('div', { class: 'nbc-reason' }, clip(s.problem.reason, MAX_TEXT))
+      : null,
+    h(
+      'div',
+      { class: 'nbc-change' },
+      h('pre', null, clip(s.change, 20_000)),
+      copyButton(s.change)
+    ),
     h(
       'table',
       { class: 'nbc-table nbc-before-after' },
-      h('tr', null, h('th', null, 'before'), h('td', null, measuredText(baseline))),
-      h('tr', null, h('th', null, 'after'), h('td', null, s.after ? measuredText(s.after) : 'not run')),
+      h(
+        'tr',
+        null,
+        h('th', null, 'before'),
+        h('td', null, measuredText(baseline))
+      ),
+      h(
+        'tr',
+        null,
+        h('th', null, 'after'),
+        h('td', null, s.after ? measuredText(s.after) : 'not run')
+      ),
       h('tr', null, h('th', null, 'result'), h('td', null, same))
     ),
     s.note ? h('div', { class: 'nbc-note' }, clip(s.note, MAX_TEXT)) : null
@@ -88,12 +126,30 @@ export function renderSuggestions(p: ISuggestionsPayload): HTMLElement {
   );
   if (!p.items.length) {
     wrap.appendChild(
-      h('p', { class: 'nbc-muted' }, p.problems.length ? 'Nothing to propose for these problems.' : 'No graph breaks or recompiles to fix.')
+      h(
+        'p',
+        { class: 'nbc-muted' },
+        p.problems.length
+          ? 'Nothing to propose for these problems.'
+          : 'No graph breaks or recompiles to fix.'
+      )
     );
   }
   const list = h('ol', { class: 'nbc-suggestion-list' });
-  appendPaged(list, p.items, s => renderItem(s, p.baseline), PAGE, 'suggestions');
+  appendPaged(
+    list,
+    p.items,
+    s => renderItem(s, p.baseline),
+    PAGE,
+    'suggestions'
+  );
   wrap.appendChild(list);
-  appendPaged(wrap, p.notes, n => h('div', { class: 'nbc-note' }, clip(n, MAX_TEXT)), 20, 'notes');
+  appendPaged(
+    wrap,
+    p.notes,
+    n => h('div', { class: 'nbc-note' }, clip(n, MAX_TEXT)),
+    20,
+    'notes'
+  );
   return wrap;
 }

@@ -21,7 +21,13 @@ export function renderTiming(p: ITimingPayload): HTMLElement {
     renderMemory(wrap, p);
   }
   renderTables(wrap, p);
-  appendPaged(wrap, p.notes, n => h('div', { class: 'nbc-note' }, clip(n, MAX_TEXT)), 20, 'notes');
+  appendPaged(
+    wrap,
+    p.notes,
+    n => h('div', { class: 'nbc-note' }, clip(n, MAX_TEXT)),
+    20,
+    'notes'
+  );
   return wrap;
 }
 
@@ -33,26 +39,42 @@ function renderMemory(wrap: HTMLElement, p: ITimingPayload): void {
   }
   max = max || 1;
   const eager = p.memoryChart[0]?.value ?? 0;
-  const chart = h('div', { class: 'nbc-chart', attrs: { role: 'img', 'aria-label': 'peak memory by row' } });
+  const chart = h('div', {
+    class: 'nbc-chart',
+    attrs: { role: 'img', 'aria-label': 'peak memory by row' }
+  });
   appendPaged(
     chart,
     p.memoryChart,
     bar => {
       const fill = h('div', { class: 'nbc-bar-fill nbc-bar-memory' });
       fill.style.width = `${Math.max(1, (bar.value / max) * 100).toFixed(1)}%`;
-      const ratio = eager > 0 && bar !== p.memoryChart[0] ? ` (${(bar.value / eager).toFixed(2)}×)` : '';
+      const ratio =
+        eager > 0 && bar !== p.memoryChart[0]
+          ? ` (${(bar.value / eager).toFixed(2)}×)`
+          : '';
       return h(
         'div',
         { class: 'nbc-bar' },
         h('span', { class: 'nbc-bar-label' }, clip(bar.label, 80)),
         h('div', { class: 'nbc-bar-track' }, fill),
-        h('span', { class: 'nbc-bar-value' }, `${formatBytes(bar.value)}${ratio}`)
+        h(
+          'span',
+          { class: 'nbc-bar-value' },
+          `${formatBytes(bar.value)}${ratio}`
+        )
       );
     },
     PAGE,
     'bars'
   );
-  wrap.appendChild(h('div', { class: 'nbc-meta' }, 'peak memory of one call (above what was in use before it; × eager)'));
+  wrap.appendChild(
+    h(
+      'div',
+      { class: 'nbc-meta' },
+      'peak memory of one call (above what was in use before it; × eager)'
+    )
+  );
   wrap.appendChild(chart);
 }
 
@@ -65,7 +87,10 @@ function renderSpeedups(wrap: HTMLElement, p: ITimingPayload): void {
     max = max || 1;
     const unit = p.chart[0].unit;
     const speedup = unit.startsWith('speedup');
-    const chart = h('div', { class: 'nbc-chart', attrs: { role: 'img', 'aria-label': `${unit} by row` } });
+    const chart = h('div', {
+      class: 'nbc-chart',
+      attrs: { role: 'img', 'aria-label': `${unit} by row` }
+    });
     appendPaged(
       chart,
       p.chart,
@@ -78,7 +103,10 @@ function renderSpeedups(wrap: HTMLElement, p: ITimingPayload): void {
         const track = h('div', { class: 'nbc-bar-track' }, fill);
         if (speedup && max >= 1) {
           // The eager baseline (1.0x).
-          const mark = h('div', { class: 'nbc-bar-baseline', title: 'eager (1.0×)' });
+          const mark = h('div', {
+            class: 'nbc-bar-baseline',
+            title: 'eager (1.0×)'
+          });
           mark.style.left = `${((1 / max) * 100).toFixed(1)}%`;
           track.appendChild(mark);
         }
@@ -87,7 +115,11 @@ function renderSpeedups(wrap: HTMLElement, p: ITimingPayload): void {
           { class: 'nbc-bar' },
           h('span', { class: 'nbc-bar-label' }, clip(bar.label, 80)),
           track,
-          h('span', { class: 'nbc-bar-value' }, speedup ? `${bar.value.toFixed(2)}×` : formatNumber(bar.value))
+          h(
+            'span',
+            { class: 'nbc-bar-value' },
+            speedup ? `${bar.value.toFixed(2)}×` : formatNumber(bar.value)
+          )
         );
       },
       PAGE,
@@ -101,7 +133,9 @@ function renderSpeedups(wrap: HTMLElement, p: ITimingPayload): void {
 function renderTables(wrap: HTMLElement, p: ITimingPayload): void {
   for (const t of p.tables) {
     const table = h('table', { class: 'nbc-table' });
-    table.appendChild(h('thead', null, h('tr', null, ...t.columns.map(c => h('th', null, c)))));
+    table.appendChild(
+      h('thead', null, h('tr', null, ...t.columns.map(c => h('th', null, c))))
+    );
     const tbody = h('tbody');
     appendPaged(
       tbody,
@@ -114,7 +148,11 @@ function renderTables(wrap: HTMLElement, p: ITimingPayload): void {
             h(
               'td',
               { class: typeof v === 'number' ? 'nbc-num' : undefined },
-              typeof v === 'number' ? formatNumber(v) : v === null ? '' : clip(String(v), MAX_TEXT)
+              typeof v === 'number'
+                ? formatNumber(v)
+                : v === null
+                  ? ''
+                  : clip(String(v), MAX_TEXT)
             )
           )
         ),

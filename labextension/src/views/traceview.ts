@@ -9,7 +9,15 @@
 
 import { ICodeSink } from '../ui/codesink';
 import { appendPaged, button, externalLink, h } from '../ui/dom';
-import { classSuffix, clip, editorMimeType, formatBytes, formatSeconds, plural, shortPath } from '../ui/format';
+import {
+  classSuffix,
+  clip,
+  editorMimeType,
+  formatBytes,
+  formatSeconds,
+  plural,
+  shortPath
+} from '../ui/format';
 import { ISourceLine, ITraceCompile, ITracePayload } from '../model';
 import { omissionNotes } from './omissions';
 import { phaseBar } from './phasebar';
@@ -56,9 +64,14 @@ export interface ITraceViewOptions {
   onChange?: () => void;
 }
 
-export function renderTrace(p: ITracePayload, options: ITraceViewOptions): HTMLElement {
+export function renderTrace(
+  p: ITracePayload,
+  options: ITraceViewOptions
+): HTMLElement {
   const wrap = h('div', { class: 'nbc-trace' });
-  const ranks = p.ranks.length ? p.ranks.map(String).join(', ') : 'unknown (one process)';
+  const ranks = p.ranks.length
+    ? p.ranks.map(String).join(', ')
+    : 'unknown (one process)';
   wrap.appendChild(
     h(
       'div',
@@ -79,10 +92,18 @@ export function renderTrace(p: ITracePayload, options: ITraceViewOptions): HTMLE
       )
     );
   }
-  wrap.append(...omissionNotes(p.omitted, o => (o.field === 'compiles' ? 'more compiles' : 'compiles\u2019 contents')));
+  wrap.append(
+    ...omissionNotes(p.omitted, o =>
+      o.field === 'compiles' ? 'more compiles' : 'compiles\u2019 contents'
+    )
+  );
   if (p.truncated && !p.omitted.length) {
     wrap.appendChild(
-      h('div', { class: 'nbc-note' }, 'Long texts were capped in this output: nbcompile.open_trace(path) has them whole.')
+      h(
+        'div',
+        { class: 'nbc-note' },
+        'Long texts were capped in this output: nbcompile.open_trace(path) has them whole.'
+      )
     );
   }
   if (p.divergences.length) {
@@ -101,9 +122,18 @@ export function renderTrace(p: ITracePayload, options: ITraceViewOptions): HTMLE
       PAGE,
       'divergences'
     );
-    wrap.append(h('div', { class: 'nbc-note nbc-warning' }, 'The ranks compiled differently:'), list);
+    wrap.append(
+      h(
+        'div',
+        { class: 'nbc-note nbc-warning' },
+        'The ranks compiled differently:'
+      ),
+      list
+    );
   } else if (p.ranks.length > 1) {
-    wrap.appendChild(h('div', { class: 'nbc-note' }, 'All ranks compiled the same.'));
+    wrap.appendChild(
+      h('div', { class: 'nbc-note' }, 'All ranks compiled the same.')
+    );
   }
   const view = h('div', { class: 'nbc-trace-compile' });
   const cells = new Map<ITraceCompile, HTMLElement>();
@@ -128,19 +158,40 @@ export function renderTrace(p: ITracePayload, options: ITraceViewOptions): HTMLE
         p.compiles[0]
     );
   } else {
-    wrap.appendChild(h('p', { class: 'nbc-muted' }, 'No compiles in this trace.'));
+    wrap.appendChild(
+      h('p', { class: 'nbc-muted' }, 'No compiles in this trace.')
+    );
   }
   if (p.problems.length) {
     const list = h('ul', { class: 'nbc-problems' });
-    appendPaged(list, p.problems, x => h('li', null, clip(x, MAX_TEXT)), 20, 'problems');
-    wrap.append(h('div', { class: 'nbc-note nbc-warning' }, `${plural(p.problems.length, 'problem')} reading the logs:`), list);
+    appendPaged(
+      list,
+      p.problems,
+      x => h('li', null, clip(x, MAX_TEXT)),
+      20,
+      'problems'
+    );
+    wrap.append(
+      h(
+        'div',
+        { class: 'nbc-note nbc-warning' },
+        `${plural(p.problems.length, 'problem')} reading the logs:`
+      ),
+      list
+    );
   }
   if (p.unknown_events.size) {
     const counts = [...p.unknown_events]
       .slice(0, 50)
       .map(([k, n]) => `${k} ×${n}`)
       .join(', ');
-    wrap.appendChild(h('div', { class: 'nbc-meta' }, `events nbcompile does not know (skipped): ${clip(counts, MAX_TEXT)}`));
+    wrap.appendChild(
+      h(
+        'div',
+        { class: 'nbc-meta' },
+        `events nbcompile does not know (skipped): ${clip(counts, MAX_TEXT)}`
+      )
+    );
   }
   return wrap;
 }
@@ -174,7 +225,10 @@ function renderGrid(
     head.appendChild(
       h(
         'th',
-        { class: marked.has(id) ? 'nbc-divergent' : undefined, title: marked.has(id) ? 'the ranks differ here' : undefined },
+        {
+          class: marked.has(id) ? 'nbc-divergent' : undefined,
+          title: marked.has(id) ? 'the ranks differ here' : undefined
+        },
         clip(id, 30) + (marked.has(id) ? ' ⚠' : '')
       )
     );
@@ -182,7 +236,10 @@ function renderGrid(
   // One listener for the whole grid; a cell's tooltip is written when first hovered.
   const ofCell = new WeakMap<Element, ITraceCompile>();
   const cellOf = (ev: Event): [HTMLElement, ITraceCompile] | null => {
-    const el = ev.target instanceof Element ? ev.target.closest('.nbc-trace-cell') : null;
+    const el =
+      ev.target instanceof Element
+        ? ev.target.closest('.nbc-trace-cell')
+        : null;
     const c = el ? ofCell.get(el) : undefined;
     return el && c ? [el as HTMLElement, c] : null;
   };
@@ -197,7 +254,9 @@ function renderGrid(
       const b = h(
         'button',
         {
-          class: `nbc-trace-cell nbc-trace-${classSuffix(c.status)}` + (marked.has(id) ? ' nbc-divergent' : ''),
+          class:
+            `nbc-trace-cell nbc-trace-${classSuffix(c.status)}` +
+            (marked.has(id) ? ' nbc-divergent' : ''),
           attrs: { type: 'button' }
         },
         STATUS_MARK.get(c.status) ?? '?'
@@ -212,7 +271,10 @@ function renderGrid(
   appendPaged(body, ranks, row, ROWS_PAGE, 'ranks');
   const table = h(
     'table',
-    { class: 'nbc-table nbc-trace-grid', attrs: { 'aria-label': 'compiles by rank and compile id' } },
+    {
+      class: 'nbc-table nbc-trace-grid',
+      attrs: { 'aria-label': 'compiles by rank and compile id' }
+    },
     h('thead', null, head),
     body
   );
@@ -240,9 +302,13 @@ function renderGrid(
   const legend = h(
     'div',
     { class: 'nbc-meta nbc-trace-legend' },
-    [...STATUS_MARK].map(([s, m]) => `${m} ${s.replace('_', ' ')}`).join('  ·  '),
+    [...STATUS_MARK]
+      .map(([s, m]) => `${m} ${s.replace('_', ' ')}`)
+      .join('  ·  '),
     ` · ${plural(ranks.length, 'rank')} × ${plural(ids.length, 'compile id')}`,
-    cut.length ? ` · not in the grid: ${cut.join(', ')} (the frame list below has them)` : ''
+    cut.length
+      ? ` · not in the grid: ${cut.join(', ')} (the frame list below has them)`
+      : ''
   );
   return h('div', { class: 'nbc-trace-gridwrap' }, legend, wrap);
 }
@@ -258,11 +324,16 @@ function frameLabel(s: ISourceLine): string {
 }
 
 /** The frames that compiled, as a tree of the user stacks that led to them. */
-function renderFrames(p: ITracePayload, select: (c: ITraceCompile) => void): HTMLElement {
+function renderFrames(
+  p: ITracePayload,
+  select: (c: ITraceCompile) => void
+): HTMLElement {
   const root: IFrameNode = { label: '', children: new Map(), compiles: [] };
   for (const c of p.compiles) {
     let node = root;
-    const stack = c.stack.length ? c.stack : [{ filename: c.filename, lineno: c.lineno, line: c.function }];
+    const stack = c.stack.length
+      ? c.stack
+      : [{ filename: c.filename, lineno: c.lineno, line: c.function }];
     for (const s of stack.slice(0, MAX_DEPTH)) {
       const label = frameLabel(s);
       let next = node.children.get(label);
@@ -306,7 +377,10 @@ function renderFrames(p: ITracePayload, select: (c: ITraceCompile) => void): HTM
 }
 
 /** The frame tree in a collapsed `<details>`, built when first opened. */
-function framesSection(p: ITracePayload, select: (c: ITraceCompile) => void): HTMLElement {
+function framesSection(
+  p: ITracePayload,
+  select: (c: ITraceCompile) => void
+): HTMLElement {
   const details = h(
     'details',
     { class: 'nbc-trace-frames' },
@@ -338,30 +412,66 @@ function renderCompile(c: ITraceCompile, code: ICodeSink): Node[] {
       ' ',
       h('code', null, clip(c.function || c.frame, 200)),
       ` ${clip(shortPath(c.filename, c.lineno), 300)} · `,
-      h('span', { class: `nbc-status nbc-trace-${classSuffix(c.status)}` }, clip(c.status.replace('_', ' '), 30)),
+      h(
+        'span',
+        { class: `nbc-status nbc-trace-${classSuffix(c.status)}` },
+        clip(c.status.replace('_', ' '), 30)
+      ),
       c.compile_time_s > 0 ? ` · ${formatSeconds(c.compile_time_s)}` : ''
     )
   );
   const facts = h('ul', { class: 'nbc-trace-facts' });
   if (c.fail_reason) {
-    facts.appendChild(h('li', { class: 'nbc-error' }, `${clip(c.status, 30)}: ${clip(c.fail_reason, MAX_TEXT)}`));
+    facts.appendChild(
+      h(
+        'li',
+        { class: 'nbc-error' },
+        `${clip(c.status, 30)}: ${clip(c.fail_reason, MAX_TEXT)}`
+      )
+    );
   }
   if (c.recompile_reason) {
-    facts.appendChild(h('li', null, h('b', null, 'recompiled: '), clip(c.recompile_reason, MAX_TEXT)));
+    facts.appendChild(
+      h(
+        'li',
+        null,
+        h('b', null, 'recompiled: '),
+        clip(c.recompile_reason, MAX_TEXT)
+      )
+    );
   }
   const cache = [...c.cache].filter(([, n]) => n > 0);
   if (cache.length) {
-    facts.appendChild(h('li', null, `cache: ${clip(cache.slice(0, 20).map(([k, n]) => `${k} ×${n}`).join(', '), 500)}`));
+    facts.appendChild(
+      h(
+        'li',
+        null,
+        `cache: ${clip(
+          cache
+            .slice(0, 20)
+            .map(([k, n]) => `${k} ×${n}`)
+            .join(', '),
+          500
+        )}`
+      )
+    );
   }
   if (c.log) {
-    facts.appendChild(h('li', { class: 'nbc-meta' }, `log: ${clip(c.log, 500)}`));
+    facts.appendChild(
+      h('li', { class: 'nbc-meta' }, `log: ${clip(c.log, 500)}`)
+    );
   }
   out.push(facts);
   const bar = c.metric_phases.size ? c.metric_phases : c.phases;
   if (bar.size) {
-    out.push(h('div', { class: 'nbc-meta' }, 'compile time by phase'), phaseBar(bar, 0, true));
+    out.push(
+      h('div', { class: 'nbc-meta' }, 'compile time by phase'),
+      phaseBar(bar, 0, true)
+    );
   }
-  const regions = [...c.phases].filter(([name, s]) => !c.metric_phases.has(name) && s > 0);
+  const regions = [...c.phases].filter(
+    ([name, s]) => !c.metric_phases.has(name) && s > 0
+  );
   if (c.metric_phases.size && regions.length) {
     out.push(
       h(
@@ -389,30 +499,78 @@ function renderCompile(c: ITraceCompile, code: ICodeSink): Node[] {
           h(
             'div',
             { class: 'nbc-library-line' },
-            h('span', { class: 'nbc-lineno' }, clip(shortPath(gb.filename ?? '', gb.lineno), 300)),
-            h('code', { class: 'nbc-line' }, clip(gb.line.trim(), 300) || '(source not available here)')
+            h(
+              'span',
+              { class: 'nbc-lineno' },
+              clip(shortPath(gb.filename ?? '', gb.lineno), 300)
+            ),
+            h(
+              'code',
+              { class: 'nbc-line' },
+              clip(gb.line.trim(), 300) || '(source not available here)'
+            )
           ),
-          h('div', { class: 'nbc-reason' }, clip(gb.reason || gb.gb_type || 'graph break', MAX_TEXT)),
-          gb.hint ? h('div', { class: 'nbc-hint' }, h('b', null, 'Hint: '), clip(gb.hint, MAX_TEXT)) : null,
-          gb.gb_id || gb.doc_url ? h('div', { class: 'nbc-meta' }, externalLink(gb.doc_url, clip(gb.gb_id || 'docs', 20))) : null
+          h(
+            'div',
+            { class: 'nbc-reason' },
+            clip(gb.reason || gb.gb_type || 'graph break', MAX_TEXT)
+          ),
+          gb.hint
+            ? h(
+                'div',
+                { class: 'nbc-hint' },
+                h('b', null, 'Hint: '),
+                clip(gb.hint, MAX_TEXT)
+              )
+            : null,
+          gb.gb_id || gb.doc_url
+            ? h(
+                'div',
+                { class: 'nbc-meta' },
+                externalLink(gb.doc_url, clip(gb.gb_id || 'docs', 20))
+              )
+            : null
         ),
       PAGE,
       'breaks'
     );
-    out.push(h('div', { class: 'nbc-meta' }, plural(c.graph_breaks.length, 'graph break')), list);
+    out.push(
+      h(
+        'div',
+        { class: 'nbc-meta' },
+        plural(c.graph_breaks.length, 'graph break')
+      ),
+      list
+    );
   }
   const items: ICodeItem[] = [];
   c.graphs.forEach((g, i) =>
-    items.push({ label: `FX graph${c.graphs.length > 1 ? ` ${i + 1}` : ''}`, text: g, mime: 'text/x-python' })
+    items.push({
+      label: `FX graph${c.graphs.length > 1 ? ` ${i + 1}` : ''}`,
+      text: g,
+      mime: 'text/x-python'
+    })
   );
   if (c.guards) {
-    items.push({ label: 'guards', text: c.guards.replace(/^\n+/, ''), mime: 'text/plain' });
+    items.push({
+      label: 'guards',
+      text: c.guards.replace(/^\n+/, ''),
+      mime: 'text/plain'
+    });
   }
   for (const k of c.kernels.slice(0, 500)) {
-    items.push({ label: `${k.name} (${k.language}, ${k.kind})`, text: k.source, mime: editorMimeType(k.language) });
+    items.push({
+      label: `${k.name} (${k.language}, ${k.kind})`,
+      text: k.source,
+      mime: editorMimeType(k.language)
+    });
   }
   if (c.output_code) {
-    items.push({ label: 'output code', text: c.output_code, mime: 'text/x-python' });
+    items.push({
+      label: 'output code',
+      text: c.output_code,
+      mime: 'text/x-python'
+    });
   }
   if (c.contents_omitted) {
     out.push(
@@ -420,23 +578,41 @@ function renderCompile(c: ITraceCompile, code: ICodeSink): Node[] {
         'p',
         { class: 'nbc-note nbc-omitted' },
         'Its breaks, guards, graphs and code were left out of this output (byte budget): ',
-        h('code', null, `nbcompile.open_trace(path).compile(${JSON.stringify(c.compile_id)}, rank=${c.rank ?? 'None'})`),
+        h(
+          'code',
+          null,
+          `nbcompile.open_trace(path).compile(${JSON.stringify(c.compile_id)}, rank=${c.rank ?? 'None'})`
+        ),
         ' has them.'
       )
     );
   } else if (items.length) {
-    const pick = h('select', { class: 'nbc-select', attrs: { 'aria-label': 'code of this compile' } });
+    const pick = h('select', {
+      class: 'nbc-select',
+      attrs: { 'aria-label': 'code of this compile' }
+    });
     items.forEach((item, i) => {
       const opt = h('option', null, clip(item.label, 200));
       opt.value = String(i);
       pick.appendChild(opt);
     });
-    const show = (i: number) => code.setText(items[i].text, items[i].mime, `${clip(c.compile_id, 40)} · ${clip(items[i].label, 200)}`);
+    const show = (i: number) =>
+      code.setText(
+        items[i].text,
+        items[i].mime,
+        `${clip(c.compile_id, 40)} · ${clip(items[i].label, 200)}`
+      );
     pick.addEventListener('change', () => show(Number(pick.value)));
     show(0);
     out.push(pick, code.node);
   } else {
-    out.push(h('p', { class: 'nbc-muted' }, 'No graphs, guards or code were logged for this compile.'));
+    out.push(
+      h(
+        'p',
+        { class: 'nbc-muted' },
+        'No graphs, guards or code were logged for this compile.'
+      )
+    );
   }
   return out;
 }

@@ -1,0 +1,49 @@
+"""The Compile inspector's channel to the kernel: a registered comm target.
+
+When the inspector shows a record cut to the output budget and the kernel is live, it
+opens a comm to ``COMM_TARGET`` with ``{"target_id": "t3"}``; the kernel answers with one
+message ``{"data": {MIME_TYPE: record}}`` (``data`` is ``{}`` for an id it does not know)
+and closes the comm. The record is ``display.inspector.whole_record``'s.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import comm
+
+from ..core.records import MIME_TYPE
+from ..display.inspector import whole_record
+
+#: The comm target name the labextension opens (labextension/src/notebook.ts).
+COMM_TARGET = "nbcompile.inspector"
+
+_TARGET_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
+
+
+def answer(target_id: object) -> dict[str, Any]:
+    """The reply to a request for ``target_id``: the whole record's bundle, or ``{}``."""
+    if not isinstance(target_id, str) or not _TARGET_ID.fullmatch(target_id):
+        return {"data": {}}
+    found = whole_record(target_id)
+    return {"data": {MIME_TYPE: found.payload} if found is not None else {}}
+
+
+def _on_open(channel: Any, open_msg: dict[str, Any]) -> None:
+    data = open_msg.get("content", {}).get("data") or {}
+    try:
+        channel.send(answer(data.get("target_id")))
+    finally:
+        channel.close()
+
+
+def register() -> None:
+    """Register the comm target (idempotent; harmless outside a kernel)."""
+    comm.get_comm_manager().register_target(COMM_TARGET, _on_open)
+
+
+def unregister() -> None:
+    manager = comm.get_comm_manager()
+    if COMM_TARGET in getattr(manager, "targets", {}):
+        manager.unregister_target(COMM_TARGET, _on_open)
