@@ -276,11 +276,11 @@ def timing_chart_png(comparison: Comparison) -> bytes | None:
         ax = fig.add_subplot(1, panels, index)
         index += 1
         labels = [r.mode for r in rows]
-        values = [r.speedup for r in rows]
-        low = [max(0.0, r.speedup - (r.speedup_ci_low if r.speedup_ci_low is not None
-                                     else r.speedup)) for r in rows]
-        high = [max(0.0, (r.speedup_ci_high if r.speedup_ci_high is not None
-                          else r.speedup) - r.speedup) for r in rows]
+        values = [r.speedup or 0.0 for r in rows]  # rows with a speedup only (above)
+        low = [max(0.0, v - (r.speedup_ci_low if r.speedup_ci_low is not None else v))
+               for r, v in zip(rows, values, strict=True)]
+        high = [max(0.0, (r.speedup_ci_high if r.speedup_ci_high is not None else v) - v)
+                for r, v in zip(rows, values, strict=True)]
         colours = [_VERDICT_COLOURS.get(r.verdict, "#9e9e9e") for r in rows]
         positions = list(range(len(rows)))
         ax.barh(positions, values, xerr=[low, high], color=colours, capsize=3, height=0.6)
@@ -290,9 +290,9 @@ def timing_chart_png(comparison: Comparison) -> bytes | None:
         ax.invert_yaxis()
         ax.set_xlabel("speedup vs eager (median; bars: 95% confidence interval, what the "
                       "verdict rests on)", fontsize=8)
-        for pos, r in zip(positions, rows, strict=True):
+        for pos, r, v in zip(positions, rows, values, strict=True):
             mark = "" if r.numerics_ok is not False else "  numerics differ!"
-            ax.annotate(f" {r.speedup:.2f}x{mark}", (r.speedup, pos), va="center", fontsize=8)
+            ax.annotate(f" {v:.2f}x{mark}", (v, pos), va="center", fontsize=8)
         top = max(max(values), max(r.speedup_ci_high or 0.0 for r in rows))
         ax.set_xlim(0, max(top * 1.35, 1.3))
     if mem_rows:

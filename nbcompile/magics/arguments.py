@@ -78,7 +78,8 @@ class OnceBoolean(argparse.BooleanOptionalAction):
                  values: Any, option_string: str | None = None) -> None:
         value = not (option_string or "").startswith("--no-")
         seen = (getattr(namespace, _SEEN, None) or {}).get(self.dest, value)
-        names = " and ".join(self.option_strings) if seen != value else option_string
+        names = (" and ".join(self.option_strings) if seen != value
+                 else option_string or self.option_strings[0])
         _note(namespace, self.dest, names, value,
               "{flag} contradict each other; give one of them")
         super().__call__(parser, namespace, values, option_string)

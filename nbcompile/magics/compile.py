@@ -7,9 +7,10 @@ import sys
 from typing import Any
 
 from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
 from IPython.core.magic import Magics, cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
-from IPython.utils.process import arg_split
+from IPython.utils.process import arg_split  # pyright: ignore[reportPrivateImportUsage]
 
 from ..core.notebook import cells, triton_preview
 from ..core.notebook.options import MODES, OptionError
@@ -31,6 +32,12 @@ from .errors import CellSyntaxError
 @magics_class
 class CompileMagics(Magics):
     """The ``%%compile`` cell magic."""
+
+    @property
+    def _ip(self) -> InteractiveShell:
+        """The shell this magic is registered on (IPython sets it before any call)."""
+        assert self.shell is not None
+        return self.shell
 
     @magic_arguments()
     @argument("--mode", choices=MODES, default=None, action=Once, type=unquoted,
@@ -81,7 +88,7 @@ class CompileMagics(Magics):
         check_repeats(args, "%%compile")
         request = _request(args)
         only = request.only
-        source = self.shell.transform_cell(cell)
+        source = self._ip.transform_cell(cell)
         if only:
             missing = [n for n in only if n not in cells.bound_names(source)]
             if missing:
@@ -90,11 +97,11 @@ class CompileMagics(Magics):
                     f"{' or '.join(missing)}; nothing was run."
                 )
 
-        ns = self.shell.user_ns
+        ns = self._ip.user_ns
         before = cells.snapshot(ns)
         text = f"# %%compile {line}\n{source}"  # magic line kept: line numbers match the cell
         number = self._cell_number()
-        filename = self.shell.compile.cache(text, number, raw_code=text)
+        filename = self._ip.compile.cache(text, number, raw_code=text)
         result = self._run(text, filename)
         names = cells.changed_names(before, ns)
         module_name = ns.get("__name__", "__main__")
@@ -136,7 +143,7 @@ class CompileMagics(Magics):
     def _run(self, text: str, filename: str) -> Any:
         """Execute the cell; its last expression's value is returned (and displayed)."""
         __tracebackhide__ = True  # noqa: F841
-        shell = self.shell
+        shell = self._ip
         try:
             body, tail = cells.split_last_expression(text, filename, shell.compile.flags)
         except SyntaxError as e:  # nothing ran: shown as a plain cell's syntax error
@@ -152,14 +159,14 @@ class CompileMagics(Magics):
         IPython increments ``execution_count`` before it runs a cell, so the number is
         read from the filename IPython gave the running cell's code (a caller frame).
         """
-        filename_map = getattr(self.shell.compile, "_filename_map", {})
+        filename_map = getattr(self._ip.compile, "_filename_map", {})
         frame = sys._getframe(1)
         while frame is not None:
             number = filename_map.get(frame.f_code.co_filename)
             if number is not None:
                 return number
             frame = frame.f_back
-        return self.shell.execution_count
+        return self._ip.execution_count
 
     def _cell_ref(self, filename: str, number: int) -> CellRef:
         parent: dict[str, Any] = getattr(self.shell, "parent_header", None) or {}

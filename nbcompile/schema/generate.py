@@ -113,7 +113,7 @@ class _Builder:
             if key is not str:
                 raise TypeError(f"JSON object keys must be str, not {key!r}")
             return {"type": "object", "additionalProperties": self.type_schema(value)}
-        if dataclasses.is_dataclass(tp):
+        if isinstance(tp, type) and dataclasses.is_dataclass(tp):
             self.add(tp)
             return {"$ref": f"#/$defs/{tp.__name__}"}
         raise TypeError(f"no JSON Schema for annotation {tp!r}")
@@ -242,7 +242,7 @@ def docs_text(current: str, schema: dict[str, Any] | None = None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m nbcompile.schema.generate",
-                                     description=__doc__.split("\n\n")[0])
+                                     description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if a file is stale")
     args = parser.parse_args(argv)
     schema = build_schema()

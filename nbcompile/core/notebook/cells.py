@@ -80,7 +80,8 @@ def split_last_expression(source: str, filename: str, flags: int = 0) -> tuple[A
     tree = ast.parse(source, filename=filename)
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = ast.Expression(tree.body.pop().value)
+        last = ast.Expression(tree.body[-1].value)
+        tree.body.pop()
     body = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
     tail = compile(last, filename, "eval", flags=flags, dont_inherit=True) if last else None
     return body, tail

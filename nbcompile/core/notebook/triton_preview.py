@@ -120,7 +120,7 @@ def preview_scope() -> Iterator[None]:
     if driver_active():
         yield
         return
-    tu = torch_compat.triton_utils()
+    tu: Any = torch_compat.triton_utils()  # torch.utils._triton: attributes set below
     with _lock:
         if _depth == 0:
             _saved["hash"] = tu.triton_hash_with_backend
