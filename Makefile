@@ -41,12 +41,18 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: setup labextension
 	$(VENV)/bin/jupyter lab $(ALLOW_ROOT) notebooks/
 
+# Static checks: ruff and pyright (basic, pyrightconfig.json) on the Python, ESLint and
+# Prettier on the TypeScript (labextension/eslint.config.mjs, .prettierrc.json).
+LINT = $(VENV)/bin/ruff check nbcompile tests benchmarks && \
+	$(VENV_PATH) $(VENV)/bin/pyright && \
+	cd labextension && npm run --silent lint
+
 test: setup labextension chromium
-	$(VENV)/bin/ruff check nbcompile tests benchmarks
+	$(LINT)
 	$(PY) -m pytest
 
-lint: setup
-	$(VENV)/bin/ruff check nbcompile tests benchmarks
+lint: setup labextension
+	$(LINT)
 
 benchmarks: setup
 	$(PY) -m benchmarks
