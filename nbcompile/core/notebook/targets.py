@@ -42,7 +42,7 @@ def make_module_entry(label: str) -> types.FunctionType:
     argument so that nothing compiled holds it strongly.
     """
     return define_entry(label, "self, /, *args, **kwargs",
-                        "self._call_impl(*args, **kwargs)", {})
+                        f"self.{torch_compat.CALL_IMPL.attr}(*args, **kwargs)", {})
 
 
 class ModuleCall:

@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from ..torch_compat import orig_callable, tree_leaves, tree_map
+from ..torch_compat import orig_callable, tensor_version, tree_leaves, tree_map
 
 
 def _copy_input(value: Any) -> Any:
@@ -150,7 +150,7 @@ class Sandbox:
                            or (t.requires_grad and t.is_leaf)]  # a plain leaf weight too
             self._optimizers = [(o, {p: _clone_state(st) for p, st in o.state.items()})
                                 for o in reachable_optimizers(fn, tuple(args), dict(kwargs))]
-        self._versions = [t._version for _, t in self._inputs]
+        self._versions = [tensor_version(t) for _, t in self._inputs]
         self._rng = _rng_state()
         self.printed_lines = 0
 
@@ -160,7 +160,7 @@ class Sandbox:
             for (_, t), saved in zip(self._inputs, self._pristine, strict=True):
                 t.copy_(saved)
             self._restore_state()
-        self._versions = [t._version for _, t in self._inputs]
+        self._versions = [tensor_version(t) for _, t in self._inputs]
         _set_rng_state(self._rng)
 
     def restore(self) -> None:
@@ -182,7 +182,7 @@ class Sandbox:
     def mutated_inputs(self) -> list[str]:
         """Labels of the input copies changed in place since the last ``reset()``."""
         return [label for (label, t), v in zip(self._inputs, self._versions, strict=True)
-                if t._version != v]
+                if tensor_version(t) != v]
 
     def held_storages(self) -> set[int]:
         """Storages in use before any call: the input copies, the state tensors the call
