@@ -251,7 +251,7 @@ def bench_compare_accuracy(budget: float) -> list[dict]:
     from torch.utils.benchmark import Timer
 
     from nbcompile import compare
-    from nbcompile.core.notebook.targets import fresh_copy
+    from nbcompile.core.runs.copies import fresh_copy
     from nbcompile.core.trace.listener import suppressed
 
     def chain(x):

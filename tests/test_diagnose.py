@@ -29,8 +29,8 @@ import torch._inductor.config
 from torch._dynamo.eval_frame import _debug_get_cache_entry_list
 
 import nbcompile
-from nbcompile.core.notebook.targets import fresh_copy
 from nbcompile.core.records import MIME_TYPE
+from nbcompile.core.runs.copies import fresh_copy
 from nbcompile.display.budget import json_size
 from nbcompile.display.diagnose import published_diagnosis
 from nbcompile.schema.generate import SCHEMA_PATH

@@ -14,7 +14,7 @@ import nbcompile
 from nbcompile.core.perf import explain, timing
 from nbcompile.core.perf.comparison import Comparison, TimingRow
 from nbcompile.core.perf.profile import profile
-from nbcompile.core.perf.sandbox import Sandbox
+from nbcompile.core.runs.sandbox import Sandbox
 from nbcompile.display.timing import timing_bundle
 from nbcompile.schema import generate
 

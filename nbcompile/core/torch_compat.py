@@ -139,6 +139,12 @@ def _trace_logger_is_torch_trace() -> bool:
     return lookup("torch._logging._internal.trace_log").name == "torch.__trace"
 
 
+def _tensor_has(attr: str) -> bool:
+    import torch
+
+    return hasattr(torch.zeros(()), attr)
+
+
 def _module_instance_has(attr: str) -> Callable[[], bool]:
     def probe() -> bool:
         import torch
@@ -549,6 +555,10 @@ COMPILED_CALL_IMPL = _name(
     "torch.nn.Module._compiled_call_impl", "module targets (module.compile())",
     "RuntimeError when a module is compiled",
     probe=_module_instance_has("_compiled_call_impl"))
+TENSOR_VERSION = _name(
+    "torch.Tensor._version", "inputs changed in place (compare, diagnose)",
+    "no input is said to be changed in place", default=None,
+    probe=lambda: _tensor_has("_version"))
 
 
 def _simple_leaves(value: Any) -> Iterable[Any]:
@@ -596,3 +606,8 @@ def compiled_call_impl(module: Any) -> Any:
 def set_compiled_call_impl(module: Any, value: Any) -> None:
     COMPILED_CALL_IMPL.get(module)  # raises on a torch without it
     module._compiled_call_impl = value
+
+
+def tensor_version(tensor: Any) -> int | None:
+    """``tensor._version``: bumped by each in-place change (None: not known)."""
+    return TENSOR_VERSION.get(tensor)

@@ -32,7 +32,7 @@ from typing import Any
 import torch
 
 from ..frames import Span, is_cell_file, is_entry_file, is_torch_file
-from ..notebook.targets import eager_callable
+from ..runs.wrappers import eager_callable
 from ..steps import ctrl_c_delivered
 from ..trace.fx_graph import FxNode, parse_graph
 from ..trace.listener import suppressed

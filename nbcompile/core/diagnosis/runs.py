@@ -12,27 +12,26 @@ graph, with their ``# File:`` lines) heard on a private trace listener.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import copy
 import pickle
-import statistics
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
-from .. import torch_compat
-from ..notebook.targets import eager_callable, fresh_copy, unwrap
 from ..perf.environment import device_of, sync
 from ..perf.numerics import drift, snapshot_outputs
-from ..perf.sandbox import Sandbox
+from ..runs.capture import GraphCapture
+from ..runs.copies import fresh_copy, own_automatic_dynamic
+from ..runs.sandbox import Sandbox
+from ..runs.timed import first_line, median_time
+from ..runs.wrappers import eager_callable, unwrap
 from ..torch_compat import tree_leaves, tree_map
-from ..trace.listener import TraceEvent, TraceListener, suppressed
-from ..trace.parsers import parser_for, post_grad_graph
+from ..trace.listener import suppressed
 from .isolate import GRACE_S, ChildError, abort_risk, in_child, needs_child, shown_error
 from .judge import Judged, judge
 from .torch_names import adopt_bisect_debug_info, bisect_debug_info, inductor_patch
@@ -75,49 +74,6 @@ class Run:
         if self.judged is None:
             return "not run"
         return "ok" if self.judged.ok else "accuracy"
-
-
-class GraphCapture:
-    """Dynamo's graphs and Inductor's post-grad graphs of compiles made while listening
-    (a private listener: it hears compiles made under ``suppressed()``)."""
-
-    def __init__(self) -> None:
-        self.dynamo: list[str] = []
-        self.post_grad: list[str] = []
-        self._listener = TraceListener(self._on_event, private=True)
-
-    def _on_event(self, event: TraceEvent) -> None:
-        if event.kind == "dynamo_output_graph":
-            self.dynamo.append(event.payload)
-        elif parser_for(event.kind, event.metadata) is post_grad_graph:
-            self.post_grad.append(event.payload)  # under each name torch writes it
-
-    @contextlib.contextmanager
-    def listening(self) -> Iterator[GraphCapture]:
-        with self._listener.listening():
-            yield self
-
-
-@contextlib.contextmanager
-def own_automatic_dynamic() -> Iterator[None]:
-    """An empty automatic-dynamic memory for one run, the session's put back after: a copy
-    has the user's function's code location, which Dynamo's memory of changing sizes is
-    keyed by (a copy would start dynamic after the user's calls, and leave its own calls
-    in the user's next compile)."""
-    pgo = torch_compat.pgo_state()
-    if pgo is None:
-        yield
-        return
-    names = (torch_compat.PGO_CODE_STATE.attr, torch_compat.PGO_INIT_CODE_STATE.attr)
-    state_type = getattr(pgo, torch_compat.PGO_CODE_STATE_TYPE.attr)
-    saved = [getattr(pgo, name) for name in names]
-    for name in names:
-        setattr(pgo, name, collections.defaultdict(state_type))
-    try:
-        yield
-    finally:
-        for name, value in zip(names, saved, strict=True):
-            setattr(pgo, name, value)
 
 
 class Bench:
@@ -222,16 +178,9 @@ class Bench:
         return run
 
     def _time(self, call: Callable[..., Any], timed: int, deadline: float | None) -> float | None:
-        times = []
-        for _ in range(timed):
-            if deadline is not None and times and time.perf_counter() + times[-1] > deadline:
-                break
-            sync(self.device)
-            start = time.perf_counter()
-            call(*self.box.args, **self.box.kwargs)
-            sync(self.device)
-            times.append(time.perf_counter() - start)
-        return statistics.median(times) if times else None
+        box = self.box
+        return median_time(lambda: call(*box.args, **box.kwargs), timed, deadline,
+                           lambda: sync(self.device))
 
     # --- the float64 reference ---------------------------------------------------------
 
@@ -265,7 +214,7 @@ class Bench:
                 leaves = snapshot_outputs(out)
             except Exception as e:
                 return None, (f"the float64 run failed ({type(e).__name__}: "
-                              f"{_first_line(str(e))}): e.g. a tensor or module the "
+                              f"{first_line(str(e))}): e.g. a tensor or module the "
                               "function uses is not an argument, so it stayed in its dtype")
             finally:
                 box.reset()
@@ -301,8 +250,3 @@ def _upcast(value: Any) -> Any:
         if value.is_complex():
             return value.detach().to(torch.complex128).requires_grad_(value.requires_grad)
     return value
-
-
-def _first_line(text: str) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= 300 else line[:297] + "..."

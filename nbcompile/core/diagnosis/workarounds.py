@@ -24,7 +24,8 @@ from typing import Any
 
 import torch
 
-from ..notebook.targets import eager_callable, fresh_copy
+from ..runs.copies import fresh_copy
+from ..runs.wrappers import eager_callable
 from .culprit import Site, culprit_function, error_text
 from .record import Rung, Workaround
 from .runs import Bench, Run, Trial

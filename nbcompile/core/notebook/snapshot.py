@@ -16,7 +16,8 @@ from ..insight.advice import advise
 from ..insight.diagnose_hint import failure_hint, required_params
 from ..insight.not_compiled import why_not_compiled, without_internal_place
 from ..records import CompileRecord, GraphBreak, Kernel, Recompile, TargetRecord
-from .targets import Target, forward_arg_names
+from .target_state import forward_arg_names
+from .targets import Target
 
 
 def compiled_inside(target: Target) -> str:

@@ -1,2 +1,2 @@
-"""Measurement: the sandbox that runs copies, timing comparisons and their verdict, profiles,
-explanations."""
+"""Measurement: timing comparisons and their verdict, profiles, explanations (runs on copies
+in ``runs/``'s sandbox)."""

@@ -264,21 +264,6 @@ def _unpack(t: torch.Tensor) -> torch.Tensor:
     return t
 
 
-def storages_of(tensors: Iterable[Any]) -> set[int]:
-    """Data pointers of the storages of ``tensors`` (and of their ``.grad``)."""
-    found: set[int] = set()
-    for t in tensors:
-        if not isinstance(t, torch.Tensor):
-            continue
-        for x in (t, t.grad):
-            if isinstance(x, torch.Tensor):
-                try:
-                    found.add(x.untyped_storage().data_ptr())
-                except (RuntimeError, NotImplementedError):
-                    pass
-    return found
-
-
 # --- one call ---------------------------------------------------------------------------------
 
 

@@ -32,7 +32,7 @@ call apart (compile time), then measures steady-state run time with
   the next run say the opposite; the interval it rests on is shown, labelled, beside it.
   ``spreads_overlap`` (the run-time IQRs of the mode and of eager) is still reported but
   does not decide;
-* every call runs in a ``Sandbox`` (``nbcompile.core.perf.sandbox``): on copies of the tensor
+* every call runs in a ``Sandbox`` (``nbcompile.core.runs.sandbox``): on copies of the tensor
   inputs, with the parameters and buffers it can reach saved and restored afterwards, each
   candidate starting from the same inputs, state and RNG state; the user's objects and
   RNG are as they were. A function that changes its inputs in place is said so
@@ -69,7 +69,10 @@ from typing import Any
 import torch
 
 from ..insight.diagnose_hint import DIAGNOSE_HINT  # where a failed or differing mode points
-from ..notebook.targets import eager_callable, fresh_copy
+from ..runs.copies import fresh_copy
+from ..runs.sandbox import Sandbox
+from ..runs.timed import first_line
+from ..runs.wrappers import eager_callable
 from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
 from ..trace.listener import suppressed
 from ..units import format_bytes
@@ -81,7 +84,6 @@ from .environment import device_of, environment, sync
 from .memory import allocated_now, measure_call, memory_verdict, peak_ratio
 from .modes import DEFAULT_MODES, CompareError, ModeSpec, resolve_modes
 from .numerics import drift, drift_note, numeric_diff, snapshot_outputs
-from .sandbox import Sandbox
 from .verdict import MIN_EFFECT, judge_speedups, quartiles
 
 #: Profiled calls behind the explanation of a mode not faster than eager.
@@ -322,7 +324,7 @@ def _explain_rows(fn: Any, box: Sandbox, result: Comparison, recompiled: int) ->
                                        memory=bool(heavy), **box.kwargs)
     except Exception as exc:  # an explanation must never cost the user the comparison
         result.notes.append(f"could not profile {result.name} to explain the slow mode(s): "
-                            f"{_first_line(f'{type(exc).__name__}: {exc}')}")
+                            f"{first_line(f'{type(exc).__name__}: {exc}')}")
         prof = None
     for row in slow:
         if prof is not None:
@@ -438,7 +440,7 @@ def _prepare(cand: _Candidate, fn: Any, box: Sandbox, device: torch.device,
     except Exception as e:  # one failing mode must not hide the others
         row.status = "failed"
         row.verdict = "failed"
-        row.error = f"{type(e).__name__}: {_first_line(str(e))}"
+        row.error = f"{type(e).__name__}: {first_line(str(e))}"
         row.notes.append(DIAGNOSE_HINT)
         return
     cand.call = compiled
@@ -485,11 +487,6 @@ def _prepare(cand: _Candidate, fn: Any, box: Sandbox, device: torch.device,
                              "(Inductor skipped cudagraphs).")
 
 
-def _first_line(text: str) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= 300 else line[:297] + "..."
-
-
 def _measure_memory(cand: _Candidate, args: tuple, kwargs: dict, device: torch.device,
                     held: set[int]) -> None:
     """One more call of a warm candidate, on the sandbox's copies: its peak, allocated
@@ -499,7 +496,7 @@ def _measure_memory(cand: _Candidate, args: tuple, kwargs: dict, device: torch.d
     try:
         measured = measure_call(cand.call, args, kwargs, device, held)
     except Exception as e:  # memory must never cost the user the timing
-        row.memory_note = f"not measured: {type(e).__name__}: {_first_line(str(e))}"
+        row.memory_note = f"not measured: {type(e).__name__}: {first_line(str(e))}"
         return
     row.peak_memory_bytes = measured.peak_bytes
     row.allocated_bytes = measured.allocated_bytes
