@@ -277,7 +277,7 @@ def test_a_profile_with_150k_kernels_is_within_the_budget(small_or_default):
 
 def test_40k_suggestions_are_within_the_budget(small_or_default):
     from nbcompile.api import Suggestions
-    from nbcompile.core.fixes.suggest import Measured, Problem, Suggestion
+    from nbcompile.core.fixes.record import Measured, Problem, Suggestion
 
     items = [Suggestion(problem=Problem(kind="graph_break", reason=f"call <{i}>", lineno=3,
                                         line="print(x)"),

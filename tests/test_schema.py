@@ -276,7 +276,7 @@ def test_every_record_writes_inf_and_nan_as_null():
     import json
     import math
 
-    from nbcompile.core.fixes.suggest import Measured
+    from nbcompile.core.fixes.record import Measured
     from nbcompile.core.perf.comparison import TimingRow
 
     measured = Measured(time_s=math.inf).to_dict()

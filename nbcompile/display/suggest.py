@@ -16,7 +16,7 @@ from .text import clip, escape
 from .units import format_duration
 
 if TYPE_CHECKING:
-    from ..core.fixes.suggest import Measured, Suggestion, Suggestions
+    from ..core.fixes.record import Measured, Suggestion, Suggestions
 
 _STATUS_COLOURS = {"verified": "#2e7d32", "tried, did not help": "#c62828",
                    "not tried": "#9e9e9e"}

@@ -26,10 +26,8 @@ import torch
 from .. import torch_compat
 from ..frames import Span, is_torch_file
 from ..records import CellRef
-
-# fresh_copy, eager_callable: perf/profile.py's old import path (drop once it names runs/)
-from ..runs.copies import define_entry, fresh_copy  # noqa: F401
-from ..runs.wrappers import eager_callable, unwrap  # noqa: F401
+from ..runs.copies import define_entry
+from ..runs.wrappers import unwrap
 from .calls import watch
 from .options import CompileOptions
 from .target_state import Target, user_functions, user_spans

@@ -33,7 +33,10 @@ from .. import torch_compat
 from ..frames import Span
 from ..notebook.options import CompileOptions
 from ..notebook.session import CaptureSession
-from ..notebook.targets import Target, eager_callable, fresh_copy, unwrap
+from ..notebook.targets import Target
+from ..runs.copies import fresh_copy
+from ..runs.sandbox import Sandbox
+from ..runs.wrappers import eager_callable, unwrap
 from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
 from ..trace import listener
 from ..trace.listener import TraceListener, suppressed
@@ -44,7 +47,6 @@ from .memory import QuietProfile, SavedTensors
 from .profile_build import build
 from .profile_memory import fill_memory
 from .profile_record import Profile
-from .sandbox import Sandbox
 
 WARMUP_CALLS = 3
 DEFAULT_REPEAT = 20
