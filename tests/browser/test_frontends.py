@@ -20,7 +20,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ..conftest import execute_notebook
+from tests.support.kernel import execute_notebook
+
 from .conftest import lab_server
 from .test_sidebar import cells, run_cell, wait_idle_status
 

@@ -18,8 +18,9 @@ import pytest
 import torch
 
 from nbcompile.core import torch_compat as tc
+from tests.support import ROOT
 
-PACKAGE = Path(__file__).resolve().parents[1] / "nbcompile"
+PACKAGE = ROOT / "nbcompile"
 
 
 def test_missing_names_of_the_running_torch():

@@ -5,7 +5,8 @@ cell of this kernel."""
 from __future__ import annotations
 
 import nbcompile
-from tests.conftest import execute_notebook, make_notebook, run_cell
+from tests.support.kernel import execute_notebook, make_notebook
+from tests.support.shell import run_cell
 
 CELL = '''%%compile
 def ripple_7f4(x):

@@ -4,7 +4,6 @@ keeps the partial result."""
 
 from __future__ import annotations
 
-import queue
 import random
 import re
 import time
@@ -13,17 +12,14 @@ import pytest
 from jupyter_client.manager import start_new_kernel
 
 from nbcompile.core.records import MIME_TYPE
-from nbcompile.core.steps import Step, ctrl_c_delivered, ctrl_c_watched, tell
-from nbcompile.display.progress import ProgressLine, step_text
-
-from .test_display_updates import _execute
+from tests.support.kernel import execute, finish, run_until
 
 
 @pytest.fixture(scope="module")
 def kernel():
     km, kc = start_new_kernel(kernel_name="python3")
     try:
-        _execute(kc, "%load_ext nbcompile\nimport torch")
+        execute(kc, "%load_ext nbcompile\nimport torch")
         yield km, kc
     finally:
         kc.stop_channels()
@@ -54,8 +50,8 @@ def _unique_fn(name: str) -> str:
 
 def test_compare_shows_its_steps_in_one_display_then_only_the_result(kernel):
     _, kc = kernel
-    _execute(kc, _unique_fn("cmp_fn") + "cmp_x = torch.randn(256)")
-    messages = _execute(kc, "%compare cmp_fn(cmp_x) --modes eager,default --budget 2")
+    execute(kc, _unique_fn("cmp_fn") + "cmp_x = torch.randn(256)")
+    messages = execute(kc, "%compare cmp_fn(cmp_x) --modes eager,default --budget 2")
     _, texts = _progress_texts(messages)
     running = texts[:-1]
     assert any("mode 2 of 2 (default): compiling" in t for t in running), running
@@ -72,49 +68,15 @@ def test_compare_shows_its_steps_in_one_display_then_only_the_result(kernel):
 def test_suggest_shows_trial_i_of_n(kernel):
     _, kc = kernel
     c = 1 + random.randrange(10**6) / 1e7  # no compile cache has seen it: trials take time
-    _execute(kc, f"def sug_fn(x):\n    s = x.sum().item()\n    return torch.sin(x * {c!r}) * s\n"
+    execute(kc, f"def sug_fn(x):\n    s = x.sum().item()\n    return torch.sin(x * {c!r}) * s\n"
                  "sug_x = torch.randn(8)")
-    messages = _execute(kc, "%suggest sug_fn(sug_x)")
+    messages = execute(kc, "%suggest sug_fn(sug_x)")
     _, texts = _progress_texts(messages)
     assert any(t.startswith("%suggest: ") and "baseline" in t for t in texts), texts
     assert any("trial 1 of " in t for t in texts), texts
     assert texts[-1] == ""
     result = _result(messages)
     assert result[MIME_TYPE]["record"] == "suggestions"
-
-
-def _run_until(kc, code: str, seen: str | re.Pattern[str],
-               timeout: float = 300) -> tuple[str, list[dict]]:
-    """Start ``code``; return once a display update containing ``seen`` (a text, or a
-    pattern searched for) arrived."""
-    msg_id = kc.execute(code)
-    messages: list[dict] = []
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            msg = kc.get_iopub_msg(timeout=5)
-        except queue.Empty:
-            continue
-        if msg["parent_header"].get("msg_id") != msg_id:
-            continue
-        messages.append(msg)
-        text = msg["content"].get("data", {}).get("text/plain", "")
-        found = seen.search(text) if isinstance(seen, re.Pattern) else seen in text
-        if msg["msg_type"] in ("display_data", "update_display_data") and found:
-            return msg_id, messages
-        assert not (msg["msg_type"] == "status"
-                    and msg["content"]["execution_state"] == "idle"), f"ended before {seen!r}"
-    raise AssertionError(f"never saw {seen!r}")
-
-
-def _finish(kc, msg_id: str, messages: list[dict], timeout: float = 300) -> list[dict]:
-    while True:
-        msg = kc.get_iopub_msg(timeout=timeout)
-        if msg["parent_header"].get("msg_id") != msg_id:
-            continue
-        messages.append(msg)
-        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
-            return messages
 
 
 def _result(messages: list[dict]) -> dict:
@@ -132,7 +94,7 @@ def _snapshot(prefix: str, setting: str) -> str:
 
 def _assert_unchanged(kc, prefix: str, setting: str) -> None:
     """The user's tensor and torch's state as ``_snapshot`` kept them."""
-    check = _execute(kc, f"(torch.equal({prefix}_x, {prefix}_before[0]), "
+    check = execute(kc, f"(torch.equal({prefix}_x, {prefix}_before[0]), "
                          f"(torch.get_num_threads(), {setting}, "
                          f"torch.is_grad_enabled()) == {prefix}_before[1:])")
     assert _result(check)["text/plain"] == "(True, True)"
@@ -149,10 +111,10 @@ def _assert_partial_shown(result: dict, messages: list[dict]) -> None:
 def _interrupt(km, kc, code: str, seen: str) -> tuple[dict, list[dict]]:
     """Ctrl-C ``code`` once a progress update shows ``seen``: its result (no error) and
     every message."""
-    msg_id, messages = _run_until(kc, code, seen)
+    msg_id, messages = run_until(kc, code, seen)
     time.sleep(0.3)
     km.interrupt_kernel()
-    messages = _finish(kc, msg_id, messages)
+    messages = finish(kc, msg_id, messages)
     assert not [m for m in messages if m["msg_type"] == "error"], "the partial result, no error"
     return _result(messages), messages
 
@@ -162,7 +124,7 @@ def test_ctrl_c_during_compare_keeps_the_partial_result(kernel, during):
     km, kc = kernel
     name = "intr_" + during.split()[0]
     limit = "torch._dynamo.config.recompile_limit"
-    _execute(kc, _unique_fn(name) + "intr_x = torch.randn(256)\n" + _snapshot("intr", limit))
+    execute(kc, _unique_fn(name) + "intr_x = torch.randn(256)\n" + _snapshot("intr", limit))
     result, messages = _interrupt(
         km, kc, f"%compare {name}(intr_x) --modes eager,default --budget 60", during)
     record = result[MIME_TYPE]
@@ -183,8 +145,8 @@ def test_ctrl_c_during_compare_keeps_the_partial_result(kernel, during):
         # reaches g++ too) fails that same graph's next build in plain torch.compile as well
         # (after torch._dynamo.reset() too); any other function compiles.
         name = "intr_next"
-        _execute(kc, _unique_fn(name))
-    again = _execute(kc, f"r = %compare {name}(intr_x) --modes eager,default --budget 1\n"
+        execute(kc, _unique_fn(name))
+    again = execute(kc, f"r = %compare {name}(intr_x) --modes eager,default --budget 1\n"
                          "(r.interrupted, [row.status for row in r.rows])")
     out = _result(again)["text/plain"]
     assert out == "(False, ['ok', 'ok'])"
@@ -194,7 +156,7 @@ def test_ctrl_c_during_suggest_keeps_the_baseline_and_trials_done(kernel):
     km, kc = kernel
     scalars = "torch._dynamo.config.capture_scalar_outputs"
     c = 1 + random.randrange(10**6) / 1e7  # no compile cache has seen it: trials take time
-    _execute(kc, f"def sint_fn(x):\n    s = x.sum().item()\n    return torch.sin(x * {c!r}) * s\n"
+    execute(kc, f"def sint_fn(x):\n    s = x.sum().item()\n    return torch.sin(x * {c!r}) * s\n"
                  "sint_x = torch.randn(8)\n" + _snapshot("sint", scalars))
     result, messages = _interrupt(km, kc, "%suggest sint_fn(sint_x) --budget 300", "trial 1 of ")
     record = result[MIME_TYPE]
@@ -210,7 +172,7 @@ def test_ctrl_c_during_suggest_keeps_the_baseline_and_trials_done(kernel):
     # the user's objects and torch's settings (a trial patches one) as before
     _assert_unchanged(kc, "sint", scalars)
     # the next call works: a full record, not interrupted
-    again = _execute(kc, "r = %suggest sint_fn(sint_x)\n"
+    again = execute(kc, "r = %suggest sint_fn(sint_x)\n"
                          "(r.interrupted, r.baseline.error, bool(r.problems and r.items))")
     out = _result(again)["text/plain"]
     assert out == "(False, '', True)"
@@ -219,7 +181,7 @@ def test_ctrl_c_during_suggest_keeps_the_baseline_and_trials_done(kernel):
 def test_ctrl_c_during_kprun_keeps_a_marked_partial_profile(kernel):
     km, kc = kernel
     caches = "torch._inductor.config.force_disable_caches"
-    _execute(kc, _unique_fn("kint_fn") + "kint_x = torch.randn(256)\n" + _snapshot("kint", caches))
+    execute(kc, _unique_fn("kint_fn") + "kint_x = torch.randn(256)\n" + _snapshot("kint", caches))
     result, messages = _interrupt(km, kc, "%kprun kint_fn(kint_x)", "compiling a copy")
     record = result[MIME_TYPE]
     assert record["record"] == "profile" and record["interrupted"] is True
@@ -229,68 +191,17 @@ def test_ctrl_c_during_kprun_keeps_a_marked_partial_profile(kernel):
     _assert_unchanged(kc, "kint", caches)
     # the next call works (another function: a C++ build cut by the Ctrl-C is torch's
     # leftover, see test_ctrl_c_during_compare_keeps_the_partial_result)
-    _execute(kc, _unique_fn("kint_next"))
-    again = _execute(kc, "p = %kprun kint_next(kint_x) --repeat 3\n"
+    execute(kc, _unique_fn("kint_next"))
+    again = execute(kc, "p = %kprun kint_next(kint_x) --repeat 3\n"
                          "(p.interrupted, p.wall_s > 0, bool(p.kernels))")
     out = _result(again)["text/plain"]
     assert out == "(False, True, True)"
 
 
-def test_step_words_and_terminal_line():
-    assert step_text(Step("compare", "compiling (its first call)", 2, 4, "default")) == \
-        "mode 2 of 4 (default): compiling (its first call)"
-    assert step_text(Step("compare", "timing 4 modes", remaining_s=6.4)) == \
-        "timing 4 modes, 6s of the budget left"
-    assert step_text(Step("suggest", "compiling", 3, 7, "x = 1")) == \
-        "trial 3 of 7 (x = 1): compiling"
-
-    class Tty:
-        def __init__(self):
-            self.text = ""
-
-        def isatty(self):
-            return True
-
-        def write(self, s):
-            self.text += s
-
-        def flush(self):
-            pass
-
-    tty = Tty()
-    with ProgressLine("%compare", stream=tty) as progress:
-        progress(Step("compare", "warming up", 1, 2, "default"))
-        time.sleep(1.0)
-    # one line rewritten in place (carriage returns, no newline), blanked at the end
-    assert "\n" not in tty.text and "\r%compare: mode 1 of 2 (default): warming up" in tty.text
-    assert tty.text.endswith("\r")
-    quick = Tty()
-    with ProgressLine("%compare", stream=quick) as progress:
-        progress("fast")
-    assert quick.text == ""  # ended before anything was due: nothing shown
-
-
-def test_open_trace_tells_files_and_bytes_read(tmp_path):
-    import shutil
-    from pathlib import Path
-
-    import nbcompile
-    from nbcompile.display.progress import reading_text
-
-    traces = Path(__file__).parent / "fixtures" / "traces"
-    for i, name in enumerate(("graph_break.log", "recompile.log")):
-        shutil.copy(traces / name, tmp_path / f"dedicated_log_torch_trace_rank_{i}_x.log")
-    calls: list[tuple[int, int, int]] = []
-    report = nbcompile.open_trace(tmp_path, progress=lambda *a: calls.append(a))
-    size = sum(p.stat().st_size for p in tmp_path.iterdir())
-    assert calls and calls[-1] == (2, 2, size) and report.bytes_read == size
-    assert reading_text(1, 8, 3 * 1024 * 1024) == "1 of 8 files, 3.0 MiB read"
-
-
 def test_diagnose_shows_its_steps_then_only_the_result(kernel):
     _, kc = kernel
-    _execute(kc, _unique_fn("diag_fn") + "diag_x = torch.randn(256)")
-    messages = _execute(kc, "%diagnose diag_fn(diag_x)")
+    execute(kc, _unique_fn("diag_fn") + "diag_x = torch.randn(256)")
+    messages = execute(kc, "%diagnose diag_fn(diag_x)")
     _, texts = _progress_texts(messages)
     assert any(t.startswith("%diagnose: inductor: compiling a copy with your options")
                for t in texts), texts
@@ -310,7 +221,7 @@ def test_ctrl_c_during_diagnose_keeps_what_was_established(kernel):
                 "torch._inductor.config.cpp.inject_relu_bug_TESTING_ONLY, "
                 "torch._inductor.config.force_disable_caches, "
                 "torch._inductor.config.emulate_precision_casts)")
-    _execute(kc, f"def dint_fn(x):\n    for _ in range(100):\n"
+    execute(kc, f"def dint_fn(x):\n    for _ in range(100):\n"
                  f"        x = torch.sin(x * {c!r}) + 0.5\n"
                  "    return torch.relu(x - 0.5)\n"
                  "dint_x = torch.randn(2**19)\n"
@@ -340,36 +251,14 @@ def test_ctrl_c_during_diagnose_keeps_what_was_established(kernel):
         assert "workarounds: interrupted (Ctrl-C)" in record["skipped"]
         _assert_partial_shown(result, messages)
         # the user's tensor, RNG state and torch's settings (the injected one kept) as before
-        check = _execute(kc, "(torch.equal(dint_x, dint_before[0]), "
+        check = execute(kc, "(torch.equal(dint_x, dint_before[0]), "
                              "torch.equal(torch.get_rng_state(), dint_before[1]), "
                              f"{settings} == dint_before[2])")
         assert _result(check)["text/plain"] == "(True, True, True)", said
     finally:
-        _execute(kc, "torch._inductor.config.cpp.inject_relu_bug_TESTING_ONLY = None")
+        execute(kc, "torch._inductor.config.cpp.inject_relu_bug_TESTING_ONLY = None")
     # the next call works (another function: see test_ctrl_c_during_compare_...)
-    _execute(kc, _unique_fn("dint_next") + "dint_small = torch.randn(64)")
-    again = _execute(kc, "d = %diagnose dint_next(dint_small)\n(d.interrupted, d.kind, d.notes)")
+    execute(kc, _unique_fn("dint_next") + "dint_small = torch.randn(64)")
+    again = execute(kc, "d = %diagnose dint_next(dint_small)\n(d.interrupted, d.kind, d.notes)")
     out = _result(again)["text/plain"]
     assert out.startswith("(False, 'ok', ") and "interrupted" not in out, out
-
-
-def test_a_ctrl_c_torch_swallowed_stops_the_command_at_its_next_step():
-    import os
-    import signal
-
-    with ctrl_c_watched():
-        try:
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(1)
-        except KeyboardInterrupt:
-            pass  # swallowed, as torch can inside its guard checks
-        with pytest.raises(KeyboardInterrupt):
-            tell(None, "compare", "timing")
-        tell(None, "compare", "timing")  # raised once
-        try:
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(1)
-        except KeyboardInterrupt:
-            ctrl_c_delivered()  # the command's own handler saw it
-        tell(None, "compare", "timing")
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

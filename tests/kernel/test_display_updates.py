@@ -2,41 +2,25 @@
 
 from __future__ import annotations
 
-import queue
 import re
 
 from jupyter_client.manager import start_new_kernel
 
 from nbcompile.core.records import MIME_TYPE
-
-
-def _execute(kc, code: str, timeout: float = 600) -> list[dict]:
-    """Run code; return the iopub messages of that execution."""
-    msg_id = kc.execute(code)
-    messages = []
-    while True:
-        try:
-            msg = kc.get_iopub_msg(timeout=timeout)
-        except queue.Empty:  # pragma: no cover - a hung kernel fails the test
-            raise AssertionError(f"kernel did not finish: {code!r}") from None
-        if msg["parent_header"].get("msg_id") != msg_id:
-            continue
-        messages.append(msg)
-        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
-            return messages
+from tests.support.kernel import execute
 
 
 def test_summary_updates_while_compiling_and_after():
     km, kc = start_new_kernel(kernel_name="python3")
     try:
-        _execute(kc, "%load_ext nbcompile")
+        execute(kc, "%load_ext nbcompile")
         cell = "def chain(x):\n    return (torch.sin(x) * torch.cos(x)).relu() + 1\n"
-        defined = _execute(kc, "%%compile\nimport torch\n" + cell)
+        defined = execute(kc, "%%compile\nimport torch\n" + cell)
         [shown] = [m for m in defined if m["msg_type"] == "display_data"]
         display_id = shown["content"]["transient"]["display_id"]
         assert shown["content"]["data"][MIME_TYPE]["targets"][0]["status"] == "pending"
 
-        called = _execute(kc, "chain(torch.randn(1000))")
+        called = execute(kc, "chain(torch.randn(1000))")
         updates = [m["content"] for m in called if m["msg_type"] == "update_display_data"]
         assert updates and all(u["transient"]["display_id"] == display_id for u in updates)
         statuses = [u["data"][MIME_TYPE]["targets"][0]["status"] for u in updates]

@@ -6,9 +6,8 @@ import jsonschema
 import pytest
 
 from nbcompile.core.records import MIME_TYPE
-
-from .conftest import execute_notebook, make_notebook
-from .test_magic_inprocess import SCHEMA
+from tests.support.kernel import execute_notebook, make_notebook
+from tests.support.schema import SCHEMA
 
 CELLS = [
     "%load_ext nbcompile",

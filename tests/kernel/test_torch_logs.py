@@ -4,18 +4,15 @@ torch's logging exactly (issue 13 part 3)."""
 
 from __future__ import annotations
 
-import logging
 import re
 
 import pytest
 
-import nbcompile
 from nbcompile.core.records import MIME_TYPE
-from nbcompile.display.bundle import summary_html, summary_text
-
-from .conftest import execute_notebook, make_notebook, outputs_of, run_cell
+from tests.support.kernel import execute_notebook, make_notebook, outputs_of
 
 ITEM_WARNING = "capture_scalar_outputs"
+
 LIMIT_WARNING = "recompile_limit"
 
 
@@ -75,48 +72,3 @@ def test_torch_logs_flag_keeps_torch_output(executed):
 def test_other_warnings_pass_through(executed):
     err = stderr_of(executed[7])
     assert "a user warning stays" in err and "torch outside any compile stays" in err
-
-
-def filter_state() -> dict:
-    """Every torch logger's handlers, their filters, levels and propagation."""
-    state = {}
-    for name, lg in sorted(logging.Logger.manager.loggerDict.items()):
-        if isinstance(lg, logging.Logger) and name.startswith("torch"):
-            state[name] = (lg.level, lg.propagate, list(lg.filters),
-                           [(h, list(h.filters), h.level) for h in lg.handlers])
-    return state
-
-
-def test_unload_restores_torch_logging_exactly(ip):
-    ip.run_line_magic("unload_ext", "nbcompile")
-    try:
-        before = filter_state()
-        ip.run_line_magic("load_ext", "nbcompile")
-        loaded = filter_state()
-        assert loaded != before  # a filter sits on torch's handlers while loaded
-        ip.run_line_magic("unload_ext", "nbcompile")
-        assert filter_state() == before
-    finally:
-        ip.run_line_magic("load_ext", "nbcompile")
-
-
-def test_record_and_summary_in_process(ip):
-    ip.run_cell_magic("compile", "",
-                      "import torch\ndef tl_item(x):\n    return x * x.max().item()\n")
-    # the Tensor.item() warning is logged once per process; a recompile-limit one is not
-    ip.run_cell_magic("compile", "--no-dynamic", "def tl_limit(x, k):\n    return x - k\n")
-    run_cell(ip, "import torch._dynamo\n_saved = torch._dynamo.config.recompile_limit\n"
-                 "torch._dynamo.config.recompile_limit = 1\n"
-                 "try:\n    for k in range(3):\n        tl_limit(torch.randn(2), k)\n"
-                 "finally:\n    torch._dynamo.config.recompile_limit = _saved")
-    rep = nbcompile.report(ip.user_ns["tl_limit"])
-    # a CUDA build of torch on this CPU also logs "No CUDA runtime" at its first C++ build
-    [log] = [log for log in rep.torch_logs if "No CUDA runtime" not in log.message]
-    assert LIMIT_WARNING in log.message and log.logger.startswith("torch._dynamo")
-    assert log.compile_id.startswith(rep.compiles[0].compile_id[0])
-    text = summary_text([rep])
-    n = len(rep.torch_logs)
-    assert re.findall(r"torch logged \d+ messages?", text) == [
-        f"torch logged {n} message" + ("s" if n > 1 else "")]
-    assert len([line for line in text.splitlines() if "torch logged" in line]) == 1
-    assert "<details>" in summary_html([rep])

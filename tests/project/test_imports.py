@@ -5,7 +5,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "nbcompile"
+from tests.support import ROOT
+
+PACKAGE = ROOT / "nbcompile"
 
 #: Edges being removed by other work in progress, each named (never the whole check);
 #: none left since main dropped core/timing -> display and the display/ cycle.

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import ROOT
+
 EXT = ROOT / "labextension"
 NPM_NAME = json.loads((EXT / "package.json").read_text())["name"]
 

@@ -9,31 +9,14 @@ do), and must not raise. Not run: blocks fenced as another language (``bash``, `
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
+from tests.support import ROOT
+from tests.support.readme import blocks
 
-import pytest
-
-import nbcompile
-
-from .conftest import ROOT
-
-FENCE = re.compile(r"^```(?P<lang>[\w+-]*)[^\n]*\n(?P<code>.*?)^```\s*$", re.M | re.S)
 RUNNABLE = {"", "python", "py", "ipython", "python3", "pycon"}
-SKIP = re.compile(r"#\s*docs-test:\s*skip\b")
+
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
-def blocks(path: Path) -> list[tuple[int, str, str]]:
-    """``(line, language, code)`` of each fenced block of a Markdown file."""
-    text = path.read_text()
-    return [(text.count("\n", 0, m.start()) + 1, m.group("lang").lower(), m.group("code"))
-            for m in FENCE.finditer(text)]
-
-
-def runnable(path: Path) -> list[tuple[int, str]]:
-    return [(line, code) for line, lang, code in blocks(path)
-            if lang in RUNNABLE and not SKIP.search(code)]
 
 
 def test_every_block_is_run_or_says_why_not():
@@ -44,19 +27,3 @@ def test_every_block_is_run_or_says_why_not():
                 continue
             assert lang in {"bash", "sh", "console", "text", "json", "ts", "typescript"}, (
                 f"{path.name}:{line}: unknown block language {lang!r}")
-
-
-@pytest.mark.parametrize("path", DOCS, ids=[p.name for p in DOCS])
-def test_the_code_blocks_run(ip, path):
-    ran = 0
-    for line, code in runnable(path):
-        result = ip.run_cell(code)
-        assert result.error_before_exec is None and result.error_in_exec is None, (
-            f"{path.name}:{line}: {result.error_before_exec or result.error_in_exec!r}\n{code}")
-        ran += 1
-    if path.name == "README.md":
-        assert ran >= 3, "the README's first example is a code block"
-        report = nbcompile.report(ip.user_ns["gelu_chain"])
-        # what the README says of the example: it compiled, the print is a graph break
-        assert report.status_text == "compiled" and report.graph_count == 2, report
-        assert [b.line for b in report.graph_breaks] == ['print("debug")          # a graph break']

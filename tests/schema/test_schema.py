@@ -6,43 +6,24 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
 import jsonschema
 import pytest
-import torch
 
 import nbcompile
 from nbcompile.core.records import MIME_TYPE
-from nbcompile.display import summary_bundle
 from nbcompile.schema import generate
+from tests.support import ROOT
+from tests.support.schema import _errors, _validate
 
-from .conftest import run_cell
-from .fixtures import make_fixtures
+FIXTURES = ROOT / "tests" / "fixtures" / "records"
 
-FIXTURES = Path(__file__).parent / "fixtures" / "records"
 SCHEMA = json.loads(generate.SCHEMA_PATH.read_text())
-VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
-
-CELL = '''import torch
-def breaks_and_recompiles(x):
-    y = torch.cos(x) + 1
-    print("graph break here")
-    return torch.relu(y) * 3
-net = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.Tanh())
-'''
 
 
-def _validate(record: dict) -> None:
-    """Validate the record as JSON (what a notebook saves) against the closed schema."""
-    VALIDATOR.validate(json.loads(json.dumps(record)))
 
 
-def _errors(record: dict) -> list[str]:
-    return [e.message for e in VALIDATOR.iter_errors(json.loads(json.dumps(record)))]
 
-
-# --- generated files are current -------------------------------------------------------
 
 
 def test_committed_schema_is_generated_from_the_dataclasses():
@@ -90,9 +71,6 @@ def test_schema_is_valid_and_every_object_is_closed():
         "kernel", "extern", "wrapper"]
 
 
-# --- saved records ---------------------------------------------------------------------
-
-
 @pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.json")), ids=lambda p: p.name)
 def test_committed_fixtures_validate(path):
     _validate(json.loads(path.read_text()))
@@ -117,9 +95,6 @@ def test_record_saved_by_the_previous_nbcompile_still_validates():
         for graph_break in target["graph_breaks"]:
             graph_break.pop("stack")
     _validate(older)
-
-
-# --- the schema is closed ----------------------------------------------------------------
 
 
 def _saved_target() -> dict:
@@ -164,91 +139,9 @@ def test_missing_required_key_and_unknown_record_kind_fail():
     assert _errors(bad)
 
 
-# --- real records ------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def compiled(ip):
-    """A function with a graph break and a recompile (float32, then float64), a module."""
-    ip.run_cell_magic("compile", "", CELL)
-    run_cell(ip, "x = torch.randn(8, 16)\nbreaks_and_recompiles(x); net(x)\n"
-                 "breaks_and_recompiles(x.double())")
-    return [nbcompile.report(ip.user_ns[name]) for name in ("breaks_and_recompiles", "net")]
-
-
-def test_real_target_records_validate(compiled):
-    fn, module = compiled
-    assert fn.graph_break_count >= 1 and fn.recompile_count >= 1
-    assert module.kind == "module" and module.status == "compiled"
-    for rep in compiled:
-        data = rep.to_dict()
-        _validate(data)
-        assert any(c["output_code_path"] for c in data["compiles"])
-        assert all(c["started_at"] > 0 for c in data["compiles"])
-
-
-def test_real_summary_record_validates(compiled):
-    payload = summary_bundle(compiled)[MIME_TYPE]
-    assert payload["record"] == "summary" and len(payload["targets"]) == 2
-    _validate(payload)
-
-
-def test_kernel_count_counts_kernels_that_run_and_code_pieces_count_all(compiled):
-    for rep in compiled:
-        data = rep.to_dict()
-        kinds = [k["kind"] for k in data["kernels"]]
-        assert data["kernel_count"] == kinds.count("kernel") >= 1
-        assert data["code_piece_count"] == len(kinds) > data["kernel_count"]  # + wrappers
-        assert f"{rep.code_piece_count} code piece(s)" in repr(rep)
-        text = summary_bundle([rep])["text/plain"]
-        assert f"{rep.kernel_count} kernel(s)" in text
-
-
-def test_real_timing_record_validates(ip):
-    def scaled(x):
-        return torch.sigmoid(x) * 2 + 1
-
-    comparison = nbcompile.compare(scaled, torch.randn(64, 64), modes=["default"],
-                                   budget_s=0.2)
-    data = comparison.to_dict()
-    assert data["record"] == "timing" and [r["mode"] for r in data["rows"]] == [
-        "eager", "default"]
-    _validate(data)
-    data["rows"][1]["speed"] = 1.0
-    assert any("speed" in m for m in _errors(data))
-
-
-def test_fresh_records_match_committed_fixture(ip):
-    fresh = make_fixtures.build()
-    _validate(fresh)
-    committed = json.loads((FIXTURES / "summary.json").read_text())
-    assert _key_paths(fresh) == _key_paths(committed), (
-        "records changed shape since the fixture: run python tests/fixtures/make_fixtures.py"
-    )
-
-
-def _key_paths(value, prefix="") -> set[str]:
-    """Every key path in a JSON value (list items merged), e.g. .targets[].kernels[].name;
-    free-form maps (options, cache, times, phases) count as one path."""
-    paths: set[str] = set()
-    if isinstance(value, dict):
-        for key, item in value.items():
-            paths.add(f"{prefix}.{key}")
-            if key not in ("options", "cache", "times", "phases", "environment"):
-                paths |= _key_paths(item, f"{prefix}.{key}")
-    elif isinstance(value, list):
-        for item in value:
-            paths |= _key_paths(item, f"{prefix}[]")
-    return paths
-
-
-# --- a real trace record (a single-process TORCH_TRACE run) ------------------------------
-
-
 def test_real_trace_record_validates(tmp_path):
     from nbcompile.display.trace import published_trace
-
-    from .fixtures.traces import record_runs
+    from tests.fixtures.traces import record_runs
 
     report = nbcompile.open_trace(record_runs.record("breaks", tmp_path))
     record = report.to_dict()

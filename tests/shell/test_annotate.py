@@ -11,8 +11,7 @@ import torch
 import nbcompile
 from nbcompile.core.records import MIME_TYPE
 from nbcompile.display import live
-
-from .conftest import run_cell
+from tests.support.shell import run_cell
 
 CELL = '''import torch
 

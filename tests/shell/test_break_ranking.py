@@ -6,8 +6,7 @@ from __future__ import annotations
 import nbcompile
 from nbcompile.core.insight.break_ranking import rank_breaks
 from nbcompile.display.summary_model import summarize
-
-from .conftest import run_cell
+from tests.support.shell import run_cell
 
 CELL = """
 import torch
@@ -60,21 +59,3 @@ def test_summary_lists_a_targets_breaks_most_hit_first(ip, capsys):
     breaks = [i for i in target.items if i.kind == "graph_break"]
     assert [b.text for b in breaks] == [r.graph_break.reason for r in rank_breaks([rep])]
     assert len(breaks) == rep.graph_break_count
-
-
-def test_published_target_carries_the_worded_status_and_hit_counts():
-    """One rule, one place: the inspector reads these instead of recomputing them."""
-    import json
-
-    from nbcompile.display.summary_model import status_text
-
-    from .fixtures import make_fixtures
-
-    summary = json.loads((make_fixtures.HERE / "records" / "summary.json").read_text())
-    gelu = next(t for t in summary["targets"] if t["name"] == "gelu_chain")
-    assert gelu["status_text"] == "compiled"
-    assert [gb["hits"] for gb in gelu["graph_breaks"]] == [2]  # compiles 0/0 and 0/1
-    from nbcompile.core.records import TargetRecord
-
-    rec = TargetRecord(id="t0", name="f", kind="function", status="not_compiled")
-    assert status_text(rec) == "not compiled (runs eagerly)"

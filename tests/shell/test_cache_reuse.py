@@ -9,8 +9,7 @@ from __future__ import annotations
 import random
 
 import nbcompile
-
-from .conftest import run_cell
+from tests.support.shell import run_cell
 
 
 def _cell(constant: float) -> str:

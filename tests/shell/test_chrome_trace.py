@@ -10,8 +10,7 @@ import pytest
 
 import nbcompile
 from nbcompile.display.payload import published_record
-
-from .conftest import run_cell
+from tests.support.shell import run_cell
 
 CELL = """
 def trace_chain(x):

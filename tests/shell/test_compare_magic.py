@@ -9,8 +9,7 @@ from IPython.core.error import UsageError
 
 import nbcompile
 from nbcompile.core.perf.comparison import Comparison
-
-from .conftest import execute_notebook, make_notebook, outputs_of, run_cell
+from tests.support.shell import run_cell
 
 CELL = """
 import torch
@@ -110,31 +109,3 @@ def test_nbcompile_cache_magic(ip, capsys, tmp_path):
         if before is not None:
             os.environ[cache.ENV] = before
     assert os.environ.get(cache.ENV) == before
-
-
-@pytest.mark.slow
-def test_compare_in_a_real_kernel():
-    nb = make_notebook([
-        "%load_ext nbcompile",
-        "import torch\n"
-        "def nb_chain(x):\n"
-        "    for _ in range(4):\n"
-        "        x = torch.sin(x) * 1.1 + torch.cos(x)\n"
-        "    return x\n"
-        "x = torch.randn(128, 512)",
-        "%compare nb_chain(x) --modes eager,default --budget 1",
-        "%compare nb_chain(x) --modes nonsense",
-    ])
-    execute_notebook(nb, allow_errors=True)
-    outs = outputs_of(nb.cells[2])
-    results = [o for o in outs if o["output_type"] == "execute_result"]
-    assert results, outs
-    data = results[0]["data"]
-    assert {nbcompile.MIME_TYPE, "text/html", "text/plain", "image/png"} <= set(data)
-    record = data[nbcompile.MIME_TYPE]
-    assert record["record"] == "timing" and record["schema_version"] == 1
-    assert [r["mode"] for r in record["rows"]] == ["eager", "default"]
-    assert "<table>" in data["text/html"]
-    errors = [o for o in outputs_of(nb.cells[3]) if o["output_type"] in ("error", "stream")]
-    assert any("unknown mode 'nonsense'" in (o.get("text") or o.get("evalue") or "")
-               for o in errors), outputs_of(nb.cells[3])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from .conftest import run_cell
+from tests.support.shell import run_cell
 
 SETUP = """
 import torch

@@ -8,8 +8,7 @@ from IPython.core.error import UsageError
 
 import nbcompile
 from nbcompile.core.frames import is_cell_file
-
-from .conftest import run_cell
+from tests.support.shell import run_cell
 
 BODY = "def {name}(x):\n    y = x.sin() * 2\n    return y + 1\n"
 DECORATORS = {

@@ -9,8 +9,7 @@ on an ordinary list argument is not a count of positional arguments (near miss).
 from __future__ import annotations
 
 import nbcompile
-
-from .conftest import run_cell
+from tests.support.shell import run_cell
 
 CELL = '''import torch
 def total(*xs):

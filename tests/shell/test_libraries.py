@@ -8,84 +8,19 @@ advice and user-stack parsing on synthetic records.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
-import textwrap
 
 import pytest
 import torch
 
 import nbcompile
-from nbcompile.core.insight.advice import advise
-from nbcompile.core.records import CompileRecord
-from nbcompile.core.trace.stacks import cell_frame, parse_user_stack
+from nbcompile.core.trace.stacks import cell_frame
 from nbcompile.display.bundle import summary_text
-
-from .conftest import execute_notebook, make_notebook, run_cell
+from tests.support.shell import run_cell
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach a hub: everything is built locally
-
-
-# --- advice, on synthetic compile records ------------------------------------------------
-
-
-def _compiles(*reasons: str, frame: str = "fn") -> list[CompileRecord]:
-    return [CompileRecord(compile_id=f"0/{i}", frame=frame, recompile_reason=r)
-            for i, r in enumerate(("",) + reasons)]
-
-
-def test_growing_sequence_is_a_recompile_storm():
-    reasons = [f"tensor 'x' size mismatch at index 1. expected {n}, actual {n + 1}"
-               for n in (8, 9, 10)]
-    [advice] = advise("step", _compiles(*reasons), dynamic=False)
-    assert advice.kind == "recompile-storm"
-    assert "recompiled 3 times" in advice.message and "x at dim 1: 8 -> 9 -> 10 -> 11" in (
-        advice.message)
-    # compiled with dynamic=False: that is the cause, and the fix says so (issue 25)
-    assert "--no-dynamic" in advice.message and "Drop --no-dynamic" in advice.fix
-    [advice] = advise("step", _compiles(*reasons))
-    assert "--dynamic" in advice.fix and "mark_dynamic" in advice.fix
-
-
-def test_growing_kv_cache_advises_a_static_cache():
-    reason = ("tensor 'kwargs['past_key_values'].layers[0].keys' size mismatch at index 2. "
-              "expected 8, actual 9")
-    [advice] = advise("lm", _compiles(reason))
-    assert advice.kind == "recompile-storm"
-    assert "KV cache" in advice.message
-    assert 'cache_implementation = "static"' in advice.fix
-
-
-def test_item_specialisation_and_recompile_limit():
-    reasons = ["___stack0 == 834.5", "___stack0 == 12.25", "___stack0 == 3.0"]
-    kinds = [a.kind for a in advise("f", _compiles(*reasons), limit=4)]
-    assert kinds == ["scalar-specialization", "recompile-limit"]
-    assert not advise("f", _compiles("tensor 'x' dtype mismatch. expected Float, actual Double"))
-    shrinking = "tensor 'x' size mismatch at index 0. expected 9, actual 8"
-    assert not advise("f", _compiles(shrinking, shrinking))
-
-
-def test_user_stack_of_a_graph_break_and_of_a_failed_compile():
-    brk = textwrap.dedent('''\
-        Graph break in user code at /lib/helper.py:3
-        Graph Break Reason: Call to builtin print
-        User code traceback:
-          File "<ipython-input-4-0123abcd>", line 2, in wrapper
-            return helper(x)
-          File "/lib/helper.py", line 3, in helper
-            print("x")
-        Traceback (most recent call last):
-          File "/site-packages/torch/_dynamo/symbolic_convert.py", line 1, in step
-        ''')
-    stack = parse_user_stack(brk)
-    assert [(f.filename, f.lineno) for f in stack] == [
-        ("<ipython-input-4-0123abcd>", 2), ("/lib/helper.py", 3)]
-    assert cell_frame(stack).filename == "<ipython-input-4-0123abcd>"
-    err = 'boom\n\nfrom user code:\n   File "/tmp/ipykernel_7/123.py", line 5, in f\n    g()\n'
-    assert cell_frame(parse_user_stack(err)).lineno == 5
-    assert parse_user_stack("no stack here") == []
 
 
 def test_item_storm_in_a_real_compile_is_explained(ip):
@@ -99,9 +34,6 @@ def test_item_storm_in_a_real_compile_is_explained(ip):
         "scalar-specialization"].message
     assert "capture_scalar_outputs = True" in advice["scalar-specialization"].fix
     assert "recompile_limit (8)" in advice["recompile-limit"].message
-
-
-# --- a graph break inside a library, reached from a cell line -----------------------------
 
 
 def test_graph_break_in_library_names_the_cell_line_too(ip, tmp_path):
@@ -121,8 +53,6 @@ def test_graph_break_in_library_names_the_cell_line_too(ip, tmp_path):
     assert cell is not None and cell.lineno == 4  # %%compile is line 1 of the cell
     assert cell.line == "return nbc_helper_lib.scale(x) - 1"
 
-
-# --- Hugging Face Transformers -----------------------------------------------------------
 
 HF_CELL = '''import torch
 from transformers import AutoModelForCausalLM, LlamaConfig
@@ -201,71 +131,6 @@ def test_hf_fullgraph_break_names_library_line_and_cell_line(hf, capsys):
     summary = summary_text([nbcompile.report(hf.user_ns["complete"])])  # the live summary
     assert "error at transformers/generation/utils.py:" in summary
     assert "reached from cell line 3: return lm.generate(" in summary
-
-
-# --- Lightning Fabric (real kernel) ------------------------------------------------------
-
-FABRIC_CELLS = [
-    "%load_ext nbcompile",
-    '''%%compile
-import torch
-import lightning as L
-class Net(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = torch.nn.Linear(16, 16)
-    def forward(self, x):
-        return torch.relu(self.fc(x)) * 2
-net = Net()''',
-    # compile first, then fabric.setup(): what Fabric's guide asks for
-    '''import json, nbcompile
-fabric = L.Fabric(accelerator="cpu", devices=1)
-fmodel = fabric.setup(net)
-x = torch.randn(4, 16)
-out = fmodel(x)
-r = nbcompile.report(fmodel)
-print(json.dumps({"name": r.name, "status": r.status, "graphs": r.graph_count,
-                  "same": r.id == nbcompile.report(net).id,
-                  "ok": bool(torch.allclose(out, net._call_impl(x)))}))''',
-    # a cell that defines an already set-up module: its inner module is compiled
-    '''%%compile
-set_up = fabric.setup(Net())
-keys_before = list(set_up.state_dict())''',
-    '''out2 = set_up(x)
-r2 = nbcompile.report(set_up)
-print(json.dumps({"status": r2.status, "graphs": r2.graph_count, "wrapper": r2.wrapper,
-                  "compiled": r2.compiled_object, "notes": r2.notes,
-                  "inner": type(set_up.module).__name__,
-                  "keys": keys_before == list(set_up.state_dict())}))''',
-]
-
-
-@pytest.fixture(scope="module")
-def fabric_nb():
-    pytest.importorskip("lightning")
-    return execute_notebook(make_notebook(FABRIC_CELLS), timeout=300)
-
-
-def _json_out(cell) -> dict:
-    text = "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stdout")
-    return json.loads(text.strip().splitlines()[-1])
-
-
-def test_fabric_compile_then_setup_keeps_records(fabric_nb):
-    got = _json_out(fabric_nb.cells[2])
-    assert got == {"name": "net", "status": "compiled", "graphs": 1, "same": True, "ok": True}
-
-
-def test_fabric_already_set_up_module_has_its_inner_module_compiled(fabric_nb):
-    got = _json_out(fabric_nb.cells[4])
-    assert got["status"] == "compiled" and got["graphs"] == 1 and got["keys"]
-    assert got["wrapper"] == "_FabricModule" and got["inner"] == "Net"
-    assert got["compiled"] == "the Net inside set_up (_FabricModule), compiled in place"
-    # (with a cold FX graph cache, cell 2's compile of the same Net stored the graph this
-    # compile reused, and a note says so)
-    [note] = [n for n in got["notes"] if "reused" not in n]
-    assert "compiled its inner module (Net) in place" in note
-    assert "compile before fabric.setup()" in note
 
 
 def test_recompile_limit_advice_uses_the_limit_in_force_during_the_compiles(ip):

@@ -11,8 +11,7 @@ from nbcompile.core.notebook.session import get_session
 from nbcompile.core.notebook.targets import compile_function
 from nbcompile.core.records import CellRef
 from nbcompile.display.live import TICK_SECONDS, LiveSummary
-
-from .conftest import run_cell
+from tests.support.shell import run_cell
 
 
 def test_status_goes_pending_compiling_compiled(ip):

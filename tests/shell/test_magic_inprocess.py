@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-from pathlib import Path
 
 import jsonschema
 import pytest
@@ -15,12 +14,8 @@ from nbcompile.core.notebook.session import get_session
 from nbcompile.core.records import MIME_TYPE
 from nbcompile.core.trace.listener import TRACE_LOGGER
 from nbcompile.display import summary_bundle
-
-from .conftest import run_cell
-
-SCHEMA = json.loads(
-    (Path(nbcompile.__file__).parent / "schema" / "record-v1.schema.json").read_text()
-)
+from tests.support.schema import SCHEMA
+from tests.support.shell import run_cell
 
 EXAMPLE = '''import torch
 def gelu_chain(x):
@@ -113,11 +108,6 @@ def test_summary_bundle_escapes_user_strings(example):
     assert "<script>alert(1)</script>" not in bundle["text/html"]
     assert "&lt;script&gt;" in bundle["text/html"]
     jsonschema.validate(bundle[MIME_TYPE], SCHEMA)
-
-
-def test_report_of_unknown_object_is_a_clear_error():
-    with pytest.raises(LookupError, match="compile it in a %%compile cell"):
-        nbcompile.report(lambda x: x)
 
 
 def test_raising_cell_rebinds_nothing(ip):

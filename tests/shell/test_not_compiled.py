@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import nbcompile
 from nbcompile.display.bundle import summary_html, summary_text
-
-from .conftest import run_cell
+from tests.support.shell import run_cell
 
 
 def test_lstm_is_not_compiled_and_says_why(ip):

@@ -5,8 +5,7 @@ from __future__ import annotations
 import torch
 
 import nbcompile
-
-from .conftest import run_cell
+from tests.support.shell import run_cell
 
 DECORATED = '''import torch
 @torch.compile

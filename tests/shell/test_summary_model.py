@@ -8,8 +8,7 @@ import nbcompile
 from nbcompile.display.bundle import render_html, render_text, summary_bundle
 from nbcompile.display.summary_model import locate, summarize
 from nbcompile.display.text import escape
-
-from .conftest import run_cell
+from tests.support.shell import run_cell
 
 CELL = (
     "%%compile\nimport torch\n"
@@ -61,9 +60,3 @@ def test_status_wording_and_library_locations(ip):
     where = locate("/site-packages/transformers/models/llama.py", 42, [])
     assert (where.where, where.via) == ("transformers/models/llama.py:42", "")
     assert locate("<ipython-input-3>", 7, []).where == "line 7"
-
-
-def test_empty_cell_summary():
-    summary = summarize([])
-    assert render_text(summary) == summary.empty_text
-    assert escape(summary.empty_text) in render_html(summary)

@@ -12,8 +12,7 @@ import torch.utils._triton as torch_triton
 import nbcompile
 from nbcompile.core.notebook import triton_preview
 from nbcompile.display.bundle import summary_html, summary_text
-
-from .conftest import run_cell
+from tests.support.shell import run_cell
 
 pytest.importorskip("triton")
 

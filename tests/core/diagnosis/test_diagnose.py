@@ -35,12 +35,7 @@ from nbcompile.display.budget import json_size
 from nbcompile.display.diagnose import published_diagnosis
 from nbcompile.schema.generate import SCHEMA_PATH
 
-from .conftest import execute_notebook, make_notebook, outputs_of, run_cell
-
 VALIDATOR = jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text()))
-
-
-# --- the user's code --------------------------------------------------------------------
 
 
 def squash(x):
@@ -110,9 +105,6 @@ def line_of(fn, text: str) -> int:
     return first + next(i for i, line in enumerate(lines) if text in line)
 
 
-# --- untouched ----------------------------------------------------------------------------
-
-
 CONFIGS = (torch._dynamo.config, torch._inductor.config, torch._functorch.config)
 
 
@@ -169,9 +161,6 @@ def _valid(d) -> dict:
     assert bundle["text/plain"].startswith(f"nbcompile.diagnose({d.name})")
     assert "<script" not in bundle["text/html"]
     return record
-
-
-# --- the cases ------------------------------------------------------------------------------
 
 
 def test_bfloat16_chain_compiled_is_closer_to_float64_and_emulation_narrows_the_gap():
@@ -376,22 +365,6 @@ def test_bad_input_and_an_eager_failure_are_clear():
         nbcompile.diagnose(lambda x: x @ x, torch.randn(2, 3))
 
 
-def test_magic_diagnoses_a_call_in_the_namespace(ip):
-    run_cell(ip, "import torch\n"
-                 "def wobble(x):\n"
-                 "    y = torch.relu(x) * 2\n"
-                 "    return y + 1\n"
-                 "xw = torch.randn(32)\n")
-    with torch._inductor.config.patch({"cpp.inject_relu_bug_TESTING_ONLY": "accuracy"}):
-        d = ip.run_line_magic("diagnose", "wobble(xw) --budget 60")
-    assert isinstance(d, nbcompile.Diagnosis)
-    assert d.kind == "accuracy" and d.layer == "inductor"
-    assert d.lineno == 3 and d.line == "y = torch.relu(x) * 2"
-    assert d.filename is not None and d.filename.startswith("<ipython-input-")
-    with pytest.raises(Exception, match="--budget must be a positive"):
-        ip.run_line_magic("diagnose", "wobble(xw) --budget 0")
-
-
 def test_compare_points_a_failing_mode_to_diagnose():
     """%compare / compare() name diagnose when a mode fails (or its numbers differ)."""
     from nbcompile import compare
@@ -410,32 +383,6 @@ def test_compare_points_a_failing_mode_to_diagnose():
     assert DIAGNOSE_HINT not in c.rows[0].notes
 
 
-def test_a_failed_compile_points_to_diagnose_with_the_call(ip):
-    """The %%compile summary of a target whose compile failed names the %diagnose command
-    (published in the record's notes: the labextension shows them as they are)."""
-    from nbcompile.core.insight.diagnose_hint import DIAGNOSE_DOES
-    from nbcompile.core.notebook.session import get_session
-    from nbcompile.core.notebook.snapshot import target_record
-    from nbcompile.display.bundle import summary_text
-    from nbcompile.display.payload import summary_payload
-
-    ip.run_cell_magic("compile", "", "import torch\ndef jolt(x, *, k=2):\n"
-                                     "    return torch.relu(x) * k\n")
-    with torch._inductor.config.patch({"cpp.inject_relu_bug_TESTING_ONLY": "compile_error"}):
-        assert ip.run_cell("jolt(torch.randn(8))").error_in_exec is not None
-    record = target_record(get_session().find(ip.user_ns["jolt"]))
-    hint = f"The compile failed: %diagnose jolt(x) (with your inputs) {DIAGNOSE_DOES}."
-    assert record.status == "failed" and hint in record.notes
-    assert hint in summary_text([record])
-    assert hint in summary_payload([record])["targets"][0]["notes"]
-    # a graph break under fullgraph=True: the summary names its line already, no hint
-    ip.run_cell_magic("compile", "--fullgraph", "def rigid(x):\n    print('no')\n"
-                                               "    return x\n")
-    assert ip.run_cell("rigid(torch.ones(2))").error_in_exec is not None
-    rigid = target_record(get_session().find(ip.user_ns["rigid"]))
-    assert rigid.status == "failed" and not any("%diagnose" in n for n in rigid.notes)
-
-
 def test_a_child_that_aborts_is_a_crash_and_this_process_lives():
     from nbcompile.core.diagnosis.isolate import ChildError, in_child
 
@@ -450,44 +397,6 @@ def test_a_child_that_aborts_is_a_crash_and_this_process_lives():
     assert result is None and error.type_name in ("PicklingError", "AttributeError")
     result, error, why = in_child(lambda: __import__("time").sleep(30), 0.5)
     assert result is None and error is None and why.startswith("not finished after")
-
-
-RUNTIME_ERROR_CELLS = [
-    "%load_ext nbcompile",
-    """import os, torch, nbcompile
-def act(y):
-    return torch.relu(y - 1.5) * 3
-def block(x):
-    y = torch.cos(x) + 1
-    y = act(y)
-    return y.sum(-1)
-x = torch.randn(64, 64)
-torch._inductor.config.cpp.inject_relu_bug_TESTING_ONLY = "runtime_error"
-print("pid", os.getpid())
-d = %diagnose block(x) --budget 900
-print("kind", d.kind, "layer", d.layer, "line", d.lineno, d.line)
-print("error", d.error)
-print("culprit", d.culprit)
-w = next(w for w in d.workarounds if w.kind == "disable")
-print("disable", w.status, "|", w.outcome, "|", w.error, "|", w.note)
-print("isolated", any("forked child process" in n for n in d.notes))""",
-    """print("alive", os.getpid(), torch._inductor.config.cpp.inject_relu_bug_TESTING_ONLY)""",
-]
-
-
-def test_an_aborting_inductor_kernel_is_diagnosed_and_the_kernel_survives():
-    """``cpp.inject_relu_bug_TESTING_ONLY = "runtime_error"``: Inductor's C++ relu throws
-    inside an OpenMP parallel region, which aborts the process it runs in; the diagnosis
-    runs Inductor's copies in forked children, finds the relu, and the kernel lives on."""
-    nb = execute_notebook(make_notebook(RUNTIME_ERROR_CELLS), timeout=1500)
-    text = "".join(o.get("text", "") for o in outputs_of(nb.cells[1]))
-    assert "kind crash layer inductor line 3 return torch.relu(y - 1.5) * 3" in text
-    assert "error RuntimeError: unhandled error" in text
-    assert "culprit Inductor's lowering of aten.relu" in text
-    assert "disable verified" in text and "isolated True" in text, text
-    after = "".join(o.get("text", "") for o in outputs_of(nb.cells[2]))
-    pid = re.search(r"pid (\d+)", text)[1]
-    assert after.strip() == f"alive {pid} runtime_error"  # the same kernel, its setting kept
 
 
 _FIRST_CALL = {"pending": True}

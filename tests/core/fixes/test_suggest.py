@@ -12,13 +12,11 @@ import jsonschema
 import numpy as np
 import torch
 import torch._dynamo
-from torch._dynamo.eval_frame import _debug_get_cache_entry_list
 
 import nbcompile
 from nbcompile.core.fixes.suggest import suggest
 from nbcompile.schema.generate import SCHEMA_PATH
-
-from .conftest import run_cell
+from tests.support.suggestions import _item
 
 
 def item_scale(x):
@@ -66,8 +64,10 @@ def np_median_centered(x):
 
 
 torch.manual_seed(0)
+
 train_model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(),
                                   torch.nn.Linear(16, 1))
+
 train_opt = torch.optim.SGD(train_model.parameters(), lr=0.1, momentum=0.9)
 
 
@@ -83,10 +83,6 @@ def resized(x):
     return torch.sin(x) * 2
 
 
-def _item(result, kind, needle=""):
-    found = [s for s in result.items if s.kind == kind and needle in s.change]
-    assert found, [(s.kind, s.change) for s in result.items]
-    return found[0]
 
 
 def test_item_break_setting_is_verified_and_config_restored():
@@ -229,46 +225,6 @@ def test_int_used_as_a_loop_count_is_not_fixed_by_a_tensor():
     assert not _item(result, "option", "--dynamic").verified
 
 
-TUTORIAL_04 = [  # the recompile examples of notebooks/04-recompiles-and-dynamic-shapes.py
-    """
-%%compile
-def sg_soft_norm(x):
-    return torch.tanh(x) / (1 + x.abs().sum(dim=-1, keepdim=True))
-""", """
-import torch, nbcompile
-sg_sizes = [(torch.randn(8, 16),), (torch.randn(8, 16),), (torch.randn(12, 16),)]
-for args in sg_sizes:
-    sg_soft_norm(*args)
-""", """
-%%compile --no-dynamic
-def sg_scale_by_max(x):
-    peak = x.abs().max().item()
-    return x / peak
-""", """
-sg_data = [(torch.randn(64),) for _ in range(6)]
-for args in sg_data:
-    sg_scale_by_max(*args)
-sg_sizes_r = nbcompile.suggest(sg_soft_norm, calls=sg_sizes)
-sg_storm_r = nbcompile.suggest(sg_scale_by_max, calls=sg_data)
-"""]
-
-
-def test_tutorial_04_recompile_examples(ip):
-    for cell in TUTORIAL_04:
-        run_cell(ip, cell)
-    sizes = ip.user_ns["sg_sizes_r"]
-    assert sizes.baseline.recompiles == 1  # 8 rows, then 12 rows
-    assert _item(sizes, "option", "--dynamic").verified
-    assert _item(sizes, "setting", "mark_dynamic(arg0, 0)").verified
-    storm = ip.user_ns["sg_storm_r"]  # --no-dynamic: every new peak value recompiles
-    assert storm.baseline.breaks == 1 and storm.baseline.recompiles == 5
-    assert _item(storm, "setting", "capture_scalar_outputs = True").verified
-    assert _item(storm, "rewrite", "+ peak = x.abs().max()").verified
-    dynamic = _item(storm, "option", "--dynamic")
-    assert dynamic.verified and dynamic.after.recompiles == 0
-    assert nbcompile.report(ip.user_ns["sg_scale_by_max"]).recompile_count == 5  # untouched
-
-
 #: torch 2.9's Inductor fails to build the C++ of these steps with ``.item()`` captured
 #: (CppCompileError; plain torch.compile of sg_step does too, checked): the trial fails there.
 SCALAR_STEPS_COMPILE = torch.__version__ >= "2.10"
@@ -304,50 +260,3 @@ def test_bad_input_is_a_clear_error():
         suggest(resized, calls=[[torch.randn(2)]])
     with pytest.raises(ValueError, match="budget_s must be a positive"):
         suggest(resized, torch.randn(2), budget_s=0)
-
-
-SETUP = """
-%%compile
-def sg_step(x):
-    s = x.sum().item()
-    print("step", s)
-    return x * s
-"""
-
-
-def test_magic_leaves_the_users_target_untouched(ip):
-    run_cell(ip, SETUP)
-    run_cell(ip, "import torch\nsg_x = torch.randn(8)\n_ = sg_step(sg_x)")
-    compiled = ip.user_ns["sg_step"]
-    code = compiled._torchdynamo_orig_callable.__code__
-    entries = [e.code for e in _debug_get_cache_entry_list(code)]
-    report = nbcompile.report(compiled).to_dict()
-    config = torch._dynamo.config.get_config_copy()
-    assert report["graph_break_count"] >= 1
-
-    run_cell(ip, "sg_s = %suggest sg_step(sg_x) --budget 120")
-    result = ip.user_ns["sg_s"]
-    assert isinstance(result, nbcompile.Suggestions)
-    assert result.verified  # the .item() and print fixes are proven
-    assert {s.change for s in result.verified} >= {
-        "torch._dynamo.config.reorderable_logging_functions.add(print)"} | (
-        {"torch._dynamo.config.capture_scalar_outputs = True"} if SCALAR_STEPS_COMPILE
-        else set())
-    bundle = result._repr_mimebundle_()
-    assert bundle[nbcompile.MIME_TYPE]["record"] == "suggestions"
-    assert "user-select:all" in bundle["text/html"] and "verified" in bundle["text/plain"]
-
-    assert ip.user_ns["sg_step"] is compiled
-    assert [e.code for e in _debug_get_cache_entry_list(code)] == entries
-    assert nbcompile.report(compiled).to_dict() == report
-    assert torch._dynamo.config.get_config_copy() == config
-
-
-def test_magic_bad_input(ip):
-    import pytest
-    from IPython.core.error import UsageError
-
-    with pytest.raises(UsageError, match="--budget must be a positive"):
-        ip.run_line_magic("suggest", "resized(x) --budget 0")
-    with pytest.raises(UsageError, match="needs a call"):
-        ip.run_line_magic("suggest", "resized")

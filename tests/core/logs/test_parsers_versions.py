@@ -21,9 +21,10 @@ from nbcompile.core.logs.run import TraceRecord, read_trace
 from nbcompile.core.trace.builder import CompileBuilder
 from nbcompile.core.trace.compile_id import CompileId
 from nbcompile.core.trace.listener import StringTable, TraceEvent
+from tests.support import ROOT
 
-ROOT = Path(__file__).parent / "fixtures" / "traces" / "versions"
-DIRS = sorted(p for p in ROOT.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+VERSIONS_DIR = ROOT / "tests" / "fixtures" / "traces" / "versions"
+DIRS = sorted(p for p in VERSIONS_DIR.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
 SCENARIOS = ("graph_break", "recompile", "module", "module_cached", "fullgraph_error", "rnn")
 
 #: How each recorded release writes its log (what the parsers must cope with).

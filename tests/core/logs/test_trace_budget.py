@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from pathlib import Path
 
 import jsonschema
 import pytest
@@ -24,8 +23,9 @@ from nbcompile.display.budget import (
 )
 from nbcompile.display.trace import GRID_COLUMNS, published_trace, trace_bundle, trace_text
 from nbcompile.schema.generate import SCHEMA_PATH
+from tests.support import ROOT
 
-TRACES = Path(__file__).parent / "fixtures" / "traces"
+TRACES = ROOT / "tests" / "fixtures" / "traces"
 SCHEMA = json.loads(SCHEMA_PATH.read_text())
 
 
@@ -97,7 +97,7 @@ RANKS, COMPILES = 300, 100
 
 @pytest.fixture(scope="module")
 def big_job(tmp_path_factory) -> nbcompile.TraceReport:
-    from .test_trace_hostile import break_artifact, break_payload, compile_events, write_log
+    from tests.support.trace_logs import break_artifact, break_payload, compile_events, write_log
 
     root = tmp_path_factory.mktemp("big_job")
     for rank in range(RANKS):

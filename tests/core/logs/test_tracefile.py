@@ -5,35 +5,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from IPython.core.error import UsageError
 
 import nbcompile
 from nbcompile.core.logs.files import TraceLog
 from nbcompile.core.records import MIME_TYPE
-
-from .conftest import ROOT, run_cell
-from .fixtures.traces import record_runs
-
-PROGRAM = Path(record_runs.__file__).with_name("breaks_program.py")
-
-
-@pytest.fixture(scope="session")
-def runs(tmp_path_factory):
-    """Record each run once per session, on first use (each takes 10-30 s of compiling)."""
-    out = tmp_path_factory.mktemp("traces")
-    done: dict[str, Path] = {}
-
-    def get(name: str) -> Path:
-        if name not in done:
-            done[name] = record_runs.record(name, out)
-        return done[name]
-
-    return get
+from tests.support import ROOT
 
 
 def _log_of(directory: Path) -> Path:
@@ -124,50 +103,6 @@ def test_failed_compile_from_a_broken_backend(runs):
     assert report.ranks == []
 
 
-def _graph_code(graph: str) -> list[str]:
-    """FX graph lines without comments (file names and line numbers differ by path)."""
-    return [ln.strip() for ln in graph.splitlines()
-            if ln.strip() and not ln.strip().startswith("#")]
-
-
-def test_script_trace_matches_live_compile(runs, ip):
-    """The same code: run as a script under TORCH_TRACE, and live through %%compile."""
-    report = nbcompile.open_trace(runs("breaks"))
-    source = PROGRAM.read_text()
-    definition, calls = source.split("step = torch.compile(step)\n")
-    ip.run_cell_magic("compile", "", definition)
-    run_cell(ip, calls)
-    live = nbcompile.report(ip.user_ns["step"])
-
-    trace_breaks = {(b.reason, b.lineno, b.line) for c in report.compiles for b in c.graph_breaks}
-    # in the notebook the cell's first line is "%%compile": its lines count from there
-    live_breaks = {(b.reason, b.lineno - 1, b.line) for b in live.graph_breaks}
-    assert trace_breaks == live_breaks
-    assert {(ln, text) for _, ln, text in trace_breaks} == {(10, 'print("checkpoint")')}
-
-    trace_reasons = {c.recompile_reason for c in report.compiles if c.recompile_reason}
-    assert trace_reasons == {r.reason for r in live.recompiles}
-    assert any("SCALE" in r for r in trace_reasons)
-
-    trace_graphs = [_graph_code(g) for c in report.compiles for g in c.graphs]
-    live_graphs = [_graph_code(g) for c in live.compiles for g in c.graphs]
-    assert len(trace_graphs) == 5
-    assert trace_graphs == live_graphs
-    statuses = [c.status for c in report.compiles]
-    assert statuses.count("restarted") == 3 and statuses.count("compiled") == 5
-    assert report.compile("0/0").fail_reason.startswith("Failed to trace builtin operator")
-    assert report.compile("0/0_1").graphs
-
-
-# --- bad input: a note, never a crash, everything readable still shown ---
-def test_missing_path_is_a_clear_file_not_found(tmp_path, ip):
-    missing = tmp_path / "no-such-dir"
-    with pytest.raises(FileNotFoundError, match="no such trace file or directory: .*no-such-dir"):
-        nbcompile.open_trace(missing)
-    with pytest.raises(UsageError, match="%nbcompile open: no such trace file"):
-        ip.run_line_magic("nbcompile", f"open {missing}")
-
-
 def test_truncated_last_line(runs, tmp_path):
     log = _copy_log(runs, "breaks", tmp_path)
     data = log.read_bytes()
@@ -255,66 +190,6 @@ def test_reader_streams_payloads_on_demand(runs):
     assert with_payload and all(e.payload.length > 0 for e in with_payload)
     texts = [log.read_payload(e) for e in with_payload]
     assert log.problems == [] and all(not t.startswith("\t") for t in texts)
-
-
-# --- the magic and the command line ---
-def test_magic_shows_the_report(runs, ip, capsys):
-    ip.run_line_magic("nbcompile", f"open {runs('ddp_divergent')}")
-    out = capsys.readouterr().out
-    assert "DIVERGENCE compile_ids" in out and "rank 1 compiled 0/1" in out
-    with pytest.raises(UsageError, match="give a TORCH_TRACE log file or directory"):
-        ip.run_line_magic("nbcompile", "open")
-
-
-def test_magic_takes_a_quoted_path_with_spaces(runs, ip, capsys, tmp_path):
-    spaced = tmp_path / "my job"
-    shutil.copytree(runs("failed"), spaced)
-    ip.run_line_magic("nbcompile", f'open "{spaced}"')
-    out = capsys.readouterr().out
-    assert "1 compile(s)" in out and "failed" in out
-
-
-def test_command_line(runs, tmp_path):
-    out_json, out_html = tmp_path / "trace.json", tmp_path / "trace.html"
-    cmd = [sys.executable, "-m", "nbcompile", "open", str(runs("ddp_divergent")),
-           "--json", str(out_json), "--html", str(out_html)]
-    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, check=True)
-    assert "ranks: 0, 1" in done.stdout and "DIVERGENCE compile_ids" in done.stdout
-    record = json.loads(out_json.read_text())
-    assert record["record"] == "trace" and record["schema_version"] == nbcompile.SCHEMA_VERSION
-    assert [c["compile_id"] for c in record["compiles"]] == ["0/0", "0/0", "0/1"]
-    page = out_html.read_text()
-    assert page.startswith("<!DOCTYPE html>") and "<script" not in page
-    assert "rank 1" in page
-
-    missing = subprocess.run([sys.executable, "-m", "nbcompile", "open", str(tmp_path / "nope")],
-                             capture_output=True, text=True, cwd=ROOT)
-    assert missing.returncode == 2
-    assert "no such trace file or directory" in missing.stderr
-
-
-def test_reading_a_trace_imports_no_torch(tmp_path):
-    """``python -m nbcompile open`` and ``nbcompile.open_trace`` read logs without torch
-    (hundreds of MB and seconds before the first byte; tlparse needs none either)."""
-    log = tmp_path / "dedicated_log_torch_trace_rank_0_a.log"
-    shutil.copyfile(ROOT / "tests" / "fixtures" / "traces" / "graph_break.log", log)
-    out = tmp_path / "trace.json"
-    code = ("import runpy, sys\n"
-            "path, out = sys.argv[1:]\n"
-            "sys.argv = ['nbcompile', 'open', path, '--json', out]\n"
-            "try:\n"
-            "    runpy.run_module('nbcompile', run_name='__main__', alter_sys=True)\n"
-            "except SystemExit as e:\n"
-            "    assert not e.code, e.code\n"
-            "after_cli = 'torch' in sys.modules\n"
-            "import nbcompile\n"
-            "report = nbcompile.open_trace(path)\n"
-            "print(after_cli, 'torch' in sys.modules, len(report.compiles))\n")
-    done = subprocess.run([sys.executable, "-c", code, str(log), str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split()[-3:] == ["False", "False", "3"], done.stdout
-    assert json.loads(out.read_text())["compiles"]
 
 
 def test_a_payload_over_the_cap_is_read_only_that_far(tmp_path, monkeypatch):

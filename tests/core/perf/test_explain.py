@@ -18,8 +18,6 @@ from nbcompile.core.perf.sandbox import Sandbox
 from nbcompile.display.timing import timing_bundle
 from nbcompile.schema import generate
 
-from .conftest import run_cell
-
 VALIDATOR = jsonschema.Draft202012Validator(json.loads(generate.SCHEMA_PATH.read_text()))
 
 
@@ -167,17 +165,3 @@ def test_explanation_numbers_say_where_they_come_from():
     [e] = explain.explain(close, prof)
     assert "this row's timed median of 12000.0 us" in e.message
     assert "absolute times" not in e.message and "not profiled" not in e.message
-
-
-def test_compare_magic_explains_a_mode_not_faster(ip):
-    run_cell(ip, "import torch\nx_tiny = torch.randn(8)\n"
-                 "def add_one(x):\n    return x + 1.0\n")
-    run_cell(ip, "res_tiny = %compare add_one(x_tiny) --modes eager,default --budget 3")
-    res = ip.user_ns["res_tiny"]
-    row = res.row("default")
-    # ~7 us of Dynamo overhead around one tiny add: "slower" unless the machine is too
-    # loaded for a verdict ("inconclusive": then nothing is explained)
-    assert bool(row.explanations) == (row.verdict in explain.NOT_FASTER), row
-    assert res.row("eager").explanations == []
-    if row.explanations:
-        assert "why not faster" in res._repr_mimebundle_()["text/plain"]

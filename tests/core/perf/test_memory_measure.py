@@ -27,8 +27,11 @@ from nbcompile.display.timing import timing_bundle, timing_text
 from nbcompile.schema import generate
 
 VALIDATOR = jsonschema.Draft202012Validator(json.loads(generate.SCHEMA_PATH.read_text()))
+
 MiB = 2**20
+
 N = 1024  # a float32 N x N tensor is 4 MiB
+
 T = N * N * 4
 
 
@@ -45,6 +48,7 @@ def big_temporary(x, w):
 
 
 torch.manual_seed(0)
+
 W_STEP = torch.randn(N, N, requires_grad=True)
 
 
@@ -62,9 +66,6 @@ def accumulate(buf, idx, src):
 
 def _profiler_off() -> bool:
     return not torch.autograd._profiler_enabled()
-
-
-# --- the definitions, on synthetic timelines -------------------------------------------------
 
 
 def test_peak_is_above_the_level_before_the_call():
@@ -93,9 +94,6 @@ def test_memory_verdict_words():
     assert mem.memory_verdict(0, 0) == "same peak as eager (0 B)"
     assert mem.memory_verdict(16 * MiB, 0) == "+16.0 MiB over eager's 0 B peak"
     assert mem.memory_verdict(None, 5) == ""
-
-
-# --- compare: every row, eager included ------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -145,9 +143,6 @@ def test_memory_costs_nothing_when_not_asked(monkeypatch):
         assert row.peak_memory_bytes is None and row.allocated_bytes is None
         assert row.memory_note == "not measured (memory=False)" and not row.memory_verdict
     assert "memory: not measured (memory=False)" in timing_text(c)
-
-
-# --- profile: bytes per kernel and per line, the timeline ------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -212,9 +207,6 @@ def _size(bundle) -> int:
             + len(bundle["text/plain"].encode()))
 
 
-# --- a training step: saved for backward ------------------------------------------------------
-
-
 def test_training_step_saved_for_backward_eager_and_compiled():
     x = torch.randn(512, N)
     act = 512 * N * 4  # one activation of the step
@@ -231,9 +223,6 @@ def test_training_step_saved_for_backward_eager_and_compiled():
     assert "saved for backward" in timing_text(c)
     assert W_STEP.grad is grad_before  # the sandbox put the gradient back
     assert _profiler_off()
-
-
-# --- more memory when compiled, explained -----------------------------------------------------
 
 
 def test_in_place_change_of_an_input_costs_a_copy_when_compiled():
@@ -291,19 +280,3 @@ def test_profile_of_a_training_step_saves_less_compiled_and_leaves_the_weights()
     assert (W_STEP.grad is None) == (grad_before is None)
     if grad_before is not None:
         assert torch.equal(W_STEP.grad, grad_before)
-
-
-def test_no_memory_flag_before_or_after_the_call(ip):
-    from nbcompile.magics.calls import split_line
-
-    assert split_line("--no-memory f(x) --budget 2", frozenset({"--no-memory"})) == (
-        "f(x)", ["--no-memory", "--budget", "2"])
-    ip.run_cell("import torch\ndef mem_flag(x):\n    return torch.sin(x) * 2\n"
-                "mem_x = torch.randn(16)")
-    for line in ("mem_flag(mem_x) --modes default --budget 0.2 --no-memory",
-                 "--no-memory mem_flag(mem_x) --modes default --budget 0.2"):
-        result = ip.run_cell(f"mem_c = %compare {line}")
-        result.raise_error()
-        assert ip.user_ns["mem_c"].memory_measured is False
-        assert all(r.peak_memory_bytes is None for r in ip.user_ns["mem_c"].rows)
-    assert not ip.run_cell("%compare mem_flag(mem_x) --no-memory --no-memory").success

@@ -16,8 +16,9 @@ from nbcompile.core.trace.builder import CompileBuilder
 from nbcompile.core.trace.compile_id import CompileId
 from nbcompile.core.trace.listener import StringTable, TraceEvent
 from nbcompile.core.trace.parsers import PARSERS, Phase, parse, parser_for
+from tests.support import ROOT
 
-TRACES = Path(__file__).parent / "fixtures" / "traces"
+TRACES = ROOT / "tests" / "fixtures" / "traces"
 
 
 def read_trace(path: Path) -> list[tuple[dict, str]]:
