@@ -1,4 +1,4 @@
-"""Issue 22: every private torch name nbcompile touches is in ``core/torch_compat.py``,
+"""Every private torch name nbcompile touches is in ``core/torch_compat.py``,
 with a fallback each; the running torch's missing names are printed (none on 2.13).
 
 The fallbacks are tested on fake modules and objects, never by mocking torch itself.

@@ -1,4 +1,4 @@
-"""Saved notebooks stay small (issue 15, part 2): each published output fits the output
+"""Saved notebooks stay small: each published output fits the output
 budget, with marks saying what was cut and how to get it in the kernel; the record
 published twice in one output is gone; the published records still validate."""
 

@@ -1,5 +1,5 @@
 """nbcompile.diagnose / %diagnose: crash or accuracy, the layer, the culprit's line, the float64
-verdict and workarounds proven on copies (issue 26), with real compiles.
+verdict and workarounds proven on copies, with real compiles.
 
 Cases: the bfloat16 chain (Inductor keeps float32 inside its fused kernel: compiled is
 the closer to float64); torch's own fault injection in Inductor's C++ relu (a wrong

@@ -1,4 +1,4 @@
-"""TORCH_TRACE logs are untrusted input (issue 21, "Trace logs from anywhere").
+"""TORCH_TRACE logs are untrusted input.
 
 ``nbcompile.open_trace``, ``%nbcompile open`` and ``python -m nbcompile open`` must read
 hostile logs without crashing, hanging or reading any local file but the logs in the

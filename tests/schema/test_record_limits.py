@@ -1,4 +1,4 @@
-"""The front end's size cap is the kernel's (issue 21): the largest output budget is
+"""The front end's size cap is the kernel's: the largest output budget is
 published in the generated schema, and no budget above it is accepted."""
 
 from __future__ import annotations

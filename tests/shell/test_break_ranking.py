@@ -1,4 +1,4 @@
-"""Issue 12: graph breaks deduplicated across targets and compiles, ranked by measured time
+"""Graph breaks deduplicated across targets and compiles, ranked by measured time
 outside graphs when a profile saw them, else by hits (real compiles)."""
 
 from __future__ import annotations

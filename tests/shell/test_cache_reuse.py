@@ -1,4 +1,4 @@
-"""Issue 25: a target that reused another target's compile says whose (real IPython
+"""A target that reused another target's compile says whose (real IPython
 shell, real compiles). torch records the reuse of a graph as an FX graph / AOTAutograd
 cache hit on the key an earlier compile stored (a miss); a shared callee's frames,
 compiled during one target's call, are run by another's without a compile (its break

@@ -1,4 +1,4 @@
-"""Issue 12: ``report(x).save_chrome_trace(path)`` writes a compile's phase events as a
+"""``report(x).save_chrome_trace(path)`` writes a compile's phase events as a
 Chrome trace (real compile, real trace events)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""%compare never changes the user's objects (issue 15, part 3), in the real in-process
+"""%compare never changes the user's objects, in the real in-process
 IPython shell: module buffers, inputs changed in place, the RNG, and prints."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Verdicts that hold under load (issue 15, part 7): the rule is a pure function over
+"""Verdicts that hold under load: the rule is a pure function over
 paired per-repeat speedups, tested on synthetic samples; the magic shows it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 25 part 5: a decorated function in a ``%%compile`` cell compiles and reports like
+"""A decorated function in a ``%%compile`` cell compiles and reports like
 its plain form (real in-process IPython shell, real compiles)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 12, "why is it slower?": explanations from real profiles of workloads built to
+"""Why is it slower: explanations from real profiles of workloads built to
 show each cause (tiny op -> overhead, one big matmul -> extern, a print in the step a
 loop calls -> graph breaks), and ``compare`` attaching them to a mode not faster than eager."""
 

@@ -1,4 +1,4 @@
-"""Issue 15 part 1: what the user drops is freed (real IPython shell, real compiles)."""
+"""What the user drops is freed (real IPython shell, real compiles)."""
 
 from __future__ import annotations
 

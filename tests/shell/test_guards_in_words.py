@@ -1,4 +1,4 @@
-"""Issue 25 part 4: guards in words, on evidence (real IPython shell, real compiles).
+"""Guards in words, on evidence (real IPython shell, real compiles).
 
 A recompile reason that is the length guard on a ``*args`` parameter says how many
 positional arguments the compiled version was for and how many the new call passed (from

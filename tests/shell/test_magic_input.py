@@ -1,5 +1,5 @@
 """Bad %%compile / %compare input is caught before the cell runs, and no part of the
-input is dropped silently (issue 15, part 5), in the real in-process IPython shell."""
+input is dropped silently, in the real in-process IPython shell."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def _compile_error(ip, line: str) -> str:
     ("--dynamic --no-dynamic", "--dynamic and --no-dynamic"),
     ("--backend inductor --backend eager", "--backend is given twice"),
     ("--only 'input_fn x'", "'input_fn x' is not a Python name"),
-    # issue 25 part 5: an on/off flag given twice is refused like a valued one
+    # an on/off flag given twice is refused like a valued one
     ("--fullgraph --fullgraph", "--fullgraph is given twice; give it once"),
     ("--disable --disable", "--disable is given twice; give it once"),
     ("--annotate --annotate", "--annotate is given twice; give it once"),

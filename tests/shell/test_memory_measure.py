@@ -1,4 +1,4 @@
-"""Issue 23: where the memory goes, measured for real (real torch, real compiles, CPU).
+"""Where the memory goes, measured for real (real torch, real compiles, CPU).
 
 Known cases, with bytes that follow from the shapes: a pointwise chain (eager allocates one
 full-size tensor per op, Inductor fuses it into one kernel that writes only the output),

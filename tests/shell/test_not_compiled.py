@@ -1,5 +1,5 @@
 """A target Dynamo produced no graph for says so (status ``not_compiled``, why and what
-would help); nbcompile's entry function never appears as a place (issue 13 part 2)."""
+would help); nbcompile's entry function never appears as a place."""
 
 from __future__ import annotations
 

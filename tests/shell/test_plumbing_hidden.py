@@ -1,4 +1,5 @@
-"""Issue 15 part 6: nbcompile's plumbing never shows in what the user reads."""
+"""nbcompile's plumbing never shows in what the user reads (its names, its frames, its entry
+function), and interrupts and guards are said in words (real IPython shell, real compiles)."""
 
 from __future__ import annotations
 

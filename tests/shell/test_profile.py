@@ -1,4 +1,4 @@
-"""Issue 12: ``nbcompile.profile`` / ``%kprun`` (real compiles, real torch.profiler),
+"""``nbcompile.profile`` / ``%kprun`` (real compiles, real torch.profiler),
 graph-break ids and links, compile phases."""
 
 from __future__ import annotations

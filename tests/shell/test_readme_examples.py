@@ -1,4 +1,4 @@
-"""Issue 25 part 7: the docs say what the code does.
+"""The docs say what the code does.
 
 Every fenced code block of ``README.md`` and ``docs/*.md`` runs, in order, in the real
 in-process IPython shell (a file's blocks share one namespace, as a notebook's cells

@@ -1,4 +1,4 @@
-"""Issue 25 part 1: the report tells the truth in the programs people write.
+"""The report tells the truth in the programs people write.
 
 A differential test. Each program shape runs twice in the same in-process IPython shell:
 once through ``%%compile`` and once through plain ``torch.compile`` (``module.compile()``

@@ -1,4 +1,4 @@
-"""Issue 15 part 4: statuses that are true (real IPython shell, real compiles)."""
+"""Statuses that are true (real IPython shell, real compiles)."""
 
 from __future__ import annotations
 

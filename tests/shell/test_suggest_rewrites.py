@@ -1,5 +1,5 @@
 """nbcompile.suggest: rewrites of the user's own lines and integer specialisation, proven
-on copies with real compiles (issue 14): a data-dependent ``if`` -> ``torch.where``, a
+on copies with real compiles: a data-dependent ``if`` -> ``torch.where``, a
 NumPy call -> its torch function, an int argument whose value changes -> a 0-d tensor;
 a rewrite that changes the result is never verified; a training step keeps the user's
 model as it was."""

@@ -1,6 +1,6 @@
 """torch's own log records about captured compiles go into the record, not to stderr;
 ``--torch-logs`` keeps them on stderr; other warnings pass through; unload restores
-torch's logging exactly (issue 13 part 3)."""
+torch's logging exactly."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from tests.support.schema import VALIDATOR
 
 
 def _check_accounting(p: Profile) -> None:
-    """The structural identity of issue 12: the parts add up to the wall time, or the
+    """The structural identity: the parts add up to the wall time, or the
     profile says what is missing and how much."""
     parts = sum(k.total_s for k in p.kernels) / p.repeat + p.outside_graphs_s + p.overhead_s
     within = abs(parts - p.wall_s) <= 0.10 * p.wall_s

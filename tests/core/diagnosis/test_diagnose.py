@@ -1,5 +1,5 @@
 """nbcompile.diagnose / %diagnose: crash or accuracy, the layer, the culprit's line, the float64
-verdict and workarounds proven on copies (issue 26), with real compiles.
+verdict and workarounds proven on copies, with real compiles.
 
 Cases: the bfloat16 chain (Inductor keeps float32 inside its fused kernel: compiled is
 the closer to float64); torch's own fault injection in Inductor's C++ relu (a wrong
@@ -177,7 +177,7 @@ def test_bfloat16_chain_compiled_is_closer_to_float64_and_emulation_narrows_the_
         ("inductor", "accuracy")]
     assert d.tolerance == "torch.testing.assert_close defaults: bfloat16 rtol=0.016, atol=1e-05"
     # the numbers are the user's own compiled function's, against eager and float64 (they
-    # differ by torch: 88 of 4096 out of tolerance on 2.13, 101 on 2.15; issues 26, 22)
+    # differ by torch: 88 of 4096 out of tolerance on 2.13, 101 on 2.15)
     out, eager = compiled(x), squash(x)
     got, want, want64 = out.double(), eager.double(), squash(x.double())
     assert d.max_abs_diff == pytest.approx(float((got - want).abs().max()), rel=1e-6)

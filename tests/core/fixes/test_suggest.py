@@ -1,5 +1,5 @@
-"""nbcompile.suggest / %suggest: fixes proposed and proven on copies, with real compiles
-(issue 14). The user's compiled target, its Dynamo caches, its report and torch's global
+"""nbcompile.suggest / %suggest: fixes proposed and proven on copies, with real compiles.
+The user's compiled target, its Dynamo caches, its report and torch's global
 settings are checked unchanged."""
 
 from __future__ import annotations

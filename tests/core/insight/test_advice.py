@@ -1,4 +1,4 @@
-"""Issue 25 part 2: advice names the real cause, on evidence only.
+"""Advice names the real cause, on evidence only.
 
 Each advice pattern has its evidence (the guard that failed, the tensor it names, the flag
 the target was compiled with) and a near miss that must not trigger it (or not its words).

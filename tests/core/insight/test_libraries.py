@@ -30,7 +30,7 @@ def test_growing_sequence_is_a_recompile_storm():
     assert advice.kind == "recompile-storm"
     assert "recompiled 3 times" in advice.message and "x at dim 1: 8 -> 9 -> 10 -> 11" in (
         advice.message)
-    # compiled with dynamic=False: that is the cause, and the fix says so (issue 25)
+    # compiled with dynamic=False: that is the cause, and the fix says so
     assert "--no-dynamic" in advice.message and "Drop --no-dynamic" in advice.fix
     [advice] = advise("step", _compiles(*reasons))
     assert "--dynamic" in advice.fix and "mark_dynamic" in advice.fix

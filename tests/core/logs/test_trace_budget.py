@@ -88,7 +88,7 @@ def test_every_budget_is_kept_flags_and_marks_included(job):
     assert not over, over[:5]
 
 
-# --- a huge job: 300 ranks x 100 compiles (issue 21, part 6) ---------------------------
+# --- a huge job: 300 ranks x 100 compiles ---------------------------
 # Before: a 137 KB record, but a 2.2 MB text/html and a 1.6 MB text/plain. Now every MIME
 # entry of the bundle, together, is within the output budget; the fallbacks rank (failed
 # compiles and divergent ones first), cap and say what they left out.

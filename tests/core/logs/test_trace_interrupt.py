@@ -1,4 +1,4 @@
-"""Ctrl-C while a big TORCH_TRACE directory is read (issue 24): ``open_trace``,
+"""Ctrl-C while a big TORCH_TRACE directory is read: ``open_trace``,
 ``python -m nbcompile open`` and ``%nbcompile open`` stop at once and keep the files read
 whole, marked interrupted, the first problem naming the files not read.
 

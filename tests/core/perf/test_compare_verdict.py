@@ -1,4 +1,4 @@
-"""Verdicts that hold under load (issue 15, part 7): the rule is a pure function over
+"""Verdicts that hold under load: the rule is a pure function over
 paired per-repeat speedups, tested on synthetic samples; the magic shows it."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def test_wide_spread_around_one_is_inconclusive_even_with_many_repeats():
 
 
 def test_a_wide_interval_entirely_below_one_is_slower():
-    """Issue 25, part 6: ``0.07x [0.03-0.19] inconclusive`` while the row's own 95 %
+    """``0.07x [0.03-0.19] inconclusive`` while the row's own 95 %
     interval was 0.04x-0.15x: an interval far from 1.0 is a verdict, however wide."""
     ratios = [0.03, 0.04, 0.05, 0.05, 0.06, 0.07, 0.07, 0.08, 0.09, 0.11, 0.15, 0.19]
     j = judge_speedups(ratios, 0.03)
@@ -57,7 +57,7 @@ def test_a_wide_interval_entirely_below_one_is_slower():
 
 
 def test_the_verdict_is_shown_with_the_interval_it_rests_on():
-    """Issue 25, part 6: ``1.92x [0.85-4.22] faster`` read as a contradiction: the
+    """``1.92x [0.85-4.22] faster`` read as a contradiction: the
     unlabelled [a-b] was the IQR, the verdict another interval."""
     from nbcompile.core.perf.comparison import Comparison, TimingRow
     from nbcompile.display.timing import timing_text

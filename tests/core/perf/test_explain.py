@@ -1,4 +1,4 @@
-"""Issue 12, "why is it slower?": explanations from real profiles of workloads built to
+"""Why is it slower: explanations from real profiles of workloads built to
 show each cause (tiny op -> overhead, one big matmul -> extern, a print in the step a
 loop calls -> graph breaks), and ``compare`` attaching them to a mode not faster than eager."""
 
@@ -134,14 +134,14 @@ def test_compare_profiles_once_and_explains_the_rows_not_faster():
     assert not eager.explanations and not faster.explanations
     assert slower.explanations and same.explanations
     assert all(e.evidence and e.message for e in slower.explanations)
-    # every explanation says where its numbers come from (issue 25, part 6)
+    # every explanation says where its numbers come from
     for e in slower.explanations + same.explanations:
         assert "numbers from a profile of the same call" in e.message
         assert "profile_wall_s" in e.evidence
 
 
 def test_explanation_numbers_say_where_they_come_from():
-    """Issue 25, part 6: for a BatchNorm module the "why not faster" line cited 11,156.7
+    """For a BatchNorm module the "why not faster" line cited 11,156.7
     us of kernel time against a 146 us median in the same table. (Measured here: Inductor's
     kernel profiling slows that welford kernel ~200x.) The profile's numbers stay, said as
     the profile's, beside the row's own median, with the mismatch named."""

@@ -1,4 +1,4 @@
-"""Issue 12: ``nbcompile.profile`` / ``%kprun`` (real compiles, real torch.profiler),
+"""``nbcompile.profile`` / ``%kprun`` (real compiles, real torch.profiler),
 graph-break ids and links, compile phases."""
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ def test_every_profile_budget_is_kept():
 
 
 def test_kprun_says_when_eager_lines_leave_the_wall_unattributed():
-    """Issue 25, part 6: eager per-line times summed to 4.1 ms against a 70.6 ms eager
+    """Eager per-line times summed to 4.1 ms against a 70.6 ms eager
     wall, unexplained. Time outside the target's lines (here a module's forward pre-hook)
     is said to be unattributed, with how much."""
     import time

@@ -147,7 +147,7 @@ def test_timing_record(chain_comparison):
                 "significant", "verdict", "max_abs_diff", "numerics_ok", "peak_memory_bytes",
                 "memory_note", "repeats", "cache", "notes"):
         assert key in row
-    # memory is measured on the CPU too (issue 23): one call of each row
+    # memory is measured on the CPU too: one call of each row
     assert row["peak_memory_bytes"] > 0 and "torch.profiler" in row["memory_note"]
     assert row["allocated_bytes"] >= row["peak_memory_bytes"] and row["memory_verdict"]
     assert "Tensor[256, 1024] float32 cpu" in text
@@ -224,7 +224,7 @@ def test_numeric_diff():
 
 
 def test_the_output_says_up_front_what_came_on_top_of_the_budget(chain_comparison):
-    """Issue 25, part 6: ``--budget 5`` took 29.9 s with nothing said. The budget bounds
+    """``--budget 5`` took 29.9 s with nothing said. The budget bounds
     the timed calls; the output's second line says what the whole command took and what
     came on top (first calls with their compiles, memory, the explaining profile)."""
     c = chain_comparison
