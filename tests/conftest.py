@@ -1,6 +1,6 @@
 """Shared fixtures: one Inductor cache for the whole run, a real in-process IPython shell
-with nbcompile loaded, and hostile trace directories. Helpers that tests call are in
-``tests.support``; this file only holds fixtures."""
+with nbcompile loaded, hostile trace directories, recorded trace runs; and the folder rule
+of the fast tier. Helpers that tests call are in ``tests.support``."""
 
 from __future__ import annotations
 
@@ -22,6 +22,20 @@ import pytest  # noqa: E402
 from nbcompile.core.notebook import cache  # noqa: E402
 from tests.fixtures.traces import record_runs
 from tests.support.trace_logs import CASES, SECRET  # noqa: E402
+
+#: Folders whose every test is slow (in-process compiles, real kernels, Chromium): the fast
+#: tier (``make test-fast``, ``-m "not slow"``) is the rest: tests/core, display, schema and
+#: project, less the tests marked ``slow`` there. tests/project is never all slow, so the fast
+#: tier is never empty (pytest's exit 5).
+SLOW_FOLDERS = ("shell", "kernel", "browser")
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    tests = ROOT / "tests"
+    for item in items:
+        path = Path(item.fspath)
+        if path.is_relative_to(tests) and path.relative_to(tests).parts[0] in SLOW_FOLDERS:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

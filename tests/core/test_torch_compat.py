@@ -153,6 +153,7 @@ def test_pytree_fallback_matches_torch_on_plain_containers():
     assert len(ours) == len(theirs) and all(a is b for a, b in zip(ours, theirs, strict=True))
 
 
+@pytest.mark.slow
 def test_module_and_compiled_function_internals():
     plain = types.SimpleNamespace()
     assert tc.orig_callable(plain) is plain
@@ -171,6 +172,7 @@ def test_module_and_compiled_function_internals():
     tc.set_compiled_call_impl(module, None)
 
 
+@pytest.mark.slow
 def test_inductor_patch_leaves_out_optional_settings_and_refuses_required_ones():
     patched = []
 

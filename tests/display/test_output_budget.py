@@ -16,6 +16,7 @@ from nbcompile.display.budget import DEFAULT_OUTPUT_BUDGET, json_size
 from tests.support.schema import SCHEMA
 
 
+@pytest.mark.slow
 def test_a_cut_record_fits_its_budget_marks_included():
     """The marks a cut adds count against the budget too: a record cut to any budget
     above its floor (every list emptied) is within it. (A mark appended after the last
@@ -74,6 +75,7 @@ def _storm(breaks: int = 50_000) -> nbcompile.CompileReport:
                          annotations=lines)
 
 
+@pytest.mark.slow
 def test_a_report_with_50k_breaks_is_within_the_budget(small_or_default):
     from nbcompile.display.bundle import summary_bundle
 
@@ -93,6 +95,7 @@ def test_a_report_with_50k_breaks_is_within_the_budget(small_or_default):
     assert len(storm.graph_breaks) == 50_000  # the kernel's record stays whole
 
 
+@pytest.mark.slow
 def test_a_profile_with_150k_kernels_is_within_the_budget(small_or_default):
     from nbcompile.api import Profile
     from nbcompile.core.perf.profile import KernelTime, LineTime
@@ -119,6 +122,7 @@ def test_a_profile_with_150k_kernels_is_within_the_budget(small_or_default):
     assert marks["kernels"] + len(bundle[MIME_TYPE]["kernels"]) == 150_000
 
 
+@pytest.mark.slow
 def test_40k_suggestions_are_within_the_budget(small_or_default):
     from nbcompile.api import Suggestions
     from nbcompile.core.fixes.suggest import Measured, Problem, Suggestion
@@ -138,6 +142,7 @@ def test_40k_suggestions_are_within_the_budget(small_or_default):
     assert len(bundle[MIME_TYPE]["items"]) < 40_000 and len(s.items) == 40_000
 
 
+@pytest.mark.slow
 def test_a_diagnosis_and_a_comparison_with_long_lists_are_within_the_budget(
         small_or_default):
     from nbcompile.api import Comparison, Diagnosis

@@ -1,4 +1,5 @@
-"""docs/architecture.md names every module: a module the map does not name fails here."""
+"""docs/architecture.md names every module and every test folder: one the map does not name
+fails here."""
 
 from __future__ import annotations
 
@@ -34,3 +35,24 @@ def test_the_map_names_no_module_that_is_gone():
               and not (ROOT / n).exists() and not (ROOT / "nbcompile" / n).exists()
               and not (ROOT / "labextension" / "src" / n).exists()]
     assert not ghosts, f"docs/architecture.md names modules that do not exist: {ghosts}"
+
+
+def _test_folders() -> list[str]:
+    """Every folder of tests under tests/, as the map writes it (``tests/core/perf/``); the
+    folders inside ``tests/fixtures/`` are its data, and caches are not folders of tests."""
+    tests = ROOT / "tests"
+    found = []
+    for p in tests.rglob("*"):
+        parts = p.relative_to(tests).parts
+        if (p.is_dir() and not any(x.startswith((".", "__")) for x in parts)
+                and not (parts[0] == "fixtures" and len(parts) > 1)):
+            found.append(f"{p.relative_to(ROOT)}/")
+    return sorted(found)
+
+
+def test_every_test_folder_is_on_the_map():
+    named = set(re.findall(r"`(tests/[\w/]+/)`", MAP.read_text()))
+    missing = [f for f in _test_folders() if f not in named]
+    assert not missing, f"docs/architecture.md does not name the test folders: {missing}"
+    ghosts = sorted(f for f in named if not (ROOT / f).is_dir())
+    assert not ghosts, f"docs/architecture.md names test folders that do not exist: {ghosts}"

@@ -26,6 +26,7 @@ def _npm() -> str:
     return npm
 
 
+@pytest.mark.slow
 def test_typescript_unit_tests_parse_the_shared_fixture():
     npm = _npm()
     _node_modules()
@@ -43,6 +44,7 @@ def _node_modules() -> None:
         subprocess.run([_npm(), "ci"], cwd=EXT, check=True, timeout=600)
 
 
+@pytest.mark.slow
 def test_generated_record_types_and_schema_module_are_fresh(tmp_path):
     """src/generated/ is what the generator makes of the JSON Schema today: the record
     types (json-schema-to-typescript) and the schema module the renderer validates with."""
@@ -59,6 +61,7 @@ def test_generated_record_types_and_schema_module_are_fresh(tmp_path):
     assert "export interface TargetRecord" in (tmp_path / "record.ts").read_text()
 
 
+@pytest.mark.slow
 def test_prebuilt_extension_is_installed_and_enabled():
     jupyter = Path(sys.executable).parent / "jupyter"
     proc = subprocess.run([str(jupyter), "labextension", "list"], capture_output=True,
@@ -70,6 +73,8 @@ def test_prebuilt_extension_is_installed_and_enabled():
     assert "(python, nbcompile)" in line, line
 
 
+# slow: it needs the built extension (`make labextension`, a prerequisite of `make test`)
+@pytest.mark.slow
 def test_labextension_paths_point_at_the_build_output():
     import nbcompile
 

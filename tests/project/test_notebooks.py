@@ -74,6 +74,7 @@ def test_ipynb_is_generated_from_its_py(source: Path):
     assert authored.metadata["kernelspec"]["name"] == "python3"
 
 
+@pytest.mark.slow
 def test_tutorial_sources_are_ruff_clean():
     done = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", *SOURCES],
                           capture_output=True, text=True, cwd=ROOT)

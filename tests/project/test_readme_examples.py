@@ -9,8 +9,13 @@ do), and must not raise. Not run: blocks fenced as another language (``bash``, `
 
 from __future__ import annotations
 
+import pytest
+
 from tests.support import ROOT
 from tests.support.readme import blocks
+
+#: Compiles real code or runs child processes: not in the fast tier.
+pytestmark = pytest.mark.slow
 
 RUNNABLE = {"", "python", "py", "ipython", "python3", "pycon"}
 

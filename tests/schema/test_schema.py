@@ -139,6 +139,7 @@ def test_missing_required_key_and_unknown_record_kind_fail():
     assert _errors(bad)
 
 
+@pytest.mark.slow
 def test_real_trace_record_validates(tmp_path):
     from nbcompile.display.trace import published_trace
     from tests.fixtures.traces import record_runs

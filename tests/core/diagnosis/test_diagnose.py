@@ -163,6 +163,7 @@ def _valid(d) -> dict:
     return record
 
 
+@pytest.mark.slow
 def test_bfloat16_chain_compiled_is_closer_to_float64_and_emulation_narrows_the_gap():
     torch.manual_seed(0)
     x = torch.randn(4096, dtype=torch.bfloat16)
@@ -228,6 +229,7 @@ def test_bfloat16_chain_compiled_is_closer_to_float64_and_emulation_narrows_the_
     assert record["reference"]["closer"] == "compiled"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", ["accuracy", "compile_error"])
 def test_injected_relu_fault_is_found_at_the_relu_line(fault):
     x = torch.randn(64, 64)
@@ -256,6 +258,7 @@ def test_injected_relu_fault_is_found_at_the_relu_line(fault):
     _valid(d)
 
 
+@pytest.mark.slow
 def test_a_bisection_leaves_no_cleanup_behind_to_cut_a_later_one():
     """torch's ``do_bisect`` switches itself off when its frame goes. A failed C++ build's
     error, kept by Inductor's code cache, holds the frames up to it; without care that
@@ -288,6 +291,7 @@ def test_a_bisection_leaves_no_cleanup_behind_to_cut_a_later_one():
     assert result is not None and (result.subsystem, result.debug_info) == ("lowerings", "relu")
 
 
+@pytest.mark.slow
 def test_wrong_fake_kernel_crashes_in_dynamo_and_opcheck_names_the_op():
     x = torch.randn(8)
     untouched = [(x, x.clone(), x._version)]
@@ -305,6 +309,7 @@ def test_wrong_fake_kernel_crashes_in_dynamo_and_opcheck_names_the_op():
     _valid(d)
 
 
+@pytest.mark.slow
 def test_wrong_backward_formula_crashes_only_under_aot_autograd():
     w = torch.randn(4, 4, requires_grad=True)
     compiled = torch.compile(tripled_tanh, backend="eager")
@@ -320,6 +325,7 @@ def test_wrong_backward_formula_crashes_only_under_aot_autograd():
     assert lower.verified and 'backend="eager"' in lower.change
 
 
+@pytest.mark.slow
 def test_clean_function_is_ok_and_nothing_else_runs():
     x = torch.randn(256)
     compiled = torch.compile(smooth)
@@ -335,6 +341,7 @@ def test_clean_function_is_ok_and_nothing_else_runs():
     _valid(d)
 
 
+@pytest.mark.slow
 def test_budget_cuts_the_ladder_and_says_so():
     torch.manual_seed(0)
     x = torch.randn(4096, dtype=torch.bfloat16)
@@ -346,6 +353,7 @@ def test_budget_cuts_the_ladder_and_says_so():
     assert all(r.note == "not run: the time budget was used up" for r in d.rungs[:3])
 
 
+@pytest.mark.slow
 def test_published_record_fits_a_small_budget():
     x = torch.randn(8)
     d = nbcompile.diagnose(doubled_plus, x)
@@ -356,6 +364,7 @@ def test_published_record_fits_a_small_budget():
     assert len(d.notes[-1]) == 50_000  # the kernel's object stays whole
 
 
+@pytest.mark.slow
 def test_bad_input_and_an_eager_failure_are_clear():
     with pytest.raises(ValueError, match="needs a function or module"):
         nbcompile.diagnose(3, torch.randn(2))
@@ -365,6 +374,7 @@ def test_bad_input_and_an_eager_failure_are_clear():
         nbcompile.diagnose(lambda x: x @ x, torch.randn(2, 3))
 
 
+@pytest.mark.slow
 def test_compare_points_a_failing_mode_to_diagnose():
     """%compare / compare() name diagnose when a mode fails (or its numbers differ)."""
     from nbcompile import compare
@@ -407,6 +417,7 @@ def warms_up(x):
     return torch.sin(x) * 2 + bump
 
 
+@pytest.mark.slow
 def test_eager_judged_by_its_second_call_when_its_first_differs():
     """Eager is not always reproducible on a first call (oneMKL's first-call dispatch race,
     pytorch/pytorch#188792: torch 2.13's CPU cos sometimes computes one thread's half

@@ -10,6 +10,7 @@ import sys
 
 import jsonschema
 import numpy as np
+import pytest
 import torch
 import torch._dynamo
 
@@ -17,6 +18,9 @@ import nbcompile
 from nbcompile.core.fixes.suggest import suggest
 from nbcompile.schema.generate import SCHEMA_PATH
 from tests.support.suggestions import _item
+
+#: Compiles real code or runs child processes: not in the fast tier.
+pytestmark = pytest.mark.slow
 
 
 def item_scale(x):

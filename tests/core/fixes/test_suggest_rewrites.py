@@ -7,10 +7,14 @@ model as it was."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 
 from nbcompile.core.fixes.rewrites import RewriteError, branch_to_where
 from nbcompile.core.fixes.suggest import suggest
+
+#: Compiles real code or runs child processes: not in the fast tier.
+pytestmark = pytest.mark.slow
 
 EDGES = np.array([-1.0, 0.0, 1.0], dtype=np.float32)
 

@@ -3,6 +3,11 @@ outside graphs when a profile saw them, else by hits (real compiles)."""
 
 from __future__ import annotations
 
+import pytest
+
+#: Compiles real code or runs child processes: not in the fast tier.
+pytestmark = pytest.mark.slow
+
 
 def test_published_target_carries_the_worded_status_and_hit_counts():
     """One rule, one place: the inspector reads these instead of recomputing them."""

@@ -186,6 +186,7 @@ def test_failed_compile(version):
     assert failure is not None and failure.type == "Unsupported" and failure.lineno == 6
 
 
+@pytest.mark.slow
 def test_refused_rnn_is_explained(version):
     trace = _read(version, "rnn")
     records = [c.content() for c in trace.compiles]

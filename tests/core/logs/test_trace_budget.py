@@ -50,6 +50,7 @@ def test_a_small_trace_is_published_whole(job):
     assert any(c["graphs"] for c in record["compiles"])
 
 
+@pytest.mark.slow
 def test_contents_fit_the_budget_failed_and_divergent_first(job):
     whole = json_size(published_trace(job, budget=10**9))
     budget = whole // 2
@@ -122,6 +123,7 @@ def budget(request):
     set_output_budget(DEFAULT_OUTPUT_BUDGET)
 
 
+@pytest.mark.slow
 def test_a_huge_trace_fits_the_budget_every_mime_type_together(big_job, budget):
     assert len(big_job.compiles) == RANKS * COMPILES + 1 and big_job.divergences
     bundle = big_job._repr_mimebundle_()

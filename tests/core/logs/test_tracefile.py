@@ -27,6 +27,7 @@ def _copy_log(runs, name: str, tmp_path: Path) -> Path:
 
 
 # --- real runs ---
+@pytest.mark.slow
 def test_healthy_two_rank_run(runs):
     report = nbcompile.open_trace(runs("ddp_healthy"))
     assert report.ranks == [0, 1]
@@ -49,6 +50,7 @@ def test_healthy_two_rank_run(runs):
     assert report.compile("[0/0]").rank == 0
 
 
+@pytest.mark.slow
 def test_divergent_two_rank_run_names_the_rank_and_compile(runs):
     report = nbcompile.open_trace(runs("ddp_divergent"))
     assert report.ranks == [0, 1]
@@ -69,6 +71,7 @@ def test_divergent_two_rank_run_names_the_rank_and_compile(runs):
     assert "compiled differently" in bundle["text/html"] and "<script" not in bundle["text/html"]
 
 
+@pytest.mark.slow
 def test_ranks_with_other_shapes_diverge_in_graphs_and_guards(runs):
     report = nbcompile.open_trace(runs("ddp_shapes"))
     assert [c.compile_id for c in report.compiles] == ["0/0", "0/0"]
@@ -83,6 +86,7 @@ def test_ranks_with_other_shapes_diverge_in_graphs_and_guards(runs):
     assert "___check_obj_id" not in guard  # object ids differ per process: not a divergence
 
 
+@pytest.mark.slow
 def test_rank_with_a_warm_cache_diverges_in_cache(runs):
     report = nbcompile.open_trace(runs("ddp_cache"))
     rank0, rank1 = report.compiles
@@ -94,6 +98,7 @@ def test_rank_with_a_warm_cache_diverges_in_cache(runs):
     assert "fx_graph_cache_hit" in div.detail and "fx_graph_cache_miss" in div.detail
 
 
+@pytest.mark.slow
 def test_failed_compile_from_a_broken_backend(runs):
     report = nbcompile.open_trace(runs("failed"))
     (c,) = report.compiles
@@ -103,6 +108,7 @@ def test_failed_compile_from_a_broken_backend(runs):
     assert report.ranks == []
 
 
+@pytest.mark.slow
 def test_truncated_last_line(runs, tmp_path):
     log = _copy_log(runs, "breaks", tmp_path)
     data = log.read_bytes()
@@ -114,6 +120,7 @@ def test_truncated_last_line(runs, tmp_path):
     assert len(report.compiles) == 8  # everything before it is read
 
 
+@pytest.mark.slow
 def test_corrupt_json_line(runs, tmp_path):
     log = _copy_log(runs, "breaks", tmp_path)
     lines = log.read_text().split("\n")
@@ -126,6 +133,7 @@ def test_corrupt_json_line(runs, tmp_path):
     assert report.compile("0/0_1").graphs  # the rest of that compile is still read
 
 
+@pytest.mark.slow
 def test_payload_md5_mismatch(runs, tmp_path):
     log = _copy_log(runs, "breaks", tmp_path)
     lines = log.read_text().split("\n")
@@ -155,6 +163,7 @@ def test_empty_file_and_directory_without_traces(tmp_path):
     assert report.problems[-1].startswith(f"{other}: no trace files in this directory")
 
 
+@pytest.mark.slow
 def test_non_trace_files_in_a_trace_directory_are_named(runs, tmp_path):
     directory = tmp_path / "job"
     shutil.copytree(runs("ddp_healthy"), directory)
@@ -166,6 +175,7 @@ def test_non_trace_files_in_a_trace_directory_are_named(runs, tmp_path):
     assert skipped == [str(directory / "plain.log"), str(directory / "stdout.txt")]
 
 
+@pytest.mark.slow
 def test_unknown_events_are_counted_not_fatal(runs, tmp_path):
     log = _copy_log(runs, "failed", tmp_path)
     header = 'V1122 09:00:00.000000 1 torch/_future.py:1] '
@@ -182,6 +192,7 @@ def test_unknown_events_are_counted_not_fatal(runs, tmp_path):
     assert "future_event x3" in report._repr_mimebundle_()["text/plain"]
 
 
+@pytest.mark.slow
 def test_reader_streams_payloads_on_demand(runs):
     log = TraceLog(_log_of(runs("failed")))
     events = list(log.events())
@@ -192,6 +203,7 @@ def test_reader_streams_payloads_on_demand(runs):
     assert log.problems == [] and all(not t.startswith("\t") for t in texts)
 
 
+@pytest.mark.slow
 def test_a_payload_over_the_cap_is_read_only_that_far(tmp_path, monkeypatch):
     from nbcompile.core.logs import files
 

@@ -45,6 +45,7 @@ def _kinds(explanations) -> list[str]:
     return [e.kind for e in explanations]
 
 
+@pytest.mark.slow
 def test_tiny_op_is_explained_by_overhead():
     prof = profile(tiny_op, torch.randn(8), repeat=5)
     found = explain.overhead(prof)
@@ -60,6 +61,7 @@ def test_tiny_op_is_explained_by_overhead():
     assert explain.extern(prof) is None  # no library call here
 
 
+@pytest.mark.slow
 def test_big_matmul_is_explained_by_extern_calls():
     a, b = torch.randn(512, 512), torch.randn(512, 512)
     prof = profile(big_matmul, a, b, repeat=3)
@@ -106,6 +108,7 @@ def test_time_between_graphs_is_explained_by_the_breaks_from_its_share():
     assert found is not None and found.lines == [] and "lines outside the target" in found.message
 
 
+@pytest.mark.slow
 def test_print_in_a_loop_is_explained_by_graph_breaks(capsys):
     # (a break inside a `for` loop of the compiled function makes Dynamo skip the whole
     # frame: the print sits in the body the user's loop calls). Only what does not depend
@@ -123,6 +126,7 @@ def test_print_in_a_loop_is_explained_by_graph_breaks(capsys):
     assert f"line {PRINT_LINE}" in found.message and "print" in found.message
 
 
+@pytest.mark.slow
 def test_only_modes_not_faster_are_explained_and_recompiles_count():
     prof = profile(tiny_op, torch.randn(8), repeat=2)
     for row in (TimingRow(mode="eager", kind="eager", verdict="baseline"),
@@ -141,6 +145,7 @@ def test_only_modes_not_faster_are_explained_and_recompiles_count():
     assert fallback.evidence["eager_wall_s"] == prof.eager_wall_s
 
 
+@pytest.mark.slow
 def test_explanations_render_and_validate():
     prof = profile(tiny_op, torch.randn(8), repeat=2)
     row = _slow_row()
@@ -156,6 +161,7 @@ def test_explanations_render_and_validate():
     assert row.explanations[0].message.split(":")[0] in bundle["text/plain"]
 
 
+@pytest.mark.slow
 def test_compare_profiles_once_and_explains_the_rows_not_faster():
     x = torch.randn(8)
     comparison = Comparison(name="tiny_op", rows=[

@@ -105,6 +105,7 @@ def chain_cmp():
     return c
 
 
+@pytest.mark.slow
 def test_pointwise_chain_compiled_peak_well_under_eager(chain_cmp):
     eager, default = chain_cmp.row("eager"), chain_cmp.row("default")
     assert default.status == "ok", default.error
@@ -130,6 +131,7 @@ def test_pointwise_chain_compiled_peak_well_under_eager(chain_cmp):
         "0.25x eager's peak" in bundle["text/html"]
 
 
+@pytest.mark.slow
 def test_memory_costs_nothing_when_not_asked(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("memory measured although memory=False")
@@ -151,6 +153,7 @@ def temp_profile():
     return nbcompile.profile(big_temporary, x, w, repeat=2)
 
 
+@pytest.mark.slow
 def test_large_temporary_found_on_its_line(temp_profile):
     p = temp_profile
     m = p.memory
@@ -179,6 +182,7 @@ def test_large_temporary_found_on_its_line(temp_profile):
     assert _profiler_off()
 
 
+@pytest.mark.slow
 def test_profile_memory_renders_validates_and_keeps_its_budget(temp_profile):
     p = temp_profile
     bundle = profile_bundle(p, budget=10**9)
@@ -207,6 +211,7 @@ def _size(bundle) -> int:
             + len(bundle["text/plain"].encode()))
 
 
+@pytest.mark.slow
 def test_training_step_saved_for_backward_eager_and_compiled():
     x = torch.randn(512, N)
     act = 512 * N * 4  # one activation of the step
@@ -225,6 +230,7 @@ def test_training_step_saved_for_backward_eager_and_compiled():
     assert _profiler_off()
 
 
+@pytest.mark.slow
 def test_in_place_change_of_an_input_costs_a_copy_when_compiled():
     buf = torch.zeros(N, N)
     idx, src = torch.randint(0, N, (64, N)), torch.randn(64, N)
@@ -265,6 +271,7 @@ def test_memory_explanations_name_their_numbers():
     VALIDATOR.validate(json.loads(json.dumps(comparison.to_dict())))
 
 
+@pytest.mark.slow
 def test_profile_of_a_training_step_saves_less_compiled_and_leaves_the_weights():
     x = torch.randn(512, N)
     act = 512 * N * 4

@@ -36,6 +36,7 @@ class TinyMLP(torch.nn.Module):
         return self.b(h).cos()
 
 
+@pytest.mark.slow
 def test_profile_of_a_module_has_extern_calls_on_their_lines():
     model = TinyMLP()
     p = profile(model, torch.randn(16, 32), repeat=3)
@@ -49,6 +50,7 @@ def test_profile_of_a_module_has_extern_calls_on_their_lines():
     assert p.filename == TinyMLP.forward.__code__.co_filename
 
 
+@pytest.mark.slow
 def test_profile_of_a_training_step():
     torch.manual_seed(0)
     model = TinyMLP()
@@ -82,6 +84,7 @@ def test_profile_of_a_training_step():
     assert any("not tied to a line" in n for n in p.notes)
 
 
+@pytest.mark.slow
 def test_profile_rejects_bad_input():
     with pytest.raises(ProfileError, match="repeat must be a whole number"):
         profile(torch.sin, torch.ones(2), repeat=0)
@@ -139,6 +142,7 @@ def _bundle_size(bundle) -> int:
             + len(bundle["text/plain"].encode()))
 
 
+@pytest.mark.slow
 def test_a_big_profile_is_published_within_the_budget_with_marks():
     p = _big_profile()
     whole = profile_bundle(p, budget=10**9)
@@ -160,6 +164,7 @@ def test_a_big_profile_is_published_within_the_budget_with_marks():
     assert "p.lines (p: the Profile" in bundle["text/html"]
 
 
+@pytest.mark.slow
 def test_every_profile_budget_is_kept():
     p = _big_profile()
     floor = _bundle_size(profile_bundle(p, budget=0))
@@ -169,6 +174,7 @@ def test_every_profile_budget_is_kept():
     assert not over, over[:5]
 
 
+@pytest.mark.slow
 def test_kprun_says_when_eager_lines_leave_the_wall_unattributed():
     """Eager per-line times summed to 4.1 ms against a 70.6 ms eager
     wall, unexplained. Time outside the target's lines (here a module's forward pre-hook)

@@ -55,6 +55,7 @@ def chain_comparison():
                              budget_s=3.0)
 
 
+@pytest.mark.slow
 def test_public_names(chain_comparison):
     assert nbcompile.compare.__wrapped__ is compare
     assert "Comparison" in nbcompile.__all__ and "compare" in nbcompile.__all__
@@ -88,6 +89,7 @@ def _check_verdict(row: TimingRow, eager: TimingRow) -> None:
         assert not (low > 1.0 or high < 1.0) or abs(row.speedup - 1.0) < 0.03
 
 
+@pytest.mark.slow
 def test_pointwise_chain_rows_and_verdicts(chain_comparison):
     c = chain_comparison
     assert [r.mode for r in c.rows] == ["eager", "default", "reduce-overhead",
@@ -112,12 +114,14 @@ def test_pointwise_chain_rows_and_verdicts(chain_comparison):
     assert default.verdict in timing_text(c)
 
 
+@pytest.mark.slow
 def test_reduce_overhead_says_cuda_graphs_do_not_apply_on_cpu(chain_comparison):
     row = chain_comparison.row("reduce-overhead")
     assert row.status == "ok", row.error
     assert any("CUDA graphs do not apply on CPU" in n for n in row.notes)
 
 
+@pytest.mark.slow
 def test_numeric_check_catches_a_wrong_backend(chain_comparison):
     bad = chain_comparison.row("backend:off_by_half")
     assert bad.status == "ok", bad.error
@@ -128,6 +132,7 @@ def test_numeric_check_catches_a_wrong_backend(chain_comparison):
     assert "DIFFERS" in timing_text(chain_comparison)
 
 
+@pytest.mark.slow
 def test_builtin_wrong_backend_by_name():
     x = torch.randn(64, 64)
     c = compare(pointwise_chain, x, modes=["relu_accuracy_error_TESTING_ONLY"], budget_s=0.3)
@@ -135,6 +140,7 @@ def test_builtin_wrong_backend_by_name():
     assert row.numerics_ok is False and row.max_abs_diff >= 0.5
 
 
+@pytest.mark.slow
 def test_timing_record(chain_comparison):
     data = chain_comparison.to_dict()
     text = json.dumps(data, allow_nan=False)  # strict JSON: no inf/nan
@@ -153,6 +159,7 @@ def test_timing_record(chain_comparison):
     assert "Tensor[256, 1024] float32 cpu" in text
 
 
+@pytest.mark.slow
 def test_bundle_table_and_chart(chain_comparison):
     bundle = chain_comparison._repr_mimebundle_()
     assert set(bundle) == {nbcompile.MIME_TYPE, "text/html", "text/plain", "image/png"}
@@ -163,6 +170,7 @@ def test_bundle_table_and_chart(chain_comparison):
     assert repr(chain_comparison) == bundle["text/plain"]
 
 
+@pytest.mark.slow
 def test_single_matmul_verdict_follows_its_times():
     """Both sides run the same extern addmm: the verdict comes from the times alone.
 
@@ -177,6 +185,7 @@ def test_single_matmul_verdict_follows_its_times():
     assert row.verdict in timing_bundle(c)["text/plain"]
 
 
+@pytest.mark.slow
 def test_module_and_html_escaping():
     class Scale(torch.nn.Module):
         def forward(self, x):
@@ -196,6 +205,7 @@ def test_module_and_html_escaping():
     assert "<img src=x" not in html and "&lt;img src=x" in html
 
 
+@pytest.mark.slow
 def test_modes_are_validated():
     with pytest.raises(CompareError, match="unknown mode 'fast'.*allowed: eager, default"):
         resolve_modes(["eager", "fast"])
@@ -223,6 +233,7 @@ def test_numeric_diff():
     assert not ok and d == 1.0
 
 
+@pytest.mark.slow
 def test_the_output_says_up_front_what_came_on_top_of_the_budget(chain_comparison):
     """``--budget 5`` took 29.9 s with nothing said. The budget bounds
     the timed calls; the output's second line says what the whole command took and what
