@@ -1,6 +1,6 @@
-"""Long commands in a real kernel: %compare and %suggest show their steps in ONE updating
-display (emptied at the end), and Ctrl-C during %compare, %suggest, %kprun and %diagnose
-keeps the partial result."""
+"""Progress of long commands without a kernel: the step words and the terminal line,
+open_trace's files and bytes read, and a Ctrl-C that torch swallowed stopping the command at
+its next step. The same commands in a real kernel are in tests/kernel/."""
 
 from __future__ import annotations
 

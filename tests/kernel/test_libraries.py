@@ -1,10 +1,6 @@
-"""nbcompile where people use torch.compile: Hugging Face Transformers, Lightning Fabric.
-
-Real libraries on the CPU, tiny configs, no network (``HF_HUB_OFFLINE=1``). The HF model is
-built in a ``%%compile --mode reduce-overhead --fullgraph`` cell of the in-process shell;
-Fabric runs in a real kernel (nbclient), as a notebook runs it. Plus unit tests of the
-advice and user-stack parsing on synthetic records.
-"""
+"""Lightning Fabric in a real kernel (nbclient), as a notebook runs it: a module compiled
+then set up, and one already set up, keep their records. Real library on the CPU, tiny
+config, no network."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Generated code split into kernels tied to cell lines: real CPU compiles in-process,
-plus the parsing rules on small hand-written texts."""
+"""Generated code split into kernels tied to cell lines: real CPU compiles in-process."""
 
 from __future__ import annotations
 

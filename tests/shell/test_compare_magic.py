@@ -1,5 +1,4 @@
-"""%compare and %nbcompile cache in the real in-process IPython shell, and %compare in a
-real kernel (nbclient)."""
+"""%compare and %nbcompile cache in the real in-process IPython shell."""
 
 from __future__ import annotations
 

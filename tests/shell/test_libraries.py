@@ -1,10 +1,7 @@
-"""nbcompile where people use torch.compile: Hugging Face Transformers, Lightning Fabric.
-
-Real libraries on the CPU, tiny configs, no network (``HF_HUB_OFFLINE=1``). The HF model is
-built in a ``%%compile --mode reduce-overhead --fullgraph`` cell of the in-process shell;
-Fabric runs in a real kernel (nbclient), as a notebook runs it. Plus unit tests of the
-advice and user-stack parsing on synthetic records.
-"""
+"""nbcompile where people use torch.compile: Hugging Face Transformers in the in-process
+shell (a ``%%compile --mode reduce-overhead --fullgraph`` cell), real library on the CPU,
+tiny configs, no network (``HF_HUB_OFFLINE=1``). Fabric in a real kernel is in
+tests/kernel/, the advice on synthetic records in tests/core/insight/."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""nbcompile where people use torch.compile: Hugging Face Transformers, Lightning Fabric.
-
-Real libraries on the CPU, tiny configs, no network (``HF_HUB_OFFLINE=1``). The HF model is
-built in a ``%%compile --mode reduce-overhead --fullgraph`` cell of the in-process shell;
-Fabric runs in a real kernel (nbclient), as a notebook runs it. Plus unit tests of the
-advice and user-stack parsing on synthetic records.
-"""
+"""Advice and user stacks for code in libraries (Hugging Face Transformers, Lightning),
+on synthetic records: recompile storms of a growing sequence, a static KV cache, ``.item()``
+specialisation and the recompile limit, the user's lines of a break or failed compile."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Generated code split into kernels tied to cell lines: real CPU compiles in-process,
-plus the parsing rules on small hand-written texts."""
+"""The parsing rules of generated code on small hand-written texts: kernels split and
+relocated after a cache hit, kernels of two compiles paired by name."""
 
 from __future__ import annotations
 
