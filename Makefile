@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.nbcompile-installed
 
-.PHONY: lab test setup lint benchmarks chromium labextension compat
+.PHONY: lab test test-fast setup lint benchmarks chromium labextension compat
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -47,9 +47,18 @@ LINT = $(VENV)/bin/ruff check nbcompile tests benchmarks && \
 	$(VENV_PATH) $(VENV)/bin/pyright && \
 	cd labextension && npm run --silent lint
 
+# The whole suite: static checks, then every layer, Chromium included.
 test: setup labextension chromium
 	$(LINT)
 	$(PY) -m pytest
+
+# The fast tier, for every change (about a minute): tests/core, display, schema and project
+# less the tests marked `slow`; tests/shell, kernel and browser are slow as folders
+# (tests/conftest.py). No Inductor compile of a real model, no kernel, no browser.
+# tests/project is never all slow, so the selection is never empty.
+test-fast: setup
+	$(VENV)/bin/ruff check nbcompile tests benchmarks
+	$(PY) -m pytest -m "not slow"
 
 lint: setup labextension
 	$(LINT)

@@ -307,7 +307,7 @@ def bench_publish() -> list[dict]:
 
 
 def bench_compare_verdicts(budget: float) -> list[dict]:
-    """The speed claims tests/test_timing.py cannot make on a loaded machine."""
+    """The speed claims tests/core/perf/test_timing.py cannot make on a loaded machine."""
     import torch
 
     from nbcompile import compare

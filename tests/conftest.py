@@ -1,20 +1,41 @@
-"""Shared test fixtures: one Inductor cache for the whole run, a real in-process IPython
-shell with nbcompile loaded, and a helper that executes notebooks in a real kernel."""
+"""Shared fixtures: one Inductor cache for the whole run, a real in-process IPython shell
+with nbcompile loaded, hostile trace directories, recorded trace runs; and the folder rule
+of the fast tier. Helpers that tests call are in ``tests.support``."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import random
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import ROOT
+
 # Before torch is imported anywhere: compiled artifacts are shared by all tests and by
 # the kernels they start (honest sharing: each test still compiles its own code objects).
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(ROOT / ".cache" / "inductor"))
 
-import nbformat  # noqa: E402
+
 import pytest  # noqa: E402
-from nbclient import NotebookClient  # noqa: E402
+
+from nbcompile.core.notebook import cache  # noqa: E402
+from tests.fixtures.traces import record_runs
+from tests.support.trace_logs import CASES, SECRET  # noqa: E402
+
+#: Folders whose every test is slow (in-process compiles, real kernels, Chromium): the fast
+#: tier (``make test-fast``, ``-m "not slow"``) is the rest: tests/core, display, schema and
+#: project, less the tests marked ``slow`` there. tests/project is never all slow, so the fast
+#: tier is never empty (pytest's exit 5).
+SLOW_FOLDERS = ("shell", "kernel", "browser")
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    tests = ROOT / "tests"
+    for item in items:
+        path = Path(item.fspath)
+        if path.is_relative_to(tests) and path.relative_to(tests).parts[0] in SLOW_FOLDERS:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")
@@ -33,31 +54,58 @@ def ip():
         sys.modules["__main__"] = saved_main
 
 
-def run_cell(ip, source: str):
-    """Run a cell like the notebook does; raise if it failed."""
-    result = ip.run_cell(source)
-    result.raise_error()
-    return result
+@pytest.fixture
+def secret(tmp_path) -> Path:
+    """A file outside every trace directory whose content must never show."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    path = outside / "secret.txt"
+    path.write_text(f"{SECRET} first line\n{SECRET} second line\n")
+    return path
 
 
-def make_notebook(cells: list[str]) -> nbformat.NotebookNode:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(src) for src in cells]
-    nb.metadata["kernelspec"] = {
-        "name": "python3", "display_name": "Python 3", "language": "python"
-    }
-    return nb
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    """The hostile trace directories (and the secret outside them)."""
+    base = tmp_path_factory.mktemp("hostile")
+    secret = base / "outside" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text(f"{SECRET} first line\n{SECRET} second line\n")
+    rng = random.Random(21)
+    dirs = {}
+    for name, make in CASES.items():
+        directory = base / name
+        directory.mkdir()
+        make(directory, rng, secret)
+        dirs[name] = directory
+    yield base, dirs
+    for directory in dirs.values():  # free anything stuck on a FIFO
+        for fifo in directory.glob("*.log"):
+            if fifo.is_fifo():
+                with contextlib.suppress(OSError):
+                    os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
 
 
-def execute_notebook(nb: nbformat.NotebookNode, cwd: Path | None = None, timeout: int = 900,
-                     allow_errors: bool = False) -> nbformat.NotebookNode:
-    """Execute a notebook in a real kernel (nbclient); returns it with outputs."""
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                            allow_errors=allow_errors,
-                            resources={"metadata": {"path": str(cwd or ROOT)}})
-    client.execute()
-    return nb
+@pytest.fixture
+def cache_state(monkeypatch):
+    saved = os.environ.get(cache.ENV)
+    monkeypatch.setattr(cache, "_state", cache.CacheState())
+    yield
+    if saved is None:
+        os.environ.pop(cache.ENV, None)
+    else:
+        os.environ[cache.ENV] = saved
 
 
-def outputs_of(cell) -> list[dict]:
-    return [dict(o) for o in cell.get("outputs", [])]
+@pytest.fixture(scope="session")
+def runs(tmp_path_factory):
+    """Record each run once per session, on first use (each takes 10-30 s of compiling)."""
+    out = tmp_path_factory.mktemp("traces")
+    done: dict[str, Path] = {}
+
+    def get(name: str) -> Path:
+        if name not in done:
+            done[name] = record_runs.record(name, out)
+        return done[name]
+
+    return get

@@ -1,4 +1,4 @@
-"""Big but well-formed records of the kinds issue 21 found freezing Lab (a trace of 60k
+"""Big but well-formed records of the kinds found freezing Lab (a trace of 60k
 compiles over 300 ranks, 20k ranks x 20k compile ids, 1e6 problems, a 200k-frame stack,
 50k graph breaks, a profile of 150k kernels, 40k suggestions), each built from a real
 record (tests/fixtures/records/) and clipped to the largest record the validator accepts

@@ -1,5 +1,5 @@
-"""Hostile nbcompile records for the fuzz test: the cases of issue 16 and seeded random
-mutations of a real record (tests/fixtures/records/summary.json, from a real compile).
+"""Hostile nbcompile records for the fuzz test: the cases the security probe found and
+seeded random mutations of a real record (tests/fixtures/records/summary.json, from a real compile).
 
 Each case is ``(name, record)``; notebooks hold one display_data output per record, with
 the markup payload in the text/plain fallback too."""
@@ -36,7 +36,7 @@ def _target(rec: dict, i: int = 0) -> dict:
 
 
 def issue_cases() -> list[Case]:
-    """The cases found by the security probe (issue 16), one record each."""
+    """The cases found by the security probe, one record each."""
     cases: list[Case] = []
     for n in (1000, 3000):
         # A timing record of the 'generic' shape: N rows with a key each (an N x N table).

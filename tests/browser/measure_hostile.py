@@ -1,6 +1,6 @@
-"""Print how long JupyterLab takes on each hostile record of issue 16, one notebook per
-case, with whichever nbcompile extension Jupyter finds (point JUPYTER_PATH at a build to
-compare builds). Not a test: a measurement, run by hand.
+"""Print how long JupyterLab takes on each hostile record of the security probe, one
+notebook per case, with whichever nbcompile extension Jupyter finds (point JUPYTER_PATH at a
+build to compare builds). Not a test: a measurement, run by hand.
 
     python -m tests.browser.measure_hostile [OUT.json [FIRST_CASE_INDEX [COUNT]]]
 

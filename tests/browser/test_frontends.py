@@ -1,4 +1,4 @@
-"""Every Jupyter front end people use (issue 13, part 5), each in Debian's Chromium:
+"""Every Jupyter front end people use, each in Debian's Chromium:
 
 - Jupyter Notebook 7: the inline summary and the Compile inspector in its right panel,
   live from a real kernel.
@@ -20,7 +20,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ..conftest import execute_notebook
+from tests.support.kernel import execute_notebook
+
 from .conftest import lab_server
 from .test_sidebar import cells, run_cell, wait_idle_status
 

@@ -1,8 +1,9 @@
-"""Hostile records in real JupyterLab and Chromium (issue 16): the cases the security
+"""Hostile records in real JupyterLab and Chromium: the cases the security
 probe found and seeded random mutations of a real record (wrong types, huge and deep
 values, prototype keys, markup in every string). For each notebook: no script runs, all
 outputs render within 10 s, the Compile inspector opens within 2 s and answers clicks.
-Big valid records of issue 21 (trace, profile, suggestions at the validator's size cap)
+Big valid records of the shapes found freezing Lab (trace, profile, suggestions at the
+validator's size cap)
 render without a long main-thread stall of nbcompile's own."""
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(900)]
 RENDER_S = 10
 INSPECTOR_S = 2
 CLICK_S = 2
-#: The longest main-thread stall nbcompile's own scripts may cause (issue 21).
+#: The longest main-thread stall nbcompile's own scripts may cause.
 STALL_S = 1.0
 
 
@@ -88,8 +89,8 @@ def test_hostile_records_render_safely_and_fast(browser, tmp_path, artifacts):
 
 
 def test_big_records_render_without_long_stalls(browser, tmp_path, artifacts):
-    """Issue 21's shapes (a trace of 60k compiles over 300 ranks, 20k ranks x 20k ids,
-    1e6 problems, a 200k-frame stack, 50k breaks; a profile of 150k kernels; 40k
+    """The shapes found freezing Lab (a trace of 60k compiles over 300 ranks, 20k ranks x
+    20k ids, 1e6 problems, a 200k-frame stack, 50k breaks; a profile of 150k kernels; 40k
     suggestions), each clipped to the validator's cap (so about the same bytes), then
     opened in Lab with the inspector open. nbcompile's own longest script stays under
     1 s (or, on a loaded machine, under what Lab itself spends on the same bytes as an

@@ -1,4 +1,4 @@
-"""A heavy notebook stays usable (issue 13, part 6): 50 ``%%compile`` targets, a
+"""A heavy notebook stays usable: 50 ``%%compile`` targets, a
 recompile storm and a long generated module, executed in a real kernel (nbclient),
 saved, and opened in a real JupyterLab in Debian's Chromium with no kernel.
 

@@ -22,7 +22,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ..conftest import execute_notebook
+from tests.support.kernel import execute_notebook
+
 from .conftest import lab_server
 from .test_sidebar import cells, open_sidebar_tab, widen_sidebar
 

@@ -191,7 +191,7 @@ def test_sidebar_live_jump_and_reopen(browser, tmp_path, artifacts):
             timings["sidebar checked"] = time.monotonic() - t0
 
             # ---- 1b. A record cut to fit the output budget: the inspector asks the live
-            # kernel for it whole (issue 15 part 2); the saved output stays cut. ----
+            # kernel for it whole; the saved output stays cut. ----
             run_cell(page, 3)
             page.wait_for_function(
                 """() => document.querySelector('#nbcompile-inspector '

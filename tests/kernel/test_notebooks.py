@@ -1,0 +1,161 @@
+"""The tutorial notebooks in notebooks/.
+
+Each tutorial is written once, as ``notebooks/NN-name.py`` in jupytext's percent format
+(ruff checks it); the ``.ipynb`` beside it is generated from it without outputs
+(``jupytext --update --to ipynb notebooks/[0-9][0-9]-*.py``). The tests check that the two
+agree cell by cell, then run every notebook top to bottom in a real kernel (nbclient).
+
+The notebooks' own ``# check:`` cells assert what their prose claims, so a wrong claim
+stops the run. On top of that each run must show no error output outside the cells tagged
+``raises-exception`` (which must raise), and named cells must show the summary text the
+prose describes. Run times are printed (``pytest -s``) and recorded with
+``record_property``; they are not asserted (a loaded CI machine with a cold Inductor cache
+runs a notebook several times slower than a laptop). nbclient's per-cell timeout catches
+a runaway cell.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import datetime
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tests.support import ROOT
+from tests.support.kernel import execute_notebook
+
+NOTEBOOKS_DIR = ROOT / "notebooks"
+
+NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]-*.ipynb"))
+
+#: Per notebook: (the first code cell whose source starts with the first string and
+#: contains the second, a regex its text output must match).
+SHOWS: dict[str, list[tuple[str, str, str]]] = {
+    "01-getting-started": [
+        ("%%compile", "def gelu_tanh",
+         r"gelu_tanh \(function\): compiled; 1 graph\(s\), 0 break\(s\), 0 recompile\(s\), "
+         r"1 kernel\(s\)"),
+        ("for kernel in r.kernels", "", r"kernel\s+cpp\s+cpp_fused_\w+"),
+    ],
+    "02-graph-breaks": [
+        ("%%compile", "def featurize",
+         r"featurize \(function\): compiled; 5 graph\(s\), 4 break\(s\)"),
+        ("%%compile --fullgraph", "def featurize_strict",
+         r"featurize_strict \(function\): failed;.*error at line \d+: print\("),
+        ("# check: each fix removes", "",
+         re.escape("{'original': 4, 'no print': 3, 'no .item()': 2, 'no if': 1, "
+                   "'fullgraph': 0}")),
+    ],
+    "03-modes-and-timing": [
+        ("wave_cmp = %compare", "",
+         r"nbcompile.compare\(wave\): Tensor\[1024, 1024\] float32 cpu\n.*"
+         r"^eager .*1.00x \(baseline\).*^default .* ok .*^reduce-overhead .*"
+         r"^max-autotune-no-cudagraphs .*"
+         r"reduce-overhead: CUDA graphs do not apply on CPU"),
+    ],
+    "04-recompiles-and-dynamic-shapes": [
+        ("%%compile", "def soft_norm",
+         r"soft_norm \(function\): compiled; 3 graph\(s\), 0 break\(s\), 2 recompile\(s\).*"
+         r"recompile 0/1: tensor 'x' size mismatch at index 0\. expected 8, actual 12.*"
+         r"recompile 0/2: tensor 'x' dtype mismatch"),
+        ("%%compile --no-dynamic", "def norm_static",
+         r"norm_static \(function\): compiled; 7 graph\(s\), 0 break\(s\), 6 recompile\(s\).*"
+         r"recompile storm"),
+        ("sizes = [8, 9, 10, 11, 12, 13]", "",
+         re.escape("{'--dynamic': [1, 1, 1, 1, 1, 1], 'default': [1, 2, 2, 2, 2, 2], "
+                   "'--no-dynamic': [1, 2, 3, 4, 5, 6]}")),
+    ],
+    "05-reading-generated-code": [
+        ("x = torch.randn(256, 256)", "",
+         r"kernel\s+cpp\s+cpp_fused_add_cos_exp_mul_neg_sigmoid_sin_tanh_0\s+lines \[3, 4, 5\]"),
+        ("%%compile --codegen triton", "",  # triton is in the [test] extra
+         r"swish_shift \(function\): compiled; 1 graph\(s\).*Triton preview"),
+    ],
+    "06-compiling-a-training-step": [
+        ("%%compile", "def train_step",
+         r"train_step \(function\): compiled; 3 graph\(s\), 3 break\(s\), 0 recompile\(s\)"
+         r".*graph break at line 3: opt\.zero_grad"),
+        ("# check: the backward call is a break", "",
+         re.escape("['opt.zero_grad(set_to_none=True)', 'loss.backward()']")),
+        ("%%compile", "ddp_model",
+         r"ddp_model \(module\): compiled; 1 graph\(s\).*DistributedDataParallel wrapper"),
+    ],
+    "07-libraries-hf-and-fabric": [
+        ("with torch.no_grad():", "lm.generate(ids, max_new_tokens=3",
+         r"^\[recompile-storm\] lm: .*KV cache grew.*^Fix: Use a static KV cache"),
+        ("%%compile --fullgraph", "def complete",
+         r"complete \(function\): failed;.*error at transformers/generation/utils\.py:\d+"),
+        ("%%compile", "fabric.setup(Net())",
+         r"set_up \(module\): compiled; 1 graph\(s\).*"
+         r"_FabricModule wrapper: nbcompile compiled its inner module \(Net\) in place"),
+    ],
+    "08-opening-torch-trace-logs": [
+        ("trace = nbcompile.open_trace", "",
+         r"ranks: 0, 1,.*^DIVERGENCE compile_ids \(rank groups 0 \| 1\)"),
+        ("for d in trace.divergences", "",
+         r"^compile_ids \[\[0\], \[1\]\] 0/1\n.*rank 1 compiled 0/1.*rank 0 did not"),
+        ("odd = next(", "", r"^recompile reason: .*size mismatch at index 0"),
+    ],
+}
+
+
+def _text(cell) -> str:
+    parts = []
+    for out in cell.get("outputs", []):
+        if "text" in out:
+            parts.append(out["text"])
+        elif "text/plain" in out.get("data", {}):
+            parts.append(out["data"]["text/plain"])
+    return "".join(parts)
+
+
+def _slowest_cells(nb, count: int = 5) -> list[tuple[float, str]]:
+    """(seconds, first source line) of the slowest cells, from nbclient's timing metadata."""
+    times = []
+    for cell in nb.cells:
+        timing = cell.metadata.get("execution", {})
+        began, ended = timing.get("iopub.execute_input"), timing.get("shell.execute_reply")
+        if cell.cell_type == "code" and began and ended:
+            seconds = (_parse_time(ended) - _parse_time(began)).total_seconds()
+            times.append((seconds, (cell.source.splitlines() or [""])[0][:70]))
+    return sorted(times, reverse=True)[:count]
+
+
+def _parse_time(stamp: str) -> datetime:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+
+
+def _find(nb, start: str, contains: str):
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell.source.startswith(start) and contains in cell.source:
+            return cell
+    raise AssertionError(f"no code cell starting with {start!r} containing {contains!r}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_runs_top_to_bottom(path: Path, record_property):
+    nb = nbformat.read(path, as_version=4)
+    start = time.perf_counter()
+    # allow_errors: the run goes on, so the assertions below see (and name) every error
+    executed = execute_notebook(nb, cwd=NOTEBOOKS_DIR, timeout=600, allow_errors=True)
+    elapsed = time.perf_counter() - start
+    record_property("run_time_s", round(elapsed, 1))
+    print(f"\n{path.name}: {elapsed:.1f} s; slowest cells:")
+    for seconds, first_line in _slowest_cells(executed):
+        print(f"  {seconds:7.1f} s  {first_line}")
+
+    code = [c for c in executed.cells if c.cell_type == "code"]
+    assert all(c.execution_count for c in code), "a code cell did not run"
+    for cell in code:
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        # a cell tagged raises-exception may raise (nbclient's convention): for readers
+        # without an optional package; the tests below check its output when it matters
+        if "raises-exception" not in cell.metadata.get("tags", []):
+            assert not errors, f"{errors[0]['ename']} in:\n{cell.source}"
+    for start_, contains, pattern in SHOWS.get(path.stem, []):
+        text = _text(_find(executed, start_, contains))
+        assert re.search(pattern, text, re.S | re.M), f"{pattern!r} not in:\n{text}"

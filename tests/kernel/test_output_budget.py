@@ -1,0 +1,84 @@
+"""Saved notebooks stay small: each published output fits the output
+budget, with marks saying what was cut and how to get it in the kernel; the record
+published twice in one output is gone; the published records still validate."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import jsonschema
+import pytest
+
+from benchmarks.notebook_size import GPT2_CELLS, ONE_LINE_CELLS, notebook, run, saved_size
+from nbcompile.core.records import MIME_TYPE
+from nbcompile.display.budget import DEFAULT_OUTPUT_BUDGET
+from tests.support.schema import SCHEMA
+
+#: nbformat adds some bytes around each output's data (keys, indentation, line splits).
+OUTPUT_SLACK = 8 * 1024
+
+
+def _outputs(nb):
+    return [o for cell in nb.cells for o in cell.get("outputs", [])]
+
+
+def _records(nb):
+    return [o["data"][MIME_TYPE] for o in _outputs(nb) if MIME_TYPE in o.get("data", {})]
+
+
+@pytest.fixture(scope="module")
+def gpt2_nb():
+    return run(notebook(GPT2_CELLS))
+
+
+@pytest.fixture(scope="module")
+def one_line_nb():
+    return run(notebook(ONE_LINE_CELLS))
+
+
+def test_gpt2_with_12_compiles_saves_under_1mb(gpt2_nb):
+    records = _records(gpt2_nb)
+    assert len(records) == 2  # the live summary and the displayed report
+    assert all(r["targets"][0]["recompile_count"] >= 10 for r in records)
+    assert saved_size(gpt2_nb) < 1_000_000
+
+
+def test_each_output_of_30_recompiles_is_within_the_budget(one_line_nb):
+    outputs = [o for o in _outputs(one_line_nb) if MIME_TYPE in o.get("data", {})]
+    assert len(outputs) == 2
+    for output in outputs:
+        assert output["data"][MIME_TYPE]["targets"][0]["recompile_count"] == 29
+        assert len(json.dumps(output).encode()) <= DEFAULT_OUTPUT_BUDGET + OUTPUT_SLACK
+
+
+def test_marks_say_how_many_were_cut_and_how_to_get_them(one_line_nb, gpt2_nb):
+    report = _records(one_line_nb)[-1]["targets"][0]
+    marks = {m["field"]: m for m in report["omitted"]}
+    assert marks, "a 30-recompile report over the budget must say what it left out"
+    assert report["truncated"] is True
+    for mark in marks.values():
+        assert mark["count"] > 0
+        assert mark["how"].startswith("nbcompile.report(bump).")
+    if "compiles" in marks:  # the counts add up: published + cut = what the kernel has
+        assert len(report["compiles"]) + marks["compiles"]["count"] == 30
+    # the summary's text lists ten recompiles and says where the rest are
+    texts = [o["data"]["text/plain"] for o in _outputs(one_line_nb)
+             if MIME_TYPE in o.get("data", {})]
+    assert all("19 more recompiles" in t and "nbcompile.report(bump).recompiles" in t
+               for t in texts)
+    gpt_report = _records(gpt2_nb)[-1]["targets"][0]
+    assert any(m["how"].startswith("nbcompile.report(gpt).") for m in gpt_report["omitted"])
+
+
+def test_report_html_is_a_summary_not_a_second_copy(gpt2_nb):
+    report_output = [o for o in _outputs(gpt2_nb) if MIME_TYPE in o.get("data", {})][-1]
+    html = report_output["data"]["text/html"]
+    assert len(html.encode()) <= DEFAULT_OUTPUT_BUDGET // 4
+    assert re.search(r"more kernels &mdash; in the kernel: <code>nbcompile\.report\(gpt\)"
+                     r"\.kernels</code>", html)
+
+
+def test_published_records_validate_against_the_schema(gpt2_nb, one_line_nb):
+    for record in _records(gpt2_nb) + _records(one_line_nb):
+        jsonschema.validate(record, SCHEMA)

@@ -1,0 +1,74 @@
+"""torch's own log records about captured compiles go into the record, not to stderr;
+``--torch-logs`` keeps them on stderr; other warnings pass through; unload restores
+torch's logging exactly."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from nbcompile.core.records import MIME_TYPE
+from tests.support.kernel import execute_notebook, make_notebook, outputs_of
+
+ITEM_WARNING = "capture_scalar_outputs"
+
+LIMIT_WARNING = "recompile_limit"
+
+
+def stderr_of(cell) -> str:
+    return "".join(o.get("text", "") for o in outputs_of(cell)
+                   if o.get("output_type") == "stream" and o.get("name") == "stderr")
+
+
+@pytest.fixture(scope="module")
+def executed():
+    nb = make_notebook([
+        "%load_ext nbcompile\nimport torch\ntorch._dynamo.config.recompile_limit = 1",
+        "%%compile\ndef item_break(x):\n    y = x.sum().item()\n    return x * y",
+        "r = item_break(torch.randn(4))",
+        "%%compile --torch-logs --no-dynamic\ndef shown(x, k):\n    return x * k",
+        "for k in range(3):\n    shown(torch.randn(3), k)",
+        "%%compile --no-dynamic\ndef folded(x, k):\n    return x + k",
+        "for k in range(3):\n    folded(torch.randn(3), k)",
+        "import logging, warnings\nwarnings.warn('a user warning stays')\n"
+        "logging.getLogger('torch._dynamo').warning('torch outside any compile stays')",
+        "import nbcompile\n"
+        "print([log.message for log in nbcompile.report(item_break).torch_logs])\n"
+        "print([log.message for log in nbcompile.report(folded).torch_logs])\n"
+        "print(len(nbcompile.report(shown).torch_logs))",
+    ])
+    return execute_notebook(nb, timeout=600).cells
+
+
+def test_graph_break_warning_leaves_stderr_for_the_record(executed):
+    assert ITEM_WARNING not in stderr_of(executed[2])
+    printed = "".join(o.get("text", "") for o in outputs_of(executed[8]))
+    first, second, third = printed.strip().splitlines()
+    assert "Graph break from `Tensor.item()`" in first and ITEM_WARNING in first
+    assert LIMIT_WARNING in second and "folded" in second
+    assert third == "0"
+
+
+def test_summary_shows_torch_logs_once_folded(executed):
+    bundles = [o["data"] for o in outputs_of(executed[1]) if MIME_TYPE in o.get("data", {})]
+    assert bundles, outputs_of(executed[1])
+    text, html = bundles[-1]["text/plain"], bundles[-1]["text/html"]
+    record = bundles[-1][MIME_TYPE]["targets"][0]
+    messages = [log["message"] for log in record["torch_logs"]]
+    # the .item() warning; a CUDA build of torch on this CPU also logs "No CUDA runtime"
+    assert [m for m in messages if "No CUDA runtime" not in m] == [
+        next(m for m in messages if ITEM_WARNING in m)]
+    said = f"torch logged {len(messages)} message" + ("s" if len(messages) > 1 else "")
+    assert re.findall(r"torch logged \d+ messages?", text) == [said]
+    assert f"<details><summary>{said}" in html and ITEM_WARNING in html
+
+
+def test_torch_logs_flag_keeps_torch_output(executed):
+    assert LIMIT_WARNING in stderr_of(executed[4])
+    assert LIMIT_WARNING not in stderr_of(executed[6])
+
+
+def test_other_warnings_pass_through(executed):
+    err = stderr_of(executed[7])
+    assert "a user warning stays" in err and "torch outside any compile stays" in err

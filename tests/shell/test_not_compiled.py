@@ -1,0 +1,36 @@
+"""A target Dynamo produced no graph for says so (status ``not_compiled``, why and what
+would help); nbcompile's entry function never appears as a place."""
+
+from __future__ import annotations
+
+import nbcompile
+from nbcompile.display.bundle import summary_html, summary_text
+from tests.support.shell import run_cell
+
+
+def test_lstm_is_not_compiled_and_says_why(ip):
+    ip.run_cell_magic("compile", "", "import torch\nnc_lstm = torch.nn.LSTM(4, 4)\n")
+    run_cell(ip, "nc_out, _ = nc_lstm(torch.randn(2, 3, 4))")
+    rep = nbcompile.report(ip.user_ns["nc_lstm"])
+    assert rep.status == "not_compiled" and rep.graph_count == 0
+    assert rep.to_dict()["status"] == "not_compiled"
+    why = [n for n in rep.notes if "was not compiled" in n]
+    assert len(why) == 1 and "allow_rnn" in why[0] and "LSTM" in why[0]
+    text, html = summary_text([rep]), summary_html([rep])
+    breaks = [gb.to_dict() for c in rep.compiles for gb in c.graph_breaks]
+    for shown in (text, html, repr(rep.graph_breaks), repr(breaks)):
+        assert "nbcompile-entry" not in shown
+    assert "not compiled (runs eagerly)" in text and "allow_rnn" in html
+    if rep.graph_breaks:  # torch 2.13/2.15: a break, placed at nbcompile's entry
+        (gb,) = rep.graph_breaks
+        assert gb.filename is None and gb.lineno is None and "internal" in gb.reason
+    else:  # torch 2.9: no break record, the compile fails with Dynamo's refusal
+        assert [c.status for c in rep.compiles] == ["failed"]
+        assert "RNN, GRU, or LSTM" in rep.compiles[0].error
+    assert "line None" not in text
+
+
+def test_function_with_a_graph_is_still_compiled(ip):
+    ip.run_cell_magic("compile", "", "def nc_fine(x):\n    return x.sin() + 1\n")
+    run_cell(ip, "nc_fine(torch.randn(3))")
+    assert nbcompile.report(ip.user_ns["nc_fine"]).status == "compiled"
