@@ -6,7 +6,7 @@ nbcompile reads torch's compile machinery through names torch does not promise t
 keys). ``NAMES`` lists them all; each has one accessor below, which returns the object,
 or a safe default, or -- only when the feature that needs it is used -- raises a
 ``RuntimeError`` naming the missing name, the running torch and the feature.
-``missing()`` says which names the running torch lacks (``tests/test_torch_compat.py``
+``missing()`` says which names the running torch lacks (``tests/core/test_torch_compat.py``
 prints them; ``make compat TORCH=2.x.y`` runs the suite on another torch).
 
 Ground floor: imports nothing from nbcompile, and torch only when a name is looked up.

@@ -16,8 +16,8 @@ from nbcompile.core.perf import explain, timing
 from nbcompile.core.perf.comparison import Comparison, TimingRow
 from nbcompile.core.perf.profile import profile
 from nbcompile.core.perf.profile_record import Profile
-from nbcompile.core.runs.sandbox import Sandbox
 from nbcompile.core.records import GraphBreak
+from nbcompile.core.runs.sandbox import Sandbox
 from nbcompile.display.timing import timing_bundle
 from nbcompile.schema import generate
 
