@@ -12,6 +12,7 @@ import torch
 from IPython.core.error import UsageError
 
 import nbcompile
+from nbcompile.core.perf.call_options import CallOptionError
 from nbcompile.core.perf.profile import Profile, ProfileError, profile
 from nbcompile.core.trace.payloads import graph_break_link, parse_graph_break
 from nbcompile.core.trace.phases import compile_phases
@@ -159,7 +160,7 @@ def test_profile_of_a_training_step():
 
 
 def test_profile_rejects_bad_input():
-    with pytest.raises(ProfileError, match="repeat must be a whole number"):
+    with pytest.raises(CallOptionError, match="repeat must be a whole number"):
         profile(torch.sin, torch.ones(2), repeat=0)
     with pytest.raises(ProfileError, match="function or module"):
         profile(3, repeat=1)

@@ -28,6 +28,7 @@ import torch
 from .. import torch_compat
 from ..frames import is_cell_file
 from ..notebook.targets import eager_callable, fresh_copy
+from ..perf.call_options import check_budget
 from ..perf.counters import frames_compiled
 from ..perf.numerics import drift, drift_note, numeric_diff, snapshot_outputs
 from ..perf.sandbox import Sandbox
@@ -577,8 +578,7 @@ def suggest(fn: Any, *args: Any, calls: Sequence[Any] | None = None,
     """
     if not callable(fn):
         raise SuggestError(f"suggest needs a function or module, not {type(fn).__name__}")
-    if not budget_s or budget_s <= 0:
-        raise SuggestError(f"budget_s must be a positive number of seconds, not {budget_s!r}")
+    budget_s = check_budget(budget_s)
     replay = _calls(args, kwargs, calls)
     started = time.perf_counter()
     deadline = started + float(budget_s)

@@ -75,6 +75,7 @@ from ..trace.listener import suppressed
 from ..units import format_bytes
 from . import explain as explain_mod
 from . import profile as profile_mod
+from .call_options import check_budget, check_flag, check_fraction, check_modes
 from .comparison import Comparison, TimingRow
 from .counters import cache_counts, counter, frames_compiled
 from .environment import device_of, environment, sync
@@ -186,9 +187,10 @@ def compare(
     """
     if not callable(fn):
         raise CompareError(f"compare needs a function or module, not {type(fn).__name__}")
-    if not budget_s or budget_s <= 0:
-        raise CompareError(f"budget_s must be positive, not {budget_s!r}")
-    specs = resolve_modes(modes)
+    budget_s = check_budget(budget_s)
+    min_effect = check_fraction(min_effect, "min_effect")
+    explain, memory = check_flag(explain, "explain"), check_flag(memory, "memory")
+    specs = resolve_modes(check_modes(modes))
     started = time.perf_counter()
     threads = torch.get_num_threads()
     device = device_of(args, kwargs)
