@@ -294,8 +294,8 @@ def check_custom_ops(bench: Bench, own: set[str], deadline: float) -> Found | No
             missing = next(((t, m) for t, e in failed if (m := _no_fake_kernel(e))), None)
             if missing is not None:  # nothing to disagree with: torch found none registered
                 return Found(f"custom op {call.op}: it has no fake (meta) kernel registered, "
-                             "which torch.compile needs to trace it (add one with "
-                             "torch.library.register_fake) (torch.library.opcheck "
+                             "which torch.compile needs to trace it; add one with "
+                             "torch.library.register_fake (torch.library.opcheck "
                              f"{missing[0]}: {_first_line(missing[1])[:300]})", call.site)
             what = {"test_faketensor": "its fake (meta) kernel disagrees with the real one",
                     "test_aot_dispatch_dynamic": "its backward formula or fake kernel fails "
