@@ -123,10 +123,11 @@ def diagnosis_text(d: Diagnosis, budget: int | None = None) -> str:
         change = cells[0].replace("\n", "\n" + " " * (len(w.status) + 5))
         out = [f"  [{w.status}] {change}"]
         if w.status != "not tried":
+            cost = f" ({cells[7]})" if cells[7] else ""
             out.append(f"      outcome {cells[2]}, diff {cells[3]}, out {cells[4]}, "
-                       f"per call {cells[5]}{', ' + cells[6] if cells[6] else ''}")
-        if cells[7]:
-            out.append(f"      {cells[7]}")
+                       f"vs float64 {cells[5]}, per call {cells[6]}{cost}")
+        if cells[8]:  # the copy's error, or what the change does and why not tried
+            out.append(f"      {cells[8]}")
         return "\n".join(out)
 
     lines += room.take((workaround(w) for w in d.workarounds), len(d.workarounds),

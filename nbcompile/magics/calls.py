@@ -16,6 +16,8 @@ from typing import Any, Generic, TypeVar
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import parse_argstring
 
+from ..core.perf import call_options
+from ..core.perf.call_options import CallOptionError
 from ..core.steps import Interrupted
 from ..display.progress import ProgressLine
 from .arguments import check_repeats, join_comma_lists
@@ -99,18 +101,24 @@ def parse_call_line(magic_fn: Callable[..., Any], line: str, magic: str,
     return args, expr
 
 
-def check_budget(args: argparse.Namespace, magic: str) -> None:
-    """A ``UsageError`` naming ``magic`` (nothing run) unless ``--budget`` is positive."""
-    if not args.budget > 0:
-        raise UsageError(f"{magic}: --budget must be a positive number of seconds, "
-                         f"not {args.budget}")
+def checked(magic: str, check: Callable[..., Any], value: Any, flag: str) -> Any:
+    """``check(value, flag)``: core's one rule for a command option (the Python API
+    applies the same), its refusal a ``UsageError`` naming ``magic`` (nothing run)."""
+    try:
+        return check(value, flag)
+    except CallOptionError as e:
+        raise UsageError(f"{magic}: {e}") from None
+
+
+def check_budget(args: argparse.Namespace, magic: str) -> float:
+    """``--budget`` checked as ``budget_s`` is (a positive, finite number of seconds)."""
+    return checked(magic, call_options.check_budget, args.budget, "--budget")
 
 
 def budget_settings(magic: str) -> Callable[[argparse.Namespace], dict[str, Any]]:
     """The settings of a magic whose one option is ``--budget``: ``budget_s``, checked."""
     def settings(args: argparse.Namespace) -> dict[str, Any]:
-        check_budget(args, magic)
-        return {"budget_s": args.budget}
+        return {"budget_s": check_budget(args, magic)}
     return settings
 
 
@@ -144,7 +152,7 @@ def run_call_magic(command: CallCommand[R], magic_fn: Callable[..., Any], shell:
             return command.run(fn, *call_args, progress=progress, **settings, **call_kwargs)
     except command.interrupted as e:  # Ctrl-C: what was done, marked interrupted
         return e.partial
-    except command.error as e:
+    except (command.error, CallOptionError) as e:  # an option core refused, in its words
         raise UsageError(f"{magic}: {e}") from None
 
 

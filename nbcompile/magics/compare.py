@@ -5,24 +5,23 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..api import Comparison, compare
+from ..core.perf.call_options import check_modes
 from ..core.perf.modes import DEFAULT_MODES, CompareError
 from ..core.perf.timing import ComparisonInterrupted
 from .arguments import Once, OnceFlag, unquoted
-from .calls import CallCommand, check_budget, run_call_magic
+from .calls import CallCommand, check_budget, checked, run_call_magic
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     """``compare``'s keyword arguments from ``%compare``'s options, checked."""
-    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    if not modes:
-        raise UsageError("--modes is empty; give e.g. --modes eager,default")
-    check_budget(args, "%compare")
-    return {"modes": modes, "budget_s": args.budget, "memory": not args.no_memory}
+    modes = checked("%compare", check_modes,
+                    [m.strip() for m in args.modes.split(",") if m.strip()], "--modes")
+    return {"modes": modes, "budget_s": check_budget(args, "%compare"),
+            "memory": not args.no_memory}
 
 
 _COMMAND = CallCommand(

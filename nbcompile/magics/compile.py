@@ -103,7 +103,7 @@ class CompileMagics(Magics):
         number = self._cell_number()
         filename = self._ip.compile.cache(text, number, raw_code=text)
         result = self._run(text, filename)
-        names = cells.changed_names(before, ns)
+        names = cells.defined_names(before, ns, source)
         module_name = ns.get("__name__", "__main__")
         if only:
             not_targets = [n for n in only if not cells.find_targets([n], ns, module_name)[0]]

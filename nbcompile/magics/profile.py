@@ -5,21 +5,20 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..api import Profile, profile
+from ..core.perf.call_options import check_repeat
 from ..core.perf.profile import DEFAULT_REPEAT, ProfileError, ProfileInterrupted
 from .arguments import Once, OnceFlag
-from .calls import CallCommand, run_call_magic
+from .calls import CallCommand, checked, run_call_magic
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     """``profile``'s keyword arguments from ``%kprun``'s options, checked."""
-    if args.repeat < 1:
-        raise UsageError(f"%kprun: --repeat must be a whole number >= 1, not {args.repeat}")
-    return {"repeat": args.repeat, "memory": not args.no_memory}
+    return {"repeat": checked("%kprun", check_repeat, args.repeat, "--repeat"),
+            "memory": not args.no_memory}
 
 
 _COMMAND = CallCommand(

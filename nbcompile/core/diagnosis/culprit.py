@@ -249,6 +249,29 @@ def _calling_site(own: set[str]) -> Site | None:
     return None
 
 
+#: torch's words when an op has no fake kernel: a ``custom_op`` ("There was no fake impl
+#: registered for ...") or a ``torch.library`` op ("... there was no fake impl or Meta
+#: kernel registered").
+_NO_FAKE = re.compile(r"\bno fake impl\b", re.IGNORECASE)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else ""
+
+
+def _no_fake_kernel(error: Any) -> BaseException | None:
+    """The exception in ``error``'s chain that says the op has no fake kernel (torch's
+    ``UnsupportedOperatorException`` names only the op; its cause says why), or None."""
+    seen: set[int] = set()
+    while isinstance(error, BaseException) and id(error) not in seen:
+        seen.add(id(error))
+        if _NO_FAKE.search(str(error)):
+            return error
+        error = error.__cause__ or error.__context__
+    return None
+
+
 def check_custom_ops(bench: Bench, own: set[str], deadline: float) -> Found | None:
     """The first custom op whose registration ``torch.library.opcheck`` finds wrong (its
     fake kernel, schema, autograd or backward formula disagree with the real kernel)."""
@@ -267,7 +290,13 @@ def check_custom_ops(bench: Bench, own: set[str], deadline: float) -> Found | No
         failed = [(test, r) for test, r in results.items() if r != "SUCCESS"]
         if failed:
             test, error = failed[0]
-            message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+            message = _first_line(error)
+            missing = next(((t, m) for t, e in failed if (m := _no_fake_kernel(e))), None)
+            if missing is not None:  # nothing to disagree with: torch found none registered
+                return Found(f"custom op {call.op}: it has no fake (meta) kernel registered, "
+                             "which torch.compile needs to trace it; add one with "
+                             "torch.library.register_fake (torch.library.opcheck "
+                             f"{missing[0]}: {_first_line(missing[1])[:300]})", call.site)
             what = {"test_faketensor": "its fake (meta) kernel disagrees with the real one",
                     "test_aot_dispatch_dynamic": "its backward formula or fake kernel fails "
                                                  "under AOTAutograd",

@@ -39,6 +39,7 @@ import torch
 
 from ..notebook.session import get_session
 from ..notebook.torch_logs import TorchLogRouting
+from ..perf.call_options import check_budget
 from ..perf.numerics import drift_note, leaves
 from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
 from .culprit import (
@@ -165,8 +166,7 @@ def diagnose(fn: Any, *args: Any, budget_s: float = DEFAULT_BUDGET_S,
     """
     if not callable(fn):
         raise DiagnoseError(f"diagnose needs a function or module, not {type(fn).__name__}")
-    if not budget_s or budget_s <= 0:
-        raise DiagnoseError(f"budget_s must be a positive number of seconds, not {budget_s!r}")
+    budget_s = check_budget(budget_s)
     started = time.perf_counter()
     deadline = started + float(budget_s)
     name = getattr(fn, "__name__", None) or type(fn).__name__

@@ -17,6 +17,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from ..perf.call_options import check_budget
 from ..records import GraphBreak
 from ..runs.timed import first_line
 from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
@@ -111,8 +112,7 @@ def suggest(fn: Any, *args: Any, calls: Sequence[Any] | None = None,
     """
     if not callable(fn):
         raise SuggestError(f"suggest needs a function or module, not {type(fn).__name__}")
-    if not budget_s or budget_s <= 0:
-        raise SuggestError(f"budget_s must be a positive number of seconds, not {budget_s!r}")
+    budget_s = check_budget(budget_s)
     replay = _calls(args, kwargs, calls)
     started = time.perf_counter()
     deadline = started + float(budget_s)

@@ -31,6 +31,11 @@ def bound_names(source: str) -> set[str]:
         def visit_Lambda(self, node: ast.Lambda) -> None:
             pass
 
+        def visit_comprehension(self, node: ast.comprehension) -> None:
+            # its loop variable is the comprehension's own (a walrus in it binds the cell's)
+            for part in (node.iter, *node.ifs):
+                self.visit(part)
+
         def visit_Name(self, node: ast.Name) -> None:
             if isinstance(node.ctx, ast.Store):
                 names.add(node.id)
@@ -47,9 +52,13 @@ def snapshot(namespace: Mapping[str, Any]) -> dict[str, int]:
     return {name: id(value) for name, value in namespace.items()}
 
 
-def changed_names(before: Mapping[str, int], namespace: Mapping[str, Any]) -> list[str]:
-    """Names that are new or now hold a different object, in namespace order."""
-    return [n for n, v in namespace.items() if before.get(n) != id(v)]
+def defined_names(before: Mapping[str, int], namespace: Mapping[str, Any],
+                  source: str) -> list[str]:
+    """Names the cell defined or rebound, in namespace order: those new or holding a
+    different object, and those its code assigns even to the object they held
+    (``model = model``: a model built in an earlier cell, compiled by this one)."""
+    assigned = bound_names(source)
+    return [n for n, v in namespace.items() if before.get(n) != id(v) or n in assigned]
 
 
 def find_targets(

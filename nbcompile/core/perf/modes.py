@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..torch_compat import list_backends
+from .call_options import CallOptionError, CallOptionTypeError
 
 EAGER = "eager"
 
@@ -27,6 +28,14 @@ _HIDDEN_BACKENDS = {"eager", "inductor"}
 
 class CompareError(ValueError):
     """Bad input to ``compare``; the message says what is allowed."""
+
+
+class ModeError(CompareError, CallOptionError):
+    """A ``modes`` item ``compare`` does not know (an option error like the others)."""
+
+
+class ModeTypeError(ModeError, CallOptionTypeError):
+    """A ``modes`` item that is neither a name nor a backend callable."""
 
 
 @dataclass(frozen=True)
@@ -83,14 +92,14 @@ def resolve_modes(modes: Sequence[Any]) -> list[ModeSpec]:
                 if backend not in backends or (
                     backend in _HIDDEN_BACKENDS and not name.startswith(BACKEND_PREFIX)
                 ):
-                    raise CompareError(
+                    raise ModeError(
                         f"unknown mode {item!r}; allowed: {', '.join(allowed_modes())} "
                         "(or backend:NAME for any Dynamo backend, or a backend callable)"
                     )
                 spec = ModeSpec(f"backend:{backend}" if name.startswith(BACKEND_PREFIX)
                                 else backend, "backend", None, backend)
         else:
-            raise CompareError(
+            raise ModeTypeError(
                 f"modes must be names or backend callables, not {type(item).__name__}"
             )
         if spec.label in seen:

@@ -40,6 +40,7 @@ from ..runs.wrappers import eager_callable, unwrap
 from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
 from ..trace import listener
 from ..trace.listener import TraceListener, suppressed
+from .call_options import check_flag, check_repeat
 from .environment import device_of
 from .kernel_events import CALL_MARK, EAGER_MARK, LINE_MARK
 from .line_tracer import LineRanges, line_times
@@ -131,8 +132,7 @@ def profile(fn: Any, *args: Any, repeat: int = DEFAULT_REPEAT, memory: bool = Tr
     and torch's settings are put back and a ``ProfileInterrupted`` (a ``KeyboardInterrupt``)
     carries what was measured (``partial``, marked ``interrupted``).
     """
-    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
-        raise ProfileError(f"repeat must be a whole number of calls >= 1, not {repeat!r}")
+    repeat, memory = check_repeat(repeat), check_flag(memory, "memory")
     if not callable(fn):
         raise ProfileError(f"profile needs a function or module, not a {type(fn).__name__}")
     box = Sandbox(fn, args, kwargs)

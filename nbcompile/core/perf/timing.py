@@ -78,6 +78,7 @@ from ..trace.listener import suppressed
 from ..units import format_bytes
 from . import explain as explain_mod
 from . import profile as profile_mod
+from .call_options import check_budget, check_flag, check_fraction, check_modes
 from .comparison import Comparison, TimingRow
 from .counters import cache_counts, counter, frames_compiled
 from .environment import device_of, environment, sync
@@ -188,9 +189,10 @@ def compare(
     """
     if not callable(fn):
         raise CompareError(f"compare needs a function or module, not {type(fn).__name__}")
-    if not budget_s or budget_s <= 0:
-        raise CompareError(f"budget_s must be positive, not {budget_s!r}")
-    specs = resolve_modes(modes)
+    budget_s = check_budget(budget_s)
+    min_effect = check_fraction(min_effect, "min_effect")
+    explain, memory = check_flag(explain, "explain"), check_flag(memory, "memory")
+    specs = resolve_modes(check_modes(modes))
     started = time.perf_counter()
     threads = torch.get_num_threads()
     device = device_of(args, kwargs)
@@ -336,14 +338,45 @@ def _explain_rows(fn: Any, box: Sandbox, result: Comparison, recompiled: int) ->
         row.memory_explanations = explain_mod.explain_memory(row, eager, prof, mutated)
 
 
+class _PhaseClock:
+    """Seconds of each phase into ``phases_s``; the phase Ctrl-C cut short counts too (an
+    interrupted comparison says how long it timed calls before the Ctrl-C)."""
+
+    def __init__(self, phases: dict[str, float]) -> None:
+        self.phases = phases
+        self.name: str | None = None
+        self.started = 0.0
+
+    def start(self, name: str) -> None:
+        self.stop()
+        self.name, self.started = name, time.perf_counter()
+
+    def stop(self) -> None:
+        if self.name is not None:
+            self.phases[self.name] = round(time.perf_counter() - self.started, 3)
+            self.name = None
+
+
 def _run_all(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison,
              device: torch.device, threads: int, budget_s: float, memory: bool,
              candidates: list[_Candidate], progress: Progress | None = None) -> int:
     """The eager reference call, each mode's first call, then the interleaved timing
     (``candidates`` filled as they are prepared); the frames recompiled while timing."""
+    clock = _PhaseClock(result.phases_s)
+    try:
+        return _run_phases(fn, specs, box, result, device, threads, budget_s, memory,
+                           candidates, progress, clock)
+    finally:  # also on Ctrl-C: the phase it cut short is counted
+        clock.stop()
+
+
+def _run_phases(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison,
+                device: torch.device, threads: int, budget_s: float, memory: bool,
+                candidates: list[_Candidate], progress: Progress | None,
+                clock: _PhaseClock) -> int:
     args, kwargs = box.args, box.kwargs
     eager = eager_callable(fn)
-    phase_start = time.perf_counter()
+    clock.start("first calls")
     total = len(specs)
     tell(progress, "compare", "running eagerly (the reference)", 1, total, "eager")
     with suppressed():
@@ -383,25 +416,25 @@ def _run_all(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison,
         _prepare(cand, fn, box, device, reference_leaves, result,
                  lambda what, i=index, label=spec.label: tell(progress, "compare", what, i,
                                                               total, label))
-    result.phases_s["first calls"] = round(time.perf_counter() - phase_start, 3)
+    clock.stop()
 
     live = [c for c in candidates if c.call is not None]
     with suppressed():
         if memory:
-            phase_start = time.perf_counter()
+            clock.start("memory")
             held = box.held_storages()
             for index, cand in enumerate(live, start=1):
                 tell(progress, "compare", "measuring memory", index, len(live), cand.row.mode)
                 _measure_memory(cand, args, kwargs, device, held)
-            result.phases_s["memory"] = round(time.perf_counter() - phase_start, 3)
+            clock.stop()
         else:
             for cand in live:
                 cand.row.memory_note = "not measured (memory=False)"
-        phase_start = time.perf_counter()
+        clock.start("timed calls")
         frames_before = frames_compiled()
         _measure(live, args, kwargs, threads, budget_s, progress)
         recompiled = frames_compiled() - frames_before
-        result.phases_s["timed calls"] = round(time.perf_counter() - phase_start, 3)
+        clock.stop()
     if recompiled:
         result.notes.append(
             f"{recompiled} frame compile(s) happened during the timed calls: some "

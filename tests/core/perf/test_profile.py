@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import nbcompile
+from nbcompile.core.perf.call_options import CallOptionError
 from nbcompile.core.perf.profile import ProfileError, profile
 from nbcompile.core.perf.profile_record import Profile
 from nbcompile.core.trace.payloads import graph_break_link, parse_graph_break
@@ -87,7 +88,7 @@ def test_profile_of_a_training_step():
 
 @pytest.mark.slow
 def test_profile_rejects_bad_input():
-    with pytest.raises(ProfileError, match="repeat must be a whole number"):
+    with pytest.raises(CallOptionError, match="repeat must be a whole number"):
         profile(torch.sin, torch.ones(2), repeat=0)
     with pytest.raises(ProfileError, match="function or module"):
         profile(3, repeat=1)

@@ -17,6 +17,7 @@ import torch
 
 import nbcompile
 from nbcompile.core.perf import verdict
+from nbcompile.core.perf.call_options import CallOptionError
 from nbcompile.core.perf.comparison import Comparison, TimingRow
 from nbcompile.core.perf.modes import CompareError, resolve_modes
 from nbcompile.core.perf.numerics import numeric_diff
@@ -214,7 +215,7 @@ def test_modes_are_validated():
                                        "backend:off_by_half"]
     assert specs[1].compile_kwargs() == {"backend": "inductor"}
     assert resolve_modes(["max-autotune"])[1].compile_kwargs()["mode"] == "max-autotune"
-    with pytest.raises(CompareError, match="budget_s"):
+    with pytest.raises(CallOptionError, match="budget_s"):  # the commands' one rule
         compare(pointwise_chain, torch.randn(2), budget_s=0)
     with pytest.raises(CompareError, match="function or module"):
         compare(3, torch.randn(2))
