@@ -21,6 +21,7 @@ from ..records import (
 )
 from .contents import CompileEvents, build_record
 from .divergence import Divergence, find_divergences
+from .files import TraceLog
 
 TraceStatus = Literal["compiled", "failed", "restarted", "cache_hit"]
 
@@ -77,6 +78,12 @@ class TraceCompile(Record):
                 for name, seconds in self._events.phases().items():
                     self._phases.setdefault(name, seconds)
         return self._phases
+
+    @property
+    def _source(self) -> TraceLog | None:
+        """The log file that holds the compile (its ``problems`` collect what reading the
+        contents found wrong); None when there is none."""
+        return self._events.log if self._events is not None else None
 
     # --- contents, read on demand ---
     def content(self) -> CompileRecord:
