@@ -25,13 +25,15 @@ if TYPE_CHECKING:
         report,
         suggest,
     )
-    from .core.logs.run import Divergence, TraceCompile
+    from .core.logs.divergence import Divergence
+    from .core.logs.records import TraceCompile
     from .trace_report import TraceReport, open_trace
 
 # The public names are imported on first use (PEP 562): reading logs (``open_trace``,
 # ``python -m nbcompile open``) imports no torch; any other name imports ``api`` (torch).
 _TORCH_FREE = {"open_trace": ".trace_report", "TraceReport": ".trace_report",
-               "Divergence": ".core.logs.run", "TraceCompile": ".core.logs.run"}
+               "Divergence": ".core.logs.divergence",
+               "TraceCompile": ".core.logs.records"}
 
 __version__ = "0.1.0"
 __all__ = [

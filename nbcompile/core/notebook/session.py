@@ -18,10 +18,11 @@ from typing import Any
 
 from .. import torch_compat
 from ..records import CompileRecord
-from ..trace.builder import CompileBuilder
+from ..trace.builder import CompileBuilder, Fed
 from ..trace.compile_id import CompileId
 from ..trace.listener import TraceEvent, TraceListener
-from ..trace.parsers import PROVENANCE_ARTIFACT, Phase
+from ..trace.parsed import Phase
+from ..trace.parsers import PROVENANCE_ARTIFACT
 from ..trace.progress import ProgressTracker
 from . import calls
 from .targets import Target
@@ -168,7 +169,7 @@ class CaptureSession:
 
     def _handle(self, event: TraceEvent) -> None:
         """Attribute a compile to its targets at ``dynamo_start``; the builder does the rest
-        and the progress tracker reads the fields the builder parsed (one decode each)."""
+        and the progress tracker reads what the builder parsed (one decode each)."""
         key = event.frame
         if key is None:
             self.progress.feed(event)  # e.g. a worker's compile_file: the builder skips it
@@ -176,8 +177,8 @@ class CaptureSession:
         if event.kind == "dynamo_start":
             stack = event.data.get("stack", []) if isinstance(event.data, dict) else []
             self._owners[key] = [weakref.ref(t) for t in self._owners_now(key, stack)]
-        finished = self.builder.feed(event)
-        self.progress.feed(event, self.builder.fields)
+        fed = self.builder.feed(event)
+        self.progress.feed(event, fed)
         owners = self._alive(self._owners.get(key))
         if not owners:
             return
@@ -185,30 +186,30 @@ class CaptureSession:
             for target in owners:
                 target.start_compile(self.progress.get(key))
                 self._notify(target)
-        elif finished is not None:
-            failure = self.builder.failure(key)
+        elif (finished := fed.finished) is not None:
+            failure = fed.failure
             namer = next((t for t in reversed(owners) if t.kind == "module" and t.watched
                           and t.owns_frame(finished.filename, finished.firstlineno)), None)
             if namer is not None:
                 namer.name_in(finished, failure)
-            reused = self._reused(key, owners, finished.compile_id)
+            reused = self._reused(fed, owners, finished.compile_id)
             for target in owners:
                 target.finish_compile(finished, failure)
                 for note in reused.get(target.id, ()):
                     if note not in target.notes:
                         target.notes.append(note)
                 self._notify(target)
-        elif self.builder.updated is not None:  # e.g. the backward's code, compiled later
+        elif fed.updated is not None:  # e.g. the backward's code, compiled later
             for target in owners:
                 self._notify(target)
 
-    def _reused(self, key: tuple[int, int], owners: list[Target],
+    def _reused(self, fed: Fed, owners: list[Target],
                 compile_id: str) -> dict[str, list[str]]:
         """Which earlier compile of this session a finished compile reused (an FX graph
         or AOTAutograd cache hit on the key another compile stored), in words per owner
         target id; the compile's misses are remembered for the compiles after it."""
         hits: dict[tuple[str, str, str], list[str]] = {}  # origin -> caches that hit
-        for artifact, cache_key in self.builder.cache_keys(key):
+        for artifact, cache_key in fed.cache_keys:
             cache, _, outcome = artifact.rpartition("_cache_")
             if outcome == "miss" and owners:
                 self._stored.setdefault(cache_key, (owners[-1].id, owners[-1].name,
@@ -237,8 +238,8 @@ class CaptureSession:
             target = call.target
             if not self._registered(target):
                 return
-            compiles = [(record, self.builder.failure(key)) for key in call.compiles
-                        if (record := self.builder.record(key)) is not None]
+            compiles = [(built.record, built.failure) for key in call.compiles
+                        if (built := self.builder.built(key)) is not None]
             changed = target.end_call(call.raised, compiles)
             note = self._reached(target, call.compiles, [r for r, _ in compiles])
             if note is not None and note not in target.notes:
@@ -259,9 +260,9 @@ class CaptureSession:
         if not places:
             return None
         mine = set(keys)
-        known = [(key, record, owners) for key, refs in self._owners.items()
+        known = [(key, built.record, owners) for key, refs in self._owners.items()
                  if (owners := self._alive(refs))
-                 and (record := self.builder.record(key)) is not None]
+                 and (built := self.builder.built(key)) is not None]
         defs: dict[str, dict[int, str]] = {}  # file -> def line -> function (not resumes)
         for _, record, _ in known:
             if not record.frame.startswith(_RESUME):

@@ -5,15 +5,15 @@ session and a ``TORCH_TRACE`` log reader feed it the same ``TraceEvent`` values:
 
     builder = CompileBuilder()
     for event in events:
-        record = builder.feed(event)   # the finished CompileRecord, or None
-        if record is not None: ...
+        fed = builder.feed(event)   # what this event did: a ``Fed``
+        if fed.finished is not None: ...
 
 A compile is keyed by ``(frame_id, frame_compile_id)``; it opens at ``dynamo_start``
 (events seen earlier wait for it, parsed) and closes at ``compilation_metrics``. Events
 that arrive after that (e.g. the backward graph's code, compiled at the first backward
-call) still update the finished record: ``updated`` names it after such a ``feed``.
-Each event is parsed once, as it arrives; ``fields`` holds what the last ``feed`` parsed
-(the live progress tracker reads it rather than decoding the payload again).
+call) still update the finished record: ``Fed.updated`` names it. Each event is parsed
+once, as it arrives, into its typed value (``parsed``); ``Fed.parsed`` hands it on (the
+live progress tracker reads it rather than decoding the payload again).
 """
 
 from __future__ import annotations
@@ -22,16 +22,52 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..records import CompileRecord, SourceLine, TargetError
 from .compile_id import CompileId
 from .kernel_lines import apply_provenance
 from .listener import StringTable, TraceEvent
 from .output_code import split_kernels
-from .parsers import Fields, Metrics, Phase, explain_reasons, parse
+from .parsed import (
+    CacheLookup,
+    ChromiumEvent,
+    DynamoError,
+    DynamoStart,
+    GraphBreakEvent,
+    Guards,
+    Metrics,
+    OutputCode,
+    OutputGraph,
+    Parsed,
+    Phase,
+    PostGradGraph,
+    Provenance,
+    RecompileReasons,
+)
+from .parsers import explain_reasons, parse
 
 Key = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Fed:
+    """What one event did to the compiles being built (``CompileBuilder.feed``)."""
+
+    key: Key | None  # the frame compile it belongs to (None: outside one, not parsed)
+    parsed: Parsed | None = None  # its parser's value (None: not parsed, or nothing read)
+    finished: CompileRecord | None = None  # the compile it closed (compilation_metrics)
+    failure: TargetError | None = None  # with ``finished``: why that compile failed
+    # with ``finished``: its cache lookups, ``(artifact name, cache key)``
+    cache_keys: tuple[tuple[str, str], ...] = ()
+    updated: CompileRecord | None = None  # a finished compile it changed (a late event)
+
+
+@dataclass(frozen=True)
+class Built:
+    """A frame compile as built so far: its record, and why it failed once finished."""
+
+    record: CompileRecord
+    failure: TargetError | None = None
 
 
 @dataclass
@@ -56,32 +92,37 @@ class CompileBuilder:
         self._clock = clock
         self._open: dict[Key, _Compile] = {}
         self._done: dict[Key, _Compile] = {}
-        self._early: dict[Key, list[Fields]] = {}  # parsed events waiting for their start
-        self.updated: CompileRecord | None = None  # finished record the last feed changed
-        self.fields: Fields | None = None  # what the last feed parsed (None: not parsed)
+        self._early: dict[Key, list[Parsed]] = {}  # parsed events waiting for their start
 
-    def feed(self, event: TraceEvent) -> CompileRecord | None:
-        """Take one event; return the compile it finished (at ``compilation_metrics``).
-        Events outside a compile (no compile id) are not parsed (``fields`` is None)."""
-        self.updated = None
-        self.fields = None
+    def feed(self, event: TraceEvent) -> Fed:
+        """Take one event; say what it did (``finished`` at ``compilation_metrics``).
+        Events outside a compile (no compile id) are not parsed."""
         key = event.frame
         if key is None:
-            return None
-        fields = self.fields = parse(event.kind, event.metadata, event.payload)
-        if event.kind == "dynamo_start":
-            self._begin(key, event, fields)
-            return None
+            return Fed(None)
+        parsed = parse(event.kind, event.metadata, event.payload)
+        if isinstance(parsed, DynamoStart):
+            self._begin(key, event, parsed)
+            return Fed(key, parsed)
+        if parsed is None:
+            return Fed(key)
         current = self._open.get(key)
         if current is not None:
-            return self._apply(key, current, fields)
+            finished = self._apply(key, current, parsed)
+            if finished is None:
+                return Fed(key, parsed)
+            return Fed(key, parsed, finished=finished, failure=current.failure,
+                       cache_keys=tuple(current.cache_keys))
         done = self._done.get(key)
         if done is not None:
-            if self._late(done, fields):
-                self.updated = done.record
-        else:
-            self._early.setdefault(key, []).append(fields)
-        return None
+            return Fed(key, parsed, updated=done.record if self._late(done, parsed) else None)
+        self._early.setdefault(key, []).append(parsed)
+        return Fed(key, parsed)
+
+    def built(self, key: Key) -> Built | None:
+        """An open or finished compile (``failure`` is set once it finished)."""
+        found = self._open.get(key) or self._done.get(key)
+        return Built(found.record, found.failure) if found else None
 
     def record(self, key: Key) -> CompileRecord | None:
         """The record of an open or finished compile."""
@@ -93,20 +134,13 @@ class CompileBuilder:
         done = self._done.get(key)
         return done.failure if done else None
 
-    def cache_keys(self, key: Key) -> list[tuple[str, str]]:
-        """The compile's cache lookups: ``(artifact name, cache key)``, e.g.
-        ``("fx_graph_cache_hit", "fwdez7...")``."""
-        found = self._open.get(key) or self._done.get(key)
-        return list(found.cache_keys) if found else []
-
     def phases(self, key: Key) -> list[Phase]:
         """The Chrome-trace phase events seen for a compile."""
         found = self._open.get(key) or self._done.get(key)
         return list(found.phases) if found else []
 
-    def _begin(self, key: Key, event: TraceEvent, fields: Fields) -> None:
-        stack = fields.get("stack", [])
-        innermost: dict[str, Any] = stack[-1] if stack else {}
+    def _begin(self, key: Key, event: TraceEvent, start: DynamoStart) -> None:
+        innermost = start.innermost
         cid = event.compile_id or CompileId(*key)
         current = _Compile(CompileRecord(
             compile_id=str(cid.frame_compile),
@@ -120,41 +154,51 @@ class CompileBuilder:
         for early in self._early.pop(key, []):
             self._apply(key, current, early)
 
-    def _apply(self, key: Key, current: _Compile, fields: Fields) -> CompileRecord | None:
+    def _apply(self, key: Key, current: _Compile, parsed: Parsed) -> CompileRecord | None:
+        """Apply one parsed event to an open compile; the record when it closed it."""
         record = current.record
-        record.graphs.extend(fields.get("graphs", ()))
-        record.post_grad_graphs.extend(fields.get("post_grad_graphs", ()))
-        record.graph_breaks.extend(fields.get("graph_breaks", ()))
-        current.recompile_reasons.extend(fields.get("recompile_reasons", ()))
-        current.recompile_newest.extend(fields.get("recompile_newest", ()))
-        current.phases.extend(fields.get("phases", ()))
-        record.chromium_events.extend(fields.get("chromium_events", ()))
-        if "error_stack" in fields:
-            current.error_stack = fields["error_stack"]
-        if "guards" in fields:
-            record.guards = fields["guards"]
-        for name, count in fields.get("cache", {}).items():
-            record.cache[name] = record.cache.get(name, 0) + count
-        current.cache_keys.extend(fields.get("cache_keys", ()))
-        if "output_code" in fields:
-            _add_output_code(record, fields)
-        if "provenance" in fields:
-            apply_provenance(record.kernels, fields["provenance"], _traced_files(record))
-        if "metrics" in fields:
-            return self._finish(key, current, fields["metrics"])
+        if isinstance(parsed, OutputGraph):
+            record.graphs.append(parsed.graph)
+        elif isinstance(parsed, PostGradGraph):
+            record.post_grad_graphs.append(parsed.graph)
+        elif isinstance(parsed, GraphBreakEvent):
+            record.graph_breaks.append(parsed.graph_break)
+        elif isinstance(parsed, RecompileReasons):
+            current.recompile_reasons.extend(parsed.reasons)
+            current.recompile_newest.extend(parsed.newest)
+        elif isinstance(parsed, ChromiumEvent):
+            current.phases.append(parsed.phase)
+            record.chromium_events.append(parsed.event)
+        elif isinstance(parsed, DynamoError):
+            current.error_stack = parsed.stack
+        elif isinstance(parsed, Guards):
+            record.guards = parsed.text
+        elif isinstance(parsed, CacheLookup):
+            record.cache[parsed.artifact] = record.cache.get(parsed.artifact, 0) + 1
+            if parsed.key is not None:
+                current.cache_keys.append((parsed.artifact, parsed.key))
+        elif isinstance(parsed, OutputCode):
+            _add_output_code(record, parsed)
+        elif isinstance(parsed, Provenance):
+            apply_provenance(record.kernels, parsed.traces, _traced_files(record))
+        elif isinstance(parsed, Metrics):
+            return self._finish(key, current, parsed)
         return None
 
-    def _late(self, done: _Compile, fields: Fields) -> bool:
-        """Apply what may still change after the compile closed; True if it did."""
+    def _late(self, done: _Compile, parsed: Parsed) -> bool:
+        """Apply what may still change after the compile closed; True if the record's
+        code changed."""
         record = done.record
-        record.post_grad_graphs.extend(fields.get("post_grad_graphs", ()))  # the backward's
-        done.phases.extend(fields.get("phases", ()))
-        record.chromium_events.extend(fields.get("chromium_events", ()))
-        if "output_code" in fields:
-            _add_output_code(record, fields)
+        if isinstance(parsed, PostGradGraph):
+            record.post_grad_graphs.append(parsed.graph)  # the backward's
+        elif isinstance(parsed, ChromiumEvent):
+            done.phases.append(parsed.phase)
+            record.chromium_events.append(parsed.event)
+        elif isinstance(parsed, OutputCode):
+            _add_output_code(record, parsed)
             return True
-        if "provenance" in fields:
-            apply_provenance(record.kernels, fields["provenance"], _traced_files(record))
+        elif isinstance(parsed, Provenance):
+            apply_provenance(record.kernels, parsed.traces, _traced_files(record))
             return True
         return False
 
@@ -184,14 +228,14 @@ class CompileBuilder:
         return record
 
 
-def _add_output_code(record: CompileRecord, fields: Fields) -> None:
-    code = fields["output_code"]
+def _add_output_code(record: CompileRecord, output: OutputCode) -> None:
+    code = output.code
     record.output_code += ("\n\n" if record.output_code else "") + code
-    record.output_code_path = fields.get("output_code_path", "")
+    record.output_code_path = output.path
     post_grad = record.post_grad_graphs[-1] if record.post_grad_graphs else None
     record.kernels.extend(split_kernels(code, record.graphs,
-                                                compile_id=record.compile_id,
-                                                post_grad_graph=post_grad))
+                                        compile_id=record.compile_id,
+                                        post_grad_graph=post_grad))
 
 
 _GRAPH_FILE = re.compile(r"# File: (.+?):\d+ in ")

@@ -1,14 +1,15 @@
-"""One parser per structured-trace event kind: (metadata, payload) -> record fields.
+"""One parser per structured-trace event kind: (metadata, payload) -> its typed value.
 
 Each parser is a pure function of one trace record (the metadata dict and payload string
 that both torch's logging handler and a ``TORCH_TRACE`` log line hold) and returns the
-``Fields`` it contributes to its compile. ``CompileBuilder`` merges them into a
-``CompileRecord``; ``parser_for`` picks the parser. No IPython, no session state.
+value of its kind (``parsed``), or ``None`` when the record is malformed.
+``CompileBuilder`` merges the values into a ``CompileRecord``; ``parser_for`` picks the
+parser. No IPython, no session state.
 
-Field names the builder understands: ``stack`` (``dynamo_start``), ``graphs``,
-``post_grad_graphs``, ``graph_breaks``, ``recompile_reasons``, ``error_stack``,
-``provenance``, ``cache``, ``guards``, ``output_code`` + ``output_code_path``,
-``phases``, ``chromium_events``, and ``metrics`` (a ``Metrics``, which closes the compile).
+``KINDS`` is the one list of event kinds: every kind torch 2.x writes that nbcompile
+knows, its parser, and whether its payload is part of a compile's contents (which the
+log reader reads on demand, not at indexing). The parser table and the log reader's
+known and content kinds are derived from it.
 """
 
 from __future__ import annotations
@@ -17,11 +18,27 @@ import ast
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..records import TargetError
 from .compile_id import CompileId
+from .parsed import (
+    CacheLookup,
+    ChromiumEvent,
+    DynamoError,
+    DynamoStart,
+    GraphBreakEvent,
+    Guards,
+    Metrics,
+    OutputCode,
+    OutputGraph,
+    Parsed,
+    Phase,
+    PostGradGraph,
+    Provenance,
+    RecompileReasons,
+)
 from .payloads import (
     explain_guard,
     parse_dynamo_message,
@@ -33,38 +50,13 @@ from .payloads import (
 from .phases import compile_phases
 from .stacks import parse_user_stack
 
-Fields = dict[str, Any]
-Parser = Callable[[Mapping[str, Any], str], Fields]
+__all__ = ["CONTENT_ARTIFACTS", "CONTENT_KINDS", "KINDS", "KNOWN_KINDS", "PARSERS",
+           "PROVENANCE_ARTIFACT", "Metrics", "Parsed", "Phase", "explain_reasons", "parse",
+           "parser_for"]
+
+Parser = Callable[[Mapping[str, Any], str], Parsed | None]
 
 PROVENANCE_ARTIFACT = "inductor_provenance_tracking_kernel_stack_traces"
-
-
-@dataclass(frozen=True)
-class Phase:
-    """One Chrome-trace event of a compile (``ph`` is ``B``egin / ``E``nd / ``X``)."""
-
-    name: str
-    ph: str
-    ts_us: float
-    cat: str = ""
-
-
-@dataclass
-class Metrics:
-    """What ``compilation_metrics`` (the last event of a frame compile) says."""
-
-    frame: str = ""
-    filename: str = ""
-    firstlineno: int = 0
-    graph_op_count: int = 0
-    recompile_limit: int = 0
-    recompile_reasons: list[str] = field(default_factory=list)  # when no artifact had them
-    recompile_newest: list[str] = field(default_factory=list)  # the newest version's
-    times: dict[str, float] = field(default_factory=dict)
-    error: str = ""  # "FailType: reason" of a failed compile
-    failure: TargetError | None = None  # the same, for the target's error view
-    phases: dict[str, float] = field(default_factory=dict)  # exclusive seconds (phases.py)
-    guard_latency_s: float | None = None
 
 
 def _data(metadata: Mapping[str, Any], kind: str) -> dict[str, Any]:
@@ -78,36 +70,37 @@ def _compile_id(metadata: Mapping[str, Any]) -> str:
 
 
 # --- Dynamo ---
-def dynamo_start(metadata: Mapping[str, Any], payload: str) -> Fields:
+def dynamo_start(metadata: Mapping[str, Any], payload: str) -> DynamoStart:
     """The user stack that led to the compiled frame (filenames may be interned ints)."""
     stack = _data(metadata, "dynamo_start").get("stack", [])
-    return {"stack": stack if isinstance(stack, list) else []}
+    frames = tuple(f for f in stack if isinstance(f, Mapping)) if isinstance(stack, list) else ()
+    return DynamoStart(frames)
 
 
-def dynamo_output_graph(metadata: Mapping[str, Any], payload: str) -> Fields:
-    return {"graphs": [payload]}
+def dynamo_output_graph(metadata: Mapping[str, Any], payload: str) -> OutputGraph:
+    return OutputGraph(payload)
 
 
-def dynamo_cpp_guards_str(metadata: Mapping[str, Any], payload: str) -> Fields:
-    return {"guards": payload}
+def dynamo_cpp_guards_str(metadata: Mapping[str, Any], payload: str) -> Guards:
+    return Guards(payload)
 
 
-def graph_break_reason(metadata: Mapping[str, Any], payload: str) -> Fields:
+def graph_break_reason(metadata: Mapping[str, Any], payload: str) -> GraphBreakEvent:
     graph_break = parse_graph_break(payload, _compile_id(metadata))
     graph_break.stack = parse_user_stack(payload)
-    return {"graph_breaks": [graph_break]}
+    return GraphBreakEvent(graph_break)
 
 
-def recompile_reasons(metadata: Mapping[str, Any], payload: str) -> Fields:
+def recompile_reasons(metadata: Mapping[str, Any], payload: str) -> RecompileReasons:
     """Every failed guard, and those of the newest compiled version: what changed this time."""
     groups = recompile_reason_groups(payload)
-    return {"recompile_reasons": split_recompile_reasons(payload),
-            "recompile_newest": groups[0] if groups else []}
+    return RecompileReasons(tuple(split_recompile_reasons(payload)),
+                            tuple(groups[0]) if groups else ())
 
 
-def dynamo_error(metadata: Mapping[str, Any], payload: str) -> Fields:
+def dynamo_error(metadata: Mapping[str, Any], payload: str) -> DynamoError:
     """A failed compile's artifact: the user stack at the failure."""
-    return {"error_stack": parse_user_stack(payload)}
+    return DynamoError(parse_user_stack(payload))
 
 
 #: The cache key a ``*_cache_hit`` / ``*_cache_miss`` payload names (its ``"key"``),
@@ -115,53 +108,67 @@ def dynamo_error(metadata: Mapping[str, Any], payload: str) -> Fields:
 _CACHE_KEY = re.compile(r'"key":\s*"(?P<key>[A-Za-z0-9_]{1,128})"')
 
 
-def cache_event(metadata: Mapping[str, Any], payload: str) -> Fields:
+def cache_event(metadata: Mapping[str, Any], payload: str) -> CacheLookup:
     """``*_cache_hit`` / ``*_cache_miss`` artifacts, counted by name, with the key."""
     name = _data(metadata, "artifact").get("name", "")
     m = _CACHE_KEY.search(payload[:4096]) if isinstance(payload, str) else None
-    return {"cache": {name: 1}, **({"cache_keys": [(name, m.group("key"))]} if m else {})}
+    return CacheLookup(name, m.group("key") if m else None)
 
 
 # --- Inductor ---
-def post_grad_graph(metadata: Mapping[str, Any], payload: str) -> Fields:
+def post_grad_graph(metadata: Mapping[str, Any], payload: str) -> PostGradGraph:
     """Inductor's input graph (an artifact, or its own kind on FX-graph-cache hits)."""
-    return {"post_grad_graphs": [payload]}
+    return PostGradGraph(payload)
 
 
-def provenance(metadata: Mapping[str, Any], payload: str) -> Fields:
+def provenance(metadata: Mapping[str, Any], payload: str) -> Provenance | None:
     """Inductor's kernel -> source-line stack traces (JSON object)."""
     try:
         traces = json.loads(payload)
     except ValueError:
-        return {}
-    return {"provenance": traces} if isinstance(traces, dict) else {}
+        return None
+    return Provenance(traces) if isinstance(traces, dict) else None
 
 
-def inductor_output_code(metadata: Mapping[str, Any], payload: str) -> Fields:
+def inductor_output_code(metadata: Mapping[str, Any], payload: str) -> OutputCode:
     data = _data(metadata, "inductor_output_code")
-    return {"output_code": payload,
-            "output_code_path": data.get("file_path") or data.get("filename", "")}
+    return OutputCode(payload, data.get("file_path") or data.get("filename", ""))
 
 
-def chromium_event(metadata: Mapping[str, Any], payload: str) -> Fields:
+def chromium_event(metadata: Mapping[str, Any], payload: str) -> ChromiumEvent | None:
     """A Chrome-trace event (JSON payload) as a ``Phase`` plus the event itself (for
-    ``CompileRecord.chromium_events``); nothing if malformed."""
+    ``CompileRecord.chromium_events``); ``None`` if malformed."""
     try:
         event = json.loads(payload)
     except ValueError:
-        return {}
+        return None
     if not isinstance(event, dict) or not isinstance(event.get("ts"), (int, float)):
-        return {}
-    return {"phases": [Phase(str(event.get("name", "")), str(event.get("ph", "")),
-                             float(event["ts"]), str(event.get("cat", "")))],
-            "chromium_events": [event]}
+        return None
+    return ChromiumEvent(Phase(str(event.get("name", "")), str(event.get("ph", "")),
+                               float(event["ts"]), str(event.get("cat", ""))), event)
 
 
-def compilation_metrics(metadata: Mapping[str, Any], payload: str) -> Fields:
+def compilation_metrics(metadata: Mapping[str, Any], payload: str) -> Metrics:
     """Frame, op count, phase times, recompile limit and failure of a finished compile."""
     m = _data(metadata, "compilation_metrics")
     reason_text = "\n".join(_as_list(m.get("recompile_reason")))
-    metrics = Metrics(
+    phases, guard_latency_s = compile_phases(m)
+    error, failure = "", None
+    fail_type = m.get("fail_type")
+    if fail_type:
+        error = f"{fail_type}: {m.get('fail_reason') or ''}".strip()
+        filename = m.get("fail_user_frame_filename")
+        lineno = m.get("fail_user_frame_lineno")
+        message = parse_dynamo_message(str(m.get("fail_reason") or fail_type))
+        failure = TargetError(
+            type=str(fail_type).rsplit(".", 1)[-1].strip("'>"),
+            message=message.summary,
+            hint="\n".join(message.hints),
+            filename=filename,
+            lineno=lineno,
+            line=source_line(filename, lineno),
+        )
+    return Metrics(
         frame=m.get("co_name") or "",
         filename=m.get("co_filename") or "",
         firstlineno=m.get("co_firstlineno") or 0,
@@ -175,23 +182,11 @@ def compilation_metrics(metadata: Mapping[str, Any], payload: str) -> Fields:
             for k, v in m.items()
             if k.endswith("_time_s") and isinstance(v, (int, float))
         },
+        error=error,
+        failure=failure,
+        phases=phases,
+        guard_latency_s=guard_latency_s,
     )
-    metrics.phases, metrics.guard_latency_s = compile_phases(m)
-    fail_type = m.get("fail_type")
-    if fail_type:
-        metrics.error = f"{fail_type}: {m.get('fail_reason') or ''}".strip()
-        filename = m.get("fail_user_frame_filename")
-        lineno = m.get("fail_user_frame_lineno")
-        message = parse_dynamo_message(str(m.get("fail_reason") or fail_type))
-        metrics.failure = TargetError(
-            type=str(fail_type).rsplit(".", 1)[-1].strip("'>"),
-            message=message.summary,
-            hint="\n".join(message.hints),
-            filename=filename,
-            lineno=lineno,
-            line=source_line(filename, lineno),
-        )
-    return {"metrics": metrics}
 
 
 def explain_reasons(reasons: list[str], newest: list[str] | None = None) -> str:
@@ -211,24 +206,59 @@ def explain_reasons(reasons: list[str], newest: list[str] | None = None) -> str:
     return words
 
 
-#: Event kind -> parser. Artifacts are keyed ``artifact:<name>``; ``parser_for`` also maps
-#: every ``*_cache_hit`` / ``*_cache_miss`` artifact to ``cache_event``.
-PARSERS: dict[str, Parser] = {
-    "dynamo_start": dynamo_start,
-    "dynamo_output_graph": dynamo_output_graph,
-    "dynamo_cpp_guards_str": dynamo_cpp_guards_str,
-    "artifact:dynamo_graph_break_reason": graph_break_reason,
-    "artifact:recompile_reasons": recompile_reasons,
-    "artifact:dynamo_error": dynamo_error,
-    "artifact:inductor_post_grad_graph": post_grad_graph,
+# --- the event kinds ---
+@dataclass(frozen=True)
+class EventKind:
+    """How nbcompile reads one event kind: its parser, and whether its payload is part of
+    a compile's contents (the log reader reads those on demand; the others it indexes
+    from their headers)."""
+
+    parser: Parser
+    content: bool
+
+
+#: Event kind -> how it is read. Artifacts are keyed ``artifact:<name>``; ``parser_for``
+#: also maps every ``*_cache_hit`` / ``*_cache_miss`` artifact to ``cache_event``.
+KINDS: dict[str, EventKind] = {
+    "dynamo_start": EventKind(dynamo_start, content=False),
+    "dynamo_output_graph": EventKind(dynamo_output_graph, content=True),
+    "dynamo_cpp_guards_str": EventKind(dynamo_cpp_guards_str, content=True),
+    "artifact:dynamo_graph_break_reason": EventKind(graph_break_reason, content=True),
+    "artifact:recompile_reasons": EventKind(recompile_reasons, content=True),
+    "artifact:dynamo_error": EventKind(dynamo_error, content=True),
+    "artifact:inductor_post_grad_graph": EventKind(post_grad_graph, content=True),
     # torch 2.8 and 2.9 name a cold compile's post-grad graph so (its cache hits use the name above)
-    "artifact:after_post_grad_graph": post_grad_graph,
-    f"artifact:{PROVENANCE_ARTIFACT}": provenance,
-    "inductor_post_grad_graph": post_grad_graph,
-    "inductor_output_code": inductor_output_code,
-    "chromium_event": chromium_event,
-    "compilation_metrics": compilation_metrics,
+    "artifact:after_post_grad_graph": EventKind(post_grad_graph, content=True),
+    f"artifact:{PROVENANCE_ARTIFACT}": EventKind(provenance, content=True),
+    "inductor_post_grad_graph": EventKind(post_grad_graph, content=True),
+    "inductor_output_code": EventKind(inductor_output_code, content=True),
+    "chromium_event": EventKind(chromium_event, content=False),
+    "compilation_metrics": EventKind(compilation_metrics, content=False),
 }
+#: The other kinds torch 2.x writes, which no parser reads (the log reader indexes
+#: ``bwd_compilation_metrics``' header and every artifact's name; the rest it skips).
+UNPARSED_KINDS = frozenset({
+    "artifact", "bwd_compilation_metrics", "dynamo_guards", "inductor_pre_grad_graph",
+    "inductor_input_graph", "str", "describe_tensor", "describe_storage", "describe_source",
+    "create_symbol", "create_unbacked_symbol", "expression_created", "guard_added",
+    "guard_added_fast", "guard_on_data_dependent_error", "symbolic_shape_specialization",
+    "propagate_real_tensors", "propagate_real_tensors_provenance", "aot_inference_graph",
+    "aot_joint_graph", "aot_forward_graph", "aot_backward_graph", "compiled_autograd_graph",
+    "optimize_ddp_split_graph", "optimize_ddp_split_child", "missing_fake_kernel",
+    "mismatched_fake_kernel", "dump_file", "graph_dump", "link", "export",
+    "exported_program", "stack",
+})
+
+#: Event kind -> parser (derived from ``KINDS``).
+PARSERS: dict[str, Parser] = {kind: how.parser for kind, how in KINDS.items()}
+#: Every event kind nbcompile knows (used or deliberately skipped): the rest are unknown.
+KNOWN_KINDS = frozenset(k for k in KINDS if not k.startswith("artifact:")) | UNPARSED_KINDS
+#: Event kinds (not artifacts) whose payload is part of a compile's contents.
+CONTENT_KINDS = frozenset(k for k, how in KINDS.items()
+                          if how.content and not k.startswith("artifact:"))
+#: Artifact names whose payload is part of a compile's contents.
+CONTENT_ARTIFACTS = frozenset(k.removeprefix("artifact:") for k, how in KINDS.items()
+                              if how.content and k.startswith("artifact:"))
 
 
 def parser_for(kind: str, metadata: Mapping[str, Any]) -> Parser | None:
@@ -241,10 +271,11 @@ def parser_for(kind: str, metadata: Mapping[str, Any]) -> Parser | None:
     return PARSERS.get(f"artifact:{name}")
 
 
-def parse(kind: str, metadata: Mapping[str, Any], payload: str) -> Fields:
-    """The fields one trace record contributes (empty for kinds nbcompile ignores)."""
+def parse(kind: str, metadata: Mapping[str, Any], payload: str) -> Parsed | None:
+    """What one trace record says (``None`` for kinds nbcompile ignores and malformed
+    records)."""
     parser = parser_for(kind, metadata)
-    return parser(metadata, payload) if parser else {}
+    return parser(metadata, payload) if parser else None
 
 
 def _config_value(config_json: Any, key: str) -> int:

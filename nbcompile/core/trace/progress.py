@@ -11,9 +11,9 @@ thread); kernels compiled in subprocess workers or inline log nothing that tells
 apart, and then only the total is known.
 
 ``ProgressTracker.feed`` is cheap (a dict lookup per event) and does nothing when nothing
-compiles. A ``chromium_event`` is read from the fields the builder's parser already made of
-it (``CompileBuilder.fields``: one decode per event); only events outside a compile (a
-worker thread's ``compile_file``), which the builder does not parse, are decoded here.
+compiles. A ``chromium_event`` is read from the value the builder's parser already made of
+it (``Fed.parsed``: one decode per event); only events outside a compile (a worker
+thread's ``compile_file``), which the builder does not parse, are decoded here.
 """
 
 from __future__ import annotations
@@ -26,8 +26,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ..records import CompileProgress
+from .builder import Fed
 from .listener import TraceEvent
-from .parsers import Fields, Phase, parse
+from .parsed import ChromiumEvent, Phase
+from .parsers import parse
 
 #: torch's ``dynamo_timed`` step names -> the step in words (innermost open one wins).
 STEPS: dict[str, str] = {
@@ -181,16 +183,17 @@ class ProgressTracker:
                 self._live.popitem(last=False)
         return state
 
-    def feed(self, event: TraceEvent, fields: Fields | None = None) -> None:
-        """Take one trace event (any kind; most are ignored at once). ``fields``: what the
-        parsers made of it (``CompileBuilder.fields``), so its payload is not decoded
-        again; without them a ``chromium_event`` is parsed here."""
+    def feed(self, event: TraceEvent, fed: Fed | None = None) -> None:
+        """Take one trace event (any kind; most are ignored at once). ``fed``: what the
+        builder made of it (``CompileBuilder.feed``), so its payload is not decoded
+        again; without it, or when the builder did not parse it (no compile id), a
+        ``chromium_event`` is parsed here."""
         kind, key = event.kind, event.frame
         if kind == "chromium_event":
-            if fields is None:
-                fields = parse(kind, event.metadata, event.payload)
-            for phase in fields.get("phases", ()):
-                self._chromium(key, event, phase)
+            parsed = (fed.parsed if fed is not None and fed.key is not None
+                      else parse(kind, event.metadata, event.payload))
+            if isinstance(parsed, ChromiumEvent):
+                self._chromium(key, event, parsed.phase)
             return
         if key is None:
             return

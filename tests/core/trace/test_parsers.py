@@ -15,7 +15,8 @@ from nbcompile.core.records import CompileRecord
 from nbcompile.core.trace.builder import CompileBuilder
 from nbcompile.core.trace.compile_id import CompileId
 from nbcompile.core.trace.listener import StringTable, TraceEvent
-from nbcompile.core.trace.parsers import PARSERS, Phase, parse, parser_for
+from nbcompile.core.trace.parsed import CacheLookup, Phase
+from nbcompile.core.trace.parsers import PARSERS, parse, parser_for
 from tests.support import ROOT
 
 TRACES = ROOT / "tests" / "fixtures" / "traces"
@@ -41,7 +42,7 @@ def replay(name: str) -> tuple[list[CompileRecord], CompileBuilder]:
         if strings.add(metadata):
             continue
         event = TraceEvent.from_metadata(metadata, payload)
-        if event is not None and (record := builder.feed(event)) is not None:
+        if event is not None and (record := builder.feed(event).finished) is not None:
             finished.append(record)
     return finished, builder
 
@@ -113,11 +114,11 @@ def test_fullgraph_error_log():
 
 
 def test_parser_table_is_pure_and_ignores_unknown_kinds():
-    assert parse("some_future_kind", {"some_future_kind": {}}, "x") == {}
+    assert parse("some_future_kind", {"some_future_kind": {}}, "x") is None
     metadata = {"artifact": {"name": "fx_graph_cache_miss", "encoding": "json"}}
     assert parser_for("artifact", metadata) is not None
-    assert parse("artifact", metadata, "{}") == {"cache": {"fx_graph_cache_miss": 1}}
-    assert parse("chromium_event", {"chromium_event": {}}, "not json") == {}
+    assert parse("artifact", metadata, "{}") == CacheLookup("fx_graph_cache_miss")
+    assert parse("chromium_event", {"chromium_event": {}}, "not json") is None
     assert set(PARSERS) >= {"dynamo_start", "compilation_metrics", "inductor_output_code",
                             "chromium_event", "artifact:dynamo_graph_break_reason"}
 

@@ -1,0 +1,137 @@
+"""What each parser makes of one trace event: one small frozen value per event kind.
+
+``parsers`` returns these and ``CompileBuilder`` consumes them by type (``Parsed`` is their
+union), so no consumer asks whether a key is present. A value holds what the event says
+and nothing of the compile it belongs to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..records import GraphBreak, SourceLine, TargetError
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One Chrome-trace event of a compile (``ph`` is ``B``egin / ``E``nd / ``X``)."""
+
+    name: str
+    ph: str
+    ts_us: float
+    cat: str = ""
+
+
+@dataclass(frozen=True)
+class DynamoStart:
+    """``dynamo_start``: the user stack that led to the compiled frame, outermost first
+    (each frame as the event holds it: ``name``, ``line``, ``filename`` maybe interned)."""
+
+    stack: tuple[Mapping[str, Any], ...] = ()
+
+    @property
+    def innermost(self) -> Mapping[str, Any]:
+        """The compiled frame (empty when the stack is)."""
+        return self.stack[-1] if self.stack else {}
+
+
+@dataclass(frozen=True)
+class OutputGraph:
+    """``dynamo_output_graph``: one FX graph Dynamo produced, as readable code."""
+
+    graph: str
+
+
+@dataclass(frozen=True)
+class Guards:
+    """``dynamo_cpp_guards_str``: the guards Dynamo installed."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class GraphBreakEvent:
+    """The ``dynamo_graph_break_reason`` artifact: one graph break, with its user stack."""
+
+    graph_break: GraphBreak
+
+
+@dataclass(frozen=True)
+class RecompileReasons:
+    """The ``recompile_reasons`` artifact: every failed guard, and those of the newest
+    compiled version (what changed this time)."""
+
+    reasons: tuple[str, ...]
+    newest: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DynamoError:
+    """The ``dynamo_error`` artifact of a failed compile: the user stack at the failure."""
+
+    stack: list[SourceLine]
+
+
+@dataclass(frozen=True)
+class CacheLookup:
+    """A ``*_cache_hit`` / ``*_cache_miss`` artifact: which cache, and the key looked up
+    (``None`` when the payload does not name one)."""
+
+    artifact: str
+    key: str | None = None
+
+
+@dataclass(frozen=True)
+class PostGradGraph:
+    """Inductor's input graph (an artifact, or its own kind on FX-graph-cache hits)."""
+
+    graph: str
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Inductor's kernel -> source-line stack traces (the parsed JSON object)."""
+
+    traces: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class OutputCode:
+    """``inductor_output_code``: the generated module and the file it was written to."""
+
+    code: str
+    path: str = ""
+
+
+@dataclass(frozen=True)
+class ChromiumEvent:
+    """A Chrome-trace event: its ``Phase`` and the event itself (for
+    ``CompileRecord.chromium_events``)."""
+
+    phase: Phase
+    event: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """``compilation_metrics`` (the last event of a frame compile): what it says."""
+
+    frame: str = ""
+    filename: str = ""
+    firstlineno: int = 0
+    graph_op_count: int = 0
+    recompile_limit: int = 0
+    recompile_reasons: list[str] = field(default_factory=list)  # when no artifact had them
+    recompile_newest: list[str] = field(default_factory=list)  # the newest version's
+    times: dict[str, float] = field(default_factory=dict)
+    error: str = ""  # "FailType: reason" of a failed compile
+    failure: TargetError | None = None  # the same, for the target's error view
+    phases: dict[str, float] = field(default_factory=dict)  # exclusive seconds (phases.py)
+    guard_latency_s: float | None = None
+
+
+#: Any parser's value.
+Parsed = (DynamoStart | OutputGraph | Guards | GraphBreakEvent | RecompileReasons | DynamoError
+          | CacheLookup | PostGradGraph | Provenance | OutputCode | ChromiumEvent | Metrics)
