@@ -160,7 +160,7 @@ def build_schema() -> dict[str, Any]:
         "description": (
             f"What the kernel publishes under the MIME type {records.MIME_TYPE}. "
             "Generated from the dataclasses in nbcompile/core/ (records.py, "
-            "perf/comparison.py, perf/profile.py, fixes/suggest.py, logs/run.py, "
+            "perf/comparison.py, perf/profile_record.py, fixes/record.py, logs/records.py, "
             "diagnosis/record.py) by "
             "`python -m nbcompile.schema.generate`: "
             "do not edit. Documented in docs/records.md."

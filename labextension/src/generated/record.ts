@@ -2,7 +2,7 @@
  * (json-schema-to-typescript). Do not edit: run `npm run gen:types`. */
 
 /**
- * What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/ (records.py, perf/comparison.py, perf/profile.py, fixes/suggest.py, logs/run.py, diagnosis/record.py) by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.
+ * What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/ (records.py, perf/comparison.py, perf/profile_record.py, fixes/record.py, logs/records.py, diagnosis/record.py) by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.
  */
 export type NbcompileRecordSchemaVersion1 =
   SummaryRecord | TargetRecord | Comparison | Profile | Suggestions | TraceRecord | Diagnosis;

@@ -5,7 +5,7 @@ export const RECORD_SCHEMA: unknown = {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "application/vnd.nbcompile.v1+json",
   "title": "nbcompile record, schema version 1",
-  "description": "What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/ (records.py, perf/comparison.py, perf/profile.py, fixes/suggest.py, logs/run.py, diagnosis/record.py) by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.",
+  "description": "What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/ (records.py, perf/comparison.py, perf/profile_record.py, fixes/record.py, logs/records.py, diagnosis/record.py) by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.",
   "oneOf": [
     {
       "$ref": "#/$defs/SummaryRecord"
