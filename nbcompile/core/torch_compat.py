@@ -477,6 +477,11 @@ DISPATCH_MODE = _name(
     "torch.utils._python_dispatch.TorchDispatchMode",
     "diagnose: the custom ops a call runs, checked with torch.library.opcheck",
     "custom ops are not checked", default=MISSING)
+CAST_TO_FP64 = _name(
+    "torch._dynamo.debug_utils.cast_to_fp64",
+    "diagnose: the float64 reference of a function that casts inside (its graph with every "
+    "cast rewritten to float64, as torch's accuracy minifier makes it)",
+    "no float64 verdict for a function that casts inside", default=MISSING)
 
 
 def inductor_option_names() -> list[str] | None:

@@ -31,7 +31,6 @@ is listed in ``skipped``. Ctrl-C keeps what was established (``interrupted``, se
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
@@ -40,37 +39,22 @@ import torch
 from ..notebook.session import get_session
 from ..notebook.torch_logs import TorchLogRouting
 from ..perf.call_options import check_budget
-from ..perf.numerics import drift_note, leaves
+from ..perf.numerics import drift_note
 from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
-from .culprit import (
-    Found,
-    Step,
-    bisect,
-    bisection_culprit,
-    check_custom_ops,
-    error_site,
-    error_text,
-    own_files,
-)
-from .judge import judge, low_precision, tolerance_text
-from .record import Diagnosis, Reference, Rung
+from .culprit import find_culprit
+from .judge import tolerance_text
+from .ladder import LADDER, ladder, rounded, rung_from, settle_layer
+from .precision import low_dtypes
+from .record import Diagnosis, Rung
+from .reference import reference
 from .runs import Bench, Run, Trial
 from .settings import SavedSettings
-from .workarounds import Candidate, candidates, settle
+from .sites import error_text, own_files
+from .trying import try_workarounds
+from .verdict import Place, interrupted, summary
+from .workarounds import candidates
 
 DEFAULT_BUDGET_S = 60.0
-#: (backend, layer it adds), lowest first: PyTorch's troubleshooting ladder.
-LADDER: tuple[tuple[str, str], ...] = (
-    ("eager", "dynamo"),
-    ("aot_eager", "aot_autograd"),
-    ("aot_eager_decomp_partition", "aot_autograd"),
-    ("inductor", "inductor"),
-)
-LAYER_NAMES = {"dynamo": "Dynamo", "aot_autograd": "AOTAutograd", "inductor": "Inductor"}
-#: The closer result's largest error is at most this share of the other's.
-CLOSER = 0.8
-#: Backends whose problems the CompilerBisector can take apart (subsystems to switch off).
-BISECTABLE = ("aot_eager_decomp_partition", "inductor")
 
 
 class DiagnoseError(ValueError):
@@ -83,20 +67,6 @@ class DiagnosisInterrupted(Interrupted):
 
     def __init__(self, partial: Diagnosis) -> None:
         super().__init__("diagnose", partial)
-
-
-#: The steps of a diagnosis, in order (``_Place.stage``).
-STAGES = ("eager", "compiled", "ladder", "culprit", "reference", "workarounds")
-#: Why a step did not run after Ctrl-C.
-CUT = "interrupted (Ctrl-C)"
-
-
-@dataclass
-class _Place:
-    """Where a diagnosis is: its stage (one of ``STAGES``) and that step in words."""
-
-    stage: str = "eager"
-    words: str = "the eager run"
 
 
 def _describe(value: Any) -> str:
@@ -127,25 +97,6 @@ def _options_text(backend: Any, options: dict[str, Any]) -> str:
     name = backend if isinstance(backend, str) else getattr(backend, "__name__", repr(backend))
     parts = [f"backend={name}"] + [f"{k}={v!r}" for k, v in options.items()]
     return ", ".join(parts)
-
-
-def _rung_from(run: Run, rung: Rung) -> Rung:
-    rung.outcome = run.outcome  # type: ignore[assignment]
-    rung.first_call_s, rung.time_s = _round(run.first_call_s), _round(run.time_s)
-    if run.note:
-        rung.note = f"not run: {run.note}"
-    if run.error is not None:
-        rung.error = error_text(run.error)[0]
-    elif run.judged is not None:
-        rung.max_abs_diff, rung.mismatched = run.judged.max_abs_diff, run.judged.mismatched
-        rung.numel = run.judged.numel
-        if run.judged.notes:
-            rung.note = "; ".join(run.judged.notes)
-    return rung
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 6)
 
 
 @ctrl_c_watched()
@@ -180,7 +131,7 @@ def diagnose(fn: Any, *args: Any, budget_s: float = DEFAULT_BUDGET_S,
     routing = TorchLogRouting(lambda frame, compile_: sink)
     routing.install()
     bench = Bench(fn, tuple(args), dict(kwargs))
-    place = _Place()
+    place = Place()
     try:
         try:
             _diagnose(result, bench, backend, options, deadline, progress, place)
@@ -198,64 +149,13 @@ def diagnose(fn: Any, *args: Any, budget_s: float = DEFAULT_BUDGET_S,
                             "the copies; kept off stderr")
     result.elapsed_s = round(time.perf_counter() - started, 3)
     if result.interrupted:
-        _interrupted(result, place)
+        interrupted(result, place)
         raise DiagnosisInterrupted(result)
     return result
 
 
-def _interrupted(d: Diagnosis, place: _Place) -> None:
-    """Mark what Ctrl-C cut: the rungs and steps not run (in ``skipped``), the layer when
-    the rungs that ran establish it, the summary, and the first note."""
-    reached = STAGES.index(place.stage)
-    for rung in d.rungs:
-        if rung.outcome == "not run" and not rung.note.startswith("not run"):
-            rung.note = f"not run: {CUT}" + (f"; {rung.note}" if rung.note else "")
-            d.skipped.append(f"rung {rung.backend}: {CUT}")
-    if d.kind == "not run":
-        d.skipped.append(("the compiled copy with your options, the ladder, "
-                          if not d.rungs else "")
-                         + f"the culprit, the float64 reference and the workarounds: {CUT}")
-    elif d.kind != "ok":
-        if place.stage == "ladder":
-            _settle_layer(d)
-        if reached <= STAGES.index("culprit"):
-            d.skipped.append(f"the culprit (torch's CompilerBisector, custom-op checks, the "
-                             f"error's stack): {CUT}")
-        if d.kind == "accuracy" and reached <= STAGES.index("reference"):
-            d.skipped.append(f"float64 reference: {CUT}")
-        if reached < STAGES.index("workarounds") or not d.workarounds:
-            d.skipped.append(f"workarounds: {CUT}")
-    d.summary = _summary(d) if d.kind != "not run" else (
-        f"no verdict: interrupted (Ctrl-C) during {place.words}, before the compiled copy "
-        "was judged against eager")
-    ran = sum(1 for r in d.rungs if r.outcome != "not run")
-    tried = sum(1 for w in d.workarounds if w.status != "not tried")
-    kept = ("no verdict, nothing after it ran" if d.kind == "not run" else
-            f"kept the verdict ({d.kind}), {ran} of {len(d.rungs)} rung(s) run"
-            + (", the layer" if d.layer else "")
-            + (", the bisection" if d.bisection is not None else "")
-            + (", the float64 reference" if d.reference is not None else "")
-            + (f", {tried} workaround(s) tried" if tried else "")
-            + "; the steps not reached are listed as skipped")
-    d.notes.insert(0, f"interrupted (Ctrl-C) during {place.words} after {d.elapsed_s:.1f}s: "
-                      f"{kept}. Your objects, torch's settings and RNG state are as before.")
-
-
-def _settle_layer(result: Diagnosis) -> Rung:
-    """Set ``layer`` from the rungs that ran (None while a rung below the first one
-    showing the problem did not run); the first such rung."""
-    rungs = result.rungs
-    first = next((r for r in rungs if r.outcome == result.kind), rungs[-1])
-    unchecked = [r.backend for r in rungs[: rungs.index(first)] if r.outcome == "not run"]
-    result.layer = None if unchecked else first.layer
-    if unchecked:
-        result.notes.append(f"layer unknown: rung(s) {', '.join(unchecked)} below "
-                            f"{first.backend} did not run")
-    return first
-
-
 def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, Any],
-              deadline: float, progress: Progress | None, place: _Place) -> None:
+              deadline: float, progress: Progress | None, place: Place) -> None:
     def step(stage: str, words: str, what: str, index: int = 0, total: int = 0,
              label: str = "") -> None:
         place.stage, place.words = stage, words
@@ -268,7 +168,7 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
         short, _ = error_text(eager.error)
         raise DiagnoseError(f"{result.name} raises when run eagerly ({short}): diagnose "
                             "compares compiled code with eager, so that must run first")
-    result.eager_time_s = _round(eager.time_s)
+    result.eager_time_s = rounded(eager.time_s)
     if bench.first_call_drift is not None:
         result.notes.append(drift_note(bench.first_call_drift))
     if bench.isolate:
@@ -280,8 +180,7 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
         result.notes.append(f"{result.name} draws random numbers: every run started from "
                             "the same RNG state, and compiled code draws differently unless "
                             "torch._inductor.config.fallback_random is set")
-    ladder = _ladder(backend)
-    rungs = [Rung(b, layer) for b, layer in ladder]  # type: ignore[arg-type]
+    rungs = [Rung(b, layer) for b, layer in ladder(backend)]  # type: ignore[arg-type]
     rungs[-1].backend = backend if isinstance(backend, str) else getattr(
         backend, "__name__", "custom")
     rungs[-1].options = ", ".join(f"{k}={v!r}" for k, v in options.items())
@@ -291,13 +190,14 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
     result.rungs = rungs
     step("compiled", f"the compiled copy with your options ({rungs[-1].backend})",
          "compiling a copy with your options", label=rungs[-1].backend)
-    top = bench.run(Trial(backend=backend, options=dict(options)), deadline)
+    top = bench.run(Trial(backend=backend, options=dict(options), capture=True),
+                    deadline)
     if top.outcome == "not run":
         raise DiagnoseError(f"the compiled copy of {result.name} did not finish: {top.note}")
-    _rung_from(top, rungs[-1])
+    rung_from(top, rungs[-1])
     result.kind = rungs[-1].outcome  # type: ignore[assignment]
     if top.error is None and top.judged is not None:
-        result.compiled_time_s = _round(top.time_s)
+        result.compiled_time_s = rounded(top.time_s)
         result.max_abs_diff, result.mismatched = top.judged.max_abs_diff, top.judged.mismatched
         result.numel, result.tolerance = top.judged.numel, top.judged.tolerance
         result.notes += top.judged.notes
@@ -307,7 +207,7 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
     if result.kind == "ok":
         for rung in rungs[:-1]:
             rung.note = "not run: the compiled result matches eager"
-        result.summary = _summary(result)
+        result.summary = summary(result)
         return
 
     runs: dict[str, Run] = {rungs[-1].backend: top}
@@ -321,8 +221,8 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
         step("ladder", f"rung {index} of {len(rungs)} ({rung.backend}) of the ladder",
              "running (the ladder)", index, len(rungs), rung.backend)
         runs[rung.backend] = bench.run(Trial(backend=rung.backend, options=keep), deadline)
-        _rung_from(runs[rung.backend], rung)
-    first = _settle_layer(result)
+        rung_from(runs[rung.backend], rung)
+    first = settle_layer(result)
     other = next((r for r in rungs if r.outcome in ("crash", "accuracy")), first)
     if other is not first:
         result.notes.append(f"rung {other.backend} already shows a {other.outcome} problem, "
@@ -330,7 +230,7 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
 
     own = own_files(bench.fn)
     step("culprit", "the search for the culprit", "finding the culprit")
-    found = _culprit(result, bench, first, runs, top, options, own, deadline)
+    found = find_culprit(result, bench, first, runs, top, options, own, deadline)
     result.culprit = found.culprit
     if found.site is not None:
         result.filename, result.lineno = found.site.filename, found.site.lineno
@@ -340,203 +240,13 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
 
     if result.kind == "accuracy":
         step("reference", "the float64 reference", "the float64 reference")
-    reference = _reference(result, bench, top, deadline) if result.kind == "accuracy" else None
+    ref = (reference(result, bench, top, options, deadline) if result.kind == "accuracy"
+           else None)
 
-    baseline_s = result.compiled_time_s or result.eager_time_s
-    baseline_what = "compiled" if result.compiled_time_s else "eager"
-    low = low_precision([*bench.expected, *(top.leaves or [])])
+    # the dtypes it computes in come from its graphs: float32 in and out can hide bfloat16
+    low = low_dtypes(top.dynamo_graphs, [*bench.expected, *(top.leaves or [])])
     place.stage, place.words = "workarounds", "the workarounds"
     listed = candidates(bench, result.kind, result.layer, rungs, found.site, options, low, own)
-    try:
-        for candidate in listed:
-            run = None
-            if candidate.trial is not None:
-                change = candidate.workaround.change.splitlines()[0]
-                if time.perf_counter() > deadline:
-                    candidate.workaround.note += "; not tried: the time budget was used up"
-                    result.skipped.append(f"workaround {change}: the time budget was used up")
-                    result.workarounds.append(candidate.workaround)
-                    continue
-                step("workarounds", f"the workaround {change[:60]}", "trying a workaround",
-                     label=change[:60])
-                run = _try(candidate, bench, reference, deadline)
-            w = settle(candidate, run, baseline_s, baseline_what)
-            if run is not None and run.leaves is not None and reference is not None:
-                errors = _errors(reference, run.leaves)
-                w.reference_error = None if errors is None else errors[0]
-            if w.status != "not tried" and result.kind == "accuracy" and result.mismatched:
-                w.note += (f"; elements out of tolerance {result.mismatched} -> "
-                           f"{w.mismatched if w.mismatched is not None else '-'} of "
-                           f"{result.numel}")
-            result.workarounds.append(w)
-    except KeyboardInterrupt:  # every workaround still listed, those cut say so
-        ctrl_c_delivered()
-        for left in listed[len(result.workarounds):]:
-            w = left.workaround
-            if left.trial is not None and w.status == "not tried":
-                w.note += f"; not tried: {CUT}"
-                result.skipped.append(f"workaround {w.change.splitlines()[0]}: {CUT}")
-            result.workarounds.append(w)
-        raise
-    result.summary = _summary(result)
-
-
-def _try(candidate: Candidate, bench: Bench, reference: list[Any] | None,
-         deadline: float) -> Run | None:
-    """The candidate's run; for a change to the user's code (``against``), judged against
-    eager running the same change (None: not tried, the note says why)."""
-    assert candidate.trial is not None
-    if candidate.against is None:
-        return bench.run(candidate.trial, deadline)
-    w, upcast = candidate.workaround, candidate.upcast
-    base = bench.run(candidate.against, deadline)
-    if base.error is not None or base.leaves is None:
-        w.note += "; not tried: eager with the change " + (
-            f"fails ({error_text(base.error)[0]})" if base.error else "did not finish")
-        return None
-    if upcast is not None and not upcast.changed:
-        w.note += "; not tried: " + (upcast.refused or "no float16/bfloat16 op of the line is "
-                                     "in the captured graphs")
-        return None
-    run = bench.run(candidate.trial, deadline)
-    if run.error is None and run.leaves is not None:
-        run.judged = judge(base.leaves, run.leaves)
-    eager_before = _errors(reference, bench.expected) if reference is not None else None
-    eager_after = _errors(reference, base.leaves) if reference is not None else None
-    if base.judged is not None and base.judged.max_abs_diff is not None:
-        w.note += (f"; compared with eager running the same change (it changes eager too: "
-                   f"by up to {base.judged.max_abs_diff:.3g})")
-    if eager_before is not None and eager_after is not None:
-        w.note += (f"; eager's error to float64 {eager_before[0]:.3g} -> {eager_after[0]:.3g}")
-    return run
-
-
-def _ladder(backend: Any) -> list[tuple[str, str]]:
-    names = [b for b, _ in LADDER]
-    if isinstance(backend, str) and backend in names:
-        return list(LADDER[: names.index(backend) + 1])
-    return [*LADDER[:3], ("inductor", "inductor")]
-
-
-def _culprit(result: Diagnosis, bench: Bench, first: Rung, runs: dict[str, Run], top: Run,
-             options: dict[str, Any], own: set[str], deadline: float) -> Found:
-    found = Found()
-    if first.backend in BISECTABLE:
-        if time.perf_counter() > deadline:
-            result.skipped.append("bisection (torch's CompilerBisector): the time budget "
-                                  "was used up")
-        else:
-            steps: list[Step] = []
-            result.bisection = bisect(bench, options, result.kind == "crash", deadline, steps)
-            if result.bisection.note.startswith("stopped"):
-                result.skipped.append(f"bisection: {result.bisection.note}")
-            found = bisection_culprit(result.bisection, steps)
-    if result.kind != "crash":
-        if not found.culprit:
-            found.note = ("no culprit found: " + (result.bisection.note if result.bisection
-                          else "the bisection did not run"))
-        return found
-    failing = runs.get(first.backend) or top
-    if first.layer in ("dynamo", "aot_autograd") and not found.culprit:
-        if time.perf_counter() > deadline:
-            result.skipped.append("custom op checks: the time budget was used up")
-        else:
-            checked = check_custom_ops(bench, own, deadline)
-            if checked is not None:
-                found = checked
-    if failing.error is not None and found.site is None:
-        site = error_site(failing.error, failing.warnings, own)
-        if site is not None:
-            found.site = site
-            if not found.culprit:
-                found.culprit = f"the error in {LAYER_NAMES[first.layer]} at this line ({site.how})"
-    if not found.culprit and failing.error is not None:
-        found.culprit = f"the error in {LAYER_NAMES[first.layer]} (no user line in its stack)"
-    return found
-
-
-def _reference(result: Diagnosis, bench: Bench, top: Run, deadline: float
-               ) -> list[Any] | None:
-    """Fill ``result.reference``; the float64 run's output leaves (None: none)."""
-    if time.perf_counter() > deadline:
-        result.skipped.append("float64 reference: the time budget was used up")
-        return None
-    ref, note = bench.float64()
-    if ref is None or top.leaves is None:
-        result.reference = Reference(note=f"no float64 reference: {note}")
-        return None
-    eager_err = _errors(ref, bench.expected)
-    compiled_err = _errors(ref, top.leaves)
-    if eager_err is None or compiled_err is None:
-        result.reference = Reference(note="no float64 reference: the outputs do not line up")
-        return None
-    reference = Reference(eager_error=eager_err[0], compiled_error=compiled_err[0],
-                          eager_mean_error=eager_err[1], compiled_mean_error=compiled_err[1],
-                          note=note)
-    if compiled_err[0] <= CLOSER * eager_err[0]:
-        reference.closer = "compiled"
-    elif eager_err[0] <= CLOSER * compiled_err[0]:
-        reference.closer = "eager"
-    result.reference = reference
-    return ref
-
-
-def _errors(reference: list[Any], got: list[Any]) -> tuple[float, float] | None:
-    """(largest, mean) abs difference of ``got``'s floating tensors to ``reference``'s."""
-    refs, values = leaves(reference), leaves(got)
-    if len(refs) > len(values):
-        return None
-    worst, total, count = 0.0, 0.0, 0
-    for ref, value in zip(refs, values, strict=False):
-        if not (isinstance(ref, torch.Tensor) and isinstance(value, torch.Tensor)):
-            continue
-        if not (ref.is_floating_point() or ref.is_complex()) or ref.shape != value.shape:
-            continue
-        if ref.numel() == 0:
-            continue
-        diff = (ref.detach().cpu().to(torch.complex128 if ref.is_complex() else torch.float64)
-                - value.detach().cpu().to(torch.complex128 if value.is_complex()
-                                          else torch.float64)).abs()
-        diff = torch.nan_to_num(diff, nan=0.0)
-        worst = max(worst, float(diff.max()))
-        total += float(diff.sum())
-        count += diff.numel()
-    return (worst, total / count) if count else None
-
-
-def _summary(d: Diagnosis) -> str:
-    """The verdict in words (the one wording every renderer shows, after the kind)."""
-    if d.kind == "ok":
-        diff = f"max abs difference {d.max_abs_diff:.3g}" if d.max_abs_diff is not None else ""
-        return ("the compiled result matches eager within the tolerance"
-                + (f" ({diff})" if diff else ""))
-    first = next((r.backend for r in d.rungs if r.outcome == d.kind), "")
-    where = (f"{LAYER_NAMES[d.layer]} (first at backend={first})" if d.layer
-             else "a layer not known (the rungs below did not run)")
-    if d.kind == "crash":
-        text = f"the compiled copy crashes in {where}: {d.error}"
-    else:
-        diff = f"{d.max_abs_diff:.3g}" if d.max_abs_diff is not None else "an unmeasurable amount"
-        text = (f"compiled differs from eager by up to {diff}, {d.mismatched} of "
-                f"{d.numel} elements out of tolerance; it comes in with {where}")
-    if d.culprit:
-        text += f". Culprit: {d.culprit}"
-    if d.lineno is not None:
-        text += f", line {d.lineno}: {d.line}"
-    ref = d.reference
-    if ref is not None and ref.eager_error is not None and ref.compiled_error is not None:
-        if ref.closer == "compiled":
-            text += (f". Against float64, compiled is closer ({ref.compiled_error:.3g} vs "
-                     f"eager's {ref.eager_error:.3g}): the difference is eager's rounding, "
-                     "not a compiler error")
-        elif ref.closer == "eager":
-            text += (f". Against float64, eager is closer ({ref.eager_error:.3g} vs "
-                     f"compiled's {ref.compiled_error:.3g}): the compiled result is the "
-                     "less accurate one")
-        else:
-            text += (f". Against float64, both are about as far (eager {ref.eager_error:.3g},"
-                     f" compiled {ref.compiled_error:.3g})")
-    proven = [w.change.splitlines()[0] for w in d.workarounds if w.verified]
-    if proven:
-        text += f". Proven workaround(s): {'; '.join(proven)}"
-    return text + "."
+    try_workarounds(result, bench, listed, ref, deadline, lambda change: step(
+        "workarounds", f"the workaround {change}", "trying a workaround", label=change))
+    result.summary = summary(result)

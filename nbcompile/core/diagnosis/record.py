@@ -16,7 +16,8 @@ from ..records import SCHEMA_VERSION, Record
 Kind = Literal["crash", "accuracy", "ok", "not run"]
 Layer = Literal["dynamo", "aot_autograd", "inductor"]
 Outcome = Literal["ok", "accuracy", "crash", "not run"]
-Closer = Literal["eager", "compiled", "neither"]
+#: ``eager`` | ``compiled`` | ``neither`` (both as far): verdicts; ``unknown``: no reference
+Closer = Literal["eager", "compiled", "neither", "unknown"]
 WorkaroundStatus = Literal["verified", "tried, did not help", "not tried"]
 
 
@@ -53,16 +54,19 @@ class Bisection(Record):
 
 @dataclass
 class Reference(Record):
-    """The same function run in float64 (floating inputs and parameters upcast): who is
-    closer to it, eager or compiled."""
+    """The same function run in float64: who is closer to it, eager or compiled. Made
+    eagerly with floating inputs and parameters upcast, or, for a function that casts
+    inside, through its captured graph with every cast rewritten to float64 (torch's
+    ``cast_to_fp64``); ``note`` says which, or why there is none."""
 
     dtype: str = "torch.float64"
     eager_error: float | None = None  # largest abs difference of eager's result to float64's
     compiled_error: float | None = None  # the same for the compiled result
     eager_mean_error: float | None = None  # mean abs difference of eager's result to float64's
     compiled_mean_error: float | None = None  # the same for the compiled result
-    # the one whose largest error is at most 0.8 of the other's; neither when they are close
-    closer: Closer = "neither"
+    # the one whose largest error is at most 0.8 of the other's; neither when they are
+    # close; unknown when there is no reference (no verdict: the note says why)
+    closer: Closer = "unknown"
     note: str = ""  # how it was made, or why there is none
 
 

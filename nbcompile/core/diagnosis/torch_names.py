@@ -23,6 +23,7 @@ FUNCTORCH_CONFIG = torch_compat.FUNCTORCH_CONFIG.path
 BISECTOR = torch_compat.BISECTOR.path
 DEFAULT_TOLERANCES = torch_compat.DEFAULT_TOLERANCES.path
 DISPATCH_MODE = torch_compat.DISPATCH_MODE.path
+CAST_TO_FP64 = torch_compat.CAST_TO_FP64.path
 
 #: ``torch.testing.assert_close``'s defaults (rtol, atol) as of torch 2.13.
 _TOLERANCES = {
@@ -111,6 +112,13 @@ def default_tolerances(dtype: Any) -> tuple[float, float]:
 def dispatch_mode_type() -> type | None:
     found = lookup(DISPATCH_MODE)
     return found if isinstance(found, type) else None
+
+
+def cast_to_fp64() -> Callable[..., Any] | None:
+    """torch's ``cast_to_fp64(graph_module, inputs)`` (the accuracy minifier's float64
+    reference: parameters, inputs and the graph's dtype arguments in float64), or None."""
+    found = lookup(CAST_TO_FP64)
+    return found if callable(found) else None
 
 
 def same_value(a: Any, b: Any) -> bool:

@@ -20,7 +20,7 @@ from typing import Any
 
 import torch
 
-from .culprit import Site
+from .sites import Site
 
 LOW_PRECISION = (torch.float16, torch.bfloat16)
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')

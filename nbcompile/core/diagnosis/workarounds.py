@@ -1,7 +1,8 @@
 """Workarounds tried on copies, each with its measured effect and cost.
 
 * ``torch._inductor.config.emulate_precision_casts = True`` (Inductor rounds to the
-  low-precision dtype where eager does): numeric differences in float16/bfloat16;
+  low-precision dtype where eager does): numeric differences where the captured graphs
+  compute in float16/bfloat16, whatever the dtypes in and out;
 * ``torch._inductor.config.fallback_random = True`` (random ops run as eager runs them):
   calls that draw random numbers;
 * a lower backend rung (the highest rung below the problem's layer that was fine):
@@ -26,10 +27,10 @@ import torch
 
 from ..runs.copies import fresh_copy
 from ..runs.wrappers import eager_callable
-from .culprit import Site, culprit_function, error_text
 from .record import Rung, Workaround
 from .runs import Bench, Run, Trial
-from .upcast import LOW_PRECISION, UpcastLine, change_text
+from .sites import Site, culprit_function, error_text
+from .upcast import UpcastLine, change_text
 
 LADDER_LAYERS = {"eager": "dynamo", "aot_eager": "aot_autograd",
                  "aot_eager_decomp_partition": "aot_autograd", "inductor": "inductor"}
@@ -46,24 +47,27 @@ class Candidate:
 
 
 def candidates(bench: Bench, kind: str, layer: str | None, rungs: list[Rung],
-               site: Site | None, options: dict[str, Any], low_precision: bool,
+               site: Site | None, options: dict[str, Any], low: list[str],
                own: set[str]) -> list[Candidate]:
     """The workarounds worth trying for this diagnosis, in order; those that do not apply
-    are listed with why (never run)."""
+    are listed with why (never run). ``low``: the float16/bfloat16 dtypes the call
+    computes in, read from its captured graphs (``precision.low_dtypes``)."""
     out: list[Candidate] = []
     accuracy = kind == "accuracy"
     inductor = layer == "inductor"
 
     change = "torch._inductor.config.emulate_precision_casts = True"
-    if accuracy and inductor and low_precision:
+    if accuracy and inductor and low:
         out.append(Candidate(Workaround(
             "setting", change,
-            note="Inductor rounds intermediate values to float16/bfloat16 where eager does"),
+            note=f"the graph computes in {'/'.join(low)}: Inductor keeps intermediate "
+                 "values in float32 where eager rounds each op's result; this rounds them "
+                 "as eager does"),
             Trial(options=dict(options), config={"emulate_precision_casts": True})))
     else:
         why = ("it is for numeric differences, not crashes" if not accuracy
                else "the difference comes in before Inductor" if not inductor
-               else "no float16/bfloat16 tensors in or out")
+               else "its captured graphs compute in no float16/bfloat16")
         out.append(Candidate(Workaround("setting", change, note=f"not tried: {why}")))
 
     change = "torch._inductor.config.fallback_random = True"
@@ -79,18 +83,17 @@ def candidates(bench: Bench, kind: str, layer: str | None, rungs: list[Rung],
                else "the compiled backend is not Inductor")
         out.append(Candidate(Workaround("setting", change, note=f"not tried: {why}")))
 
-    out.append(_upcast(bench, kind, site, options, top_inductor))
+    out.append(_upcast(kind, site, options, top_inductor, low))
     out.append(_lower_rung(layer, rungs))
     out.append(_disable(bench, site, options, own))
     return out
 
 
-def _upcast(bench: Bench, kind: str, site: Site | None, options: dict[str, Any],
-            top_inductor: bool) -> Candidate:
-    dtype = next((str(v.dtype).removeprefix("torch.") for v in bench.expected
-                  if isinstance(v, torch.Tensor) and v.dtype in LOW_PRECISION), None)
+def _upcast(kind: str, site: Site | None, options: dict[str, Any], top_inductor: bool,
+            low: list[str]) -> Candidate:
+    dtype = low[0] if low else None
     why = ("it is for numeric differences, not crashes" if kind != "accuracy"
-           else "no float16/bfloat16 output" if dtype is None
+           else "its captured graphs compute in no float16/bfloat16" if dtype is None
            else "no culprit line was found" if site is None or site.lineno is None
            else "the compiled backend is not Inductor (the change is made by its "
                 "pre_grad_custom_pass)" if not top_inductor else "")
