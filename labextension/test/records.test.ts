@@ -890,6 +890,28 @@ test('a diagnosis with odd values parses to defaults; a crash keeps its error', 
   assert.equal(layerText(crash.layer), 'AOTAutograd');
 });
 
+test('a diagnosis with no float64 reference says so, with no verdict', () => {
+  const raw = recordFixture('diagnosis') as {
+    reference: Record<string, unknown>;
+  };
+  const none = parsePayload({
+    ...raw,
+    reference: {
+      ...raw.reference,
+      eager_error: null,
+      compiled_error: null,
+      eager_mean_error: null,
+      compiled_mean_error: null,
+      closer: 'unknown',
+      note: 'no float64 reference: the call draws random numbers'
+    }
+  }) as IDiagnosisPayload;
+  assert.equal(none.reference?.closer, 'unknown');
+  const text = referenceText(none.reference!);
+  assert.match(text, /no float64 reference: the call draws random numbers/);
+  assert.doesNotMatch(text, /closer/);
+});
+
 test('links in records: only https URLs are kept', () => {
   assert.equal(
     safeUrl('https://meta-pytorch.github.io/x.html'),

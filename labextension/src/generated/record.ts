@@ -1680,7 +1680,7 @@ export interface Bisection {
   note: string;
 }
 /**
- * The same function run in float64 (floating inputs and parameters upcast): who is closer to it, eager or compiled.
+ * The same function run in float64: who is closer to it, eager or compiled. Made eagerly with floating inputs and parameters upcast, or, for a function that casts inside, through its captured graph with every cast rewritten to float64 (torch's `cast_to_fp64`); `note` says which, or why there is none.
  */
 export interface Reference {
   dtype: string;
@@ -1701,9 +1701,9 @@ export interface Reference {
    */
   compiled_mean_error: number | null;
   /**
-   * the one whose largest error is at most 0.8 of the other's; neither when they are close
+   * the one whose largest error is at most 0.8 of the other's; neither when they are close; unknown when there is no reference (no verdict: the note says why)
    */
-  closer: 'eager' | 'compiled' | 'neither';
+  closer: 'eager' | 'compiled' | 'neither' | 'unknown';
   /**
    * how it was made, or why there is none
    */

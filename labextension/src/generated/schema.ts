@@ -2719,7 +2719,7 @@ export const RECORD_SCHEMA: unknown = {
     "Reference": {
       "title": "Reference",
       "type": "object",
-      "description": "The same function run in float64 (floating inputs and parameters upcast): who is closer to it, eager or compiled.",
+      "description": "The same function run in float64: who is closer to it, eager or compiled. Made eagerly with floating inputs and parameters upcast, or, for a function that casts inside, through its captured graph with every cast rewritten to float64 (torch's `cast_to_fp64`); `note` says which, or why there is none.",
       "properties": {
         "dtype": {
           "type": "string"
@@ -2756,9 +2756,10 @@ export const RECORD_SCHEMA: unknown = {
           "enum": [
             "eager",
             "compiled",
-            "neither"
+            "neither",
+            "unknown"
           ],
-          "description": "the one whose largest error is at most 0.8 of the other's; neither when they are close"
+          "description": "the one whose largest error is at most 0.8 of the other's; neither when they are close; unknown when there is no reference (no verdict: the note says why)"
         },
         "note": {
           "type": "string",

@@ -52,8 +52,12 @@ export function rungCells(r: IRung): string[] {
 
 /** The float64 verdict in words. */
 export function referenceText(ref: IReference): string {
-  if (ref.eager_error === null || ref.compiled_error === null) {
-    return ref.note || 'no float64 reference';
+  if (
+    ref.closer === 'unknown' ||
+    ref.eager_error === null ||
+    ref.compiled_error === null
+  ) {
+    return ref.note || 'no float64 reference: no verdict';
   }
   const who =
     ref.closer === 'compiled'
