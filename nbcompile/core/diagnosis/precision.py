@@ -46,8 +46,7 @@ def low_dtypes(graphs: Iterable[str], values: Iterable[Any] = ()) -> list[str]:
 
 
 def casts_inside(graphs: Iterable[str]) -> bool:
-    """Whether the graphs compute in more than one floating dtype, or in float16/bfloat16:
-    the function casts inside, so upcasting its inputs does not make it run in float64."""
-    found = graph_dtypes(graphs)
-    real = {d for d in found if not d.startswith("complex")}
-    return len(real) > 1 or any(d in LOW for d in found)
+    """Whether the graphs compute in more than one real floating dtype: the function casts
+    inside, so upcasting its inputs does not make it run in float64."""
+    real = {d for d in graph_dtypes(graphs) if not d.startswith("complex")}
+    return len(real) > 1

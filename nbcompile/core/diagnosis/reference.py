@@ -4,8 +4,8 @@ Two ways to make it, chosen by what the captured graphs show:
 
 * the function computes in one floating dtype: the same function, eager, with its
   floating inputs and a module's parameters in float64 (``Bench.float64``);
-* it casts inside (float16/bfloat16 values, or several floating dtypes, in its graphs),
-  so upcast inputs would still be rounded where it casts: its Dynamo graphs, each traced
+* it casts inside (several floating dtypes in its captured graphs), so upcast inputs
+  would still be rounded where it casts: its Dynamo graphs, each traced
   to ATen ops and rewritten by torch's ``cast_to_fp64`` (parameters, inputs and every
   cast's dtype in float64), as torch's accuracy minifier makes its reference.
 

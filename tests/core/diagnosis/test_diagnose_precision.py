@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
+from typing import cast
 
 import jsonschema
 import pytest
@@ -44,11 +46,15 @@ def bf16_chain(x):
     return chain(x)
 
 
-@torch.compiler.disable
-def only_bfloat16(y):
+def _only_bfloat16(y: torch.Tensor) -> torch.Tensor:
     if y.dtype != torch.bfloat16:
         raise TypeError(f"only_bfloat16 takes bfloat16, not {y.dtype}")
     return y
+
+
+#: runs in Python between two graphs (a graph break)
+only_bfloat16 = cast(Callable[[torch.Tensor], torch.Tensor],
+                     torch.compiler.disable(_only_bfloat16))
 
 
 def checked_chain(x):
@@ -94,9 +100,11 @@ def test_emulate_precision_casts_is_tried_and_narrows_the_gap_as_torch_does(diag
     # the oracle: torch compiling the same function with the setting, against eager
     expected = bf16_chain(inputs)
     torch._dynamo.reset()
+    plain = torch.compile(chain)(inputs)
+    torch._dynamo.reset()
     with torch._inductor.config.patch(emulate_precision_casts=True):
         emulated = torch.compile(chain)(inputs)
-    plain = torch.compile(chain)(inputs)
+    torch._dynamo.reset()
     assert emulate.mismatched == out_of_tolerance(expected, emulated)
     assert d.mismatched == out_of_tolerance(expected, plain)
     assert emulate.mismatched < d.mismatched
@@ -119,6 +127,14 @@ def test_float64_reference_through_the_graph_equals_the_function_in_float64(diag
     assert ref.closer == "compiled"
     assert "compiled is closer" in d.summary
     VALIDATOR.validate(d.to_dict())
+
+
+def test_casts_inside_means_several_floating_dtypes_in_the_graphs():
+    only_bf16 = 'def forward(self, L_x_: "bf16[4][1]cpu"):\n    mul: "bf16[4][1]cpu" = l_x_ * 2'
+    mixed = only_bf16 + '\n    float_1: "f32[4][1]cpu" = mul.float()'
+    assert graph_dtypes([only_bf16]) == {"bfloat16"} and not casts_inside([only_bf16])
+    assert graph_dtypes([mixed]) == {"bfloat16", "float32"} and casts_inside([mixed])
+    assert low_dtypes([], [torch.ones(1, dtype=torch.float16)]) == ["float16"]
 
 
 def test_no_reference_is_no_verdict_and_says_why(inputs):
