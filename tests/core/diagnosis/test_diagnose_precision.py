@@ -33,13 +33,13 @@ pytestmark = pytest.mark.slow
 VALIDATOR = jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text()))
 
 
-def chain(x, dtype=torch.bfloat16):
+def chain(x, dtype=torch.bfloat16, out=torch.float32):
     y = x.to(dtype)
     y = y * 1.7 + 0.3
     y = torch.sin(y) * y
     y = torch.exp(y) / (1 + torch.exp(y))
     y = torch.tanh(y * 3.1 - 0.2)
-    return y.float()
+    return y.to(out)
 
 
 def bf16_chain(x):
@@ -116,7 +116,7 @@ def test_float64_reference_through_the_graph_equals_the_function_in_float64(diag
     d = diagnosed
     ref = d.reference
     assert ref is not None and "cast_to_fp64" in ref.note
-    by_hand = chain(inputs.double(), dtype=torch.float64)  # every cast made float64
+    by_hand = chain(inputs.double(), torch.float64, torch.float64)  # every cast in float64
     assert by_hand.dtype == torch.float64
     eager = bf16_chain(inputs).double()
     torch._dynamo.reset()
