@@ -7,10 +7,12 @@
 * a DDP/FSDP/DataParallel wrapper has its inner module compiled.
 
 ``module.compile()`` compiles ``module._call_impl``, a torch-internal frame that Dynamo
-skips; for torch.nn's own modules (``nn.Sequential`` ...) nothing then compiles at all.
-nbcompile therefore hands ``torch.compile`` a per-target *entry function* that calls
-``_call_impl`` (the same idea as ``torch._dynamo.external_utils.wrap_inline``). Its
-unique filename also lets the capture engine attribute compile events to the target.
+skips: the module's ``forward`` is then the first frame Dynamo compiles. nbcompile compiles
+exactly that (so frames, guards and compile ids are torch's own). For torch.nn's own modules
+(``nn.Sequential`` ...) ``forward`` is torch's code too and nothing would compile at all;
+those get torch's own traceable wrapper (``torch._dynamo.external_utils.wrap_inline``)
+around ``_call_impl``, one copy of its code per target (its own Dynamo cache). No frame
+is nbcompile's: the capture engine attributes compiles by the target's calls and spans.
 """
 
 from __future__ import annotations
@@ -26,21 +28,35 @@ import torch
 from .. import torch_compat
 from ..frames import Span, is_torch_file
 from ..records import CellRef
-from ..runs.copies import define_entry
 from ..runs.wrappers import unwrap
 from .calls import watch
 from .options import CompileOptions
 from .target_state import Target, user_functions, user_spans
 
 
-def make_module_entry(label: str) -> types.FunctionType:
-    """A fresh function ``(self, *args, **kwargs)`` that calls ``self._call_impl``.
+def module_entry(module: torch.nn.Module) -> Callable[..., Any]:
+    """What to compile for ``module``, called as ``entry(module, *args, **kwargs)``.
 
-    Own code object and unique filename, like ``runs.copies.make_entry``; the module comes in as an
-    argument so that nothing compiled holds it strongly.
+    A module whose ``forward`` is user code: the unbound ``_call_impl``, the very function
+    ``module.compile()`` compiles (bound there). torch.nn's own modules: a copy of torch's
+    ``wrap_inline`` around it with its own code object (Dynamo caches per code object, so
+    two targets never share compiled versions or the recompile limit). The module comes
+    in as an argument so that nothing compiled holds it strongly.
     """
-    return define_entry(label, "self, /, *args, **kwargs",
-                        f"self.{torch_compat.CALL_IMPL.attr}(*args, **kwargs)", {})
+    call_impl = getattr(type(module), torch_compat.CALL_IMPL.attr)
+    if _user_forward(module) is not None:
+        return call_impl
+    inner = torch_compat.wrap_inline()(call_impl)
+    inner.__code__ = inner.__code__.replace()  # a new, equal code object: its own cache
+    return inner
+
+
+def _user_forward(module: torch.nn.Module) -> types.CodeType | None:
+    """``forward``'s code when it is the user's (not torch's own file)."""
+    forward = getattr(type(module).forward, "__code__", None)
+    if forward is None or is_torch_file(forward.co_filename):
+        return None
+    return forward
 
 
 class ModuleCall:
@@ -113,21 +129,19 @@ def compile_module(name: str, obj: torch.nn.Module, options: CompileOptions,
                    cell: CellRef) -> Target:
     inner, wrapper = unwrap(obj)
     kwargs = options.torch_kwargs()
-    inner.compile(**kwargs)  # PyTorch's in-place API; then give it a traceable entry
-    entry = make_module_entry(name)
+    inner.compile(**kwargs)  # PyTorch's in-place API; then the same, holding inner weakly
+    entry = module_entry(inner)
     compiled = None
     if not options.disable:
         # the module is the entry's first argument, not a global: Dynamo then guards on
         # it weakly (a dropped module is freed) and names it ``self`` in guards and graphs
         compiled = torch.compile(entry, **kwargs)
         torch_compat.set_compiled_call_impl(inner, ModuleCall(compiled, inner))
-    spans = []
-    forward = getattr(type(inner).forward, "__code__", None)
-    if forward is not None and "/torch/" not in forward.co_filename.replace("\\", "/"):
-        spans.append(Span.of(forward))
+    forward = _user_forward(inner)
+    spans = [Span.of(forward)] if forward is not None else []
     target = Target(name=name, kind="module", original=obj, bound=obj, options=options,
                     cell=cell, compiled_module=inner, wrapper=wrapper, spans=spans,
-                    entry_filename=entry.__code__.co_filename)
+                    entry_code=None if forward is not None else entry.__code__)
     target.watched = compiled is not None and watch(compiled, target)
     if wrapper:
         target.notes.append(_wrapper_note(name, wrapper, type(inner).__name__))
