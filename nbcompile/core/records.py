@@ -130,8 +130,11 @@ class Kernel(Record):
     stage: str = ""  # inference | forward | backward (AOT graph the code belongs to)
     handle: str = ""  # Inductor's provenance handle ("cpp_fused_add_1:4"), when tracked
     nodes: list[str] = field(default_factory=list)  # FX node names it computes
+    # Seconds Triton took to compile it, as torch measured (``compilation_metrics``'
+    # ``triton_kernel_compile_times_us``; GPU compiles); None: torch did not say.
+    compile_time_s: float | None = None
 
-    OPTIONAL_KEYS = frozenset({"stage", "handle", "nodes"})
+    OPTIONAL_KEYS = frozenset({"stage", "handle", "nodes", "compile_time_s"})
 
 
 @dataclass

@@ -17,6 +17,7 @@ is nbcompile's: the capture engine attributes compiles by the target's calls and
 
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 import weakref
@@ -90,7 +91,17 @@ def is_candidate(name: str, value: Any, module_name: str) -> bool:
             return True
         # a decorated function (@torch.no_grad(), functools.wraps, torch's decorators)
         return any(f.__module__ == module_name for f in user_functions(original))
+    if isinstance(value, functools.partial):  # compiled like a function when it wraps one
+        return is_candidate(name, partial_function(value), module_name)
     return False
+
+
+def partial_function(value: functools.partial[Any]) -> Any:
+    """The callable a (possibly nested) ``functools.partial`` finally calls."""
+    func: Any = value
+    while isinstance(func, functools.partial):
+        func = func.func
+    return func
 
 
 def is_generator_like(fn: Any) -> bool:
@@ -98,6 +109,26 @@ def is_generator_like(fn: Any) -> bool:
     compile its frames (calling it only creates the generator or coroutine)."""
     return (inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)
             or inspect.iscoroutinefunction(fn))
+
+
+def compile_partial(name: str, fn: functools.partial[Any], options: CompileOptions,
+                    cell: CellRef) -> Target:
+    """A ``functools.partial`` of a user function, rebound to ``torch.compile(partial)``.
+    torch compiles it through its own ``wrap_inline`` frame (a partial has no code of its
+    own) and traces the wrapped function inside; its compiles are this target's calls."""
+    func = partial_function(fn)
+    if is_generator_like(func):
+        target = Target(name=name, kind="function", original=fn, bound=fn, options=options,
+                        cell=cell, spans=user_spans(func))
+        target.status = "not_compiled"
+        return target
+    compiled = torch.compile(fn, **options.torch_kwargs())
+    target = Target(name=name, kind="function", original=fn, bound=compiled,
+                    options=options, cell=cell, spans=user_spans(func))
+    target.watched = watch(compiled, target)
+    if options.disable:
+        target.status = "disabled"
+    return target
 
 
 def compile_function(name: str, fn: types.FunctionType, options: CompileOptions,
@@ -175,6 +206,8 @@ CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")
 def compile_target(name: str, value: Any, options: CompileOptions, cell: CellRef) -> Target:
     if isinstance(value, torch.nn.Module):
         target = compile_module(name, value, options, cell)
+    elif isinstance(value, functools.partial):
+        target = compile_partial(name, value, options, cell)
     else:
         target = compile_function(name, value, options, cell)
     if options.mode in CUDAGRAPH_MODES and not torch.cuda.is_available():
