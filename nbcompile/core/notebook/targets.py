@@ -210,11 +210,6 @@ def compile_target(name: str, value: Any, options: CompileOptions, cell: CellRef
         target = compile_partial(name, value, options, cell)
     else:
         target = compile_function(name, value, options, cell)
-    if options.mode in CUDAGRAPH_MODES and not torch.cuda.is_available():
-        target.notes.append(
-            f"--mode {options.mode} uses CUDA graphs to cut launch overhead; they need a GPU. "
-            "On this CPU-only machine torch skips them and the rest of the mode applies."
-        )
     return target
 
 
