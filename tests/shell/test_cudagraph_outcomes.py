@@ -26,6 +26,7 @@ if BACKEND not in torch._dynamo.list_backends(None):
 
 
 def test_reduce_overhead_on_cpu_says_the_skip_torch_counted(ip):
+    run_cell(ip, "import torch")
     ip.run_cell_magic("compile", "--mode reduce-overhead",
                       "def cg_ro(x):\n    return (x + 1).sin()\n")
     run_cell(ip, "_ = cg_ro(torch.randn(6))")

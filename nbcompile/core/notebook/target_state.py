@@ -62,7 +62,7 @@ class Target:
     bound: Any = WeakSlot()  # what the user's name holds after compiling
     options: CompileOptions
     cell: CellRef = field(default_factory=CellRef)
-    compiled_module: torch.nn.Module | None = WeakSlot()
+    compiled_module: torch.nn.Module | None = WeakSlot()  # pyright: ignore[reportAssignmentType]
     wrapper: str | None = None
     spans: list[Span] = field(default_factory=list)
     entry_filename: str | None = None
