@@ -56,16 +56,17 @@ def _metrics(nb) -> list[list]:
 
 def test_module_compiles_are_torchs_own():
     plain = execute_notebook(make_notebook(
-        [LISTEN, MODULES + "breaks.compile()\nrecurrent.compile()\n", CALLS]))
+        [LISTEN, "# the same lines as under %%compile\n" + MODULES
+         + "breaks.compile()\nrecurrent.compile()\n", CALLS]))
     ours = execute_notebook(make_notebook(
         ["%load_ext nbcompile\n" + LISTEN, "%%compile\n" + MODULES, CALLS,
          "import nbcompile\nprint('IDS', json.dumps([[c.compile_id for c in "
          "nbcompile.report(m).compiles] for m in (breaks, recurrent)]))"]))
     torch_says = _metrics(plain)
     assert torch_says == [
-        ["0/0", "forward", None, False], ["1/0", "torch_dynamo_resume_in_forward_at_7", None,
+        ["0/0", "forward", None, False], ["1/0", "torch_dynamo_resume_in_forward_at_8", None,
                                           False],
-        ["0/1", "forward", None, True], ["1/1", "torch_dynamo_resume_in_forward_at_7", None,
+        ["0/1", "forward", None, True], ["1/1", "torch_dynamo_resume_in_forward_at_8", None,
                                          True],
         ["2/0", "forward", "Unsupported", False]], torch_says  # the LSTM: no recompile
     assert _metrics(ours) == torch_says
