@@ -85,6 +85,13 @@ def report(obj: Any) -> CompileReport:
     target = get_session().find(obj)
     if target is None:
         name = getattr(obj, "__name__", type(obj).__name__)
+        if isinstance(obj, functools.partial):
+            raise LookupError(
+                f"nbcompile has no record of this functools.partial of {obj.func!r}: "
+                "%%compile compiles a partial (as torch.compile(partial)) when it wraps a "
+                "function defined in the notebook and is bound to a name in the cell; "
+                "compile one like that, or call torch.compile on it yourself."
+            )
         raise LookupError(
             f"nbcompile has no record of {name}: compile it in a %%compile cell first "
             "(after %load_ext nbcompile)."

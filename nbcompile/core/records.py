@@ -130,8 +130,11 @@ class Kernel(Record):
     stage: str = ""  # inference | forward | backward (AOT graph the code belongs to)
     handle: str = ""  # Inductor's provenance handle ("cpp_fused_add_1:4"), when tracked
     nodes: list[str] = field(default_factory=list)  # FX node names it computes
+    # Seconds Triton took to compile it, as torch measured (``compilation_metrics``'
+    # ``triton_kernel_compile_times_us``; GPU compiles); None: torch did not say.
+    compile_time_s: float | None = None
 
-    OPTIONAL_KEYS = frozenset({"stage", "handle", "nodes"})
+    OPTIONAL_KEYS = frozenset({"stage", "handle", "nodes", "compile_time_s"})
 
 
 @dataclass
@@ -170,9 +173,13 @@ class CompileRecord(Record):
     # ``cat``...), for ``report(x).save_chrome_trace(path)``; kept in the kernel, left out
     # of published records.
     chromium_events: list[dict[str, Any]] = field(default_factory=list)
+    # What torch logged about CUDA graphs for this compile's graphs, in its own words
+    # ("skipping cudagraphs due to mutated inputs ..."; ``--mode reduce-overhead``): empty
+    # when torch said nothing (a skip it counted with no reason is said as such).
+    cudagraphs: list[str] = field(default_factory=list)
 
     OPTIONAL_KEYS = frozenset({"recompile_guard", "post_grad_graphs", "recompile_limit",
-                               "phases", "guard_latency_s", "chromium_events"})
+                               "phases", "guard_latency_s", "chromium_events", "cudagraphs"})
 
 
 @dataclass

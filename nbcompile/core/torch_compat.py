@@ -560,6 +560,10 @@ COMPILED_CALL_IMPL = _name(
     "torch.nn.Module._compiled_call_impl", "module targets (module.compile())",
     "RuntimeError when a module is compiled",
     probe=_module_instance_has("_compiled_call_impl"))
+WRAP_INLINE = _name(
+    "torch._dynamo.external_utils.wrap_inline",
+    "torch.nn's own modules compiled (nn.Sequential ...: torch's traceable wrapper frame)",
+    "nbcompile's own forwarding function is the compiled frame", default=None)
 TENSOR_VERSION = _name(
     "torch.Tensor._version", "inputs changed in place (compare, diagnose)",
     "no input is said to be changed in place", default=None,
@@ -606,6 +610,19 @@ def call_impl(module: Any) -> Callable[..., Any]:
 def compiled_call_impl(module: Any) -> Any:
     """What ``module.compile()`` installed (None: not compiled)."""
     return COMPILED_CALL_IMPL.get(module)
+
+
+def _forwarding(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def inner(*args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    return inner
+
+
+def wrap_inline() -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """torch's ``wrap_inline``: a traceable frame (not in Dynamo's skip files) around ``fn``."""
+    found = WRAP_INLINE.get()
+    return found if found is not None else _forwarding
 
 
 def set_compiled_call_impl(module: Any, value: Any) -> None:

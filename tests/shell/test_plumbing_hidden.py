@@ -229,3 +229,21 @@ def test_an_optimizer_state_guard_is_said_in_words(ip):
                                  "it at its first step()"), reasons
     assert ".state" not in reasons[0] and "G[" not in reasons[0], reasons
     assert "state" in report.recompiles[0].guard  # the raw guard stays for who wants it
+
+
+def test_torch_nn_module_record_has_none_of_nbcompiles_names(ip):
+    ip.run_cell_magic("compile", "", "import torch\nplumb_seq = torch.nn.Sequential("
+                                     "torch.nn.Linear(13, 7), torch.nn.ReLU())\n")
+    run_cell(ip, "_ = plumb_seq(torch.randn(3, 13))\n_ = plumb_seq(torch.randn(5, 13))")
+    report = nbcompile.report(ip.user_ns["plumb_seq"])
+    assert report.status == "compiled" and report.graph_count >= 1, report.status
+    text = json.dumps(report.to_dict())
+    for plumbing in ("nbcompile-entry", "self._call_impl(*args, **kwargs)", "nbcompile.entry"):
+        assert plumbing not in text, plumbing
+    # torch's wrap_inline frame: its args[0] is the module, its args[1] the input (a
+    # recompile happens unless an earlier wrap_inline compile made the size dynamic:
+    # automatic dynamic is remembered per code location, shared by those frames)
+    for recompile in report.recompiles:
+        assert recompile.reason.startswith("tensor 'input' size mismatch"), recompile.reason
+    graph = report.compiles[0].graphs[0]
+    assert "plumb_seq_0_weight" in graph and "input: " in graph, graph

@@ -329,6 +329,10 @@ export interface CompileRecord {
   chromium_events?: {
     [k: string]: unknown;
   }[];
+  /**
+   * What torch logged about CUDA graphs for this compile's graphs, in its own words ("skipping cudagraphs due to mutated inputs ..."; `--mode reduce-overhead`): empty when torch said nothing (a skip it counted with no reason is said as such).
+   */
+  cudagraphs?: string[];
 }
 /**
  * One piece of generated code: a C++/Triton kernel, an extern call or the wrapper.
@@ -366,6 +370,10 @@ export interface Kernel {
    * FX node names it computes
    */
   nodes?: string[];
+  /**
+   * Seconds Triton took to compile it, as torch measured (`compilation_metrics`' `triton_kernel_compile_times_us`; GPU compiles); None: torch did not say.
+   */
+  compile_time_s?: number | null;
 }
 /**
  * A place where Dynamo stopped tracing and fell back to Python.

@@ -528,6 +528,13 @@ export const RECORD_SCHEMA: unknown = {
             "additionalProperties": {}
           },
           "description": "torch's Chrome-trace events of this compile (`ph` B/E/i, `ts` in us, `name`, `cat`...), for `report(x).save_chrome_trace(path)`; kept in the kernel, left out of published records."
+        },
+        "cudagraphs": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "What torch logged about CUDA graphs for this compile's graphs, in its own words (\"skipping cudagraphs due to mutated inputs ...\"; `--mode reduce-overhead`): empty when torch said nothing (a skip it counted with no reason is said as such)."
         }
       },
       "required": [
@@ -612,6 +619,13 @@ export const RECORD_SCHEMA: unknown = {
             "type": "string"
           },
           "description": "FX node names it computes"
+        },
+        "compile_time_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "Seconds Triton took to compile it, as torch measured (`compilation_metrics`' `triton_kernel_compile_times_us`; GPU compiles); None: torch did not say."
         }
       },
       "required": [

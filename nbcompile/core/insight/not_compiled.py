@@ -3,9 +3,10 @@
 A module Dynamo does not trace (``torch.nn.LSTM``/``GRU``/``RNN``), or a frame it skipped
 or gave up on, finishes its compile without a graph: nothing runs compiled. Such a
 target gets the status ``"not_compiled"`` and a note saying why, with the setting or
-rewrite that would help. A break Dynamo places at nbcompile's own entry function
-(``<nbcompile-entry-N:name>``) is at the call of the target itself: the place is left
-empty and the reason says it was internal.
+rewrite that would help. A break Dynamo places at a wrapper frame (nbcompile's entry
+function ``<nbcompile-entry-N:name>``, or torch's ``wrap_inline`` a torch.nn module is
+compiled through) is at the call of the target itself: the place is left empty and the
+reason says it was internal.
 """
 
 from __future__ import annotations
@@ -19,8 +20,11 @@ from ..frames import ENTRY_PREFIX
 from ..records import CompileRecord, GraphBreak
 from ..torch_compat import allow_rnn
 
-INTERNAL_PLACE = ("at the call of the target itself (the place Dynamo names is nbcompile's "
-                  "internal entry function, not a line of yours)")
+INTERNAL_PLACE = ("at the call of the target itself (the place Dynamo names is an internal "
+                  "wrapper function, not a line of yours)")
+#: torch's ``wrap_inline`` (torch.nn's own modules are compiled through it): its one line
+#: calls the module, like nbcompile's entry functions.
+_WRAP_INLINE_FILE = "torch/_dynamo/external_utils.py"
 _RNN = "RNN, GRU, or LSTM"
 _RAISED = "Observed exception"  # Dynamo's words for an exception raised while tracing
 
@@ -35,7 +39,9 @@ def _nested_functions(function: Any) -> list[str]:
 
 
 def is_internal(filename: str | None) -> bool:
-    return bool(filename) and str(filename).startswith(ENTRY_PREFIX)
+    """A wrapper frame's file: nbcompile's entry function or torch's ``wrap_inline``."""
+    text = str(filename or "").replace("\\", "/")
+    return text.startswith(ENTRY_PREFIX) or text.endswith(_WRAP_INLINE_FILE)
 
 
 def without_internal_place(gb: GraphBreak) -> GraphBreak:

@@ -11,6 +11,7 @@ import math
 import re
 from typing import Any
 
+from ..trace.parsers import kernel_compile_times
 from .files import LogEvent, TraceLog
 
 
@@ -57,6 +58,8 @@ def whole(value: Any) -> int | None:
 _METRIC_TEXT = frozenset({"co_name", "co_filename", "fail_type", "fail_reason",
                           "fail_user_frame_filename", "dynamo_config"})
 _METRIC_WHOLE = frozenset({"co_firstlineno", "graph_op_count", "fail_user_frame_lineno"})
+#: Triton's compile time per kernel: ``'[["triton_poi_fused_add_0", 193503]]'``.
+_KERNEL_TIMES = "triton_kernel_compile_times_us"
 #: Config snapshots no parser reads (~30 kB a compile): not kept in the index.
 _METRIC_UNREAD = frozenset({"inductor_config", "functorch_config", "compiler_config"})
 
@@ -74,6 +77,11 @@ def checked_metrics(log: TraceLog, event: LogEvent) -> dict[str, Any]:
             out[k] = v
         elif k in _METRIC_UNREAD:
             continue
+        elif k == _KERNEL_TIMES:  # a JSON text of [kernel name, us] pairs (GPU compiles)
+            if len(kernel_compile_times(v)) or v in ("", "[]", []):
+                out[k] = v
+            else:
+                bad(log, event, k, v, "[kernel name, microseconds] pairs")
         elif k in _METRIC_TEXT:
             if isinstance(v, str):
                 out[k] = v

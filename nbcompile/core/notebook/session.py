@@ -24,7 +24,7 @@ from ..trace.listener import TraceEvent, TraceListener
 from ..trace.parsed import Phase
 from ..trace.parsers import PROVENANCE_ARTIFACT
 from ..trace.progress import ProgressTracker
-from . import calls
+from . import calls, cudagraph_log
 from .targets import Target
 from .usernames import scrub_exception
 
@@ -53,6 +53,11 @@ class CaptureSession:
         self._saved_provenance: int | None = None
         # cache key -> the compile that stored it (a miss): (target id, name, compile id)
         self._stored: dict[str, tuple[str, str, str]] = {}
+        # torch's CUDA-graph messages of compiles still running, and torch's skip count
+        # when each started (a skip counted with no message is said as such)
+        self.cudagraph_log = cudagraph_log.CudagraphLog(self._on_cudagraph_message)
+        self._cudagraphs: dict[tuple[int, int], list[str]] = {}
+        self._skips_at: dict[tuple[int, int], int] = {}
 
     # --- lifecycle ---
     def start(self) -> None:
@@ -64,6 +69,7 @@ class CaptureSession:
         torch without it this is a no-op (kernels are tied to lines by matching instead).
         """
         self.listener.install()
+        self.cudagraph_log.install()
         if self._stop_calls is None:
             self._stop_calls = calls.on_end(self._on_call_end)
         level = torch_compat.provenance_tracking_level()
@@ -73,6 +79,7 @@ class CaptureSession:
 
     def stop(self) -> None:
         self.listener.uninstall()
+        self.cudagraph_log.uninstall()
         if self._stop_calls is not None:
             self._stop_calls()
             self._stop_calls = None
@@ -177,7 +184,11 @@ class CaptureSession:
         if event.kind == "dynamo_start":
             stack = event.data.get("stack", []) if isinstance(event.data, dict) else []
             self._owners[key] = [weakref.ref(t) for t in self._owners_now(key, stack)]
+            self._skips_at[key] = cudagraph_log.skips()
+            self._cudagraphs.setdefault(key, [])
         fed = self.builder.feed(event)
+        if fed.finished is not None:
+            self._close_cudagraphs(key, fed.finished)
         self.progress.feed(event, fed)
         owners = self._alive(self._owners.get(key))
         if not owners:
@@ -202,6 +213,39 @@ class CaptureSession:
         elif fed.updated is not None:  # e.g. the backward's code, compiled later
             for target in owners:
                 self._notify(target)
+
+    # --- torch's CUDA-graph messages ---
+    def _close_cudagraphs(self, key: tuple[int, int], record: CompileRecord) -> None:
+        """Put torch's CUDA-graph messages of a finished compile in its record (a skip
+        torch counted with no message said as such; nothing when torch said nothing)."""
+        messages = self._cudagraphs.pop(key, [])
+        started = self._skips_at.pop(key, None)
+        if not messages and started is not None and cudagraph_log.skips() > started:
+            messages = [cudagraph_log.NO_REASON]
+        for message in messages:
+            if message not in record.cudagraphs:
+                record.cudagraphs.append(message)
+
+    def _on_cudagraph_message(self, message: str, key: tuple[int, int] | None) -> None:
+        """One message torch logged about CUDA graphs: kept for the compile running (its
+        compile id), else for the latest compile of the innermost target whose call is
+        running (torch decides some skips at a graph's first run, outside any compile)."""
+        with self._lock:
+            if key is not None and key in self._cudagraphs:
+                if message not in self._cudagraphs[key]:
+                    self._cudagraphs[key].append(message)
+                return
+            targets: list[Target] = []
+            if key is not None:
+                targets = self._alive(self._owners.get(key))
+            if not targets:
+                targets = [c.target for c in calls.running()[-1:]]
+            for target in targets:
+                record = next((c for c in reversed(target.compiles)
+                               if key is None or _key_of(c.compile_id) == key), None)
+                if record is not None and message not in record.cudagraphs:
+                    record.cudagraphs.append(message)
+                    self._notify(target)
 
     def _reused(self, fed: Fed, owners: list[Target],
                 compile_id: str) -> dict[str, list[str]]:
@@ -316,6 +360,11 @@ _RESUME = "torch_dynamo_resume_in_"
 _CACHES = {"fx_graph": "FX graph", "aotautograd": "AOTAutograd"}
 
 _session: CaptureSession | None = None
+
+
+def _key_of(compile_id: str) -> tuple[int, int] | None:
+    parsed = CompileId.parse(compile_id)
+    return parsed.key if parsed is not None else None
 
 
 def get_session() -> CaptureSession:

@@ -30,6 +30,7 @@ from .usernames import (
     optimizer_state_text,
     varargs_text,
     without_entry_frames,
+    wrapped_args_text,
 )
 from .weakslot import WeakSlot
 
@@ -61,10 +62,13 @@ class Target:
     bound: Any = WeakSlot()  # what the user's name holds after compiling
     options: CompileOptions
     cell: CellRef = field(default_factory=CellRef)
-    compiled_module: torch.nn.Module | None = WeakSlot()
+    compiled_module: torch.nn.Module | None = WeakSlot()  # pyright: ignore[reportAssignmentType]
     wrapper: str | None = None
     spans: list[Span] = field(default_factory=list)
     entry_filename: str | None = None
+    #: the code compiled for a torch.nn module (torch's ``wrap_inline`` around
+    #: ``_call_impl``, see ``targets.module_entry``): its frames are this target's
+    entry_code: types.CodeType | None = None
     notes: list[str] = field(default_factory=list)
     compiles: list[CompileRecord] = field(default_factory=list)
     status: str = "pending"
@@ -104,6 +108,9 @@ class Target:
     def owns_frame(self, filename: str, lineno: int) -> bool:
         if self.entry_filename is not None and filename == self.entry_filename:
             return True
+        code = self.entry_code
+        if code is not None and (filename, lineno) == (code.co_filename, code.co_firstlineno):
+            return True
         return any(span.contains(filename, lineno) for span in self.spans)
 
     def matches(self, obj: Any) -> bool:
@@ -133,6 +140,11 @@ class Target:
         if failure is not None:
             while failure.stack and _is_call_impl(failure.stack[0].filename):
                 failure.stack = failure.stack[1:]
+        if self.entry_code is not None:
+            for attr in ("recompile_reason", "recompile_guard", "guards"):
+                setattr(record, attr, wrapped_args_text(getattr(record, attr)))
+            record.graphs = [wrapped_args_text(g) for g in record.graphs]
+            record.post_grad_graphs = [wrapped_args_text(g) for g in record.post_grad_graphs]
         args = forward_arg_names(self.compiled_module)
         record.recompile_reason = module_text(record.recompile_reason, self.name, args)
         record.recompile_guard = module_text(record.recompile_guard, self.name, args)

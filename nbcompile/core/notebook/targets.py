@@ -7,14 +7,17 @@
 * a DDP/FSDP/DataParallel wrapper has its inner module compiled.
 
 ``module.compile()`` compiles ``module._call_impl``, a torch-internal frame that Dynamo
-skips; for torch.nn's own modules (``nn.Sequential`` ...) nothing then compiles at all.
-nbcompile therefore hands ``torch.compile`` a per-target *entry function* that calls
-``_call_impl`` (the same idea as ``torch._dynamo.external_utils.wrap_inline``). Its
-unique filename also lets the capture engine attribute compile events to the target.
+skips: the module's ``forward`` is then the first frame Dynamo compiles. nbcompile compiles
+exactly that (so frames, guards and compile ids are torch's own). For torch.nn's own modules
+(``nn.Sequential`` ...) ``forward`` is torch's code too and nothing would compile at all;
+those get torch's own traceable wrapper (``torch._dynamo.external_utils.wrap_inline``)
+around ``_call_impl``, one copy of its code per target (its own Dynamo cache). No frame
+is nbcompile's: the capture engine attributes compiles by the target's calls and spans.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 import weakref
@@ -26,21 +29,35 @@ import torch
 from .. import torch_compat
 from ..frames import Span, is_torch_file
 from ..records import CellRef
-from ..runs.copies import define_entry
 from ..runs.wrappers import unwrap
 from .calls import watch
 from .options import CompileOptions
 from .target_state import Target, user_functions, user_spans
 
 
-def make_module_entry(label: str) -> types.FunctionType:
-    """A fresh function ``(self, *args, **kwargs)`` that calls ``self._call_impl``.
+def module_entry(module: torch.nn.Module) -> Callable[..., Any]:
+    """What to compile for ``module``, called as ``entry(module, *args, **kwargs)``.
 
-    Own code object and unique filename, like ``runs.copies.make_entry``; the module comes in as an
-    argument so that nothing compiled holds it strongly.
+    A module whose ``forward`` is user code: the unbound ``_call_impl``, the very function
+    ``module.compile()`` compiles (bound there). torch.nn's own modules: a copy of torch's
+    ``wrap_inline`` around it with its own code object (Dynamo caches per code object, so
+    two targets never share compiled versions or the recompile limit). The module comes
+    in as an argument so that nothing compiled holds it strongly.
     """
-    return define_entry(label, "self, /, *args, **kwargs",
-                        f"self.{torch_compat.CALL_IMPL.attr}(*args, **kwargs)", {})
+    call_impl = getattr(type(module), torch_compat.CALL_IMPL.attr)
+    if _user_forward(module) is not None:
+        return call_impl
+    inner = torch_compat.wrap_inline()(call_impl)
+    inner.__code__ = inner.__code__.replace()  # a new, equal code object: its own cache
+    return inner
+
+
+def _user_forward(module: torch.nn.Module) -> types.CodeType | None:
+    """``forward``'s code when it is the user's (not torch's own file)."""
+    forward = getattr(type(module).forward, "__code__", None)
+    if forward is None or is_torch_file(forward.co_filename):
+        return None
+    return forward
 
 
 class ModuleCall:
@@ -74,7 +91,17 @@ def is_candidate(name: str, value: Any, module_name: str) -> bool:
             return True
         # a decorated function (@torch.no_grad(), functools.wraps, torch's decorators)
         return any(f.__module__ == module_name for f in user_functions(original))
+    if isinstance(value, functools.partial):  # compiled like a function when it wraps one
+        return is_candidate(name, partial_function(value), module_name)
     return False
+
+
+def partial_function(value: functools.partial[Any]) -> Any:
+    """The callable a (possibly nested) ``functools.partial`` finally calls."""
+    func: Any = value
+    while isinstance(func, functools.partial):
+        func = func.func
+    return func
 
 
 def is_generator_like(fn: Any) -> bool:
@@ -82,6 +109,26 @@ def is_generator_like(fn: Any) -> bool:
     compile its frames (calling it only creates the generator or coroutine)."""
     return (inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)
             or inspect.iscoroutinefunction(fn))
+
+
+def compile_partial(name: str, fn: functools.partial[Any], options: CompileOptions,
+                    cell: CellRef) -> Target:
+    """A ``functools.partial`` of a user function, rebound to ``torch.compile(partial)``.
+    torch compiles it through its own ``wrap_inline`` frame (a partial has no code of its
+    own) and traces the wrapped function inside; its compiles are this target's calls."""
+    func = partial_function(fn)
+    if is_generator_like(func):
+        target = Target(name=name, kind="function", original=fn, bound=fn, options=options,
+                        cell=cell, spans=user_spans(func))
+        target.status = "not_compiled"
+        return target
+    compiled = torch.compile(fn, **options.torch_kwargs())
+    target = Target(name=name, kind="function", original=fn, bound=compiled,
+                    options=options, cell=cell, spans=user_spans(func))
+    target.watched = watch(compiled, target)
+    if options.disable:
+        target.status = "disabled"
+    return target
 
 
 def compile_function(name: str, fn: types.FunctionType, options: CompileOptions,
@@ -113,21 +160,19 @@ def compile_module(name: str, obj: torch.nn.Module, options: CompileOptions,
                    cell: CellRef) -> Target:
     inner, wrapper = unwrap(obj)
     kwargs = options.torch_kwargs()
-    inner.compile(**kwargs)  # PyTorch's in-place API; then give it a traceable entry
-    entry = make_module_entry(name)
+    inner.compile(**kwargs)  # PyTorch's in-place API; then the same, holding inner weakly
+    entry = module_entry(inner)
     compiled = None
     if not options.disable:
         # the module is the entry's first argument, not a global: Dynamo then guards on
         # it weakly (a dropped module is freed) and names it ``self`` in guards and graphs
         compiled = torch.compile(entry, **kwargs)
         torch_compat.set_compiled_call_impl(inner, ModuleCall(compiled, inner))
-    spans = []
-    forward = getattr(type(inner).forward, "__code__", None)
-    if forward is not None and "/torch/" not in forward.co_filename.replace("\\", "/"):
-        spans.append(Span.of(forward))
+    forward = _user_forward(inner)
+    spans = [Span.of(forward)] if forward is not None else []
     target = Target(name=name, kind="module", original=obj, bound=obj, options=options,
                     cell=cell, compiled_module=inner, wrapper=wrapper, spans=spans,
-                    entry_filename=entry.__code__.co_filename)
+                    entry_code=None if forward is not None else entry.__code__)
     target.watched = compiled is not None and watch(compiled, target)
     if wrapper:
         target.notes.append(_wrapper_note(name, wrapper, type(inner).__name__))
@@ -161,13 +206,10 @@ CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")
 def compile_target(name: str, value: Any, options: CompileOptions, cell: CellRef) -> Target:
     if isinstance(value, torch.nn.Module):
         target = compile_module(name, value, options, cell)
+    elif isinstance(value, functools.partial):
+        target = compile_partial(name, value, options, cell)
     else:
         target = compile_function(name, value, options, cell)
-    if options.mode in CUDAGRAPH_MODES and not torch.cuda.is_available():
-        target.notes.append(
-            f"--mode {options.mode} uses CUDA graphs to cut launch overhead; they need a GPU. "
-            "On this CPU-only machine torch skips them and the rest of the mode applies."
-        )
     return target
 
 

@@ -86,6 +86,30 @@ def graph_text(graph: str, name: str, arg_names: list[str] | tuple[str, ...] = (
     return "\n".join(line for line in text.split("\n") if not _SELF_ASSIGN.match(line))
 
 
+_WRAPPED_ARG = re.compile(r"(?<![\w.\]])(L\[['\"]args['\"]\]|args)\[(\d+)\]")
+_WRAPPED_GRAPH_ARG = re.compile(r"\b([Ll])_args_(\d+)_")
+
+
+def wrapped_args_text(text: str) -> str:
+    """``text`` of a frame of torch's ``wrap_inline(Module._call_impl)`` (how torch.nn's
+    own modules are compiled) written as for ``_call_impl(self, *args)``: its
+    ``args[0]`` is the module (``self``), ``args[1]`` the call's first argument."""
+    if not text or "args" not in text:
+        return text
+
+    def arg(m: re.Match[str]) -> str:
+        i = int(m.group(2))
+        if i == 0:
+            return "L['self']" if m.group(1).startswith("L") else "self"
+        return f"{m.group(1)}[{i - 1}]"
+
+    def graph_arg(m: re.Match[str]) -> str:
+        i = int(m.group(2))
+        return f"{m.group(1)}_self_" if i == 0 else f"{m.group(1)}_args_{i - 1}_"
+
+    return _WRAPPED_GRAPH_ARG.sub(graph_arg, _WRAPPED_ARG.sub(arg, text))
+
+
 #: A guard's comment naming the entry's line: ``# return self._call_impl(*args, **kwargs)
 #: # <nbcompile-entry-0:model>:3 in model``.
 _ENTRY_GUARD_COMMENT = re.compile(

@@ -81,6 +81,7 @@ class _Compile:
     phases: list[Phase] = field(default_factory=list)
     failure: TargetError | None = None
     cache_keys: list[tuple[str, str]] = field(default_factory=list)  # (artifact, key)
+    kernel_compile_s: dict[str, float] = field(default_factory=dict)  # Triton's, by kernel
 
 
 class CompileBuilder:
@@ -196,6 +197,7 @@ class CompileBuilder:
             record.chromium_events.append(parsed.event)
         elif isinstance(parsed, OutputCode):
             _add_output_code(record, parsed)
+            _time_kernels(record, done.kernel_compile_s)
             return True
         elif isinstance(parsed, Provenance):
             apply_provenance(record.kernels, parsed.traces, _traced_files(record))
@@ -219,6 +221,8 @@ class CompileBuilder:
         record.times = dict(metrics.times)
         record.times.setdefault("total_s", round(self._clock() - record.started_at, 4))
         record.phases, record.guard_latency_s = dict(metrics.phases), metrics.guard_latency_s
+        current.kernel_compile_s = metrics.kernel_compile_s
+        _time_kernels(record, metrics.kernel_compile_s)
         if metrics.error:
             record.status = "failed"
             record.error = metrics.error
@@ -226,6 +230,13 @@ class CompileBuilder:
             metrics.failure.stack = current.error_stack
             current.failure = metrics.failure
         return record
+
+
+def _time_kernels(record: CompileRecord, seconds: dict[str, float]) -> None:
+    """Each kernel's Triton compile time, by name, where torch measured it."""
+    for kernel in record.kernels if seconds else ():
+        if kernel.kind == "kernel" and kernel.name in seconds:
+            kernel.compile_time_s = seconds[kernel.name]
 
 
 def _add_output_code(record: CompileRecord, output: OutputCode) -> None:

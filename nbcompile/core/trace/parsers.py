@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -186,7 +187,26 @@ def compilation_metrics(metadata: Mapping[str, Any], payload: str) -> Metrics:
         failure=failure,
         phases=phases,
         guard_latency_s=guard_latency_s,
+        kernel_compile_s=kernel_compile_times(m.get("triton_kernel_compile_times_us")),
     )
+
+
+def kernel_compile_times(value: Any) -> dict[str, float]:
+    """``triton_kernel_compile_times_us`` (a JSON text, or its list, of ``[kernel name,
+    microseconds]`` pairs: how long Triton compiled each kernel) as seconds by name; pairs
+    that are not a name and a finite number are left out."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return {}
+    out: dict[str, float] = {}
+    for pair in value if isinstance(value, list) else ():
+        if (isinstance(pair, (list, tuple)) and len(pair) == 2 and isinstance(pair[0], str)
+                and isinstance(pair[1], (int, float)) and not isinstance(pair[1], bool)
+                and math.isfinite(pair[1]) and pair[1] >= 0):
+            out[pair[0]] = round(out.get(pair[0], 0.0) + pair[1] / 1e6, 6)
+    return out
 
 
 def explain_reasons(reasons: list[str], newest: list[str] | None = None) -> str:
