@@ -200,9 +200,6 @@ def _wrapper_note(name: str, wrapper: str, inner: str) -> str:
     return note
 
 
-CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")
-
-
 def compile_target(name: str, value: Any, options: CompileOptions, cell: CellRef) -> Target:
     if isinstance(value, torch.nn.Module):
         target = compile_module(name, value, options, cell)
