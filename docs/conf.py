@@ -44,8 +44,8 @@ nb_execution_raise_on_error = True
 nb_merge_streams = True
 
 autodoc_member_order = "bysource"
-autodoc_typehints = "description"
-autodoc_default_options = {"members": False}
+autodoc_typehints = "signature"
+autodoc_typehints_format = "short"
 
 html_theme = "pydata_sphinx_theme"
 html_title = "nbcompile"
