@@ -42,6 +42,10 @@ myst_heading_anchors = 3
 nb_execution_mode = "off"
 nb_execution_raise_on_error = True
 nb_merge_streams = True
+# MyST-NB parses every MIME type of an output before it picks one per builder, and warns
+# on those it has no renderer for: nbcompile's own record type, which only the JupyterLab
+# extension draws. The page shows the bundle's text/html fallback.
+suppress_warnings = ["mystnb.unknown_mime_type"]
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
@@ -52,6 +56,7 @@ html_title = "nbcompile"
 html_static_path = ["_static"]
 html_theme_options = {
     "navbar_align": "left",
+    "header_links_before_dropdown": 4,
     "show_toc_level": 2,
     # The site must build offline: no version switcher JSON, no remote icons.
     "navigation_with_keys": False,
