@@ -55,12 +55,23 @@ def save_executed(source: Path, executed: nbformat.NotebookNode) -> Path:
     return path
 
 
+def errors(nb: nbformat.NotebookNode) -> list[str]:
+    """The errors of cells not tagged ``raises-exception`` (those may raise)."""
+    return [f"{o['ename']}: {o['evalue']}" for c in nb.cells if c.cell_type == "code"
+            and "raises-exception" not in c.metadata.get("tags", [])
+            for o in c.get("outputs", []) if o.get("output_type") == "error"]
+
+
 def execute(source: Path) -> Path:
-    """Run a tutorial top to bottom in a real kernel and save the executed copy."""
+    """Run a tutorial top to bottom in a real kernel and save the executed copy; a cell
+    that raised where it should not is an error (nothing is saved)."""
     from tests.support.kernel import execute_notebook
 
     nb = nbformat.read(source, as_version=4)
     executed = execute_notebook(nb, cwd=NOTEBOOKS_DIR, timeout=600, allow_errors=True)
+    failed = errors(executed)
+    if failed:
+        raise RuntimeError(f"{source.name} raised: {'; '.join(failed)}")
     return save_executed(source, executed)
 
 
