@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.nbcompile-installed
 
-.PHONY: lab test test-fast setup lint benchmarks chromium labextension compat
+.PHONY: lab test test-fast setup lint benchmarks chromium labextension compat docs screenshots
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -62,6 +62,19 @@ test-fast: setup
 
 lint: setup labextension
 	$(LINT)
+
+# The documentation site (docs/, Sphinx + MyST-NB): docs/_build/html/index.html. The
+# tutorials render from their executed copies in docs/tutorials/ (saved by the tutorial
+# tests; the first line executes those missing or stale). Warnings are errors: a broken
+# internal link, heading anchor, image or cross-reference fails the build (no network).
+docs: setup
+	$(PY) -m tests.support.tutorials
+	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html
+
+# The documentation's screenshots, re-shot in JupyterLab (Chromium) from a real notebook
+# into docs/_static/screenshots/ (tests/browser/test_screenshots.py).
+screenshots: setup labextension chromium
+	NBCOMPILE_SCREENSHOTS=docs $(PY) -m pytest -q tests/browser/test_screenshots.py
 
 benchmarks: setup
 	$(PY) -m benchmarks

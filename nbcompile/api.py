@@ -46,7 +46,7 @@ class CompileReport(RichRecord, TargetRecord):
     def annotate(self) -> AnnotatedSource:
         """The target's source annotated line by line, like ``%%cython --annotate``:
         which kernel each line was fused into, extern calls, graph breaks, lines left
-        to Python. Displays as coloured HTML; ``.lines`` has the ``LineAnnotation``s."""
+        to Python. Displays as coloured HTML; its ``lines`` are ``LineAnnotation`` records."""
         from .display.annotate import AnnotatedSource
 
         return AnnotatedSource(self)

@@ -11,7 +11,8 @@ stops the run. On top of that each run must show no error output outside the cel
 prose describes. Run times are printed (``pytest -s``) and recorded with
 ``record_property``; they are not asserted (a loaded CI machine with a cold Inductor cache
 runs a notebook several times slower than a laptop). nbclient's per-cell timeout catches
-a runaway cell.
+a runaway cell. A run that passes is saved in ``docs/tutorials/`` for the documentation
+site (``tests.support.tutorials``), which renders the tutorials with their outputs.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import pytest
 
 from tests.support import ROOT
 from tests.support.kernel import execute_notebook
+from tests.support.tutorials import save_executed
 
 NOTEBOOKS_DIR = ROOT / "notebooks"
 
@@ -159,3 +161,5 @@ def test_notebook_runs_top_to_bottom(path: Path, record_property):
     for start_, contains, pattern in SHOWS.get(path.stem, []):
         text = _text(_find(executed, start_, contains))
         assert re.search(pattern, text, re.S | re.M), f"{pattern!r} not in:\n{text}"
+    # A run that passed is what the documentation shows (tests/project/test_docs.py builds it).
+    save_executed(path, executed)

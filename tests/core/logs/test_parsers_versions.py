@@ -29,7 +29,8 @@ SCENARIOS = ("graph_break", "recompile", "module", "module_cached", "fullgraph_e
 
 #: How each recorded release writes its log (what the parsers must cope with).
 VERSIONS: dict[str, dict[str, object]] = {
-    # below the supported floor (README), but its logs open: written as 2.9.1 writes them
+    # below the supported floor (docs/project/versions.md), but its logs open: written as
+    # 2.9.1 writes them
     "2.8.0": {"break_type_on_reason_line": True, "metrics_keys": 84,
               "cold_post_grad": "after_post_grad_graph", "rnn_refusal_in": "reason",
               "torch_version_events": 0},
