@@ -1,7 +1,7 @@
 """9. Saved notebook size: a tiny 2-layer GPT-2 compiled 12 times and a one-line function
 recompiled 30 times, each with its ``report()`` displayed, executed in a real kernel and
 saved; at the largest budget (``--output-budget 8M``, ``MAX_OUTPUT_BUDGET``: about per-item
-caps only, as before issue 15) and with the default 256K budget.
+caps only, as before outputs had a total byte budget) and with the default 256K budget.
 
 ``python -m benchmarks --only 9``
 """

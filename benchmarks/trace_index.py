@@ -5,13 +5,13 @@ Builds the directory in a temp dir (deleted after) by replaying real recorded lo
 rank of a torchrun DDP job) under new frame ids and ranks, then times
 ``nbcompile.open_trace(dir)`` plus the list of compiles per rank in a fresh process (from
 interpreter start: the imports count) and reports MB/s and peak RSS above the bare
-interpreter. Issue 21's target: >= 300 MB/s with <= 200 MB above the interpreter, and no
-torch imported. Two hostile shapes are timed the same way (built in the temp dir): a
-single line of ``--hostile-gb`` without a newline, and a header line of that size between
-two events; each must be read in linear time within the same memory. If a ``tlparse``
-binary is found (``--tlparse PATH``, or on PATH; ``pip install tlparse``, a benchmark-only
-tool, never a product dependency), its time and peak RSS on the same input are printed
-beside ours as a ratio measured in this run.
+interpreter. The target (the README's benchmark table): >= 300 MB/s with <= 200 MB above
+the interpreter, and no torch imported. Two hostile shapes are timed the same way (built in
+the temp dir): a single line of ``--hostile-gb`` without a newline, and a header line of
+that size between two events; each must be read in linear time within the same memory. If
+a ``tlparse`` binary is found (``--tlparse PATH``, or on PATH; ``pip install tlparse``, a
+benchmark-only tool, never a product dependency), its time and peak RSS on the same input
+are printed beside ours as a ratio measured in this run.
 
 ``make benchmarks`` runs it as benchmark 12 at a reduced size (``bench_trace_index``).
 """

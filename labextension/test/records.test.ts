@@ -330,7 +330,7 @@ test('unknown record kinds are kept, not interpreted; timing becomes tables and 
   }
   assert.equal(timing.title, 'compare(f): x: f32[1024]');
   assert.equal(timing.tables[0].columns[0], 'mode');
-  // the verdict with the interval it rests on, labelled (issue 25): never an unlabelled spread
+  // the verdict with the interval it rests on, labelled: never an unlabelled spread
   assert.deepEqual(timing.tables[0].rows[1].slice(0, 4), [
     'default',
     '3.10 s',
@@ -349,7 +349,7 @@ test('unknown record kinds are kept, not interpreted; timing becomes tables and 
   assert.ok(timing.notes.includes('best: default'));
 });
 
-test('timing: memory next to time (issue 23): peak with its verdict, allocated, chart, reasons', () => {
+test('timing: memory next to time: peak with its verdict, allocated, chart, reasons', () => {
   const timing = parsePayload(JSON.parse(readFileSync(TIMING_FIXTURE, 'utf8')));
   assert.ok(timing && timing.record === 'timing');
   if (timing.record !== 'timing') {
@@ -727,7 +727,7 @@ test('a profile record parses: kernels with launches and lines, per-line times, 
   assert.match(p.graph_breaks[0].doc_url, /^https:\/\//);
 });
 
-test('a profile record carries memory (issue 23): peaks, bytes per kernel and line, timelines', () => {
+test('a profile record carries memory: peaks, bytes per kernel and line, timelines', () => {
   const p = parsePayload(recordFixture('profile')) as IProfilePayload;
   const m = p.memory;
   assert.ok(m, 'the fixture profile measured memory');
@@ -1028,7 +1028,7 @@ test('source map: kernels laid out one after another, tied to the source lines b
   assert.deepEqual(map.rows.find(r => r.line.includes('print'))!.kernels, []);
 });
 
-test("the size cap is the kernel's largest output budget (issue 21); the inspector's whole record has its own", () => {
+test("the size cap is the kernel's largest output budget; the inspector's whole record has its own", () => {
   const kernel = (RECORD_SCHEMA as Record<string, Record<string, number>>)[
     'x-nbcompile-limits'
   ];

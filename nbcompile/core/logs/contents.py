@@ -24,8 +24,9 @@ from ..trace.listener import StringTable, TraceEvent
 from ..trace.parsed import ChromiumEvent, RecompileReasons
 from ..trace.parsers import PROVENANCE_ARTIFACT, explain_reasons, parse
 from ..trace.payloads import SourceReader, logged_line, reading_sources, source_line
+from .events import LogEvent
 from .fields import event_problem, number
-from .files import LogEvent, TraceLog
+from .files import TraceLog
 
 #: Chromium (``dynamo_timed``) events summed into phases, when present.
 _CHROMIUM_PHASES = frozenset({

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -46,7 +47,7 @@ class Divergence(Record):
 
 
 
-def find_divergences(compiles: list[RankCompile]) -> list[Divergence]:
+def find_divergences(compiles: Sequence[RankCompile]) -> list[Divergence]:
     """Where ranks compiled differently: compile ids, cache hits, graphs, guards."""
     per_rank: dict[int, list[RankCompile]] = {}
     for c in compiles:
@@ -62,9 +63,10 @@ def find_divergences(compiles: list[RankCompile]) -> list[Divergence]:
     common = set.intersection(*(set(v) for v in ids.values()))
     order = [cid for cid in ids[min(ids)] if cid in common]
     by_id = {r: {c.compile_id: c for c in cs} for r, cs in per_rank.items()}
-    checks = (("cache", lambda c: tuple(sorted(c.cache.items()))),
-              ("graphs", lambda c: c._graph_hashes),
-              ("guards", lambda c: _guards_key(c)))
+    checks: tuple[tuple[DivergenceKind, Callable[[RankCompile], Any]], ...] = (
+        ("cache", lambda c: tuple(sorted(c.cache.items()))),
+        ("graphs", lambda c: c._graph_hashes),
+        ("guards", lambda c: _guards_key(c)))
     for kind, key in checks:
         for cid in order:
             groups = _groups({r: key(by_id[r][cid]) for r in by_id})

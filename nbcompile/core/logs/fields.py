@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..trace.parsers import kernel_compile_times
-from .files import LogEvent, TraceLog
+from .events import LogEvent
+from .files import TraceLog
 
 
 def event_problem(log: TraceLog, event: LogEvent | None, error: BaseException) -> None:
@@ -35,7 +36,7 @@ def bad(log: TraceLog, event: LogEvent, name: str, value: Any, expected: str) ->
                                        f"({show(repr(value))}); ignored")
 
 
-def number(value: Any) -> bool:
+def number(value: object) -> TypeGuard[int | float]:
     """A finite number of sane size (not a bool)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) \
         and math.isfinite(value) and abs(value) < 1e18

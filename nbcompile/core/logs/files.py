@@ -1,12 +1,7 @@
-"""Streaming reader of ``TORCH_TRACE`` log files (file-only concerns, no event parsing).
+"""One ``TORCH_TRACE`` log file streamed into events (file-only concerns, no event parsing).
 
-A log is glog-prefixed header lines, each with a JSON metadata object::
-
-    V1122 07:34:03.362000 14222 torch/_dynamo/utils.py:1759] {"dynamo_start": {...}, ...}
-
-followed, when the metadata has ``"has_payload": "<md5>"``, by the payload's lines, each
-prefixed with a tab. ``TraceLog`` scans a file in large blocks (one regex search per block
-finds the header lines; payload lines are never looked at one by one), decodes only the
+``TraceLog`` scans a file in large blocks (one regex search per block finds the header
+lines, ``headers.py``; payload lines are never looked at one by one), decodes only the
 headers (torch's own chromium headers are matched, not decoded: the index keeps only
 where they are), and remembers where each payload lies (``PayloadRef``); payloads are read
 on demand, at most ``_MAX_PAYLOAD`` of each, and checked against their md5. The
@@ -15,9 +10,9 @@ What is wrong in a file (truncated last line, corrupt JSON, md5 mismatch, empty 
 lines that are not trace lines) is collected in ``problems`` as ``file:line: what``;
 nothing here raises on bad content. Turning events into records is the parsers' job.
 
-Logs are untrusted input: only regular files are opened (a FIFO would block forever, a
-device never end), checked on the open descriptor; in a directory, a symlink is followed
-only when it resolves inside that directory; an over-long line is skipped, not held.
+Logs are untrusted input: only regular files are opened (``paths.open_regular``), a file
+found in a directory only while it resolves inside it, and an over-long line is skipped,
+not held.
 """
 
 from __future__ import annotations
@@ -25,31 +20,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
-import stat
 from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-#: Metadata keys that say where an event belongs, not what it is.
-KEY_FIELDS = frozenset(
-    {"rank", "frame_id", "frame_compile_id", "attempt", "has_payload", "compiled_autograd_id"}
-)
-# torch: dedicated_log_torch_trace_rank_0_<random>.log; tlparse's inputs: ..._rank_0.log
-_RANK_NAME = re.compile(r"^dedicated_log_torch_trace_rank_(\d{1,9})(?:_.*)?\.log$")
-_TRACE_NAME = re.compile(r"^dedicated_log_torch_trace_.*\.log$")
-#: A newline, then a line that is not a payload line (one search per block finds them).
-_HEADER_AT = re.compile(rb"\n[^\t\n]")
-_GLOG = re.compile(rb"^[VIWEFD]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]]*\] ")
-_ID = rb"(0|[1-9]\d{0,8})"  # a JSON integer below 10**9
-#: A chromium event's header exactly as torch writes it (ids, an md5, a payload follows):
-#: read without the JSON decoder (the match is the decoding).
-_CHROMIUM = re.compile(
-    rb'[VIWEFD]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\]\n]*\] \{"chromium_event": \{\}, '
-    rb'(?:"rank": ' + _ID + rb', )?"frame_id": ' + _ID + rb', "frame_compile_id": ' + _ID
-    + rb', "attempt": ' + _ID + rb', "has_payload": "[0-9a-f]{32}"\}\n\t')
+from .events import LogEvent, PayloadRef, bad_ids, event_kind, valid_id
+from .headers import CHROMIUM, GLOG, HEADER_AT, BadMetadata, decode_metadata, without_surrogates
+from .paths import NotRegularFile, open_regular, printable, rank_from_name
+
 _CHUNK = 256 << 10  # blocks that stay in cache while scanned
 #: A longer header line is skipped (torch's biggest, compilation_metrics, are ~40 kB; a
 #: header's JSON can take ~25x its size in objects). Payload lines are never held.
@@ -57,153 +37,18 @@ _MAX_LINE = 4 << 20
 #: A longer payload is read only this far (noted; its md5 not checked).
 _MAX_PAYLOAD = 32 << 20
 _MAX_PROBLEMS_PER_KIND = 10
-_MAX_ID = 1 << 31  # frame ids, compile ids, attempts, ranks, string indexes
-_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
-
-
-class NotRegularFile(OSError):
-    """A path that is not a regular file (FIFO, device, socket, directory)."""
-
-
-def open_regular(path: str | os.PathLike[str]):  # -> BinaryIO
-    """Open ``path`` for reading in binary, only if it is a regular file.
-
-    Checked on the descriptor (opened non-blocking, so a FIFO does not hang the open),
-    then switched back to blocking reads. Raises ``NotRegularFile`` (an ``OSError``)
-    otherwise.
-    """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) \
-        | getattr(os, "O_BINARY", 0)
-    fd = os.open(path, flags)
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotRegularFile(f"{printable(path)}: not a regular file ({_file_type(mode)})")
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def _file_type(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    return "not a regular file"
+#: Chromium events located, not decoded: compile key -> (lineno of the first, header offsets).
+Located = dict[tuple[int, int, int], tuple[int, "array[int]"]]
 
 
 def _mb(n: int) -> str:
     return f"{n / (1 << 20):g} MB" if n >= 1 << 20 else f"{n} bytes"
 
 
-def printable(path: str | os.PathLike[str]) -> str:
-    """A path as text that encodes as UTF-8 (bytes that are not UTF-8 escaped, ``\\xff``)."""
-    return os.fsdecode(path).encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def _valid_id(value: Any) -> bool:
-    return type(value) is int and 0 <= value < _MAX_ID  # bool is not int here
-
-
-def _clean(value: Any) -> Any:
-    """``value`` with lone surrogates (``"\\ud800"`` in the JSON) made printable."""
-    if isinstance(value, str):
-        return value.encode("utf-8", "backslashreplace").decode("utf-8")
-    if isinstance(value, list):
-        return [_clean(v) for v in value]
-    if isinstance(value, dict):
-        return {_clean(k): _clean(v) for k, v in value.items()}
-    return value
-
-
-@dataclass(frozen=True, slots=True)
-class PayloadRef:
-    """Where one event's payload lies in its file (bytes, tab prefixes included)."""
-
-    offset: int
-    length: int
-    md5: str
-    lineno: int  # of the event's header line
-
-
-@dataclass(slots=True)
-class LogEvent:
-    """One header line: its kind, metadata and (unread) payload."""
-
-    kind: str
-    metadata: dict[str, Any]
-    lineno: int
-    payload: PayloadRef | None = None
-    offset: int = 0  # of the header line, for ``TraceLog.event_at``
-
-    @property
-    def compile_key(self) -> tuple[int, int, int] | None:
-        """``(frame_id, frame_compile_id, attempt)`` or None for events outside a compile
-        (or whose ids are not small non-negative integers)."""
-        return compile_key(self.metadata)
-
-    @property
-    def artifact_name(self) -> str:
-        data = self.metadata.get(self.kind)
-        return str(data.get("name", "")) if self.kind == "artifact" and isinstance(data, dict) \
-            else ""
-
-
 def _untab(raw: bytes) -> bytes:
     """Payload lines as written (each line's tab prefix removed)."""
     data = raw.replace(b"\n\t", b"\n")
     return data[1:] if data.startswith(b"\t") else data
-
-
-def compile_key(md: dict[str, Any]) -> tuple[int, int, int] | None:
-    """``(frame_id, frame_compile_id, attempt)`` of an event's metadata (absent or null
-    parts count as 0), or None when it has no valid frame id or a part is malformed."""
-    frame = md.get("frame_id")
-    fcid = md.get("frame_compile_id") or 0
-    attempt = md.get("attempt") or 0
-    if not (_valid_id(frame) and _valid_id(fcid) and _valid_id(attempt)):
-        return None
-    return frame, fcid, attempt
-
-
-_scan_json = json.scanner.make_scanner(json.JSONDecoder())  # (obj, end) at an index
-
-
-def _bad_ids(md: dict[str, Any]) -> list[str]:
-    """The locating fields of ``md`` that are present (not null) but malformed."""
-    bad = []
-    for k in ("frame_id", "frame_compile_id", "attempt", "rank"):
-        v = md.get(k)
-        if v is not None and not (type(v) is int and 0 <= v < _MAX_ID):
-            bad.append(k)
-    return bad
-
-
-def rank_from_name(path: str | os.PathLike[str]) -> int | None:
-    """The rank in a trace file's name: torch's ``dedicated_log_torch_trace_rank_<N>_*.log``
-    or ``dedicated_log_torch_trace_rank_<N>.log`` (as in tlparse's test inputs)."""
-    m = _RANK_NAME.match(Path(path).name)
-    return int(m.group(1)) if m else None
-
-
-def is_trace_name(path: str | os.PathLike[str]) -> bool:
-    """Whether torch would have named this file (``dedicated_log_torch_trace_*.log``)."""
-    return bool(_TRACE_NAME.match(Path(path).name))
-
-
-def event_kind(metadata: dict[str, Any]) -> str:
-    """The event's kind: the first metadata key that is not a locating field."""
-    for k in metadata:
-        if k not in KEY_FIELDS:
-            return k
-    return ""
 
 
 @dataclass
@@ -256,7 +101,7 @@ class TraceLog:
                           f"{kind} problem(s) not listed)")
                 self._problem_counts[kind] = _MAX_PROBLEMS_PER_KIND  # listed once
 
-    def open(self):  # -> BinaryIO
+    def open(self) -> BinaryIO:
         """The file, opened for reading (only a regular file; see ``open_regular``)."""
         if self.root is None:
             return open_regular(self.path)
@@ -267,7 +112,7 @@ class TraceLog:
         return open_regular(real)
 
     # --- reading ---
-    def events(self, chromium: dict[tuple[int, int, int], tuple[int, array[int]]] | None = None,
+    def events(self, chromium: Located | None = None,
                progress: Callable[[int], None] | None = None) -> Iterator[LogEvent]:
         """Stream the file's events (``str`` events fill ``strings`` and are not yielded).
 
@@ -285,16 +130,16 @@ class TraceLog:
                 return
             yield from self._events(f, chromium, progress)
 
-    def _events(self, f, chromium: dict[tuple[int, int, int], tuple[int, array[int]]] | None,
+    def _events(self, f: BinaryIO, chromium: Located | None,
                 progress: Callable[[int], None] | None) -> Iterator[LogEvent]:
         """The scan: big blocks, header lines found by one regex search per block, payload
         lines never looked at one by one (their bytes are counted, not split), line numbers
         counted with ``bytes.count``. A line longer than ``_MAX_LINE`` is skipped (only
         searched for its end), never held whole."""
         chunk, max_line = _CHUNK, _MAX_LINE
-        headers = _HEADER_AT.finditer
+        headers = HEADER_AT.finditer
         # with ``chromium``, torch's own chromium headers are matched, not decoded
-        fast = _CHROMIUM.match if chromium is not None else None
+        fast = CHROMIUM.match if chromium is not None else None
         located: dict[tuple[bytes, ...], tuple[int, array[int]]] = {}  # by the ids' bytes
         pending: LogEvent | None = None  # the last event; its payload ends at the next header
         pending_end = 0  # offset just past its header's newline
@@ -397,7 +242,7 @@ class TraceLog:
 
     def _decode(self, lineno: int, line: bytes, complete: bool, offset: int = 0
                 ) -> LogEvent | None:
-        m = _GLOG.match(line)
+        m = GLOG.match(line)
         if m is None:
             self.problem(lineno, "not-trace", "not a trace line: "
                          + line[:60].decode("utf-8", "replace"))
@@ -410,13 +255,13 @@ class TraceLog:
         if kind == "str":
             entry = metadata["str"]
             if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str) \
-                    and _valid_id(entry[1]):
+                    and valid_id(entry[1]):
                 self.strings[entry[1]] = entry[0]
             else:
                 self.problem(lineno, "json", "malformed interned-string (str) event: expected "
                                              '["text", index]')
             return None
-        bad = _bad_ids(metadata)
+        bad = bad_ids(metadata)
         if bad:
             ids = ("frame_id", "frame_compile_id", "attempt")
             placed = not any(k in ids for k in bad)
@@ -425,8 +270,8 @@ class TraceLog:
                          + ("" if placed else ": not placed in a compile"))
             for key in (*bad, *(() if placed else ids)):
                 metadata.pop(key, None)
-        if self.rank is None and "rank" in metadata and _valid_id(metadata["rank"]):
-            self.rank = metadata["rank"]
+        if self.rank is None and valid_id(rank := metadata.get("rank")):
+            self.rank = rank
         md5 = metadata.get("has_payload")
         if md5 is not None and not isinstance(md5, str):
             self.problem(lineno, "json", f"{kind} event: has_payload is not a string; its "
@@ -437,36 +282,13 @@ class TraceLog:
     def _metadata(self, lineno: int, raw: bytes, complete: bool = True, column: int = 0
                   ) -> dict[str, Any] | None:
         """The header's JSON object (which starts at ``column``), or None (noted) when it
-        is not one."""
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            if complete:
-                self.problem(lineno, "json", "event metadata is not valid UTF-8 (at byte "
-                                             f"{column + e.start + 1}): skipped")
+        is not one (on a line cut short, only a decoded value that is not an object is
+        noted: the cut explains the rest)."""
+        metadata = decode_metadata(raw, column)
+        if isinstance(metadata, BadMetadata):
+            if complete or metadata.decoded:
+                self.problem(lineno, "json", metadata.what)
             return None
-        try:
-            try:  # the C scanner alone (no whitespace skipping, no trailing-data check)
-                metadata, end = _scan_json(text, 0)
-            except (ValueError, StopIteration):
-                end = -1
-            if end != len(text):  # spaces around it, extra data, an error: json.loads
-                metadata = json.loads(text)  # reads it or says what is wrong
-        except json.JSONDecodeError as e:
-            if complete:
-                self.problem(lineno, "json", f"corrupt JSON in the event metadata ({e.msg} "
-                                             f"at column {column + e.pos + 1})")
-            return None
-        except (ValueError, RecursionError) as e:  # e.g. a number of 5000 digits, deep nesting
-            if complete:
-                self.problem(lineno, "json", "unreadable JSON in the event metadata "
-                                             f"({type(e).__name__}: {str(e)[:80]})")
-            return None
-        if not isinstance(metadata, dict):
-            self.problem(lineno, "json", "event metadata is not a JSON object")
-            return None
-        if b"\\u" in raw and _SURROGATE.search(raw):
-            metadata = _clean(metadata)
         return metadata
 
     def read_payload(self, event: LogEvent) -> str:
@@ -510,7 +332,7 @@ class TraceLog:
             with self.open() as f:
                 f.seek(offset)
                 header = f.readline(_MAX_LINE + 1)
-                m = _GLOG.match(header)
+                m = GLOG.match(header)
                 try:
                     metadata = json.loads(header[m.end():].decode("utf-8")) \
                         if m and header.endswith(b"\n") else None
@@ -525,8 +347,7 @@ class TraceLog:
                     lines.append(line[1:].rstrip(b"\n"))
         except OSError:
             return None, ""
-        if _SURROGATE.search(header):
-            metadata = _clean(metadata)
+        metadata = without_surrogates(metadata, header)
         data = b"\n".join(lines)
         md5 = metadata.get("has_payload")
         event = LogEvent(event_kind(metadata), metadata, lineno, None, offset)
@@ -544,71 +365,3 @@ class TraceLog:
         if isinstance(index, int) and not isinstance(index, bool):
             return self.strings.get(index, "")
         return index if isinstance(index, str) else ""
-
-
-def find_logs(path: str | os.PathLike[str]) -> tuple[list[TraceLog], list[str]]:
-    """The trace logs at ``path`` (a file or a directory) and the problems found choosing.
-
-    In a directory, regular files named like torch's (``dedicated_log_torch_trace_*.log``)
-    are read, and so is any other ``*.log`` whose first line is a trace line; every other
-    entry is skipped and named: subdirectories, FIFOs, devices, sockets, and symlinks that
-    resolve outside the directory. Raises ``FileNotFoundError`` for a missing path.
-    """
-    p = Path(path).expanduser()
-    try:
-        st = p.stat()
-    except FileNotFoundError:
-        raise FileNotFoundError(f"no such trace file or directory: {p}") from None
-    except (OSError, ValueError) as e:
-        return [], [f"{printable(p)}: cannot read ({getattr(e, 'strerror', None) or e})"]
-    if not stat.S_ISDIR(st.st_mode):
-        if not stat.S_ISREG(st.st_mode):
-            return [], [f"{printable(p)}: skipped ({_file_type(st.st_mode)}, not a trace "
-                        "log file)"]
-        return [TraceLog(p)], []
-    problems: list[str] = []
-    logs: list[TraceLog] = []
-    try:
-        root = p.resolve(strict=True)
-        entries = sorted(p.iterdir())
-    except OSError as e:
-        return [], [f"{printable(p)}: cannot list the directory ({e.strerror})"]
-    for entry in entries:
-        why = _not_readable(entry, root)
-        if why:
-            problems.append(f"{printable(entry)}: skipped ({why})")
-        elif is_trace_name(entry) or (entry.suffix == ".log" and _starts_like_trace(entry)):
-            logs.append(TraceLog(entry, root=root))
-        else:
-            problems.append(f"{printable(entry)}: skipped (not a TORCH_TRACE log: expected "
-                            "dedicated_log_torch_trace_*.log or a .log of trace lines)")
-    if not logs:
-        problems.append(f"{printable(p)}: no trace files in this directory (TORCH_TRACE writes "
-                        "dedicated_log_torch_trace_*.log)")
-    return logs, problems
-
-
-def _not_readable(entry: Path, root: Path) -> str:
-    """Why a directory entry is not read (``""``: a regular file, read it)."""
-    try:
-        st = entry.lstat()
-        if stat.S_ISLNK(st.st_mode):
-            target = entry.resolve(strict=True)
-            if not target.is_relative_to(root):
-                return "a symlink that leads outside the directory; not followed"
-            st = target.stat()
-    except (OSError, RuntimeError) as e:
-        return f"cannot read: {getattr(e, 'strerror', None) or e}"
-    if stat.S_ISDIR(st.st_mode):
-        return f"a directory; only files directly in {printable(entry.parent)} are read"
-    if not stat.S_ISREG(st.st_mode):
-        return f"{_file_type(st.st_mode)}, not a regular file"
-    return ""
-
-
-def _starts_like_trace(path: Path) -> bool:
-    try:
-        with open_regular(path) as f:
-            return bool(_GLOG.match(f.readline(4096)))
-    except OSError:
-        return False

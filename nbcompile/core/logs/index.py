@@ -19,8 +19,10 @@ from ..trace.parsed import Metrics
 from ..trace.parsers import CONTENT_ARTIFACTS, CONTENT_KINDS, KNOWN_KINDS, compilation_metrics
 from ..trace.payloads import SourceReader, parse_dynamo_message
 from .contents import CompileEvents
+from .events import LogEvent
 from .fields import checked_metrics, checked_start, event_problem, number, whole
-from .files import LogEvent, TraceLog, printable
+from .files import TraceLog
+from .paths import printable
 from .records import TraceCompile
 
 Key = tuple[int, int, int]  # (frame id, frame compile id, attempt)

@@ -26,8 +26,10 @@ from ..trace.payloads import SourceReader, logged_line, reading_sources
 from ..units import format_bytes
 from .divergence import Divergence
 from .fields import show
-from .files import TraceLog, find_logs, printable
+from .files import TraceLog
+from .finding import find_logs
 from .index import index_compiles
+from .paths import printable
 from .records import TraceCompile, TraceRecord, TraceStatus
 from .sources import LogLines, SourceRoot
 

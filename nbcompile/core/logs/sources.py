@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path, PurePath
 
-from .files import NotRegularFile, open_regular
+from .paths import NotRegularFile, open_regular
 
 _MAX_FILE = 4 << 20  # bytes of one source file read
 _MAX_TOTAL = 64 << 20  # bytes of source kept per root

@@ -13,12 +13,12 @@ import itertools
 import time
 import types
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import torch
 
 from ..frames import Span, is_torch_file
-from ..records import CellRef, CompileRecord, TargetError, TorchLog
+from ..records import CellRef, CompileRecord, TargetError, TargetStatus, TorchLog
 from ..runs.wrappers import unwrap
 from ..trace.progress import LiveProgress
 from .calls import interrupted_in_compile
@@ -57,12 +57,12 @@ class Target:
     """
 
     name: str
-    kind: str
+    kind: Literal["function", "module"]
     original: Any = WeakSlot()
     bound: Any = WeakSlot()  # what the user's name holds after compiling
     options: CompileOptions
     cell: CellRef = field(default_factory=CellRef)
-    compiled_module: torch.nn.Module | None = WeakSlot()  # pyright: ignore[reportAssignmentType]
+    compiled_module: WeakSlot[torch.nn.Module] = WeakSlot()
     wrapper: str | None = None
     spans: list[Span] = field(default_factory=list)
     entry_filename: str | None = None
@@ -71,7 +71,7 @@ class Target:
     entry_code: types.CodeType | None = None
     notes: list[str] = field(default_factory=list)
     compiles: list[CompileRecord] = field(default_factory=list)
-    status: str = "pending"
+    status: TargetStatus = "pending"
     #: function targets of the same cell that call this module (set by the magic)
     used_by: list[Target] = field(default_factory=list)
     error: TargetError | None = None
@@ -207,7 +207,7 @@ class Target:
                 found[name] = type(value).__name__
         return found
 
-    def compiled_status(self) -> str:
+    def compiled_status(self) -> TargetStatus:
         """``compiled`` when a compile produced a graph that runs; else ``not_compiled``
         (every frame was skipped or gave up: nothing runs compiled, see not_compiled)."""
         return ("compiled" if any(c.graphs for c in self.compiles if c.status == "ok")

@@ -12,7 +12,9 @@ from __future__ import annotations
 import types
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
 
 
 def weak(value: Any) -> Callable[[], Any]:
@@ -27,17 +29,18 @@ def weak(value: Any) -> Callable[[], Any]:
         return lambda: value
 
 
-class WeakSlot:
-    """A data descriptor (usable as a dataclass field with default ``None``)."""
+class WeakSlot(Generic[T]):
+    """A data descriptor (usable as a dataclass field with default ``None``) holding a
+    ``T`` weakly: it reads ``T | None``."""
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.slot = f"_weak_{name}"
 
-    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+    def __get__(self, obj: Any, objtype: type | None = None) -> T | None:
         if obj is None:
             return None  # the dataclass default
         ref = obj.__dict__.get(self.slot)
         return ref() if ref is not None else None
 
-    def __set__(self, obj: Any, value: Any) -> None:
+    def __set__(self, obj: Any, value: T | None) -> None:
         obj.__dict__[self.slot] = weak(value)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from ..records import Kernel
+from ..records import Kernel, KernelLanguage
 from .kernel_lines import Launch, map_lines
 
 # --- output code ---------------------------------------------------------------------
@@ -69,7 +69,9 @@ def split_kernels(output_code: str, graphs: list[str] | None = None, compile_id:
     stage = stage_of(output_code)
     kernels: list[Kernel] = []
     comments: dict[str, list[str]] = {}
-    for pattern, language in ((_CPP, "cpp"), (_TRITON, "triton")):
+    languages: tuple[tuple[re.Pattern[str], KernelLanguage], ...] = (
+        (_CPP, "cpp"), (_TRITON, "triton"))
+    for pattern, language in languages:
         for m in pattern.finditer(output_code):
             src = m.group("src").strip("\n")
             kernels.append(Kernel(name=m.group("name"), language=language, source=src,

@@ -127,7 +127,8 @@ def parse_graph_break(payload: str, compile_id: str = "",
     payload's user traceback printed for that line.
     """
     head = payload.split("User code traceback:", 1)[0]
-    filename = lineno = None
+    filename: str | None = None
+    lineno: int | None = None
     m = _BREAK_AT.search(head)
     if m:
         filename, lineno = m.group("file"), int(m.group("line"))
@@ -155,7 +156,9 @@ def parse_graph_break(payload: str, compile_id: str = "",
         reason = f"{gb_type}: {explanation}"
     else:
         reason = explanation or raw_reason or head.strip().splitlines()[0] if head.strip() else ""
-    logged = printed_lines(payload).get((filename, lineno), "") if filename else ""
+    logged = printed_lines(payload).get((filename, lineno), "") \
+        if filename and lineno is not None else ""
+    link = graph_break_link(payload, gb_type)
     return GraphBreak(
         reason=reason,
         filename=filename,
@@ -165,7 +168,8 @@ def parse_graph_break(payload: str, compile_id: str = "",
         explanation=explanation,
         gb_type=gb_type,
         compile_id=compile_id,
-        **graph_break_link(payload, gb_type),
+        gb_id=link["gb_id"],
+        doc_url=link["doc_url"],
     )
 
 

@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 import nbcompile
-from nbcompile.core.logs.files import TraceLog, rank_from_name
+from nbcompile.core.logs.files import TraceLog
+from nbcompile.core.logs.paths import rank_from_name
 from nbcompile.core.notebook import cache
 from nbcompile.core.records import MIME_TYPE
 from nbcompile.core.trace.payloads import (

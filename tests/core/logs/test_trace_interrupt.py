@@ -13,7 +13,7 @@ import pytest
 
 import nbcompile
 from nbcompile.core.logs import run
-from nbcompile.core.logs.files import rank_from_name
+from nbcompile.core.logs.paths import rank_from_name
 from nbcompile.core.logs.run import TraceInterrupted, read_trace
 from nbcompile.core.records import MIME_TYPE
 from nbcompile.core.steps import Interrupted
