@@ -42,8 +42,10 @@ call apart (compile time), then measures steady-state run time with
   (``captured_output_lines``);
 * every mode's output is compared with eager's (max absolute difference, and a
   tolerance check), so a fast but wrong mode is visible;
-* memory (``memory=True``): one more call of every row, eager included, measures the
-  peak of tensor bytes in use above those in use before the call, the bytes allocated,
+* memory (``memory=True``): one more call of every row, eager included, each from the
+  sandbox's starting state (the user's inputs, parameters, gradients, optimizer state and
+  RNG, as ``profile`` measures too), measures the peak of tensor bytes in use above
+  those in use before the call, the bytes allocated,
   and what the forward saved for backward (``core/perf/memory.py``: torch.profiler's
   allocation events on the CPU, the caching allocator's statistics on CUDA, plus, for a
   CUDA mode, the bytes it keeps allocated between calls such as reduce-overhead's CUDA
@@ -425,7 +427,7 @@ def _run_phases(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison
             held = box.held_storages()
             for index, cand in enumerate(live, start=1):
                 tell(progress, "compare", "measuring memory", index, len(live), cand.row.mode)
-                _measure_memory(cand, args, kwargs, device, held)
+                _measure_memory(cand, box, device, held)
             clock.stop()
         else:
             for cand in live:
@@ -520,14 +522,16 @@ def _prepare(cand: _Candidate, fn: Any, box: Sandbox, device: torch.device,
                              "(Inductor skipped cudagraphs).")
 
 
-def _measure_memory(cand: _Candidate, args: tuple, kwargs: dict, device: torch.device,
+def _measure_memory(cand: _Candidate, box: Sandbox, device: torch.device,
                     held: set[int]) -> None:
-    """One more call of a warm candidate, on the sandbox's copies: its peak, allocated
+    """One more call of a warm candidate, on the sandbox's copies, from the sandbox's
+    starting state (every row, and ``profile``, from the same one): its peak, allocated
     and saved-for-backward bytes (``core/perf/memory.py``)."""
     row = cand.row
     assert cand.call is not None
     try:
-        measured = measure_call(cand.call, args, kwargs, device, held)
+        measured = measure_call(cand.call, box.args, box.kwargs, device, held,
+                                reset=box.reset)
     except Exception as e:  # memory must never cost the user the timing
         row.memory_note = f"not measured: {type(e).__name__}: {first_line(str(e))}"
         return
