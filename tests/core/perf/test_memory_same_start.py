@@ -70,3 +70,26 @@ def test_compare_and_profile_agree_on_a_training_steps_peaks(trained):
     assert all(torch.equal(a, b.detach()) for a, b in zip(weights, MODEL.parameters(),
                                                            strict=True))
     assert all((q.grad is not None) == trained for q in MODEL.parameters())
+
+
+def chain(x):
+    y = x * 1.7 + 0.3
+    y = torch.sin(y) * y
+    y = torch.exp(y) / (1 + torch.exp(y))
+    return torch.tanh(y * 3.1 - 0.2)
+
+
+def test_a_known_case_the_same_in_both_commands():
+    # a pointwise chain on a 2048 x 2048 float32 tensor (16 MiB): eager allocates one
+    # result per op, at most 4 alive at once; Inductor fuses it into one kernel writing
+    # only the output
+    side = 2048
+    t = side * side * 4
+    x = torch.randn(side, side)
+    c = nbcompile.compare(chain, x, modes=("default",), budget_s=0.3, explain=False)
+    p = nbcompile.profile(chain, x, repeat=1)
+    assert p.memory is not None
+    for eager_peak in (c.row("eager").peak_memory_bytes, p.memory.eager_peak_bytes):
+        assert eager_peak == pytest.approx(4 * t, abs=4096)
+    for peak in (c.row("default").peak_memory_bytes, p.memory.peak_bytes):
+        assert peak == pytest.approx(t, abs=4096)
