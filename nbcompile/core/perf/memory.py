@@ -1,6 +1,8 @@
 """Memory of one call: peak and allocated tensor bytes, bytes kept for backward, a timeline.
 
-Definitions (the same for every row of ``compare`` and for ``profile``):
+Definitions (the same for every row of ``compare`` and for ``profile``, all measured by
+``measure_call``, each call from the same starting state: the user's inputs, parameters,
+buffers, gradients, optimizer state and RNG as a ``Sandbox`` resets them):
 
 * ``peak_bytes``: the peak of tensor bytes in use during one call, above what was in use
   just before it (the call's output counts: it is in use when the call returns);
@@ -29,6 +31,7 @@ objects: callers run the calls on a ``Sandbox``'s copies.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -39,12 +42,15 @@ import torch
 
 from ..records import Record
 from ..units import format_bytes
+from .intervals import Interval, span
 
 #: Most points a published timeline keeps (the peak and the end are always kept).
 MAX_POINTS = 60
 #: Device types the profiler reports for CPU memory (as torch's own ``profiler.py``).
 _CPU_TYPES = ("CPU", "MKLDNN", "IDEEP")
 MEMORY_EVENT = "[memory]"
+#: The ``record_function`` range a measured call runs in (its window on the profiler's clock).
+MEASURED_MARK = "nbcompile.measured_call"
 
 
 @dataclass
@@ -107,6 +113,7 @@ class CallMemory:
     saved_held_bytes: int | None = None
     allocations: int = 0
     note: str = ""
+    profile: Any = None  # the profiler that watched the call (for attributions), if any
 
 
 # --- the profiler, quietly -----------------------------------------------------------------
@@ -268,60 +275,117 @@ def _unpack(t: torch.Tensor) -> torch.Tensor:
 
 
 def measure_call(call: Callable[..., Any], args: tuple, kwargs: dict, device: torch.device,
-                 held: set[int] | None = None) -> CallMemory:
-    """Peak, allocated and saved-for-backward bytes of one call ``call(*args, **kwargs)``.
+                 held: set[int] | None = None, *, reset: Callable[[], None] | None = None,
+                 mark: str = MEASURED_MARK,
+                 inside: Callable[[], contextlib.AbstractContextManager[Any]] | None = None,
+                 profiled: bool = False) -> CallMemory:
+    """Peak, allocated and saved-for-backward bytes of one call ``call(*args, **kwargs)``:
+    the one measurement behind every row of ``compare`` and both sides of ``profile``.
 
+    ``reset`` puts everything the call depends on back to one starting point first (a
+    ``Sandbox``'s ``reset``: inputs, parameters, buffers, gradients, optimizer state, RNG),
+    so every measured call starts from the same state: without it a call would be measured
+    after whatever ran before it (a training step after another one's gradients, which its
+    ``zero_grad`` frees in its favour). On the CPU the reset runs inside the profiler's
+    session, before the measured range: the CPU profiler reports the free of a block only
+    when it saw the block allocated, so the call's frees of what the reset put back (the
+    old gradients ``zero_grad`` drops) are counted, whatever ran before.
     ``held``: storages in use before the call that a forward may save (parameters,
-    buffers, inputs): counted apart from the activations it saves.
+    buffers, inputs): counted apart from the activations it saves. ``mark``: the
+    ``record_function`` range around the call (its window on the profiler's clock);
+    ``inside``: a context entered around the call within that range (a line tracer).
+    ``profiled``: on CUDA, run the profiler too (the caching allocator's statistics give
+    the numbers either way); ``CallMemory.profile`` holds the profiler for attributions.
     """
     saved = SavedTensors(held or set())
     if device.type == "cuda":
-        result = _cuda_call(call, args, kwargs, device, saved)
+        result = _cuda_call(call, args, kwargs, device, saved, reset, mark, inside, profiled)
     else:
-        result = _profiled_call(call, args, kwargs, device, saved)
+        result = _profiled_call(call, args, kwargs, device, saved, reset, mark, inside)
     if saved.any:
         result.saved_bytes, result.saved_held_bytes = saved.bytes, saved.held
     return result
 
 
-def _profiled_call(call: Callable[..., Any], args: tuple, kwargs: dict,
-                   device: torch.device, saved: SavedTensors) -> CallMemory:
-    quiet = QuietProfile(device)
-    with quiet as prof, saved:
+def _start_from(reset: Callable[[], None] | None, device: torch.device) -> None:
+    """The starting state: ``reset``, unreachable objects collected, the device idle. The
+    reset frees blocks allocated before the profiler started: torch logs a warning for
+    those on the process's stderr, kept out of the notebook."""
+    if reset is not None:
+        with _stderr_silenced():
+            reset()
+    gc.collect()
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def _around(call: Callable[..., Any], args: tuple, kwargs: dict, device: torch.device,
+            saved: SavedTensors, mark: str | None,
+            inside: Callable[[], contextlib.AbstractContextManager[Any]] | None) -> Any:
+    """The measured call, in its ``mark`` range, with the saved-tensor hooks on."""
+    from torch.profiler import record_function
+
+    ranged = record_function(mark) if mark is not None else contextlib.nullcontext()
+    with ranged, saved, inside() if inside is not None else contextlib.nullcontext():
         out = call(*args, **kwargs)
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+    return out
+
+
+def _profiled_call(call: Callable[..., Any], args: tuple, kwargs: dict,
+                   device: torch.device, saved: SavedTensors,
+                   reset: Callable[[], None] | None, mark: str,
+                   inside: Callable[[], contextlib.AbstractContextManager[Any]] | None,
+                   ) -> CallMemory:
+    quiet = QuietProfile(device)
+    with quiet as prof:
+        _start_from(reset, device)
+        out = _around(call, args, kwargs, device, saved, mark, inside)
     del out  # freed after the profiler stopped: the output counts as in use at the end
     events = memory_events(prof, device)
-    if events is None:
-        return CallMemory(note="not measured: this torch's profiler does not expose its "
-                               "memory events")
-    peak, allocated, end, count = peak_of(events)
-    return CallMemory(peak, allocated, end, allocations=count, note=(
+    bounds = mark_window(prof, mark)
+    if events is None or bounds is None:
+        return CallMemory(profile=prof, note="not measured: this torch's profiler does not "
+                                              "expose its memory events")
+    peak, allocated, end, count = peak_of(window(events, *bounds))
+    return CallMemory(peak, allocated, end, allocations=count, profile=prof, note=(
         f"torch.profiler(profile_memory=True) over one call: {count} CPU allocations; "
-        "peak of the bytes in use above those in use before the call, output included"))
+        "peak of the bytes in use above those in use before the call, output included; "
+        "every call from the same starting state"))
 
 
 def _cuda_call(call: Callable[..., Any], args: tuple, kwargs: dict, device: torch.device,
-               saved: SavedTensors) -> CallMemory:
-    torch.cuda.synchronize(device)
-    torch.cuda.reset_peak_memory_stats(device)
-    base = torch.cuda.memory_allocated(device)
-    stats = torch.cuda.memory_stats(device)
-    allocated0 = int(stats.get("allocated_bytes.all.allocated", 0))
-    count0 = int(stats.get("allocation.all.allocated", 0))
-    with saved:
-        out = call(*args, **kwargs)
-    torch.cuda.synchronize(device)
-    stats = torch.cuda.memory_stats(device)
-    peak = max(0, int(torch.cuda.max_memory_allocated(device)) - base)
-    end = int(torch.cuda.memory_allocated(device)) - base
+               saved: SavedTensors, reset: Callable[[], None] | None, mark: str,
+               inside: Callable[[], contextlib.AbstractContextManager[Any]] | None,
+               profiled: bool) -> CallMemory:
+    quiet = QuietProfile(device) if profiled else contextlib.nullcontext()
+    with quiet as prof:
+        _start_from(reset, device)
+        torch.cuda.reset_peak_memory_stats(device)
+        base = torch.cuda.memory_allocated(device)
+        stats = torch.cuda.memory_stats(device)
+        allocated0 = int(stats.get("allocated_bytes.all.allocated", 0))
+        count0 = int(stats.get("allocation.all.allocated", 0))
+        out = _around(call, args, kwargs, device, saved, mark if profiled else None, inside)
+        stats = torch.cuda.memory_stats(device)
+        peak = max(0, int(torch.cuda.max_memory_allocated(device)) - base)
+        end = int(torch.cuda.memory_allocated(device)) - base
     del out
     count = int(stats.get("allocation.all.allocated", 0)) - count0
     return CallMemory(
         peak, int(stats.get("allocated_bytes.all.allocated", 0)) - allocated0, end,
-        allocations=count,
+        allocations=count, profile=prof,
         note=(f"CUDA caching allocator over one call (reset_peak_memory_stats, "
               f"max_memory_allocated): peak above the {base} bytes allocated before it, "
-              f"{count} allocations"))
+              f"{count} allocations; every call from the same starting state"))
+
+
+def mark_window(prof: Any, mark: str) -> Interval | None:
+    """The span (us, the profiler's clock) of the first range named ``mark``; None when
+    the profiler did not log it."""
+    event = next((e for e in prof.events() if e.name == mark), None)
+    return span(event) if event is not None else None
 
 
 # --- held between calls (CUDA graph pools) --------------------------------------------------

@@ -6,7 +6,9 @@ compiled target and its Dynamo caches stay untouched) with Inductor's kernel pro
 (``cpp.enable_kernel_profile``: it changes the generated C++, so it is set, scoped, for
 this copy's compile only), warms it up, then runs it ``repeat`` times under
 ``torch.profiler`` (its events are read in ``kernel_events.py``, the record built in
-``profile_build.py``). The same call then runs eagerly: its time per source line is
+``profile_build.py``). With ``memory``, one more compiled call and one eager call are
+measured by ``memory.measure_call``, each from the sandbox's starting state, as
+``compare``'s rows are. The same call then runs eagerly: its time per source line is
 measured with a line tracer limited to the target's own code object
 (``line_tracer.py``), inclusive of what the line calls.
 
@@ -44,7 +46,7 @@ from .call_options import check_flag, check_repeat
 from .environment import device_of
 from .kernel_events import CALL_MARK, EAGER_MARK, LINE_MARK
 from .line_tracer import LineRanges, line_times
-from .memory import QuietProfile, SavedTensors
+from .memory import CallMemory, QuietProfile, measure_call
 from .profile_build import build
 from .profile_memory import fill_memory
 from .profile_record import Profile
@@ -141,7 +143,7 @@ def profile(fn: Any, *args: Any, repeat: int = DEFAULT_REPEAT, memory: bool = Tr
     try:
         with ctrl_c_watched():
             return _profile(fn, box.args, box.kwargs, repeat, memory, box.held_storages(),
-                            progress, state)
+                            progress, state, box.reset)
     except KeyboardInterrupt:
         ctrl_c_delivered()
         partial = state.partial(time.perf_counter() - started)
@@ -190,11 +192,13 @@ class _State:
 
 def _profile(fn: Any, args: tuple, kwargs: dict, repeat: int, memory: bool,
              held: set[int], progress: Progress | None = None,
-             state: _State | None = None) -> Profile:
+             state: _State | None = None, reset: Callable[[], None] | None = None) -> Profile:
+    """The steps of ``profile``; ``reset`` puts the calls' state back to the start before
+    each memory call (both sides measured from the same state, as ``compare``'s rows)."""
     name = getattr(fn, "__name__", None) or type(fn).__name__
     state = state if state is not None else _State(name, repeat)
     device = device_of(args, kwargs)
-    mem_prof = mem_saved = None
+    mem: CallMemory | None = None
     steps = iter(range(1, 6 if memory else 4))
     total = 5 if memory else 3
 
@@ -227,8 +231,8 @@ def _profile(fn: Any, args: tuple, kwargs: dict, repeat: int, memory: bool,
                                         len(target.compiles) - before, None, device)
             if memory:
                 step("measuring the memory of a compiled call")
-                mem_saved = SavedTensors(held)
-                mem_prof = _memory_call(compiled, args, kwargs, device, mem_saved)
+                mem = measure_call(compiled, args, kwargs, device, held, reset=reset,
+                                   mark=CALL_MARK, profiled=True)
             recompiles = len(target.compiles) - before
     finally:
         session.stop()
@@ -239,41 +243,15 @@ def _profile(fn: Any, args: tuple, kwargs: dict, repeat: int, memory: bool,
     eager_walls = [_timed(eager, args, kwargs) for _ in range(repeat)]
     lines, eager_traced = line_times(lambda: _synced(eager, args, kwargs), code, repeat)
     result = state.result = build(name, target, code, prof, walls, eager_walls, lines,
-                                  eager_traced, repeat, recompiles, mem_prof, device)
-    if memory and mem_prof is not None and mem_saved is not None:
+                                  eager_traced, repeat, recompiles, mem, device)
+    if memory and mem is not None:
         step("measuring the memory of an eager call")
-        eager_saved = SavedTensors(held)
-        eager_prof = _eager_memory_call(eager, code, args, kwargs, device, eager_saved)
-        fill_memory(result, device, mem_saved, eager_prof, eager_saved)
+        # each executed line of ``code`` in a ``record_function`` range ``nbcompile.line:N``
+        eager_mem = measure_call(eager, args, kwargs, device, held, reset=reset,
+                                 mark=EAGER_MARK, inside=lambda: LineRanges(code, LINE_MARK),
+                                 profiled=True)
+        fill_memory(result, device, mem, eager_mem)
     return result
-
-
-def _memory_call(compiled: Callable[..., Any], args: tuple, kwargs: dict,
-                 device: torch.device, saved: SavedTensors) -> Any:
-    """One compiled call under ``profile_memory``, marked like the timed calls."""
-    from torch.profiler import record_function
-
-    with QuietProfile(device) as prof, saved:
-        with record_function(CALL_MARK):
-            out = compiled(*args, **kwargs)
-            _sync(args, kwargs)
-    del out
-    return prof
-
-
-def _eager_memory_call(eager: Callable[..., Any], code: types.CodeType | None, args: tuple,
-                       kwargs: dict, device: torch.device, saved: SavedTensors) -> Any:
-    """One eager call under ``profile_memory``, each executed line of ``code`` inside a
-    ``record_function`` range named ``nbcompile.line:N`` (a tracer limited to ``code``)."""
-    from torch.profiler import record_function
-
-    with QuietProfile(device) as prof, saved:
-        with record_function(EAGER_MARK):
-            with LineRanges(code, LINE_MARK):
-                out = eager(*args, **kwargs)
-            _sync(args, kwargs)
-    del out
-    return prof
 
 
 def _synced(call: Callable[..., Any], args: tuple, kwargs: dict) -> None:

@@ -19,6 +19,7 @@ from ..notebook.targets import Target
 from ..records import Kernel
 from .intervals import Interval, clip, length, minus, span, union
 from .kernel_events import CALL_MARK, MACHINERY, REGION, KernelRows, graph_calls
+from .memory import CallMemory
 from .profile_memory import compiled_memory
 from .profile_record import LineTime, Profile
 
@@ -31,10 +32,10 @@ EAGER_UNATTRIBUTED = 0.25
 def build(name: str, target: Target, code: types.CodeType | None, prof: Any,
           walls: list[float], eager_walls: list[float], eager_lines: dict[int, float],
           eager_traced_s: float, repeat: int, recompiles: int,
-          mem_prof: Any = None, device: torch.device | None = None) -> Profile:
+          memory: CallMemory | None = None, device: torch.device | None = None) -> Profile:
     """The profile of the copy's compiled calls (``prof``, timed ``walls``) and of the
-    eager calls (their walls and seconds per line); with ``mem_prof``, the compiled
-    call's memory too."""
+    eager calls (their walls and seconds per line); with ``memory`` (one compiled call
+    measured by ``memory.measure_call``), the compiled call's memory too."""
     record = target_record(target)
     groups: dict[tuple[str, str], list[Kernel]] = {}
     for k in record.kernels:
@@ -93,8 +94,8 @@ def build(name: str, target: Target, code: types.CodeType | None, prof: Any,
     # What perf_counter saw around the profiled call window (record_function bookkeeping).
     prof_out.unaccounted_s = max(wall - prof_out.kernel_s - prof_out.outside_graphs_s
                                  - prof_out.overhead_s, 0.0)
-    if mem_prof is not None:
-        prof_out.memory = compiled_memory(rows, mem_prof, device or torch.device("cpu"))
+    if memory is not None:
+        prof_out.memory = compiled_memory(rows, memory, device or torch.device("cpu"))
         prof_out.kernels = sorted(rows.rows.values(), key=lambda r: -r.total_s)
     _fill_lines(prof_out, code, eager_lines, eager_traced_s)
     _add_notes(prof_out, record)

@@ -3,37 +3,32 @@ launch, the eager call's per source line, their peaks and timelines."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 
 from .intervals import Interval, span
 from .kernel_events import CALL_MARK, EAGER_MARK, LINE_MARK, KernelRows, graph_calls
-from .memory import ProfileMemory, SavedTensors, memory_events, peak_of, timeline, window
+from .memory import CallMemory, ProfileMemory, mark_window, memory_events, timeline, window
 from .profile_record import KernelTime, Profile
 
 
-def call_window(events: list[Any], mark: str) -> Interval | None:
-    """The span of the first event named ``mark`` (None: the profiler did not log it)."""
-    call = next((e for e in events if e.name == mark), None)
-    return span(call) if call is not None else None
-
-
-def compiled_memory(rows: KernelRows, prof: Any, device: torch.device) -> ProfileMemory:
-    """The compiled call's allocations: each goes to the kernel or extern launch that
-    contains it, else to the next one of the same graph call (Inductor's wrapper allocates
-    a buffer just before the kernel that writes it); outside any graph call it counts as
-    ``outside_graphs_allocated_bytes``."""
+def compiled_memory(rows: KernelRows, measured: CallMemory,
+                    device: torch.device) -> ProfileMemory:
+    """The compiled call's memory: its peak and allocated bytes as ``measure_call`` measured
+    them (the definitions of ``compare``'s rows), and its allocations tied to launches: each
+    goes to the kernel or extern launch that contains it, else to the next one of the same
+    graph call (Inductor's wrapper allocates a buffer just before the kernel that writes
+    it); outside any graph call it counts as ``outside_graphs_allocated_bytes``."""
     memory = ProfileMemory(device=str(device))
-    events = memory_events(prof, device)
-    fevents = list(prof.events())
-    bounds = call_window(fevents, CALL_MARK)
-    if events is None or bounds is None:
+    prof = measured.profile
+    events = memory_events(prof, device) if prof is not None else None
+    bounds = mark_window(prof, CALL_MARK) if prof is not None else None
+    if prof is None or events is None or bounds is None or measured.peak_bytes is None:
         memory.notes.append("memory not measured: this torch's profiler did not report "
                             "the call's allocations")
         return memory
     lo, hi = bounds
     mine = window(events, lo, hi)
+    fevents = list(prof.events())
     graphs = sorted((e for e in graph_calls(fevents, rows.extern_ops())
                      if lo <= e.time_range.start <= hi), key=lambda e: e.time_range.start)
     launches: list[tuple[Interval, Interval, KernelTime]] = []  # (graph, launch, row)
@@ -57,7 +52,7 @@ def compiled_memory(rows: KernelRows, prof: Any, device: torch.device) -> Profil
         labels[i] = row.name
         if m.nbytes > 0:
             row.allocated_bytes += m.nbytes
-    memory.peak_bytes, memory.allocated_bytes, _, count = peak_of(mine)
+    memory.peak_bytes, memory.allocated_bytes = measured.peak_bytes, measured.allocated_bytes
     index = {id(m): i for i, m in enumerate(mine)}
     memory.timeline = timeline(mine, lo, lambda m: labels.get(index[id(m)], ""))
     if len(graphs) > 1:
@@ -67,32 +62,30 @@ def compiled_memory(rows: KernelRows, prof: Any, device: torch.device) -> Profil
     if wrapper:
         memory.notes.append(f"{wrapper} bytes were allocated by the generated wrapper after "
                             "its last kernel launch (not tied to a kernel)")
-    memory.note = (f"torch.profiler(profile_memory=True) over one compiled call ({count} "
-                   f"allocations) and one eager call; peaks above the bytes in use before "
-                   "each call, output included")
+    memory.note = (f"{measured.note} (compiled, {measured.allocations} allocations); the "
+                   "eager call measured the same way")
     return memory
 
 
-def fill_memory(result: Profile, device: torch.device, saved: SavedTensors,
-                 eager_prof: Any, eager_saved: SavedTensors) -> None:
-    """The eager side of ``result.memory``: peak, bytes per line (the ``nbcompile.line:N``
-    range containing each allocation, innermost first), timeline; saved bytes."""
+def fill_memory(result: Profile, device: torch.device, compiled: CallMemory,
+                eager: CallMemory) -> None:
+    """The eager side of ``result.memory``: peak (``measure_call``'s), bytes per line (the
+    ``nbcompile.line:N`` range containing each allocation, innermost first), timeline;
+    saved bytes of both sides."""
     memory = result.memory
     if memory is None:
         return
-    if saved.any:
-        memory.saved_bytes = saved.bytes
-    if eager_saved.any:
-        memory.eager_saved_bytes = eager_saved.bytes
-    events = memory_events(eager_prof, device)
-    fevents = list(eager_prof.events())
-    bounds = call_window(fevents, EAGER_MARK)
-    if events is None or bounds is None:
+    memory.saved_bytes, memory.eager_saved_bytes = compiled.saved_bytes, eager.saved_bytes
+    prof = eager.profile
+    events = memory_events(prof, device) if prof is not None else None
+    bounds = mark_window(prof, EAGER_MARK) if prof is not None else None
+    if prof is None or events is None or bounds is None or eager.peak_bytes is None:
         memory.notes.append("eager memory not measured: the profiler did not report the "
                             "call's allocations")
         return
     lo, hi = bounds
     mine = window(events, lo, hi)
+    fevents = list(prof.events())
     ranges = sorted(((span(e), int(e.name[len(LINE_MARK):])) for e in fevents
                      if e.name.startswith(LINE_MARK) and e.name[len(LINE_MARK):].isdigit()),
                     key=lambda r: r[0][1] - r[0][0])  # innermost (shortest) first
@@ -107,7 +100,8 @@ def fill_memory(result: Profile, device: torch.device, saved: SavedTensors,
             by_line[lineno].eager_allocated_bytes += m.nbytes
         else:
             memory.eager_untied_allocated_bytes += m.nbytes
-    memory.eager_peak_bytes, memory.eager_allocated_bytes, _, _ = peak_of(mine)
+    memory.eager_peak_bytes, memory.eager_allocated_bytes = eager.peak_bytes, \
+        eager.allocated_bytes
     index = {id(m): i for i, m in enumerate(mine)}
     memory.eager_timeline = timeline(mine, lo, lambda m: labels[index[id(m)]])
     if memory.eager_untied_allocated_bytes and result.lines:

@@ -42,8 +42,10 @@ call apart (compile time), then measures steady-state run time with
   (``captured_output_lines``);
 * every mode's output is compared with eager's (max absolute difference, and a
   tolerance check), so a fast but wrong mode is visible;
-* memory (``memory=True``): one more call of every row, eager included, measures the
-  peak of tensor bytes in use above those in use before the call, the bytes allocated,
+* memory (``memory=True``): one more call of every row, eager included, each from the
+  sandbox's starting state (the user's inputs, parameters, gradients, optimizer state and
+  RNG, as ``profile`` measures too), measures the peak of tensor bytes in use above
+  those in use before the call, the bytes allocated,
   and what the forward saved for backward (``core/perf/memory.py``: torch.profiler's
   allocation events on the CPU, the caching allocator's statistics on CUDA, plus, for a
   CUDA mode, the bytes it keeps allocated between calls such as reduce-overhead's CUDA
@@ -51,6 +53,10 @@ call apart (compile time), then measures steady-state run time with
   peak") and, when it needs more than eager, measured reasons (``explain.explain_memory``);
 * the budget bounds the timed calls only; ``phases_s`` says what came on top (first
   calls with their compiles, memory, the explaining profile) and how long it took.
+
+The parts: the timed calls in ``interleaved.py``, each row's memory in
+``row_memory.py``, the verdict rule in ``verdict.py``; here the orchestration (the eager
+reference, each mode's compile, first call and numerics, the phases, the explanations).
 
 Everything here is plain data (``Comparison.to_dict()`` is the ``timing`` record, see
 ``docs/records.md``); rendering lives in ``nbcompile.display.timing``, and the public
@@ -61,9 +67,7 @@ from __future__ import annotations
 
 import datetime
 import time
-import timeit
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -82,19 +86,16 @@ from .call_options import check_budget, check_flag, check_fraction, check_modes
 from .comparison import Comparison, TimingRow
 from .counters import cache_counts, counter, frames_compiled
 from .environment import device_of, environment, sync
-from .memory import allocated_now, measure_call, memory_verdict, peak_ratio
+from .interleaved import Candidate, cut_to_complete_repeats, measure_blocks, summarise
+from .memory import allocated_now
 from .modes import DEFAULT_MODES, CompareError, ModeSpec, resolve_modes
 from .numerics import drift, drift_note, numeric_diff, snapshot_outputs
-from .verdict import MIN_EFFECT, judge_speedups, quartiles
+from .row_memory import measure_memory, memory_verdicts
+from .verdict import MIN_EFFECT
 
 #: Profiled calls behind the explanation of a mode not faster than eager.
 EXPLAIN_REPEAT = 5
-MIN_REPEATS = 5
-MAX_REPEATS = 200
 WARMUP_CALLS = 3
-
-
-# --- measurement -------------------------------------------------------------------------
 
 
 def _describe_input(value: Any) -> str:
@@ -102,61 +103,6 @@ def _describe_input(value: Any) -> str:
         return f"Tensor{list(value.shape)} {str(value.dtype).removeprefix('torch.')} {value.device}"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
-
-
-@dataclass
-class _Candidate:
-    spec: ModeSpec
-    row: TimingRow
-    call: Callable[..., Any] | None = None
-    timer: Any = None
-    block: Any = None
-    number: int = 1
-    times: list[float] = field(default_factory=list)  # per-call seconds, one per repeat
-
-
-def _make_timer(call: Callable[..., Any], args: tuple, kwargs: dict, threads: int) -> Any:
-    from torch.utils.benchmark import Timer
-
-    return Timer(
-        stmt="__nbcompile_f(*__nbcompile_args, **__nbcompile_kwargs)",
-        globals={"__nbcompile_f": call, "__nbcompile_args": args, "__nbcompile_kwargs": kwargs},
-        num_threads=threads,
-        label="nbcompile.compare",
-    )
-
-
-def _block_timer(call: Callable[..., Any], args: tuple, kwargs: dict,
-                 device: torch.device) -> timeit.Timer:
-    """A plain ``timeit.Timer`` for the interleaved blocks: ``Timer.timeit`` runs at least
-    two warm-up calls before each block, which for a slow call triples the cost of every
-    repeat (fewer paired repeats for the same budget). The callables are already warm,
-    and the thread count is the current one."""
-
-    def clock() -> float:
-        sync(device)
-        return time.perf_counter()
-
-    return timeit.Timer("f(*args, **kwargs)", timer=clock,
-                        globals={"f": call, "args": args, "kwargs": kwargs})
-
-
-def _per_call(timer: Any, block_s: float, deadline: float) -> tuple[float, int]:
-    """Calibrate: the per-call time and the number of calls that fill ``block_s``."""
-    number = 1
-    while True:
-        per_call = timer.timeit(number).median
-        if per_call * number >= block_s / 4:
-            # confirm with a second block: one slow call (a first call, a busy machine)
-            # must not size the blocks to a few calls (and the repeats to microseconds)
-            per_call = min(per_call, timer.timeit(number).median)
-            if per_call * number >= block_s / 4:
-                break
-        if number >= 10**6 or time.perf_counter() > deadline:
-            break
-        number = min(10**6, max(number * 10, int(block_s / 4 / max(per_call, 1e-9)) + 1))
-    return per_call, max(1, min(10**6, round(block_s / max(per_call, 1e-9))))
-
 
 def compare(
     fn: Callable[..., Any],
@@ -210,7 +156,7 @@ def compare(
         memory_measured=bool(memory),
     )
     box = Sandbox(fn, args, kwargs)
-    candidates: list[_Candidate] = []
+    candidates: list[Candidate] = []
     try:
         try:
             with ctrl_c_watched(), box.captured_output():
@@ -220,18 +166,18 @@ def compare(
             ctrl_c_delivered()
             result.interrupted = True
             recompiled = 0
-            _cut_to_complete_repeats(candidates, specs)
+            cut_to_complete_repeats(candidates, specs)
         if candidates:
             eager_row = candidates[0]
-            _summarise(eager_row, None, min_effect)
+            summarise(eager_row, None, min_effect)
             for cand in candidates[1:]:
-                _summarise(cand, eager_row, min_effect)
+                summarise(cand, eager_row, min_effect)
         for cand in candidates:
             if cand.row.first_call_s is not None and cand.spec.kind != "eager":
                 steady = cand.row.median_s or 0.0
                 cand.row.compile_s = round(max(0.0, cand.row.first_call_s - steady), 6)
         result.rows = [c.row for c in candidates]
-        _memory_verdicts(result)
+        memory_verdicts(result)
         if explain and not result.interrupted:
             tell(progress, "compare", "profiling the call to explain a slow mode")
             t0 = time.perf_counter()
@@ -277,38 +223,6 @@ class ComparisonInterrupted(Interrupted):
 
     def __init__(self, partial: Comparison) -> None:
         super().__init__("compare", partial)
-
-
-def _cut_to_complete_repeats(candidates: list[_Candidate], specs: list[ModeSpec]) -> None:
-    """After Ctrl-C: keep the modes prepared so far and the repeats every one finished
-    (a repeat cut short would pair a mode with no eager block)."""
-    while candidates and candidates[-1].call is None and candidates[-1].row.status == "ok":
-        candidates.pop()  # reached but interrupted before its first call ended
-    timed = [c for c in candidates if c.call is not None]
-    repeats = min((len(c.times) for c in timed), default=0)
-    for cand in timed:
-        del cand.times[repeats:]
-        cand.row.repeats = repeats
-        cand.row.calls_per_repeat = cand.number
-
-
-def _memory_verdicts(result: Comparison) -> None:
-    """Each row's peak against eager's, said beside the time verdict."""
-    if not result.memory_measured or not result.rows:
-        return
-    eager = result.rows[0]
-    for row in result.rows:
-        if row.status != "ok" or row.peak_memory_bytes is None:
-            continue
-        if row.kind == "eager":
-            row.memory_verdict = "baseline"
-            row.peak_memory_ratio = 1.0 if row.peak_memory_bytes else None
-            continue
-        row.peak_memory_ratio = peak_ratio(row.peak_memory_bytes, eager.peak_memory_bytes)
-        row.memory_verdict = memory_verdict(row.peak_memory_bytes, eager.peak_memory_bytes)
-        if row.held_bytes:
-            row.memory_verdict += f", plus {format_bytes(row.held_bytes)} held between calls"
-
 
 def _explain_rows(fn: Any, box: Sandbox, result: Comparison, recompiled: int) -> None:
     """Profile the call once (default mode) and explain each mode not faster than eager,
@@ -359,7 +273,7 @@ class _PhaseClock:
 
 def _run_all(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison,
              device: torch.device, threads: int, budget_s: float, memory: bool,
-             candidates: list[_Candidate], progress: Progress | None = None) -> int:
+             candidates: list[Candidate], progress: Progress | None = None) -> int:
     """The eager reference call, each mode's first call, then the interleaved timing
     (``candidates`` filled as they are prepared); the frames recompiled while timing."""
     clock = _PhaseClock(result.phases_s)
@@ -372,7 +286,7 @@ def _run_all(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison,
 
 def _run_phases(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison,
                 device: torch.device, threads: int, budget_s: float, memory: bool,
-                candidates: list[_Candidate], progress: Progress | None,
+                candidates: list[Candidate], progress: Progress | None,
                 clock: _PhaseClock) -> int:
     args, kwargs = box.args, box.kwargs
     eager = eager_callable(fn)
@@ -402,7 +316,7 @@ def _run_phases(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison
         row = TimingRow(mode=spec.label, kind=spec.kind,
                         backend=spec.backend if isinstance(spec.backend, str)
                         else getattr(spec.backend, "__name__", repr(spec.backend)))
-        cand = _Candidate(spec, row)
+        cand = Candidate(spec, row)
         candidates.append(cand)
         if spec.kind == "eager":
             row.backend = ""
@@ -425,14 +339,14 @@ def _run_phases(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison
             held = box.held_storages()
             for index, cand in enumerate(live, start=1):
                 tell(progress, "compare", "measuring memory", index, len(live), cand.row.mode)
-                _measure_memory(cand, args, kwargs, device, held)
+                measure_memory(cand, box, device, held)
             clock.stop()
         else:
             for cand in live:
                 cand.row.memory_note = "not measured (memory=False)"
         clock.start("timed calls")
         frames_before = frames_compiled()
-        _measure(live, args, kwargs, threads, budget_s, progress)
+        measure_blocks(live, args, kwargs, threads, budget_s, progress)
         recompiled = frames_compiled() - frames_before
         clock.stop()
     if recompiled:
@@ -443,7 +357,7 @@ def _run_phases(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison
     return recompiled
 
 
-def _prepare(cand: _Candidate, fn: Any, box: Sandbox, device: torch.device,
+def _prepare(cand: Candidate, fn: Any, box: Sandbox, device: torch.device,
              reference: list[Any], result: Comparison,
              step: Callable[[str], None] = lambda what: None) -> None:
     """Compile a fresh copy, time its first call, check its numerics, warm it up."""
@@ -518,97 +432,4 @@ def _prepare(cand: _Candidate, fn: Any, box: Sandbox, device: torch.device,
         else:
             row.notes.append("CUDA graphs do not apply on CPU: this mode ran without them "
                              "(Inductor skipped cudagraphs).")
-
-
-def _measure_memory(cand: _Candidate, args: tuple, kwargs: dict, device: torch.device,
-                    held: set[int]) -> None:
-    """One more call of a warm candidate, on the sandbox's copies: its peak, allocated
-    and saved-for-backward bytes (``core/perf/memory.py``)."""
-    row = cand.row
-    assert cand.call is not None
-    try:
-        measured = measure_call(cand.call, args, kwargs, device, held)
-    except Exception as e:  # memory must never cost the user the timing
-        row.memory_note = f"not measured: {type(e).__name__}: {first_line(str(e))}"
-        return
-    row.peak_memory_bytes = measured.peak_bytes
-    row.allocated_bytes = measured.allocated_bytes
-    row.saved_bytes = measured.saved_bytes
-    row.memory_note = measured.note
-
-
-def _measure(cands: list[_Candidate], args: tuple, kwargs: dict, threads: int,
-             budget_s: float, progress: Progress | None = None) -> None:
-    """Interleaved blocks: each repeat times every candidate once, in rotating order."""
-    if not cands:
-        return
-    start = time.perf_counter()
-    deadline = start + budget_s
-    n = len(cands)
-    # Calibration takes at most ~15 % of the budget; blocks aim at ~25 repeats.
-    block_s = min(0.2, max(0.002, budget_s / (n * 25)))
-    calib_deadline = start + 0.15 * budget_s
-    tell(progress, "compare", f"calibrating {len(cands)} modes", remaining_s=budget_s)
-    for cand in cands:
-        assert cand.call is not None
-        cand.timer = _make_timer(cand.call, args, kwargs, threads)
-        cand.block = _block_timer(cand.call, args, kwargs, device_of(args, kwargs))
-        _, cand.number = _per_call(cand.timer, block_s, calib_deadline)
-    repeats = 0
-    while repeats < MAX_REPEATS:
-        # rotate every repeat and reverse every other round of n repeats, so each
-        # candidate runs first and after every other one equally often (for n == 2,
-        # rotating and reversing on the same repeats would cancel out)
-        order = cands[repeats % n:] + cands[: repeats % n]
-        if (repeats // n) % 2:
-            order.reverse()
-        for cand in order:
-            cand.times.append(max(cand.block.timeit(cand.number), 1e-9) / cand.number)
-        repeats += 1
-        now = time.perf_counter()
-        tell(progress, "compare", f"timing {n} modes, repeat {repeats}",
-             remaining_s=deadline - now)
-        per_repeat = (now - start) / repeats
-        if repeats >= MIN_REPEATS and now + per_repeat > deadline:
-            break
-        if repeats >= 4 * MIN_REPEATS and _stable(cands):
-            break
-    for cand in cands:
-        cand.row.repeats = repeats
-        cand.row.calls_per_repeat = cand.number
-
-
-def _stable(cands: list[_Candidate]) -> bool:
-    """Stop early when every ratio to eager is known to within 0.5 %."""
-    eager = cands[0].times
-    for cand in cands[1:]:
-        ratios = [e / t for e, t in zip(eager, cand.times, strict=True)]
-        q1, q2, q3 = quartiles(ratios)
-        if (q3 - q1) / q2 > 0.005:
-            return False
-    return True
-
-
-def _summarise(cand: _Candidate, eager: _Candidate | None, min_effect: float) -> None:
-    row = cand.row
-    if not cand.times:
-        return
-    q1, med, q3 = quartiles(cand.times)
-    row.median_s, row.q1_s, row.q3_s, row.iqr_s = med, q1, q3, q3 - q1
-    row.times_s = [round(t, 9) for t in cand.times[:MAX_REPEATS]]
-    if eager is None or not eager.times:
-        return
-    ratios = [e / t for e, t in zip(eager.times, cand.times, strict=True)]
-    r1, r2, r3 = quartiles(ratios)
-    row.speedup, row.speedup_q1, row.speedup_q3 = r2, r1, r3
-    e = eager.row
-    assert e.q1_s is not None and e.q3_s is not None
-    row.spreads_overlap = not (q3 < e.q1_s or q1 > e.q3_s)
-    judged = judge_speedups(ratios, min_effect)
-    row.speedup_ci_low, row.speedup_ci_high = judged.ci_low, judged.ci_high
-    row.significant = judged.significant
-    row.verdict = judged.verdict
-    if judged.reason:
-        row.notes.append(judged.reason)
-
 

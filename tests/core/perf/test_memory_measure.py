@@ -19,7 +19,7 @@ import torch
 
 import nbcompile
 from nbcompile.core.perf import memory as mem
-from nbcompile.core.perf import timing
+from nbcompile.core.perf import row_memory
 from nbcompile.core.perf.comparison import Comparison, TimingRow
 from nbcompile.core.perf.explain import explain_memory
 from nbcompile.display.profile import profile_bundle
@@ -136,7 +136,7 @@ def test_memory_costs_nothing_when_not_asked(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("memory measured although memory=False")
 
-    monkeypatch.setattr(timing, "measure_call", refuse)
+    monkeypatch.setattr(row_memory, "measure_call", refuse)
     monkeypatch.setattr(mem, "QuietProfile", refuse)
     c = nbcompile.compare(chain, torch.randn(64, 64), modes=("default",), budget_s=0.3,
                           explain=False, memory=False)

@@ -16,12 +16,12 @@ import pytest
 import torch
 
 import nbcompile
-from nbcompile.core.perf import verdict
+from nbcompile.core.perf import interleaved, verdict
 from nbcompile.core.perf.call_options import CallOptionError
 from nbcompile.core.perf.comparison import Comparison, TimingRow
 from nbcompile.core.perf.modes import CompareError, resolve_modes
 from nbcompile.core.perf.numerics import numeric_diff
-from nbcompile.core.perf.timing import _per_call, compare
+from nbcompile.core.perf.timing import compare
 from nbcompile.display.timing import timing_bundle, timing_text
 
 
@@ -272,6 +272,6 @@ class _TimerWithOneSlowCall:
 def test_one_slow_call_does_not_size_the_blocks():
     # sized by the slow first call, a 0.2 s block would hold 2 calls (20 us): the
     # repeats would take microseconds and the timing would be noise
-    per_call, number = _per_call(_TimerWithOneSlowCall(), 0.2, deadline=float("inf"))
+    per_call, number = interleaved.per_call(_TimerWithOneSlowCall(), 0.2, deadline=float("inf"))
     assert per_call == pytest.approx(1e-5)
     assert number == 20000

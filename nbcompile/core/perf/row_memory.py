@@ -1,0 +1,50 @@
+"""Each row's memory in ``compare``: one more call of a warm mode measured by
+``memory.measure_call`` from the sandbox's starting state (as ``profile`` measures), and
+its peak said against eager's beside the time verdict."""
+
+from __future__ import annotations
+
+import torch
+
+from ..runs.sandbox import Sandbox
+from ..runs.timed import first_line
+from ..units import format_bytes
+from .comparison import Comparison
+from .interleaved import Candidate
+from .memory import measure_call, memory_verdict, peak_ratio
+
+
+def measure_memory(cand: Candidate, box: Sandbox, device: torch.device,
+                   held: set[int]) -> None:
+    """One more call of a warm candidate, on the sandbox's copies, from the sandbox's
+    starting state (every row, and ``profile``, from the same one): its peak, allocated
+    and saved-for-backward bytes (``core/perf/memory.py``)."""
+    row = cand.row
+    assert cand.call is not None
+    try:
+        measured = measure_call(cand.call, box.args, box.kwargs, device, held,
+                                reset=box.reset)
+    except Exception as e:  # memory must never cost the user the timing
+        row.memory_note = f"not measured: {type(e).__name__}: {first_line(str(e))}"
+        return
+    row.peak_memory_bytes = measured.peak_bytes
+    row.allocated_bytes = measured.allocated_bytes
+    row.saved_bytes = measured.saved_bytes
+    row.memory_note = measured.note
+
+def memory_verdicts(result: Comparison) -> None:
+    """Each row's peak against eager's, said beside the time verdict."""
+    if not result.memory_measured or not result.rows:
+        return
+    eager = result.rows[0]
+    for row in result.rows:
+        if row.status != "ok" or row.peak_memory_bytes is None:
+            continue
+        if row.kind == "eager":
+            row.memory_verdict = "baseline"
+            row.peak_memory_ratio = 1.0 if row.peak_memory_bytes else None
+            continue
+        row.peak_memory_ratio = peak_ratio(row.peak_memory_bytes, eager.peak_memory_bytes)
+        row.memory_verdict = memory_verdict(row.peak_memory_bytes, eager.peak_memory_bytes)
+        if row.held_bytes:
+            row.memory_verdict += f", plus {format_bytes(row.held_bytes)} held between calls"
