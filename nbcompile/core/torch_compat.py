@@ -299,8 +299,10 @@ ALLOW_RNN = _name(
     "the advice names a setting this torch lacks; an RNN module whose break does not "
     "name the RNN gets the general note", default=None)
 FALLBACK_RANDOM = _name(
-    "torch._inductor.config.fallback_random", "the advice for random ops in %compare",
-    "the advice names a setting this torch lacks", default=None)
+    "torch._inductor.config.fallback_random",
+    "telling randomness from an accuracy problem (a compiled copy that draws eager's numbers)",
+    "a call that draws random numbers is said to be not comparable, with no verdict",
+    default=None)
 
 
 def list_backends(dynamo: Any = None, compiler: Any = None) -> list[str]:

@@ -807,11 +807,11 @@ export interface TimingRow {
    */
   verdict: string;
   /**
-   * Max absolute difference of the outputs (and inputs changed in place) to eager's (null: structure differs, NaN mismatch, or random ops made them incomparable)
+   * Max absolute difference of the outputs (and inputs and state changed in place) to eager's (null: structure differs, NaN mismatch, random numbers drawn differently, or nothing comparable, e.g. a generator)
    */
   max_abs_diff: number | null;
   /**
-   * within `tolerance` of eager's output
+   * within `tolerance` of eager's output, changed inputs and state (null: not comparable)
    */
   numerics_ok: boolean | null;
   /**
@@ -1314,7 +1314,7 @@ export interface Measured1 {
  */
 export interface SameResult {
   /**
-   * within the dtype's tolerance (null: not run)
+   * within the dtype's tolerance (null: not run, or not comparable)
    */
   ok: boolean | null;
   /**
@@ -1504,7 +1504,7 @@ export interface Diagnosis {
    */
   name: string;
   /**
-   * crash | accuracy | ok, against eager (not run: interrupted before a verdict)
+   * crash | accuracy | ok, against eager (not run: no verdict, interrupted before one or nothing the call produced can be compared, e.g. a generator)
    */
   kind: 'crash' | 'accuracy' | 'ok' | 'not run';
   /**

@@ -1285,14 +1285,14 @@ export const RECORD_SCHEMA: unknown = {
             "number",
             "null"
           ],
-          "description": "Max absolute difference of the outputs (and inputs changed in place) to eager's (null: structure differs, NaN mismatch, or random ops made them incomparable)"
+          "description": "Max absolute difference of the outputs (and inputs and state changed in place) to eager's (null: structure differs, NaN mismatch, random numbers drawn differently, or nothing comparable, e.g. a generator)"
         },
         "numerics_ok": {
           "type": [
             "boolean",
             "null"
           ],
-          "description": "within `tolerance` of eager's output"
+          "description": "within `tolerance` of eager's output, changed inputs and state (null: not comparable)"
         },
         "tolerance": {
           "type": "string",
@@ -2070,7 +2070,7 @@ export const RECORD_SCHEMA: unknown = {
             "boolean",
             "null"
           ],
-          "description": "within the dtype's tolerance (null: not run)"
+          "description": "within the dtype's tolerance (null: not run, or not comparable)"
         },
         "max_abs_diff": {
           "type": [
@@ -2395,7 +2395,7 @@ export const RECORD_SCHEMA: unknown = {
             "ok",
             "not run"
           ],
-          "description": "crash | accuracy | ok, against eager (not run: interrupted before a verdict)"
+          "description": "crash | accuracy | ok, against eager (not run: no verdict, interrupted before one or nothing the call produced can be compared, e.g. a generator)"
         },
         "layer": {
           "anyOf": [

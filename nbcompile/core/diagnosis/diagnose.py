@@ -40,6 +40,14 @@ from ..notebook.session import get_session
 from ..notebook.torch_logs import TorchLogRouting
 from ..perf.call_options import check_budget
 from ..perf.numerics import drift_note
+from ..runs.produced import (
+    FALLBACK_RANDOM,
+    FALLBACK_RANDOM_CODE,
+    can_draw_like_eager,
+    no_fallback_words,
+    not_randomness_words,
+    randomness_words,
+)
 from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
 from .culprit import find_culprit
 from .judge import tolerance_text
@@ -176,10 +184,15 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
     if bench.mutated:
         result.notes.append(f"{result.name} changes {', '.join(bench.mutated)} in place: "
                             "every run used copies, and the changed inputs are compared too")
+    if bench.state:
+        result.notes.append(f"{result.name} changes {', '.join(bench.state)}: every run "
+                            "started from the same values, and what each left there is "
+                            "compared with eager's too (your objects are put back)")
     if bench.random:
         result.notes.append(f"{result.name} draws random numbers: every run started from "
-                            "the same RNG state, and compiled code draws differently unless "
-                            "torch._inductor.config.fallback_random is set")
+                            "the same RNG state; a compiled copy that differs is compiled "
+                            f"again with {FALLBACK_RANDOM_CODE} (it then draws eager's "
+                            "numbers) to tell randomness from an accuracy problem")
     rungs = [Rung(b, layer) for b, layer in ladder(backend)]  # type: ignore[arg-type]
     rungs[-1].backend = backend if isinstance(backend, str) else getattr(
         backend, "__name__", "custom")
@@ -192,8 +205,20 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
          "compiling a copy with your options", label=rungs[-1].backend)
     top = bench.run(Trial(backend=backend, options=dict(options), capture=True),
                     deadline)
+    if top.error is None and top.judged is not None and not top.judged.comparable:
+        _not_comparable(result, top)
+        return
     if top.outcome == "not run":
         raise DiagnoseError(f"the compiled copy of {result.name} did not finish: {top.note}")
+    if top.outcome == "accuracy" and bench.random:
+        step("compiled", f"the compiled copy drawing eager's random numbers "
+             f"({FALLBACK_RANDOM_CODE})", "compiling a copy that draws eager's random numbers",
+             label=rungs[-1].backend)
+        top = _randomness(result, bench, top,
+                          Trial(backend=backend, options=dict(options), capture=True), deadline)
+        if top.judged is not None and not top.judged.comparable:
+            _not_comparable(result, top)
+            return
     rung_from(top, rungs[-1])
     result.kind = rungs[-1].outcome  # type: ignore[assignment]
     if top.error is None and top.judged is not None:
@@ -250,3 +275,45 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
     try_workarounds(result, bench, listed, ref, deadline, lambda change: step(
         "workarounds", f"the workaround {change}", "trying a workaround", label=change))
     result.summary = summary(result)
+
+
+def _not_comparable(result: Diagnosis, top: Run) -> None:
+    """No verdict: nothing the call produced can be compared (e.g. a generator)."""
+    assert top.judged is not None
+    what = "; ".join(top.judged.notes) or "not comparable"
+    result.tolerance = tolerance_text(set())
+    result.notes += top.judged.notes
+    for rung in result.rungs:
+        rung.note = f"not run: {what}" if rung is not result.rungs[-1] else what
+    result.rungs[-1].first_call_s = rounded(top.first_call_s)
+    result.summary = (f"no verdict: nothing the call produced can be compared with eager's "
+                      f"({what})")
+
+
+def _randomness(result: Diagnosis, bench: Bench, top: Run, trial: Trial,
+                deadline: float) -> Run:
+    """Tell randomness from an accuracy problem by evidence: the copy compiled again with
+    ``fallback_random`` from the same RNG state. Matching eager, the call differs only by
+    its random numbers (``ok``, said in words); still differing, that run is the one
+    diagnosed, and every later run draws eager's numbers too (``bench.config``)."""
+    assert top.judged is not None
+    before = top.judged.max_abs_diff
+    if not can_draw_like_eager():
+        top.judged.comparable = False
+        top.judged.notes.append(no_fallback_words())
+        return top
+    trial.config = {**trial.config, **FALLBACK_RANDOM}
+    again = bench.run(trial, deadline)
+    if again.error is not None or again.judged is None:
+        result.notes.append(f"the copy compiled with {FALLBACK_RANDOM_CODE} did not give "
+                            "a result to tell randomness apart ("
+                            + (error_text(again.error)[0] if again.error else again.note)
+                            + "); the first compiled copy is judged as it is")
+        return top
+    bench.config = dict(FALLBACK_RANDOM)
+    if again.judged.ok:
+        again.judged.notes.append(randomness_words(before, again.judged.max_abs_diff))
+    else:
+        again.judged.notes.append(not_randomness_words(again.judged.max_abs_diff)
+                                  + "; every compiled copy below ran with it too")
+    return again

@@ -9,6 +9,7 @@ absolute difference is computed in float64.
 
 from __future__ import annotations
 
+import cmath
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 import torch
 
 from ..perf.numerics import nan_matched_gap
+from ..runs.produced import Opaque, label_of, not_comparable
 from .torch_names import default_tolerances
 
 
@@ -29,6 +31,8 @@ class Judged:
     numel: int = 0
     tolerances: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
+    #: False when no value could be compared (e.g. the output is a generator): no verdict
+    comparable: bool = True
 
     @property
     def tolerance(self) -> str:
@@ -46,33 +50,57 @@ def _tolerance(dtype: torch.dtype) -> tuple[float, float, str]:
     return rtol, atol, f"{str(dtype).removeprefix('torch.')} rtol={rtol:g}, atol={atol:g}"
 
 
-def judge(expected: list[Any], got_leaves: list[Any]) -> Judged:
-    """An output's leaves against eager's (``numerics.snapshot_outputs`` of each)."""
+def judge(expected: list[Any], got_leaves: list[Any], labels: list[str] | None = None
+          ) -> Judged:
+    """What a call produced against eager's (``Produced.leaves`` of each; ``labels`` name
+    the leaves, so a changed input or state tensor that differs is named in the notes).
+    Values that cannot be compared are noted, never judged; with none left,
+    ``comparable`` is False."""
     result = Judged()
     if len(got_leaves) != len(expected):
         result.ok, result.max_abs_diff = False, None
         result.notes.append(f"the output has {len(got_leaves)} values where eager's has "
                             f"{len(expected)}")
         return result
-    for ref, value in zip(expected, got_leaves, strict=True):
+    compared = 0
+    for index, (ref, value) in enumerate(zip(expected, got_leaves, strict=True)):
+        label = label_of(labels, index, len(expected))
+        if isinstance(ref, Opaque) and isinstance(value, Opaque):
+            continue
+        compared += 1
         if isinstance(ref, torch.Tensor) and isinstance(value, torch.Tensor):
+            before = result.mismatched
             _judge_tensor(result, ref, value)
+            if result.mismatched > before and not label.startswith("output"):
+                result.notes.append(f"{label} differs from eager's after the call: "
+                                    f"{result.mismatched - before} of {ref.numel()} elements "
+                                    "out of tolerance")
         elif isinstance(ref, torch.Tensor) or isinstance(value, torch.Tensor):
             result.ok, result.max_abs_diff = False, None
             result.notes.append("a tensor of eager's output is not a tensor here (or the reverse)")
-        elif isinstance(ref, (int, float)) and isinstance(value, (int, float)):
+        elif isinstance(ref, Opaque) or isinstance(value, Opaque):
+            result.ok, result.max_abs_diff = False, None
+            result.notes.append(f"{label}: {value!r} where eager has {ref!r}"[:300])
+        elif _number(ref) and _number(value):
             result.numel += 1
-            diff = abs(float(ref) - float(value))
+            diff = abs(complex(ref) - complex(value))
             if result.max_abs_diff is not None:
                 result.max_abs_diff = max(result.max_abs_diff, diff)
-            if not math.isclose(float(ref), float(value), rel_tol=1.3e-6, abs_tol=1e-5):
+            if not cmath.isclose(complex(ref), complex(value), rel_tol=1.3e-6, abs_tol=1e-5):
                 result.ok = False
                 result.mismatched += 1
         elif ref != value:
             result.ok = False
             result.mismatched += 1
             result.notes.append(f"a value differs: {value!r} where eager has {ref!r}"[:300])
+    result.notes += not_comparable(expected, labels)
+    if not compared:
+        result.comparable, result.max_abs_diff = False, None
     return result
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float, complex)) and not isinstance(value, bool)
 
 
 def _judge_tensor(result: Judged, ref: torch.Tensor, value: torch.Tensor) -> None:

@@ -98,7 +98,9 @@ class Diagnosis(Record):
     layer, at which op and line, who is right, and which workarounds help."""
 
     name: str  # the function or module class
-    kind: Kind  # crash | accuracy | ok, against eager (not run: interrupted before a verdict)
+    # crash | accuracy | ok, against eager (not run: no verdict, interrupted before one or
+    # nothing the call produced can be compared, e.g. a generator)
+    kind: Kind
     layer: Layer | None = None  # the first rung of the ladder that shows the problem
     summary: str = ""  # the verdict in words (shown after the kind)
     rungs: list[Rung] = field(default_factory=list)  # the ladder, lowest rung first

@@ -69,9 +69,11 @@ class Run:
 
     @property
     def outcome(self) -> str:
+        """crash, accuracy or ok; "not run" when it did not finish or nothing it produced
+        could be compared (``judged.comparable``)."""
         if self.error is not None:
             return "crash"
-        if self.judged is None:
+        if self.judged is None or not self.judged.comparable:
             return "not run"
         return "ok" if self.judged.ok else "accuracy"
 
@@ -84,9 +86,14 @@ class Bench:
         self.eager_fn = eager_callable(fn)
         self.box = Sandbox(fn, args, kwargs)
         self.device = device_of(tuple(args), dict(kwargs))
-        self.mutated: list[str] = []
+        self.mutated: list[str] = []  # inputs eager changes in place
+        self.state: list[str] = []  # state tensors (parameters, buffers...) eager changes
         self.random = False
-        self.expected: list[Any] = []
+        self.expected: list[Any] = []  # what eager produced (``Produced.leaves``)
+        self.labels: list[str] = []  # what each of them is (``Produced.labels``)
+        #: Inductor settings every compiled run gets (fallback_random, once the call is
+        #: known to differ only by its random numbers without it)
+        self.config: dict[str, Any] = {}
         #: how far eager's first call was from its second on the same inputs (None: equal)
         self.first_call_drift: float | None = None
         self.compiles = 0  # copies compiled
@@ -141,7 +148,7 @@ class Bench:
         capture = GraphCapture()
         scope = contextlib.ExitStack()
         scope.enter_context(own_automatic_dynamic())
-        scope.enter_context(inductor_patch(trial.config))
+        scope.enter_context(inductor_patch({**self.config, **trial.config}))
         if trial.capture:
             scope.enter_context(capture.listening())
         run = self._run(call, trial.timed, scope, deadline=deadline)
@@ -152,6 +159,7 @@ class Bench:
              scope: contextlib.AbstractContextManager[Any], compare: bool = True,
              deadline: float | None = None) -> Run:
         box, run = self.box, Run()
+        extra: list[str] = []  # state the call changed that eager's did not
         box.reset()
         with (suppressed(), box.captured_output(), warnings.catch_warnings(record=True) as caught,
               scope):
@@ -164,8 +172,13 @@ class Bench:
                 run.first_call_s = time.perf_counter() - start
                 if not compare:  # the eager reference: what it changed, whether it drew
                     self.mutated = box.mutated_inputs()
+                    self.state = box.changed_state()
                     self.random = box.rng_used()
-                run.leaves = snapshot_outputs((out, box.inputs_named(self.mutated)))
+                produced = box.produced(out, self.mutated, self.state)
+                run.leaves = produced.leaves
+                if not compare:
+                    self.labels = produced.labels
+                extra = [label for label in box.changed_state() if label not in self.state]
                 del out
                 run.time_s = self._time(call, timed, deadline)
             except Exception as e:  # the crash is the finding
@@ -174,7 +187,11 @@ class Bench:
                 run.warnings = [str(w.message) for w in caught]
         box.reset()
         if compare and run.error is None and run.leaves is not None:
-            run.judged = judge(self.expected, run.leaves)
+            run.judged = judge(self.expected, run.leaves, self.labels)
+            if extra:
+                run.judged.ok = False
+                run.judged.notes.append(f"changes {', '.join(extra)}, which eager leaves "
+                                        "as it was")
         return run
 
     def _time(self, call: Callable[..., Any], timed: int, deadline: float | None) -> float | None:

@@ -64,6 +64,9 @@ def interrupted(d: Diagnosis, place: Place) -> None:
 def summary(d: Diagnosis) -> str:
     """The verdict in words (the one wording every renderer shows, after the kind)."""
     if d.kind == "ok":
+        random = next((n for n in d.notes if n.startswith("randomness, not")), "")
+        if random:
+            return f"the compiled result differs from eager only by {random}."
         diff = f"max abs difference {d.max_abs_diff:.3g}" if d.max_abs_diff is not None else ""
         return ("the compiled result matches eager within the tolerance"
                 + (f" ({diff})" if diff else ""))

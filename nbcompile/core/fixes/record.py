@@ -39,7 +39,7 @@ class Problem(Record):
 class SameResult(Record):
     """The numeric check of a trial's outputs against the eager original's."""
 
-    ok: bool | None = None  # within the dtype's tolerance (null: not run)
+    ok: bool | None = None  # within the dtype's tolerance (null: not run, or not comparable)
     max_abs_diff: float | None = None  # largest absolute difference to eager's output
     tolerance: str = ""
     notes: list[str] = field(default_factory=list)

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..perf.call_options import check_budget
 from ..records import GraphBreak
+from ..runs.produced import Produced
 from ..runs.timed import first_line
 from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
 from .proposals import find_problems, propose
@@ -174,7 +175,7 @@ class _Stopped(KeyboardInterrupt):
         self.where = where
 
 
-def _try_all(fn: Any, replay: list[tuple[tuple, dict]], reference: list[list[Any]],
+def _try_all(fn: Any, replay: list[tuple[tuple, dict]], reference: list[Produced],
              proposals: list[tuple[Suggestion, Trial | None]], result: Suggestions,
              deadline: float, progress: Progress | None) -> None:
     """Try each proposal on a copy, in order; after Ctrl-C every proposal is still listed

@@ -12,11 +12,12 @@ import torch
 
 from .. import torch_compat
 from ..perf.counters import frames_compiled
-from ..perf.numerics import drift, drift_note, numeric_diff, snapshot_outputs
+from ..perf.numerics import drift, drift_note, numeric_diff
 from ..perf.timing import WARMUP_CALLS
 from ..records import GraphBreak
 from ..runs.capture import GraphCapture
 from ..runs.copies import fresh_copy, own_automatic_dynamic
+from ..runs.produced import FALLBACK_RANDOM, FALLBACK_RANDOM_CODE, Produced, can_draw_like_eager
 from ..runs.sandbox import Sandbox
 from ..runs.timed import first_line, median_time
 from ..runs.wrappers import eager_callable
@@ -38,22 +39,26 @@ class Trial:
 
 
 def reference_outputs(fn: Any, calls: list[tuple[tuple, dict]],
-                      notes: list[str]) -> list[list[Any]]:
-    """Each call's eager outputs: a second call from the same start (a first call can
+                      notes: list[str]) -> list[Produced]:
+    """What each call produced eagerly (its output, the inputs and state it changed,
+    whether it drew random numbers): a second call from the same start (a first call can
     differ: ``numerics.drift``, told in ``notes``)."""
     eager = eager_callable(fn)
-    outs = []
+    outs: list[Produced] = []
     worst: float | None = None
     for args, kwargs in calls:
         box = Sandbox(fn, args, kwargs)
         try:
             with box.captured_output(), suppressed():
-                first = snapshot_outputs(eager(*box.args, **box.kwargs))
+                out = eager(*box.args, **box.kwargs)
+                mutated, state = box.mutated_inputs(), box.changed_state()
+                first = box.produced(out, mutated, state)
+                del out
                 box.reset()
-                outs.append(snapshot_outputs(eager(*box.args, **box.kwargs)))
+                outs.append(box.produced(eager(*box.args, **box.kwargs), mutated, state))
         finally:
             box.restore()
-        gap = drift(first, outs[-1])
+        gap = drift(first.leaves, outs[-1].leaves)
         if gap is not None:
             worst = max(worst or 0.0, gap)
     if worst is not None:
@@ -61,14 +66,19 @@ def reference_outputs(fn: Any, calls: list[tuple[tuple, dict]],
     return outs
 
 
-def run_trial(fn: Any, calls: list[tuple[tuple, dict]], reference: list[list[Any]],
+def run_trial(fn: Any, calls: list[tuple[tuple, dict]], reference: list[Produced],
               trial: Trial, deadline: float) -> tuple[Measured, SameResult, list[GraphBreak]]:
-    """Compile a fresh copy with ``trial``'s change, replay the calls, check and time."""
+    """Compile a fresh copy with ``trial``'s change, replay the calls, check what they
+    produced against eager's and time them. A call that draws random numbers runs with
+    ``fallback_random`` (the copy draws eager's numbers), so its result is comparable."""
     measured, same = Measured(), SameResult(ok=True, max_abs_diff=0.0)
     capture = GraphCapture()
     target = trial.function if trial.function is not None else fresh_copy(fn)
     tolerances: set[str] = set()
+    random = any(ref.random for ref in reference) and can_draw_like_eager()
+    compared = 0  # calls with something to compare
     with (torch_compat.dynamo_config().patch(trial.config), capture.listening(), suppressed(),
+          torch_compat.inductor_patch(FALLBACK_RANDOM if random else {}),
           own_automatic_dynamic()):
         compiled = torch.compile(target, dynamic=trial.dynamic if trial.dynamic is not None
                                  else _target_dynamic(fn))
@@ -83,12 +93,29 @@ def run_trial(fn: Any, calls: list[tuple[tuple, dict]], reference: list[list[Any
                     torch_compat.mark_dynamic(box.args[index], dim)
                 with box.captured_output():
                     out = compiled(*box.args, **box.kwargs)
-                diff, ok, tol, notes = numeric_diff(ref, out)
-                same.max_abs_diff = max(same.max_abs_diff or 0.0, diff)
-                same.ok = bool(same.ok and ok)
-                same.notes.extend(notes)
+                produced = box.produced(out, ref.mutated, ref.state)
+                del out
+                diff, ok, tol, notes = numeric_diff(ref.leaves, produced.leaves, ref.labels)
+                extra = [label for label in box.changed_state() if label not in ref.state]
+                if extra:
+                    ok = False
+                    notes.append(f"changes {', '.join(extra)}, which eager leaves as it was")
+                if diff is not None:
+                    same.max_abs_diff = max(same.max_abs_diff or 0.0, diff)
+                if ok is not None:
+                    same.ok = bool(same.ok and ok)
+                    compared += 1
+                same.notes.extend(n for n in notes if n not in same.notes)
                 tolerances.add(tol)
                 box.reset()
+            if not compared:  # e.g. a generator: no verdict
+                same.ok, same.max_abs_diff = None, None
+            if random:
+                same.notes.append(
+                    f"the call draws random numbers: the copy ran with {FALLBACK_RANDOM_CODE}"
+                    ", so it draws eager's numbers from the same RNG state"
+                    + (" and matches eager: randomness is no difference here" if same.ok
+                       else ""))
             measured.graphs = capture.graphs
             measured.breaks = len(capture.breaks)
             measured.recompiles = capture.recompiles

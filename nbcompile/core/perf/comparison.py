@@ -40,10 +40,12 @@ class TimingRow(Record):
     # baseline | faster | slower | no significant difference | inconclusive on this machine
     # now | failed
     verdict: str = ""
-    # Max absolute difference of the outputs (and inputs changed in place) to eager's
-    # (null: structure differs, NaN mismatch, or random ops made them incomparable)
+    # Max absolute difference of the outputs (and inputs and state changed in place) to
+    # eager's (null: structure differs, NaN mismatch, random numbers drawn differently, or
+    # nothing comparable, e.g. a generator)
     max_abs_diff: float | None = None
-    numerics_ok: bool | None = None  # within ``tolerance`` of eager's output
+    # within ``tolerance`` of eager's output, changed inputs and state (null: not comparable)
+    numerics_ok: bool | None = None
     tolerance: str = ""  # e.g. ``torch.float32: rtol=0.001, atol=0.0001``, or ``exact``
     # Peak tensor bytes in use during one call, above those in use before it (CPU:
     # torch.profiler's allocation events; CUDA: ``max_memory_allocated``); null: not measured

@@ -7,6 +7,7 @@ from typing import Any
 
 import torch
 
+from ..runs.produced import Opaque, label_of, not_comparable, snapshot
 from ..torch_compat import tree_leaves
 
 #: (rtol, atol) of the numeric check against eager, by dtype.
@@ -23,8 +24,10 @@ def leaves(value: Any) -> list[Any]:
 
 
 def snapshot_outputs(value: Any) -> list[Any]:
-    """The output's leaves, tensors detached and copied (later calls may reuse buffers)."""
-    return [v.detach().clone() if isinstance(v, torch.Tensor) else v for v in leaves(value)]
+    """The output's leaves, tensors detached and copied (later calls may reuse buffers),
+    NumPy arrays as tensors, values that cannot be compared as ``Opaque``
+    (``runs.produced``)."""
+    return snapshot(value)
 
 
 def nan_matched_gap(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -60,6 +63,9 @@ def drift(first: list[Any], again: list[Any]) -> float | None:
             worst = max(worst or 0.0, float(gap.max()) if gap.numel() else 0.0)
         elif isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
             return math.inf
+        elif isinstance(a, Opaque) or isinstance(b, Opaque):
+            if not (isinstance(a, Opaque) and isinstance(b, Opaque)):
+                return math.inf  # nothing to say about two objects that cannot be compared
         elif a != b and not (isinstance(a, float) and isinstance(b, float)
                              and math.isnan(a) and math.isnan(b)):
             if isinstance(a, (int, float)) and isinstance(b, (int, float)):
@@ -76,16 +82,27 @@ def drift_note(gap: float) -> str:
             "library's first use on a thread); results are judged against the second call")
 
 
-def numeric_diff(reference: list[Any], value: Any) -> tuple[float, bool, str, list[str]]:
-    """``(max abs difference, within tolerance, tolerance text, notes)`` vs ``reference``."""
+def numeric_diff(reference: list[Any], value: Any, labels: list[str] | None = None
+                 ) -> tuple[float | None, bool | None, str, list[str]]:
+    """``(max abs difference, within tolerance, tolerance text, notes)`` vs ``reference``
+    (``labels`` name its leaves: a changed input or state tensor that differs is named in
+    the notes). Values that cannot be compared are noted ("not comparable: generator"),
+    never judged; when nothing can be compared, the difference and the check are None."""
     got_leaves = leaves(value)
     notes: list[str] = []
     if len(got_leaves) != len(reference):
         return math.inf, False, "", [
             f"output structure differs from eager ({len(got_leaves)} vs {len(reference)} values)"
         ]
-    worst, ok, tols = 0.0, True, set()
-    for ref, got in zip(reference, got_leaves, strict=True):
+    worst, ok, tols, compared = 0.0, True, set(), 0
+    for index, (ref, got) in enumerate(zip(reference, got_leaves, strict=True)):
+        label = label_of(labels, index, len(reference))
+        if isinstance(ref, Opaque) or isinstance(got, Opaque):
+            if not (isinstance(ref, Opaque) and isinstance(got, Opaque)):
+                notes.append(f"{label}: {got!r} where eager's is {ref!r}")
+                return math.inf, False, "", notes
+            continue
+        compared += 1
         if isinstance(ref, torch.Tensor) and isinstance(got, torch.Tensor):
             if ref.shape != got.shape:
                 notes.append(f"shape {tuple(got.shape)} differs from eager's {tuple(ref.shape)}")
@@ -102,23 +119,35 @@ def numeric_diff(reference: list[Any], value: Any) -> tuple[float, bool, str, li
             if torch.isnan(diff).any():
                 notes.append("NaN where eager has a number (or the reverse)")
                 return math.inf, False, "", notes
-            worst = max(worst, float(diff.max()))
+            gap = float(diff.max())
+            worst = max(worst, gap)
+            close = True
             if ref.is_floating_point() or ref.is_complex():
                 rtol, atol = TOLERANCES.get(ref.dtype, (1e-5, 1e-8))
                 tols.add(f"{ref.dtype}: rtol={rtol:g}, atol={atol:g}")
-                if not torch.allclose(b, a, rtol=rtol, atol=atol, equal_nan=True):
-                    ok = False
+                close = torch.allclose(b, a, rtol=rtol, atol=atol, equal_nan=True)
             elif not torch.equal(a, b):
+                close = False
+            if not close:
                 ok = False
+                if not label.startswith("output"):
+                    notes.append(f"{label} differs from eager's after the call "
+                                 f"(max abs difference {gap:.3g})")
         elif isinstance(ref, torch.Tensor) or isinstance(got, torch.Tensor):
             notes.append("a tensor output of eager is not a tensor here (or the reverse)")
             return math.inf, False, "", notes
-        elif isinstance(ref, (int, float)) and isinstance(got, (int, float)):
-            d = abs(float(ref) - float(got))
+        elif _number(ref) and _number(got):
+            d = abs(complex(ref) - complex(got))
             worst = max(worst, d)
-            ok &= d <= 1e-6 * max(1.0, abs(float(ref)))
+            ok &= d <= 1e-6 * max(1.0, abs(complex(ref)))
         elif ref != got:
-            notes.append(f"non-tensor output differs: {got!r} vs eager's {ref!r}")
+            notes.append(f"non-tensor output differs: {got!r} vs eager's {ref!r}"[:300])
             ok = False
+    notes += not_comparable(reference, labels)
+    if not compared:
+        return None, None, "", notes
     return worst, ok, "; ".join(sorted(tols)) or "exact", notes
 
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float, complex)) and not isinstance(value, bool)

@@ -72,8 +72,18 @@ from typing import Any
 
 import torch
 
+from .. import torch_compat
 from ..insight.diagnose_hint import DIAGNOSE_HINT  # where a failed or differing mode points
 from ..runs.copies import fresh_copy
+from ..runs.produced import (
+    FALLBACK_RANDOM,
+    FALLBACK_RANDOM_CODE,
+    Produced,
+    can_draw_like_eager,
+    no_fallback_words,
+    not_randomness_words,
+    randomness_words,
+)
 from ..runs.sandbox import Sandbox
 from ..runs.timed import first_line
 from ..runs.wrappers import eager_callable
@@ -89,7 +99,7 @@ from .environment import device_of, environment, sync
 from .interleaved import Candidate, cut_to_complete_repeats, measure_blocks, summarise
 from .memory import allocated_now
 from .modes import DEFAULT_MODES, CompareError, ModeSpec, resolve_modes
-from .numerics import drift, drift_note, numeric_diff, snapshot_outputs
+from .numerics import drift, drift_note, numeric_diff
 from .row_memory import measure_memory, memory_verdicts
 from .verdict import MIN_EFFECT
 
@@ -301,15 +311,20 @@ def _run_phases(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison
         eager_first = time.perf_counter() - t0
     result.mutated_inputs = box.mutated_inputs()
     result.random_ops = box.rng_used()
-    reference_leaves = snapshot_outputs((reference, box.inputs_named(result.mutated_inputs)))
+    changed = box.changed_state()
+    first = box.produced(reference, result.mutated_inputs, changed)
     del reference
     box.reset()  # the reference is a second call from the same start (numerics.drift)
     with suppressed(), box.captured_output():
-        again = snapshot_outputs((eager(*args, **kwargs),
-                                  box.inputs_named(result.mutated_inputs)))
-    gap = drift(reference_leaves, again)
+        again = box.produced(eager(*args, **kwargs), result.mutated_inputs, changed)
+    gap = drift(first.leaves, again.leaves)
     if gap is not None:
         result.notes.append(drift_note(gap))
+    if changed:
+        result.notes.append(
+            f"{result.name} changes {', '.join(changed)}: every mode's first call started "
+            "from the same values, what it left there is compared with eager's, and yours "
+            "are put back.")
     reference_leaves = again
 
     for index, spec in enumerate(specs, start=1):
@@ -358,7 +373,7 @@ def _run_phases(fn: Any, specs: list[ModeSpec], box: Sandbox, result: Comparison
 
 
 def _prepare(cand: Candidate, fn: Any, box: Sandbox, device: torch.device,
-             reference: list[Any], result: Comparison,
+             reference: Produced, result: Comparison,
              step: Callable[[str], None] = lambda what: None) -> None:
     """Compile a fresh copy, time its first call, check its numerics, warm it up."""
     row, spec = cand.row, cand.spec
@@ -376,8 +391,7 @@ def _prepare(cand: Candidate, fn: Any, box: Sandbox, device: torch.device,
             out = compiled(*args, **kwargs)
             sync(device)
             row.first_call_s = time.perf_counter() - t0
-            diff, ok, tol, notes = numeric_diff(
-                reference, (out, box.inputs_named(result.mutated_inputs)))
+            diff, ok, tol, notes = _judge_call(box, out, reference, result.mutated_inputs)
             del out
             step("warming up")
             for _ in range(WARMUP_CALLS):
@@ -409,17 +423,15 @@ def _prepare(cand: Candidate, fn: Any, box: Sandbox, device: torch.device,
             + ("(same values)" if ok else "(checked against eager's changed values)")
             + "; timed on nbcompile's copies, your inputs are unchanged"
         )
-    if not ok and result.random_ops:
-        row.max_abs_diff, row.numerics_ok = None, None
-        row.notes.append(
-            "outputs not comparable with eager's: the call draws random numbers (dropout, "
-            "randn, ...) and compiled code draws different ones even from the same RNG "
-            f"state (max abs difference {diff:.3g}); set "
-            "torch._inductor.config.fallback_random = True to compare them"
-        )
+    if ok is False and result.random_ops:
+        _randomness(row, fn, box, spec, reference, result.mutated_inputs, diff)
+    elif ok is None:
+        row.notes.append("no verdict on the numbers: nothing the call produced can be "
+                         "compared with eager's")
     elif not ok:
         row.notes.append(
-            f"numerics differ from eager (max abs difference {diff:.3g}, tolerance {tol})"
+            f"numerics differ from eager (max abs difference {diff or 0.0:.3g}, "
+            f"tolerance {tol})"
         )
         row.notes.append(DIAGNOSE_HINT)
     after = cache_counts()
@@ -433,3 +445,45 @@ def _prepare(cand: Candidate, fn: Any, box: Sandbox, device: torch.device,
             row.notes.append("CUDA graphs do not apply on CPU: this mode ran without them "
                              "(Inductor skipped cudagraphs).")
 
+
+def _judge_call(box: Sandbox, out: Any, reference: Produced, mutated: list[str]
+                ) -> tuple[float | None, bool | None, str, list[str]]:
+    """What one call produced (``out``, the inputs and state it changed) against eager's;
+    state the call changed that eager's left alone is a difference too."""
+    produced = box.produced(out, mutated, reference.state)
+    diff, ok, tol, notes = numeric_diff(reference.leaves, produced.leaves, reference.labels)
+    extra = [label for label in box.changed_state() if label not in reference.state]
+    if extra:
+        ok = False
+        notes.append(f"changes {', '.join(extra)}, which eager leaves as it was")
+    return diff, ok, tol, notes
+
+
+def _randomness(row: TimingRow, fn: Any, box: Sandbox, spec: ModeSpec, reference: Produced,
+                mutated: list[str], diff: float | None) -> None:
+    """Tell randomness from an accuracy difference by evidence: a copy compiled with
+    ``fallback_random`` (it draws eager's numbers), called from the same RNG state."""
+    row.max_abs_diff, row.numerics_ok = None, None
+    if not can_draw_like_eager():
+        row.notes.append(no_fallback_words())
+        return
+    box.reset()
+    try:
+        with torch_compat.inductor_patch(FALLBACK_RANDOM), suppressed():
+            compiled = torch.compile(fresh_copy(fn), **spec.compile_kwargs())
+            after, ok, tol, notes = _judge_call(box, compiled(*box.args, **box.kwargs),
+                                                reference, mutated)
+    except Exception as e:  # no evidence either way
+        row.notes.append(f"not comparable: the call draws random numbers, and the copy "
+                         f"compiled with {FALLBACK_RANDOM_CODE} to draw eager's failed "
+                         f"({type(e).__name__}: {first_line(str(e))}); no verdict")
+        return
+    finally:
+        box.reset()
+    if ok:
+        row.notes.append(randomness_words(diff, after))
+        return
+    row.max_abs_diff, row.numerics_ok = after, ok
+    row.notes.extend(notes)
+    row.notes.append(not_randomness_words(after) + f" (tolerance {tol})")
+    row.notes.append(DIAGNOSE_HINT)

@@ -23,6 +23,7 @@ from typing import Any
 import torch
 
 from ..torch_compat import orig_callable, tensor_version, tree_leaves, tree_map
+from .produced import Produced
 
 
 def _copy_input(value: Any) -> Any:
@@ -33,28 +34,53 @@ def _copy_input(value: Any) -> Any:
 
 def _roots(fn: Any, args: tuple, kwargs: dict) -> list[Any]:
     """``fn``, module arguments, and what ``fn``'s code names in its globals or closure."""
-    roots: list[Any] = [fn, *(a for a in _leaves(args, kwargs) if isinstance(a, torch.nn.Module))]
+    return [root for _, root in _named_roots(fn, args, kwargs)]
+
+
+def _named_roots(fn: Any, args: tuple, kwargs: dict) -> list[tuple[str, Any]]:
+    """``_roots`` with a name each: "" for ``fn`` itself, ``args[0]``, a global's or a
+    closure variable's name."""
+    roots: list[tuple[str, Any]] = [("", fn)]
+    roots += [(label, a) for label, a in _labels(args, kwargs)
+              if isinstance(a, torch.nn.Module)]
     func = orig_callable(fn)
     if isinstance(func, types.MethodType):
-        roots.append(func.__self__)
+        roots.append(("", func.__self__))
         func = func.__func__
     if isinstance(func, types.FunctionType):
         names = func.__code__.co_names
-        roots += [func.__globals__[n] for n in names if n in func.__globals__]
-        roots += [c.cell_contents for c in func.__closure__ or () if _filled(c)]
+        roots += [(n, func.__globals__[n]) for n in names if n in func.__globals__]
+        roots += [(name, c.cell_contents) for name, c in
+                  zip(func.__code__.co_freevars, func.__closure__ or (), strict=False)
+                  if _filled(c)]
     return roots
 
 
 def reachable_state(fn: Any, args: tuple, kwargs: dict) -> dict[int, torch.Tensor]:
     """Tensors a call of ``fn(*args, **kwargs)`` can change in place, by ``id``."""
-    tensors: dict[int, torch.Tensor] = {}
-    for root in _roots(fn, args, kwargs):
+    return {id(t): t for t in named_state(fn, args, kwargs).values()}
+
+
+def named_state(fn: Any, args: tuple, kwargs: dict) -> dict[str, torch.Tensor]:
+    """Tensors a call of ``fn(*args, **kwargs)`` can change in place, each once, by a label
+    saying what it is: ``parameter fc.weight``, ``buffer model.bn.running_mean``,
+    ``tensor ema`` (a global or closure tensor)."""
+    found: dict[str, torch.Tensor] = {}
+    seen: set[int] = set()
+    for root_name, root in _named_roots(fn, args, kwargs):
+        prefix = f"{root_name}." if root_name else ""
         if isinstance(root, torch.nn.Module):
-            for t in [*root.parameters(), *root.buffers()]:
-                tensors[id(t)] = t
+            named = [(f"parameter {prefix}{n}", t) for n, t in root.named_parameters()]
+            named += [(f"buffer {prefix}{n}", t) for n, t in root.named_buffers()]
         elif isinstance(root, torch.Tensor):
-            tensors[id(root)] = root
-    return tensors
+            named = [(f"tensor {root_name or 'state'}", root)]
+        else:
+            continue
+        for label, tensor in named:
+            if id(tensor) not in seen:
+                seen.add(id(tensor))
+                found[label] = tensor
+    return found
 
 
 def reachable_optimizers(fn: Any, args: tuple, kwargs: dict) -> list[torch.optim.Optimizer]:
@@ -143,8 +169,10 @@ class Sandbox:
                         if isinstance(t, torch.Tensor)]
         with torch.no_grad():
             self._pristine = [t.detach().clone() for _, t in self._inputs]
-            state = reachable_state(fn, tuple(args), dict(kwargs)).values()
+            named = named_state(fn, tuple(args), dict(kwargs))
+            state = named.values()
             self._state = [(t, t.detach().clone()) for t in state]
+            self._state_labels = list(named)
             self._grads = [(t, None if t.grad is None else t.grad.detach().clone())
                            for t in state if isinstance(t, torch.nn.Parameter)
                            or (t.requires_grad and t.is_leaf)]  # a plain leaf weight too
@@ -184,6 +212,26 @@ class Sandbox:
         return [label for (label, t), v in zip(self._inputs, self._versions, strict=True)
                 if tensor_version(t) != v]
 
+    def changed_state(self) -> list[str]:
+        """Labels of the state tensors (parameters, buffers, tensors the code names) whose
+        values differ from those the sandbox started with (NaN matching NaN)."""
+        return [label for label, (tensor, saved) in zip(self._state_labels, self._state,
+                                                        strict=True)
+                if not _same_values(tensor, saved)]
+
+    def state_named(self, labels: list[str]) -> list[tuple[str, torch.Tensor]]:
+        """``(label, tensor)`` of the state tensors with those labels."""
+        found = {label: t for label, (t, _) in zip(self._state_labels, self._state,
+                                                   strict=True)}
+        return [(label, found[label]) for label in labels if label in found]
+
+    def produced(self, output: Any, mutated: list[str], state: list[str]) -> Produced:
+        """What the call just made produced: ``output``, the inputs labelled ``mutated``
+        and the state tensors labelled ``state`` (as they are now), whether it drew
+        random numbers since the last ``reset()``."""
+        return Produced.of(output, list(zip(mutated, self.inputs_named(mutated), strict=True)),
+                           self.state_named(state), self.rng_used())
+
     def held_storages(self) -> set[int]:
         """Storages in use before any call: the input copies, the state tensors the call
         can reach and their gradients (a forward that saves them for backward keeps
@@ -208,6 +256,15 @@ class Sandbox:
         finally:
             sys.stdout.flush()
             self.printed_lines += counter.total
+
+
+def _same_values(tensor: torch.Tensor, saved: torch.Tensor) -> bool:
+    if tensor.shape != saved.shape or tensor.dtype != saved.dtype:
+        return False
+    if torch.equal(tensor, saved):
+        return True
+    floating = saved.is_floating_point() or saved.is_complex()
+    return floating and bool(torch.allclose(tensor, saved, rtol=0.0, atol=0.0, equal_nan=True))
 
 
 def _rng_state() -> tuple[torch.Tensor, list[torch.Tensor]]:
