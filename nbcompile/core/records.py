@@ -339,9 +339,10 @@ class CompileProgress(Record):
 @dataclass
 class EagerRuns(Record):
     """Calls of a target that ran eagerly under a ``torch.compiler.set_stance`` stance
-    (``force_eager``; ``eager_on_recompile`` when no compiled code fitted the call)."""
+    (``force_eager``; ``eager_on_recompile`` when no compiled code fitted the call), or
+    that ``fail_on_recompile`` refused (raised: they would have compiled)."""
 
-    stance: str  # force_eager | eager_on_recompile
+    stance: str  # force_eager | eager_on_recompile | fail_on_recompile
     count: int  # calls
     cells: list[int] = field(default_factory=list)  # execution counts of their cells
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..core.frames import is_cell_file
+from ..core.insight.advice import frame_words
 from ..core.insight.break_ranking import rank_breaks
 from ..core.notebook.cache import describe_cache
-from ..core.insight.advice import frame_words
 from ..core.records import CompileProgress, Recompile, SourceLine, TargetRecord
 from ..core.trace.stacks import cell_frame
 
@@ -103,7 +103,9 @@ def eager_text(record: TargetRecord) -> str:
         cells = ", ".join(f"[{n}]" for n in runs.cells)
         where = f", cell{'s' if len(runs.cells) > 1 else ''} {cells}" if cells else ""
         times = "once" if runs.count == 1 else f"{runs.count} times"
-        parts.append(f"ran eagerly {times}: {runs.stance} stance{where}")
+        what = ("refused (it would compile)" if runs.stance == "fail_on_recompile"
+                else "ran eagerly")
+        parts.append(f"{what} {times}: {runs.stance} stance{where}")
     return "; ".join(parts)
 
 

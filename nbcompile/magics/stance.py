@@ -31,7 +31,8 @@ def set_for_what_follows(name: str) -> None:
     calls that run eagerly from the next cell on)."""
     stance.set_stance(name)
     print(f"nbcompile: torch.compile stance is now {name} for the cells that follow"
-          + (" (calls that run eagerly are counted)" if name in stance.EAGER_STANCES else ""))
+          + (" (calls that run eagerly or are refused are counted)"
+             if name in stance.EAGER_STANCES else ""))
 
 
 @magics_class
@@ -55,6 +56,8 @@ class StanceMagics(Magics):
         if name in stance.EAGER_STANCES:
             session.eager.start()
         shell = self.shell
+        if shell is None:
+            raise UsageError("%%stance: no IPython shell")
         number = get_history().current()
         text = f"# %%stance {line}\n{shell.transform_cell(cell)}"  # line numbers match
         filename = shell.compile.cache(text, number or 0, raw_code=text)

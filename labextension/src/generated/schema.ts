@@ -274,6 +274,17 @@ export const RECORD_SCHEMA: unknown = {
           ],
           "description": "status compiling: where the running compile is (absent once it finished)"
         },
+        "stance": {
+          "type": "string",
+          "description": "the `torch.compiler.set_stance` stance in force (`%%stance`, `%nbcompile stance`)"
+        },
+        "eager_runs": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/EagerRuns"
+          },
+          "description": "calls that ran eagerly"
+        },
         "graph_break_count": {
           "type": "integer",
           "description": "len(graph_breaks)"
@@ -528,6 +539,27 @@ export const RECORD_SCHEMA: unknown = {
             "additionalProperties": {}
           },
           "description": "torch's Chrome-trace events of this compile (`ph` B/E/i, `ts` in us, `name`, `cat`...), for `report(x).save_chrome_trace(path)`; kept in the kernel, left out of published records."
+        },
+        "cell": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "Execution count of the cell run that made the call (None: unknown, e.g. no cell ran)."
+        },
+        "changed_by": {
+          "type": "array",
+          "items": {
+            "type": "integer"
+          },
+          "description": "Execution counts of the cell runs since the frame's previous compile that changed what the failed guard reads (a global, a module's `training`); empty: none known."
+        },
+        "changes": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "those, in words: `cell [7] set X = 1`"
         }
       },
       "required": [
@@ -716,6 +748,31 @@ export const RECORD_SCHEMA: unknown = {
         "guard": {
           "type": "string",
           "description": "the failed guard as Dynamo wrote it"
+        },
+        "frame": {
+          "type": "string",
+          "description": "the code recompiled (a resumed part: `torch_dynamo_resume_in_<fn>_at_<n>`)"
+        },
+        "cell": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "execution count of the cell run whose call recompiled"
+        },
+        "changed_by": {
+          "type": "array",
+          "items": {
+            "type": "integer"
+          },
+          "description": "cells that changed what it reads"
+        },
+        "changes": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "in words: `cell [7] set SCALE = 0.5`"
         }
       },
       "required": [
@@ -1003,6 +1060,34 @@ export const RECORD_SCHEMA: unknown = {
         "kernels_total",
         "kernels_done",
         "kernel_language"
+      ],
+      "additionalProperties": false
+    },
+    "EagerRuns": {
+      "title": "EagerRuns",
+      "type": "object",
+      "description": "Calls of a target that ran eagerly under a `torch.compiler.set_stance` stance (`force_eager`; `eager_on_recompile` when no compiled code fitted the call), or that `fail_on_recompile` refused (raised: they would have compiled).",
+      "properties": {
+        "stance": {
+          "type": "string",
+          "description": "force_eager | eager_on_recompile | fail_on_recompile"
+        },
+        "count": {
+          "type": "integer",
+          "description": "calls"
+        },
+        "cells": {
+          "type": "array",
+          "items": {
+            "type": "integer"
+          },
+          "description": "execution counts of their cells"
+        }
+      },
+      "required": [
+        "stance",
+        "count",
+        "cells"
       ],
       "additionalProperties": false
     },

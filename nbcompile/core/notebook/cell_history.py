@@ -160,14 +160,18 @@ class CellHistory:
 
     # --- attribution ---
     def changes_for(self, guard: str, reason: str, since: int) -> list[Change]:
-        """The changes since cell run ``since`` (included; -1: all) to what ``guard``
-        (or its words, ``reason``) reads, the running cell's so far included."""
+        """The changes after cell run ``since`` (the previous compile's; -1: all) to what
+        ``guard`` (or its words, ``reason``) reads, the running cell's so far included.
+        Run ``since`` itself counts only when no later run changed it: its change may have
+        come before that compile's call (its diff cannot say), but with no later change the
+        guard failing says it came after."""
         roots = reads(guard, reason)
         if not roots:
             return []
         text = f"{guard} {reason}"
-        found = [c for c in self.changes if c.run >= since and c.root in roots
-                 and (not c.attr or c.attr in text)]
+        relevant = [c for c in self.changes if c.run >= since and c.root in roots
+                    and (not c.attr or c.attr in text)]
+        found = [c for c in relevant if c.run > since]
         if self._running:
             namespace = self._held
             for root in sorted(roots):
@@ -180,7 +184,7 @@ class CellHistory:
                 diff = _diff(root, self._before[root], now, namespace[root])
                 if diff is not None and (not diff[0] or diff[0] in text):
                     found.append(Change(self.run, self._cell, root, *diff))
-        return found
+        return found or relevant
 
 
 def reads(guard: str, reason: str) -> set[str]:

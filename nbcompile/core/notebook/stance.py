@@ -2,7 +2,8 @@
 
 Under ``force_eager`` every call of a compiled function runs its Python code; under
 ``eager_on_recompile`` a call whose guards no compiled entry passes runs eagerly instead
-of recompiling. torch says neither in its trace, so while such a stance is in force the
+of recompiling, and under ``fail_on_recompile`` it raises (the first call too: nothing is
+compiled). torch says none of these in its trace, so while such a stance is in force the
 targets' calls are heard as they start (``calls.each_call``) and counted per target, with
 the cell they ran in: a status never stays "waiting for first call" for a target that ran.
 """
@@ -19,7 +20,7 @@ import torch
 
 from .. import torch_compat
 from ..trace.parsers import explain_reasons
-from ..trace.payloads import split_recompile_reasons
+from ..trace.payloads import recompile_reason_groups
 from . import calls
 from .cell_history import get_history
 from .target_state import forward_arg_names
@@ -27,8 +28,8 @@ from .usernames import module_text
 
 #: The stances ``%%stance`` and ``%nbcompile stance`` accept.
 STANCES = ("default", "fail_on_recompile", "eager_on_recompile", "force_eager")
-#: The stances under which a call may run eagerly (and is counted).
-EAGER_STANCES = ("force_eager", "eager_on_recompile")
+#: The stances under which a call may run eagerly, or be refused (and is counted).
+EAGER_STANCES = ("force_eager", "eager_on_recompile", "fail_on_recompile")
 
 
 def current() -> str:
@@ -47,12 +48,13 @@ def set_stance(name: str) -> str:
 
 def ran_eagerly(stance: str, target: Any, fn: Any, args: tuple[Any, ...],
                 kwargs: dict[str, Any]) -> bool:
-    """Whether a call starting now under ``stance`` runs eagerly: every call under
-    ``force_eager``; under ``eager_on_recompile`` one that no compiled entry of ``fn``'s
-    code accepts (when torch cannot be asked: only while nothing is compiled)."""
+    """Whether a call starting now under ``stance`` runs eagerly (or, under
+    ``fail_on_recompile``, is refused): every call under ``force_eager``; under the
+    others one that no compiled entry of ``fn``'s code accepts (when torch cannot be
+    asked: only while nothing is compiled)."""
     if stance == "force_eager":
         return True
-    if stance != "eager_on_recompile":
+    if stance not in EAGER_STANCES:
         return False
     code = getattr(fn, "__code__", None)
     passes = None
@@ -123,9 +125,11 @@ def parse_refusal(message: str) -> Refusal | None:
         return None
     _, _, failures = message.partition("guard failure(s):")
     lines = (re.sub(r"^\s*- ?", "", line) for line in failures.splitlines())
-    guards = split_recompile_reasons("\n".join(lines))
-    return Refusal(m.group("file"), m.group("fn"), int(m.group("line")), "; ".join(guards),
-                   explain_reasons(guards), cell=get_history().current())
+    groups = recompile_reason_groups("\n".join(lines))  # the newest compiled version first
+    guards = list(dict.fromkeys(g for group in groups for g in group))
+    newest = groups[0] if groups else []
+    return Refusal(m.group("file"), m.group("fn"), int(m.group("line")), "; ".join(newest),
+                   explain_reasons(guards, newest), cell=get_history().current())
 
 
 def explain_refusal(refusal: Refusal, target: Any) -> Refusal:

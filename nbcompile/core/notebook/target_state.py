@@ -134,10 +134,10 @@ class Target:
             runs = EagerRuns(stance=stance, count=0)
             self.eager_runs.append(runs)
         runs.count += 1
-        new_cell = cell is not None and cell not in runs.cells
-        if new_cell:
+        if cell is not None and cell not in runs.cells:
             runs.cells.append(cell)
-        return new_cell or runs.count == 1
+            return True
+        return runs.count == 1
 
     def name_in(self, record: CompileRecord, failure: TargetError | None = None) -> None:
         """Write a module target's names into a compile of its own code: guards and
