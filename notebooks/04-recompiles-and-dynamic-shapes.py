@@ -302,6 +302,61 @@ assert fixes.baseline.breaks >= 1
 assert nbcompile.report(scale_by_max).recompile_count == 3
 
 # %% [markdown]
+# ## Out of order: which cell caused it, and `%%stance`
+#
+# Notebooks are run out of order: you go back, change a global two cells up, and run
+# the call again. The recompile is paid in the cell of the call, but caused in another.
+# nbcompile notes, per cell run, which globals (and which modules' `training` flags)
+# it changed, so each recompile names both: the cell that changed what the failed
+# guard reads, and the cell whose call recompiled (`.changed_by`, `.cell`).
+
+# %%
+# %%compile --backend eager
+def activate(x):
+    return torch.relu(x) if ACTIVATION == "relu" else torch.tanh(x)
+
+
+# %%
+ACTIVATION = "relu"
+activate(torch.randn(4))    # compiles for ACTIVATION == "relu"
+
+# %%
+ACTIVATION = "tanh"         # changed here, two cells above the call
+
+# %%
+print("a cell in between")
+
+# %%
+activate(torch.randn(4))    # the guard on ACTIVATION fails: recompile
+rc = nbcompile.report(activate).recompiles[-1]
+print(rc.reason)
+print("changed by:", rc.changes, "| the call in cell", rc.cell)
+
+# %%
+# check: the recompile names the cell of the call and the cell two above that set the global
+assert rc.cell is not None and rc.changed_by == [rc.cell - 2], (rc.cell, rc.changed_by)
+assert "ACTIVATION = 'tanh'" in rc.changes[0]
+
+# %% [markdown]
+# When a function must not recompile any more (a training loop you have tuned),
+# `%%stance fail_on_recompile` runs one cell under
+# `torch.compiler.set_stance("fail_on_recompile")`: a call that would recompile raises
+# instead, and nbcompile says which guard failed and which cell changed what it reads.
+# (`%nbcompile stance NAME` sets a stance for the cells that follow; `force_eager` and
+# `eager_on_recompile` run calls eagerly, and the summary counts them.)
+
+# %%
+ACTIVATION = "sigmoid"
+
+# %% tags=["raises-exception"]
+# %%stance fail_on_recompile
+activate(torch.randn(4))
+
+# %%
+# check: the refused call compiled nothing
+assert nbcompile.report(activate).recompile_count == 1
+
+# %% [markdown]
 # ## What you saw
 #
 # * Every compiled graph has guards; a failed guard means a recompile, and
@@ -313,5 +368,7 @@ assert nbcompile.report(scale_by_max).recompile_count == 3
 #   single log warning; nbcompile's advice points it out. Values read with `.item()`
 #   and other Python numbers are a common cause: keep them as tensors.
 # * `nbcompile.suggest` proves a fix on a copy before you change your code.
+# * Each recompile names the cell whose call paid for it and the cell that changed what
+#   its guard reads; `%%stance fail_on_recompile` stops the next one, in words.
 #
 # Next: **5. Reading generated code**.

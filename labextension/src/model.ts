@@ -49,7 +49,18 @@ export type IGraphBreak = View<
   }
 >;
 
-export type IRecompile = View<R.Recompile, 'reason' | 'compile_id' | 'guard'>;
+export type IRecompile = View<
+  R.Recompile,
+  'reason' | 'compile_id' | 'guard',
+  {
+    /** Execution count of the cell whose call recompiled (null: unknown). */
+    cell: number | null;
+    /** Execution counts of the cells that changed what the failed guard reads. */
+    changed_by: number[];
+    /** Those changes in words: `cell [7] set SCALE = 0.5`. */
+    changes: string[];
+  }
+>;
 
 export type IKernel = View<
   R.Kernel,
@@ -161,6 +172,8 @@ export type ITargetRecord = View<
     /** The target's source lines, each with what became of it. */
     annotations: IAnnotation[];
     code_diffs: ICodeDiff[];
+    /** The torch.compiler.set_stance stance in force (`default` when not said). */
+    stance: string;
   }
 >;
 

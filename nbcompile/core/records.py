@@ -106,6 +106,12 @@ class Recompile(Record):
     reason: str  # the failed guard in words, e.g. ``tensor 'x' dtype mismatch. ...``
     compile_id: str = ""  # ``"0/1"``: frame 0, its second compile
     guard: str = ""  # the failed guard as Dynamo wrote it
+    frame: str = ""  # the code recompiled (a resumed part: ``torch_dynamo_resume_in_<fn>_at_<n>``)
+    cell: int | None = None  # execution count of the cell run whose call recompiled
+    changed_by: list[int] = field(default_factory=list)  # cells that changed what it reads
+    changes: list[str] = field(default_factory=list)  # in words: ``cell [7] set SCALE = 0.5``
+
+    OPTIONAL_KEYS = frozenset({"frame", "cell", "changed_by", "changes"})
 
 
 @dataclass
@@ -177,9 +183,17 @@ class CompileRecord(Record):
     # ("skipping cudagraphs due to mutated inputs ..."; ``--mode reduce-overhead``): empty
     # when torch said nothing (a skip it counted with no reason is said as such).
     cudagraphs: list[str] = field(default_factory=list)
+    # Execution count of the cell run that made the call (None: unknown, e.g. no cell ran).
+    cell: int | None = None
+    # Execution counts of the cell runs since the frame's previous compile that changed what
+    # the failed guard reads (a global, a module's ``training``); empty: none known.
+    changed_by: list[int] = field(default_factory=list)
+    changes: list[str] = field(default_factory=list)  # those, in words: ``cell [7] set X = 1``
+    _run: int = -1  # the cell run's sequence number (internal: where changes are looked from)
 
     OPTIONAL_KEYS = frozenset({"recompile_guard", "post_grad_graphs", "recompile_limit",
-                               "phases", "guard_latency_s", "chromium_events", "cudagraphs"})
+                               "phases", "guard_latency_s", "chromium_events", "cudagraphs",
+                               "cell", "changed_by", "changes"})
 
 
 @dataclass
@@ -330,6 +344,17 @@ class CompileProgress(Record):
 
 
 @dataclass
+class EagerRuns(Record):
+    """Calls of a target that ran eagerly under a ``torch.compiler.set_stance`` stance
+    (``force_eager``; ``eager_on_recompile`` when no compiled code fitted the call), or
+    that ``fail_on_recompile`` refused (raised: they would have compiled)."""
+
+    stance: str  # force_eager | eager_on_recompile | fail_on_recompile
+    count: int  # calls
+    cells: list[int] = field(default_factory=list)  # execution counts of their cells
+
+
+@dataclass
 class TargetRecord(Record):
     """Everything known about one compiled target, as one JSON-ready record.
 
@@ -370,10 +395,14 @@ class TargetRecord(Record):
     compiled_inside: str = ""
     # status compiling: where the running compile is (absent once it finished)
     progress: CompileProgress | None = None
+    # the ``torch.compiler.set_stance`` stance in force (``%%stance``, ``%nbcompile stance``)
+    stance: str = "default"
+    eager_runs: list[EagerRuns] = field(default_factory=list)  # calls that ran eagerly
 
     OPTIONAL_KEYS = frozenset({"annotations", "code_diffs", "advice", "preview", "torch_logs",
                              "code_piece_count", "truncated", "omitted", "compiled_inside",
-                             "status_text", "progress", "progress_text"})
+                             "status_text", "progress", "progress_text", "stance",
+                             "eager_runs"})
     COMPUTED = {
         "graph_break_count": (int, "len(graph_breaks)"),
         "recompile_count": (int, "len(recompiles)"),

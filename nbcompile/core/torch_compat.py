@@ -384,6 +384,37 @@ def allow_rnn() -> bool | None:
     return bool(found) if found is not None else None
 
 
+STANCE = _name(
+    "torch._dynamo.eval_frame._stance",
+    "the stance torch.compile runs under, shown with each record",
+    "'default' (a stance set with torch.compiler.set_stance is not seen)", default=None)
+CACHE_ENTRIES = _name(
+    "torch._C._dynamo.eval_frame._debug_get_cache_entry_list",
+    "counting the calls eager_on_recompile ran eagerly",
+    "such calls are counted only while nothing was compiled", default=None)
+
+
+def current_stance() -> str:
+    """The name of the ``torch.compiler.set_stance`` stance in force (``default``)."""
+    found = STANCE.get()
+    name = getattr(found, "stance", None)
+    return name if isinstance(name, str) else "default"
+
+
+def guards_pass(code: Any, f_locals: dict[str, Any]) -> bool | None:
+    """Whether one of the compiled entries torch holds for ``code`` accepts a frame with
+    ``f_locals`` (its guards pass): False when none does or none is held; None when
+    torch cannot be asked."""
+    entries_of = CACHE_ENTRIES.get()
+    if entries_of is None:
+        return None
+    try:
+        entries = entries_of(code)
+        return any(bool(e.guard_manager.check(f_locals)) for e in entries)
+    except Exception:  # a torch whose guard managers differ: not known
+        return None
+
+
 def unsupported_error_types() -> tuple[type, ...]:
     found = UNSUPPORTED.get()
     return (found,) if isinstance(found, type) else ()

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..core.frames import is_cell_file
+from ..core.insight.advice import frame_words
 from ..core.insight.break_ranking import rank_breaks
 from ..core.notebook.cache import describe_cache
-from ..core.records import CompileProgress, SourceLine, TargetRecord
+from ..core.records import CompileProgress, Recompile, SourceLine, TargetRecord
 from ..core.trace.stacks import cell_frame
 
 ItemKind = Literal["note", "cache", "graph_break", "recompile", "error", "torch_logs",
@@ -84,7 +85,7 @@ def status_text(record: TargetRecord, now: float | None = None) -> str:
             return f"compiling... {now - record.compiling_since:.0f}s{step}"
         return f"compiling...{step}"
     if record.status == "pending":
-        return "waiting for first call"
+        return eager_text(record) or "waiting for first call"
     if record.status == "not_compiled":
         return "not compiled (runs eagerly)"
     if record.status == "compiled_inside":
@@ -92,6 +93,39 @@ def status_text(record: TargetRecord, now: float | None = None) -> str:
     if record.status == "failed" and record.error and record.error.type == "KeyboardInterrupt":
         return "interrupted (the next call compiles again)"
     return record.status
+
+
+def eager_text(record: TargetRecord) -> str:
+    """Calls that ran eagerly under a stance, in words: ``ran eagerly 2 times:
+    force_eager stance, cell [5]`` ("" when none)."""
+    parts = []
+    for runs in record.eager_runs:
+        cells = ", ".join(f"[{n}]" for n in runs.cells)
+        where = f", cell{'s' if len(runs.cells) > 1 else ''} {cells}" if cells else ""
+        times = "once" if runs.count == 1 else f"{runs.count} times"
+        what = ("refused (it would compile)" if runs.stance == "fail_on_recompile"
+                else "ran eagerly")
+        parts.append(f"{what} {times}: {runs.stance} stance{where}")
+    return "; ".join(parts)
+
+
+def recompile_label(rc: Recompile, number: int) -> str:
+    """Which frame recompiled and which recompile of it: ``#2 of `f` (torch's compile
+    id 0/2)``; a resumed part is named as such (``the part of `f` after its graph break
+    at line 4``)."""
+    frame = frame_words(rc.frame) if rc.frame else "its frame"
+    return f"#{number} of {frame} (torch's compile id {rc.compile_id})"
+
+
+def recompile_text(rc: Recompile) -> str:
+    """A recompile's reason, then the cells: who changed what the guard reads, and the
+    call that paid for it (``cell [7] set SCALE = 0.5; the call in cell [9] recompiled``)."""
+    if rc.cell is None:
+        return rc.reason
+    who = ("; ".join(rc.changes) if rc.changes
+           else "which cell changed what it reads is not known (not a global or a "
+                "module's mode that a cell set)")
+    return f"{rc.reason} — {who}; the call in cell [{rc.cell}] recompiled"
 
 
 #: Steps shorter than this are left out of "so far" (torch passes through many briefly).
@@ -157,8 +191,14 @@ def _items(r: TargetRecord) -> tuple[SummaryItem, ...]:
                           locate(gb.filename, gb.lineno, gb.stack),
                           link=gb.doc_url, link_label=gb.gb_id)
               for gb in (b.graph_break for b in rank_breaks([r]))]  # most hit first
-    items += [SummaryItem("recompile", clip(rc.reason), compile_id=rc.compile_id)
-              for rc in r.recompiles[:MAX_RECOMPILE_ITEMS]]
+    if r.status != "pending" and (eager := eager_text(r)):
+        items.append(SummaryItem("note", eager))
+    per_frame: dict[str, int] = {}
+    for rc in r.recompiles[:MAX_RECOMPILE_ITEMS]:
+        frame = rc.compile_id.split("/", 1)[0]
+        per_frame[frame] = per_frame.get(frame, 0) + 1
+        items.append(SummaryItem("recompile", clip(recompile_text(rc)),
+                                 compile_id=recompile_label(rc, per_frame[frame])))
     if (more := len(r.recompiles) - MAX_RECOMPILE_ITEMS) > 0:
         items.append(SummaryItem("note", f"{more} more recompiles \u2014 in the kernel: "
                                  f"nbcompile.report({r.name}).recompiles"))

@@ -14,6 +14,7 @@ from .compile import CompileMagics
 from .diagnose import DiagnoseMagics
 from .errors import install_error_display, uninstall_error_display
 from .profile import ProfileMagics
+from .stance import StanceMagics, install_cell_events, uninstall_cell_events
 from .suggest import SuggestMagics
 
 #: torch's compile log records routed into records while loaded (see core.notebook.torch_logs).
@@ -21,7 +22,7 @@ _torch_logs: TorchLogRouting | None = None
 
 #: Magics classes registered by ``%load_ext nbcompile``.
 MAGICS: list[type] = [CompileMagics, CompareMagics, SuggestMagics, AdminMagics, ProfileMagics,
-                      DiagnoseMagics]
+                      DiagnoseMagics, StanceMagics]
 
 
 def load_ipython_extension(shell: Any) -> None:
@@ -35,6 +36,7 @@ def load_ipython_extension(shell: Any) -> None:
         _torch_logs = TorchLogRouting(session.owner_of)
         _torch_logs.install()
     install_error_display(shell)
+    install_cell_events(shell)
     inspector_comm.register()
 
 
@@ -47,6 +49,7 @@ def unload_ipython_extension(shell: Any) -> None:
         _torch_logs = None
     cache.restore()
     uninstall_error_display(shell)
+    uninstall_cell_events(shell)
     for magics in MAGICS:
         for kind, table in magics.magics.items():
             for name in table:

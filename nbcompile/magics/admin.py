@@ -17,6 +17,7 @@ from ..display import budget
 from ..display.cache_info import info_text
 from ..display.units import format_bytes
 from .arguments import unquoted
+from .stance import set_for_what_follows, stance_name
 
 
 @magics_class
@@ -24,11 +25,13 @@ class AdminMagics(Magics):
     """The ``%nbcompile`` line magic (administration)."""
 
     @magic_arguments()
-    @argument("command", choices=["cache", "open", "config"],
+    @argument("command", choices=["cache", "open", "config", "stance"],
               help="cache: manage the compile cache; open PATH: show a TORCH_TRACE run; "
-                   "config: settings (--output-budget).")
+                   "config: settings (--output-budget); stance NAME: the "
+                   "torch.compiler.set_stance stance for the cells that follow.")
     @argument("path", nargs="?", default=None,
-              help="open: a TORCH_TRACE log file or directory (quote paths with spaces).")
+              help="open: a TORCH_TRACE log file or directory (quote paths with spaces); "
+                   "stance: fail_on_recompile | eager_on_recompile | force_eager | default.")
     @argument("--dir", default=None, metavar="D",
               help="Use D (created 0700; must be yours and not group/world-writable) "
                    "for Inductor's on-disk caches from now on.")
@@ -48,7 +51,9 @@ class AdminMagics(Magics):
     def nbcompile(self, line: str) -> None:
         """Manage nbcompile: ``%nbcompile cache [--dir D | --clear | --info]``, show a
         TORCH_TRACE run (a log file or a directory of per-rank logs): ``%nbcompile open PATH
-        [--source-root DIR]``, or change settings: ``%nbcompile config [--output-budget SIZE]``.
+        [--source-root DIR]``, change settings: ``%nbcompile config [--output-budget SIZE]``,
+        or set the ``torch.compiler.set_stance`` stance for the cells that follow:
+        ``%nbcompile stance fail_on_recompile|eager_on_recompile|force_eager|default``.
         Ctrl-C during ``open`` shows the files read so far, marked interrupted.
 
         nbcompile keeps Inductor's compile caches (FX graph cache, AOTAutograd cache,
@@ -68,6 +73,12 @@ class AdminMagics(Magics):
                              "%nbcompile open PATH --source-root DIR")
         if args.command == "config":
             _config(args)
+            return
+        if args.command == "stance":
+            if args.dir is not None or args.clear or args.info:
+                raise UsageError("%nbcompile stance: only a stance name, e.g. "
+                                 "%nbcompile stance fail_on_recompile")
+            set_for_what_follows(stance_name(args.path or "", "%nbcompile stance"))
             return
         if args.command == "open":
             self._open(args)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.notebook.session import get_session
+from ..core.notebook.stance import Refusal, explain_refusal, parse_refusal
 from ..core.torch_compat import unsupported_error_types
 from ..core.trace.payloads import parse_dynamo_message, source_line
 from ..core.trace.stacks import cell_frame, stack_of_frames
@@ -69,11 +70,36 @@ def describe_unsupported(shell: Any, value: BaseException) -> str:
     return "\n".join(lines)
 
 
+def describe_refusal(shell: Any, refusal: Refusal) -> str:
+    """A call ``fail_on_recompile`` refused, in words: the target, the guard that failed,
+    the cells that changed what it reads, and how to let it recompile."""
+    target = get_session().target_for_stack([{"filename": refusal.filename,
+                                              "line": refusal.lineno}])
+    explain_refusal(refusal, target)
+    who = f"`{target.name}`" if target else f"`{refusal.function}`"
+    call = f"the call in cell [{refusal.cell}]" if refusal.cell is not None else "this call"
+    lines = [f"nbcompile: {call} would recompile {who}, and the stance is fail_on_recompile, "
+             "so torch refused it.",
+             f"Guard that failed: {refusal.reason or refusal.guard or 'not given by torch'}"]
+    lines.append("Changed by: " + ("; ".join(refusal.changes) if refusal.changes else
+                                   "not known (not a global or a module's mode a cell set)"))
+    lines.append("To let it recompile, run the call outside %%stance fail_on_recompile (or "
+                 "under %%stance eager_on_recompile to run it eagerly).")
+    return "\n".join(lines)
+
+
 def _handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: Any = None) -> Any:
     """IPython discards what a custom handler returns: it must display the error itself."""
     if isinstance(value, CellSyntaxError):
         stb = shell.SyntaxTB.structured_traceback(SyntaxError, value, [])
         shell._showtraceback(SyntaxError, value, stb)
+        return stb
+    refusal = parse_refusal(str(value)) if type(value) is RuntimeError else None
+    if refusal is not None:
+        text = str(value).strip()
+        stb = [describe_refusal(shell, refusal), "",
+               f"{etype.__name__}: {text.splitlines()[0] if text else ''}"]
+        shell._showtraceback(etype, value, stb)
         return stb
     if getattr(value, "innermost_user_frame_summary", None) is None:
         shell.showtraceback((etype, value, tb), tb_offset=tb_offset, running_compiled_code=True)
@@ -86,7 +112,7 @@ def _handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: 
 
 
 def install_error_display(shell: Any) -> None:
-    types = (CellSyntaxError, *_unsupported_types())
+    types = (CellSyntaxError, RuntimeError, *_unsupported_types())  # RuntimeError: refusals
     if id(shell) in _saved:
         return
     _saved[id(shell)] = (tuple(shell.custom_exceptions), shell.CustomTB)

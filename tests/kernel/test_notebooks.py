@@ -61,8 +61,12 @@ SHOWS: dict[str, list[tuple[str, str, str]]] = {
     "04-recompiles-and-dynamic-shapes": [
         ("%%compile", "def soft_norm",
          r"soft_norm \(function\): compiled; 3 graph\(s\), 0 break\(s\), 2 recompile\(s\).*"
-         r"recompile 0/1: tensor 'x' size mismatch at index 0\. expected 8, actual 12.*"
-         r"recompile 0/2: tensor 'x' dtype mismatch"),
+         r"recompile #1 of `soft_norm` \(torch's compile id 0/1\): tensor 'x' size mismatch "
+         r"at index 0\. expected 8, actual 12.*"
+         r"recompile #2 of `soft_norm` \(torch's compile id 0/2\): tensor 'x' dtype mismatch"),
+        ("%%compile --backend eager", "def activate",
+         r"recompile #1 of `activate` .*global ACTIVATION changed.*"
+         r"set ACTIVATION = 'tanh'; the call in cell \[\d+\] recompiled"),
         ("%%compile --no-dynamic", "def norm_static",
          r"norm_static \(function\): compiled; 7 graph\(s\), 0 break\(s\), 6 recompile\(s\).*"
          r"recompile storm"),

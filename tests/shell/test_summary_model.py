@@ -38,7 +38,12 @@ def test_model_items_and_both_renderers(ip):
     assert gb.location is not None and gb.location.where == f"line {rec.graph_breaks[0].lineno}"
     assert gb.location.via == ""  # a cell line needs no "reached from"
     recompiles = [i for i in t.items if i.kind == "recompile"]
-    assert [i.compile_id for i in recompiles] == [r.compile_id for r in rec.recompiles]
+    # which frame (the cell's function or its part resumed after the break) and which
+    # recompile of that frame, with torch's compile id
+    resumed = "the part of `model_breaks` after its graph break at line 5"
+    assert [i.compile_id for i in recompiles] == [
+        f"#1 of {'`model_breaks`' if r.frame == 'model_breaks' else resumed} "
+        f"(torch's compile id {r.compile_id})" for r in rec.recompiles]
 
     text, html = render_text(summary), render_html(summary)
     assert text.splitlines()[0].startswith("model_breaks (function): compiled; ")

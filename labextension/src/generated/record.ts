@@ -151,6 +151,14 @@ export interface TargetRecord {
    */
   progress?: CompileProgress | null;
   /**
+   * the `torch.compiler.set_stance` stance in force (`%%stance`, `%nbcompile stance`)
+   */
+  stance?: string;
+  /**
+   * calls that ran eagerly
+   */
+  eager_runs?: EagerRuns[];
+  /**
    * len(graph_breaks)
    */
   graph_break_count: number;
@@ -333,6 +341,18 @@ export interface CompileRecord {
    * What torch logged about CUDA graphs for this compile's graphs, in its own words ("skipping cudagraphs due to mutated inputs ..."; `--mode reduce-overhead`): empty when torch said nothing (a skip it counted with no reason is said as such).
    */
   cudagraphs?: string[];
+  /**
+   * Execution count of the cell run that made the call (None: unknown, e.g. no cell ran).
+   */
+  cell?: number | null;
+  /**
+   * Execution counts of the cell runs since the frame's previous compile that changed what the failed guard reads (a global, a module's `training`); empty: none known.
+   */
+  changed_by?: number[];
+  /**
+   * those, in words: `cell [7] set X = 1`
+   */
+  changes?: string[];
 }
 /**
  * One piece of generated code: a C++/Triton kernel, an extern call or the wrapper.
@@ -441,6 +461,22 @@ export interface Recompile {
    * the failed guard as Dynamo wrote it
    */
   guard: string;
+  /**
+   * the code recompiled (a resumed part: `torch_dynamo_resume_in_<fn>_at_<n>`)
+   */
+  frame?: string;
+  /**
+   * execution count of the cell run whose call recompiled
+   */
+  cell?: number | null;
+  /**
+   * cells that changed what it reads
+   */
+  changed_by?: number[];
+  /**
+   * in words: `cell [7] set SCALE = 0.5`
+   */
+  changes?: string[];
 }
 /**
  * What became of one source line (`%%compile --annotate`, `report(obj).annotate()`).
@@ -622,6 +658,23 @@ export interface CompileProgress {
    * `C++` or `Triton`
    */
   kernel_language: string;
+}
+/**
+ * Calls of a target that ran eagerly under a `torch.compiler.set_stance` stance (`force_eager`; `eager_on_recompile` when no compiled code fitted the call), or that `fail_on_recompile` refused (raised: they would have compiled).
+ */
+export interface EagerRuns {
+  /**
+   * force_eager | eager_on_recompile | fail_on_recompile
+   */
+  stance: string;
+  /**
+   * calls
+   */
+  count: number;
+  /**
+   * execution counts of their cells
+   */
+  cells: number[];
 }
 /**
  * The result of `compare()`: one row per mode, eager first.

@@ -274,6 +274,17 @@ export const RECORD_SCHEMA: unknown = {
           ],
           "description": "status compiling: where the running compile is (absent once it finished)"
         },
+        "stance": {
+          "type": "string",
+          "description": "the `torch.compiler.set_stance` stance in force (`%%stance`, `%nbcompile stance`)"
+        },
+        "eager_runs": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/EagerRuns"
+          },
+          "description": "calls that ran eagerly"
+        },
         "graph_break_count": {
           "type": "integer",
           "description": "len(graph_breaks)"
@@ -535,6 +546,27 @@ export const RECORD_SCHEMA: unknown = {
             "type": "string"
           },
           "description": "What torch logged about CUDA graphs for this compile's graphs, in its own words (\"skipping cudagraphs due to mutated inputs ...\"; `--mode reduce-overhead`): empty when torch said nothing (a skip it counted with no reason is said as such)."
+        },
+        "cell": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "Execution count of the cell run that made the call (None: unknown, e.g. no cell ran)."
+        },
+        "changed_by": {
+          "type": "array",
+          "items": {
+            "type": "integer"
+          },
+          "description": "Execution counts of the cell runs since the frame's previous compile that changed what the failed guard reads (a global, a module's `training`); empty: none known."
+        },
+        "changes": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "those, in words: `cell [7] set X = 1`"
         }
       },
       "required": [
@@ -730,6 +762,31 @@ export const RECORD_SCHEMA: unknown = {
         "guard": {
           "type": "string",
           "description": "the failed guard as Dynamo wrote it"
+        },
+        "frame": {
+          "type": "string",
+          "description": "the code recompiled (a resumed part: `torch_dynamo_resume_in_<fn>_at_<n>`)"
+        },
+        "cell": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "execution count of the cell run whose call recompiled"
+        },
+        "changed_by": {
+          "type": "array",
+          "items": {
+            "type": "integer"
+          },
+          "description": "cells that changed what it reads"
+        },
+        "changes": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "in words: `cell [7] set SCALE = 0.5`"
         }
       },
       "required": [
@@ -1017,6 +1074,34 @@ export const RECORD_SCHEMA: unknown = {
         "kernels_total",
         "kernels_done",
         "kernel_language"
+      ],
+      "additionalProperties": false
+    },
+    "EagerRuns": {
+      "title": "EagerRuns",
+      "type": "object",
+      "description": "Calls of a target that ran eagerly under a `torch.compiler.set_stance` stance (`force_eager`; `eager_on_recompile` when no compiled code fitted the call), or that `fail_on_recompile` refused (raised: they would have compiled).",
+      "properties": {
+        "stance": {
+          "type": "string",
+          "description": "force_eager | eager_on_recompile | fail_on_recompile"
+        },
+        "count": {
+          "type": "integer",
+          "description": "calls"
+        },
+        "cells": {
+          "type": "array",
+          "items": {
+            "type": "integer"
+          },
+          "description": "execution counts of their cells"
+        }
+      },
+      "required": [
+        "stance",
+        "count",
+        "cells"
       ],
       "additionalProperties": false
     },

@@ -167,7 +167,8 @@ export function parseTarget(o: R.TargetRecord): ITargetRecord | null {
     omitted: (o.omitted ?? []).map(parseOmission),
     torch_logs: (o.torch_logs ?? []).map(parseTorchLog),
     annotations: (o.annotations ?? []).map(parseAnnotation),
-    code_diffs: (o.code_diffs ?? []).map(parseCodeDiff)
+    code_diffs: (o.code_diffs ?? []).map(parseCodeDiff),
+    stance: o.stance ?? 'default'
   };
 }
 

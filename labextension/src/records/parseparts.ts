@@ -38,7 +38,14 @@ export function safeUrl(url: string): string {
 }
 
 export function parseRecompile(o: R.Recompile): IRecompile {
-  return { reason: o.reason, compile_id: o.compile_id, guard: o.guard };
+  return {
+    reason: o.reason,
+    compile_id: o.compile_id,
+    guard: o.guard,
+    cell: typeof o.cell === 'number' ? o.cell : null,
+    changed_by: (o.changed_by ?? []).filter(n => typeof n === 'number'),
+    changes: [...(o.changes ?? [])]
+  };
 }
 
 export function parseKernel(o: R.Kernel): IKernel {

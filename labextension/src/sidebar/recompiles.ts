@@ -1,6 +1,6 @@
 /** The "Recompiles" section: each recompile's compile id, reason and failed guard. */
 
-import { appendPaged, h } from '../ui/dom';
+import { appendPaged, button, h } from '../ui/dom';
 import { clip } from '../ui/format';
 import { ITargetRecord } from '../model';
 import { ISectionHost, MAX_TEXT, PAGE, Section } from './section';
@@ -33,6 +33,9 @@ export class RecompilesSection extends Section {
           ),
           h('span', { class: 'nbc-reason' }, clip(rc.reason, MAX_TEXT))
         );
+        if (rc.cell !== null) {
+          item.appendChild(this._cells(rc.changes, rc.changed_by, rc.cell));
+        }
         if (rc.guard && rc.guard !== rc.reason) {
           item.appendChild(
             h(
@@ -49,5 +52,30 @@ export class RecompilesSection extends Section {
       'recompiles'
     );
     return list;
+  }
+
+  /** Who changed what the guard reads and the call that paid: each cell a link to it. */
+  private _cells(changes: string[], by: number[], call: number): HTMLElement {
+    const link = (n: number) =>
+      button(
+        `cell [${n}]`,
+        () =>
+          void this.host.source?.reveal(
+            { filename: '', execution_count: n, cell_id: null },
+            null
+          ),
+        'nbc-link',
+        'Show this cell'
+      );
+    const who = changes.length
+      ? [clip(changes.join('; '), MAX_TEXT), ' (', ...by.map(link), ')']
+      : ['which cell changed it is not known'];
+    return h(
+      'div',
+      { class: 'nbc-cells' },
+      ...who,
+      '; the call in ',
+      link(call)
+    );
   }
 }

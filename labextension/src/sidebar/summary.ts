@@ -64,6 +64,9 @@ export class SummaryView {
       row('compiling', clip(t.progress_text, MAX_TEXT));
     }
     row('options', clip(optionsText(t.options), 500));
+    if (t.stance && t.stance !== 'default') {
+      row('stance', clip(t.stance, 100));
+    }
     row('graphs', String(t.graph_count));
     row('breaks', String(t.graph_breaks.length));
     row('recompiles', String(t.recompiles.length));

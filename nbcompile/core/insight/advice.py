@@ -62,7 +62,7 @@ class _Frame:
     scalar_recompiles: int = 0
 
 
-def _frame_words(frame: str) -> str:
+def frame_words(frame: str) -> str:
     """``torch_dynamo_resume_in_f_at_4`` -> the part of `f` after its graph break at line 4."""
     m = _RESUME.match(frame)
     if m:
@@ -74,7 +74,7 @@ def _frames(compiles: Iterable[CompileRecord]) -> dict[str, _Frame]:
     frames: dict[str, _Frame] = {}
     for c in compiles:
         frame_id = frame_of(c.compile_id)
-        f = frames.setdefault(frame_id, _Frame(_frame_words(c.frame)))
+        f = frames.setdefault(frame_id, _Frame(frame_words(c.frame)))
         f.compiles.append(c)
         reason = c.recompile_reason or ""
         grew = [
@@ -117,8 +117,10 @@ def _growth_words(growth: list[tuple[str, int, int, int]]) -> str:
 
 
 def advise(name: str, compiles: list[CompileRecord], *, module: Any = None,
-           dynamic: bool | None = None, limit: int | None = None) -> list[Advice]:
-    """Advice for a target named ``name`` from its compile records (oldest first)."""
+           dynamic: bool | None = None, limit: int | None = None,
+           call: str = "") -> list[Advice]:
+    """Advice for a target named ``name`` from its compile records (oldest first);
+    ``call``: a call of it for a ``%suggest`` line (``f(x)``)."""
     limit = recompile_limit() if limit is None else limit
     out: list[Advice] = []
     hf = is_hf_model(module)
@@ -147,6 +149,7 @@ def advise(name: str, compiles: list[CompileRecord], *, module: Any = None,
         # the limit in force when these compiles ran (it may have been patched since)
         frame_limit = max((c.recompile_limit for c in f.compiles), default=0) or limit
         if len(f.compiles) >= frame_limit or failed_on_limit:
+            kept, remedy = _kept_changing(f.compiles)
             out.append(Advice(
                 kind="recompile-limit",
                 message=(
@@ -154,13 +157,50 @@ def advise(name: str, compiles: list[CompileRecord], *, module: Any = None,
                     f"({frame_limit}) after "
                     f"{len(f.compiles)} compiles. torch.compile stopped compiling it: new inputs "
                     "that fail the existing guards now run eagerly (uncompiled), and with "
-                    "fullgraph=True they raise."
+                    "fullgraph=True they raise." + (f" {kept}" if kept else "")
                 ),
-                fix=("Remove the cause of the recompiles (see the reasons and the advice "
+                fix=((f"{remedy}; to prove it on a copy, run: %suggest {call}  " if call
+                      and remedy else f"{remedy}; " if remedy else "")
+                     + "Remove the cause of the recompiles (see the reasons and the advice "
                      "above); raise torch._dynamo.config.recompile_limit only if the variants "
                      "are really needed."),
             ))
     return out
+
+
+#: A recompile reason's gist: what changed, without the values (``global SCALE changed``).
+_GIST = re.compile(r"^(.*?)(?: \(the compiled code assumed|: expected|\. expected|, expected|$)")
+
+
+def _kept_changing(compiles: list[CompileRecord]) -> tuple[str, str]:
+    """Which guard kept failing across a frame's recompiles, from which cells (in words),
+    and the remedy that fits it ("" when none is known)."""
+    gists: dict[str, list[CompileRecord]] = {}
+    for c in compiles:
+        if c.recompile_reason:
+            gist = (_GIST.match(c.recompile_reason.splitlines()[0]) or _GIST.match(""))
+            gists.setdefault((gist.group(1) if gist else "") or c.recompile_reason, []).append(c)
+    if not gists:
+        return "", ""
+    gist, which = max(gists.items(), key=lambda kv: len(kv[1]))
+    changed = sorted({n for c in which for n in c.changed_by})
+    calls = sorted({c.cell for c in which if c.cell is not None})
+    cells = (f"; changed by cell{'s' if len(changed) > 1 else ''} "
+             f"{', '.join(f'[{n}]' for n in changed)}" if changed
+             else "; which cell changed it is not known")
+    at = (f", recompiled by the calls in cell{'s' if len(calls) > 1 else ''} "
+          f"{', '.join(f'[{n}]' for n in calls)}" if calls else "")
+    text = f"The guard that kept failing: {gist} ({len(which)} times{cells}{at})."
+    guards = " ".join(c.recompile_guard + " " + c.recompile_reason for c in which)
+    if "size mismatch" in guards or "size(" in guards or ".size()" in guards:
+        remedy = ("make that dimension dynamic (%%compile --dynamic, or "
+                  "torch._dynamo.mark_dynamic(x, dim))")
+    elif re.search(r"==\s*-?\d|G\['", guards):
+        remedy = ("pass that Python number as a tensor (e.g. torch.tensor(value), as an "
+                  "argument): a tensor's value is data, one compiled version serves them all")
+    else:
+        remedy = ""
+    return text, remedy
 
 
 def _rank_advice(name: str, f: _Frame) -> Advice:

@@ -53,7 +53,7 @@ class Call:
 
 
 _on_end: list[Callable[[Call], None]] = []
-_contexts: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+_contexts: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()  # -> target
 
 
 def on_end(listener: Callable[[Call], None]) -> Callable[[], None]:
@@ -139,3 +139,53 @@ def interrupted_in_compile(error: BaseException | None) -> bool:
             return True
         tb = tb.tb_next
     return False
+
+
+def each_call(listener: Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], None]
+              ) -> Callable[[], None]:
+    """Hear every call of every watched target from now on, as it starts:
+    ``listener(target, fn, args, kwargs)`` (``fn`` the function torch compiles first). An
+    enter hook on each target's ``torch.compile`` context: a per-call cost while it is on
+    (nbcompile turns it on only under a stance that runs calls eagerly). Returns the
+    remover."""
+    hooked: list[tuple[Any, Callable[[], Callable[[], None]]]] = []
+    for context, target in list(_contexts.items()):
+        hooks = getattr(context, "enter_exit_hooks", None)
+        if not isinstance(hooks, list):
+            continue
+        hook = _entry_hook(weakref.ref(target), listener)
+        hooks.append(hook)
+        hooked.append((weakref.ref(context), hook))
+
+    def remove() -> None:
+        for ref, hook in hooked:
+            context = ref()
+            hooks = getattr(context, "enter_exit_hooks", None) if context is not None else None
+            if isinstance(hooks, list) and hook in hooks:
+                hooks.remove(hook)
+        hooked.clear()
+    return remove
+
+
+def _nothing() -> None:
+    return None
+
+
+def _entry_hook(target_ref: weakref.ref[Any], listener: Callable[..., None]
+                ) -> Callable[[], Callable[[], None]]:
+    def enter() -> Callable[[], None]:
+        target = target_ref()
+        if target is not None:
+            try:
+                frame = sys._getframe(1)  # torch's wrapper (through a comprehension's
+                while frame is not None and "args" not in frame.f_code.co_varnames:
+                    frame = frame.f_back  # frame before Python 3.12): fn, args, kwargs
+                if frame is not None and frame.f_code.co_filename.replace(
+                        "\\", "/").endswith(_WRAPPER_FILE):
+                    local = frame.f_locals
+                    listener(target, local.get("fn"), tuple(local.get("args") or ()),
+                             dict(local.get("kwargs") or {}))
+            except Exception:  # a capture bug must never break the user's call
+                pass
+        return _nothing
+    return enter

@@ -25,6 +25,8 @@ from ..trace.parsed import Phase
 from ..trace.parsers import PROVENANCE_ARTIFACT
 from ..trace.progress import ProgressTracker
 from . import calls, cudagraph_log
+from .cell_history import get_history
+from .stance import EagerCounter
 from .targets import Target
 from .usernames import scrub_exception
 
@@ -58,6 +60,9 @@ class CaptureSession:
         self.cudagraph_log = cudagraph_log.CudagraphLog(self._on_cudagraph_message)
         self._cudagraphs: dict[tuple[int, int], list[str]] = {}
         self._skips_at: dict[tuple[int, int], int] = {}
+        # calls that run eagerly under a stance, counted while one is in force
+        self.eager = EagerCounter(self._on_eager)
+        self._eager_unshown: list[Target] = []
 
     # --- lifecycle ---
     def start(self) -> None:
@@ -206,6 +211,8 @@ class CaptureSession:
             reused = self._reused(fed, owners, finished.compile_id)
             for target in owners:
                 target.finish_compile(finished, failure)
+            self._place(finished, owners[-1])
+            for target in owners:
                 for note in reused.get(target.id, ()):
                     if note not in target.notes:
                         target.notes.append(note)
@@ -246,6 +253,42 @@ class CaptureSession:
                 if record is not None and message not in record.cudagraphs:
                     record.cudagraphs.append(message)
                     self._notify(target)
+
+    @staticmethod
+    def _place(record: CompileRecord, target: Target) -> None:
+        """The cell run that made the call, and for a recompile the cell runs since the
+        frame's previous compile that changed what its failed guard reads."""
+        if record._run >= 0:
+            return  # placed already
+        history = get_history()
+        record.cell, record._run = history.current(), history.run
+        if not (record.recompile_reason or record.recompile_guard):
+            return
+        frame = record.compile_id.split("/", 1)[0]
+        previous = [c for c in target.compiles if c is not record
+                    and c.compile_id.split("/", 1)[0] == frame]
+        since = previous[-1]._run if previous else -1
+        changes = history.changes_for(record.recompile_guard, record.recompile_reason, since)
+        record.changed_by = sorted({c.cell for c in changes if c.cell is not None})
+        record.changes = list(dict.fromkeys(c.words() for c in changes))
+
+    def _on_eager(self, target: Target, stance: str, cell: int | None) -> None:
+        """A target's call runs eagerly under ``stance``: counted; shown at once when it is
+        the first of its stance or cell, else at ``flush_eager``."""
+        with self._lock:
+            if not self._registered(target):
+                return
+            if target.ran_eagerly(stance, cell):
+                self._notify(target)
+            elif all(t is not target for t in self._eager_unshown):
+                self._eager_unshown.append(target)
+
+    def flush_eager(self) -> None:
+        """Show the eager calls counted since they were last shown (at a cell's end)."""
+        with self._lock:
+            unshown, self._eager_unshown = self._eager_unshown, []
+            for target in unshown:
+                self._notify(target)
 
     def _reused(self, fed: Fed, owners: list[Target],
                 compile_id: str) -> dict[str, list[str]]:

@@ -16,6 +16,7 @@ from ..insight.advice import advise
 from ..insight.diagnose_hint import failure_hint, required_params
 from ..insight.not_compiled import why_not_compiled, without_internal_place
 from ..records import CompileRecord, GraphBreak, Kernel, Recompile, TargetRecord
+from . import stance
 from .target_state import forward_arg_names
 from .targets import Target
 
@@ -38,15 +39,27 @@ def _notes(target: Target, inside: str) -> list[str]:
                     "compiles on its own."]
 
 
+def _params(target: Target) -> list[str]:
+    """The target's parameters, for a call written out (``%diagnose f(x)``)."""
+    if target.kind == "module":
+        module = target.compiled_module or target.original
+        return list(forward_arg_names(module)) if module is not None else ["..."]
+    return required_params(target.original) if target.original is not None else ["..."]
+
+
+def _call_text(target: Target) -> str:
+    """A call of the target with its parameter names (``f(x)``), for a ``%suggest`` line;
+    "" until it recompiled (no line to offer)."""
+    if not any(c.recompile_reason for c in target.compiles):
+        return ""
+    return f"{target.name}({', '.join(_params(target))})"
+
+
 def _diagnose_hint(target: Target) -> list[str]:
     """A failed compile's pointer to ``%diagnose``, as a call with the target's parameters."""
     if target.status != "failed" or target.error is None:
         return []
-    if target.kind == "module":
-        module = target.compiled_module or target.original
-        params: list[str] = list(forward_arg_names(module)) if module is not None else ["..."]
-    else:
-        params = required_params(target.original) if target.original is not None else ["..."]
+    params = _params(target)
     hint = failure_hint(target.name, params, target.error.type)
     return [hint] if hint else []
 
@@ -65,13 +78,14 @@ def target_record(target: Target) -> TargetRecord:
                 breaks.append(gb)
     recompiles = [
         Recompile(reason=c.recompile_reason, compile_id=c.compile_id,
-                  guard=c.recompile_guard)
+                  guard=c.recompile_guard, frame=c.frame, cell=c.cell,
+                  changed_by=list(c.changed_by), changes=list(c.changes))
         for c in published
         if c.recompile_reason
     ]
     kernels: list[Kernel] = [k for c in target.compiles for k in c.kernels]
     advice = advise(target.name, target.compiles, module=target.compiled_module,
-                    dynamic=target.options.dynamic)
+                    dynamic=target.options.dynamic, call=_call_text(target))
     output_code = "\n\n".join(
         f"# ===== compile {c.compile_id} ({c.frame}) =====\n{c.output_code}"
         for c in target.compiles
@@ -107,6 +121,8 @@ def target_record(target: Target) -> TargetRecord:
         compile_time_s=round(sum(c.times.get("total_s", 0.0) for c in target.compiles), 4),
         preview=target.preview,
         torch_logs=list(target.torch_logs),
+        stance=stance.current(),
+        eager_runs=[dataclasses.replace(r, cells=list(r.cells)) for r in target.eager_runs],
     )
     return _with_codegen_views(record, target)
 

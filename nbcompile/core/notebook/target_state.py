@@ -18,7 +18,7 @@ from typing import Any, Literal
 import torch
 
 from ..frames import Span, is_torch_file
-from ..records import CellRef, CompileRecord, TargetError, TargetStatus, TorchLog
+from ..records import CellRef, CompileRecord, EagerRuns, TargetError, TargetStatus, TorchLog
 from ..runs.wrappers import unwrap
 from ..trace.progress import LiveProgress
 from .calls import interrupted_in_compile
@@ -87,6 +87,8 @@ class Target:
     watched: bool = False
     #: the running compile's progress (``core/trace/progress.py``), while one runs
     progress: LiveProgress | None = field(default=None, repr=False)
+    #: calls that ran eagerly under a stance (``stance.py``), per stance
+    eager_runs: list[EagerRuns] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.keep(self.original, self.bound, self.compiled_module)
@@ -130,6 +132,19 @@ class Target:
         self.progress = progress
         if self.compiling_since is None:
             self.compiling_since = time.time()
+
+    def ran_eagerly(self, stance: str, cell: int | None) -> bool:
+        """Count one call that ran eagerly under ``stance`` in cell ``cell``; True when
+        it is the first of that stance or that cell (worth showing at once)."""
+        runs = next((r for r in self.eager_runs if r.stance == stance), None)
+        if runs is None:
+            runs = EagerRuns(stance=stance, count=0)
+            self.eager_runs.append(runs)
+        runs.count += 1
+        if cell is not None and cell not in runs.cells:
+            runs.cells.append(cell)
+            return True
+        return runs.count == 1
 
     def name_in(self, record: CompileRecord, failure: TargetError | None = None) -> None:
         """Write a module target's names into a compile of its own code: guards and

@@ -1,0 +1,125 @@
+"""``%%stance NAME`` (one cell under ``torch.compiler.set_stance``), the stance set from
+now on (``%nbcompile stance NAME``), and the cell events that feed the kernel's cell
+history (``core/notebook/cell_history.py``): IPython's ``pre_run_cell`` and
+``post_run_cell`` give the execution count; core never imports IPython."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, magics_class
+
+from ..core.notebook import cells, stance
+from ..core.notebook.cell_history import get_history
+from ..core.notebook.session import get_session
+from .errors import CellSyntaxError
+
+_hooks: dict[int, tuple[Any, Any]] = {}
+
+
+def stance_name(line: str, command: str) -> str:
+    """The one stance named on a magic's line, else a ``UsageError`` listing them."""
+    words = line.split()
+    if len(words) != 1 or words[0] not in stance.STANCES:
+        raise UsageError(f"{command}: give one of {', '.join(stance.STANCES)}")
+    return words[0]
+
+
+def set_for_what_follows(name: str) -> None:
+    """``%nbcompile stance NAME``: the stance for the cells that follow (counting the
+    calls that run eagerly from the next cell on)."""
+    stance.set_stance(name)
+    print(f"nbcompile: torch.compile stance is now {name} for the cells that follow"
+          + (" (calls that run eagerly or are refused are counted)"
+             if name in stance.EAGER_STANCES else ""))
+
+
+@magics_class
+class StanceMagics(Magics):
+    """The ``%%stance`` cell magic."""
+
+    @cell_magic("stance")
+    def stance(self, line: str, cell: str) -> Any:
+        """Run this cell under ``torch.compiler.set_stance(NAME)``, then restore the stance
+        in force before: ``%%stance fail_on_recompile|eager_on_recompile|force_eager|default``.
+
+        Under ``fail_on_recompile`` a call that would recompile raises, with the guard that
+        failed in words and the cell that changed what it reads; calls that run eagerly
+        (``force_eager``, ``eager_on_recompile``) are counted in the targets' statuses.
+        """
+        __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
+        name = stance_name(line, "%%stance")
+        session = get_session()
+        before = stance.set_stance(name)
+        counting = session.eager.on
+        if name in stance.EAGER_STANCES:
+            session.eager.start()
+        shell = self.shell
+        if shell is None:
+            raise UsageError("%%stance: no IPython shell")
+        number = get_history().current()
+        text = f"# %%stance {line}\n{shell.transform_cell(cell)}"  # line numbers match
+        filename = shell.compile.cache(text, number or 0, raw_code=text)
+        try:
+            body, tail = cells.split_last_expression(text, filename, shell.compile.flags)
+        except SyntaxError as e:  # nothing ran: shown as a plain cell's syntax error
+            raise CellSyntaxError.of(e) from None
+        try:
+            exec(body, shell.user_global_ns, shell.user_ns)  # noqa: S102 - the user's cell
+            if tail is not None:
+                return eval(tail, shell.user_global_ns, shell.user_ns)  # noqa: S307
+            return None
+        finally:
+            stance.set_stance(before)
+            if not counting:
+                session.eager.stop()
+            session.flush_eager()
+
+
+def _pre_run_cell(shell: Any, info: Any = None) -> None:
+    count = getattr(shell, "execution_count", None)
+    if isinstance(count, int) and getattr(info, "store_history", False):
+        count -= 1  # IPython counted this cell before telling pre_run_cell
+    get_history().begin(count, shell.user_ns)
+    if stance.current() in stance.EAGER_STANCES:
+        get_session().eager.start()
+
+
+def _post_run_cell(result: Any = None) -> None:
+    session = get_session()
+    session.eager.stop()
+    get_history().end()
+    session.flush_eager()
+
+
+def install_cell_events(shell: Any) -> None:
+    if id(shell) in _hooks:
+        return
+
+    def pre(info: Any = None) -> None:
+        try:
+            _pre_run_cell(shell, info)
+        except Exception:  # the history must never break a cell
+            pass
+
+    def post(result: Any = None) -> None:
+        try:
+            _post_run_cell(result)
+        except Exception:
+            pass
+    shell.events.register("pre_run_cell", pre)
+    shell.events.register("post_run_cell", post)
+    _hooks[id(shell)] = (pre, post)
+
+
+def uninstall_cell_events(shell: Any) -> None:
+    hooks = _hooks.pop(id(shell), None)
+    if hooks is None:
+        return
+    for event, hook in zip(("pre_run_cell", "post_run_cell"), hooks, strict=True):
+        try:
+            shell.events.unregister(event, hook)
+        except ValueError:
+            pass
+    get_session().eager.stop()
