@@ -72,17 +72,10 @@ from typing import Any
 
 import torch
 
-from .. import torch_compat
 from ..insight.diagnose_hint import DIAGNOSE_HINT  # where a failed or differing mode points
 from ..runs.copies import fresh_copy
 from ..runs.produced import (
-    FALLBACK_RANDOM,
-    FALLBACK_RANDOM_CODE,
     Produced,
-    can_draw_like_eager,
-    no_fallback_words,
-    not_randomness_words,
-    randomness_words,
 )
 from ..runs.sandbox import Sandbox
 from ..runs.timed import first_line
@@ -99,8 +92,9 @@ from .environment import device_of, environment, sync
 from .interleaved import Candidate, cut_to_complete_repeats, measure_blocks, summarise
 from .memory import allocated_now
 from .modes import DEFAULT_MODES, CompareError, ModeSpec, resolve_modes
-from .numerics import drift, drift_note, numeric_diff
+from .numerics import drift, drift_note
 from .row_memory import measure_memory, memory_verdicts
+from .row_numerics import judge_call, randomness
 from .verdict import MIN_EFFECT
 
 #: Profiled calls behind the explanation of a mode not faster than eager.
@@ -391,7 +385,7 @@ def _prepare(cand: Candidate, fn: Any, box: Sandbox, device: torch.device,
             out = compiled(*args, **kwargs)
             sync(device)
             row.first_call_s = time.perf_counter() - t0
-            diff, ok, tol, notes = _judge_call(box, out, reference, result.mutated_inputs)
+            diff, ok, tol, notes = judge_call(box, out, reference, result.mutated_inputs)
             del out
             step("warming up")
             for _ in range(WARMUP_CALLS):
@@ -424,7 +418,7 @@ def _prepare(cand: Candidate, fn: Any, box: Sandbox, device: torch.device,
             + "; timed on nbcompile's copies, your inputs are unchanged"
         )
     if ok is False and result.random_ops:
-        _randomness(row, fn, box, spec, reference, result.mutated_inputs, diff)
+        randomness(row, fn, box, spec, reference, result.mutated_inputs, diff)
     elif ok is None:
         row.notes.append("no verdict on the numbers: nothing the call produced can be "
                          "compared with eager's")
@@ -444,46 +438,3 @@ def _prepare(cand: Candidate, fn: Any, box: Sandbox, device: torch.device,
         else:
             row.notes.append("CUDA graphs do not apply on CPU: this mode ran without them "
                              "(Inductor skipped cudagraphs).")
-
-
-def _judge_call(box: Sandbox, out: Any, reference: Produced, mutated: list[str]
-                ) -> tuple[float | None, bool | None, str, list[str]]:
-    """What one call produced (``out``, the inputs and state it changed) against eager's;
-    state the call changed that eager's left alone is a difference too."""
-    produced = box.produced(out, mutated, reference.state)
-    diff, ok, tol, notes = numeric_diff(reference.leaves, produced.leaves, reference.labels)
-    extra = [label for label in box.changed_state() if label not in reference.state]
-    if extra:
-        ok = False
-        notes.append(f"changes {', '.join(extra)}, which eager leaves as it was")
-    return diff, ok, tol, notes
-
-
-def _randomness(row: TimingRow, fn: Any, box: Sandbox, spec: ModeSpec, reference: Produced,
-                mutated: list[str], diff: float | None) -> None:
-    """Tell randomness from an accuracy difference by evidence: a copy compiled with
-    ``fallback_random`` (it draws eager's numbers), called from the same RNG state."""
-    row.max_abs_diff, row.numerics_ok = None, None
-    if not can_draw_like_eager():
-        row.notes.append(no_fallback_words())
-        return
-    box.reset()
-    try:
-        with torch_compat.inductor_patch(FALLBACK_RANDOM), suppressed():
-            compiled = torch.compile(fresh_copy(fn), **spec.compile_kwargs())
-            after, ok, tol, notes = _judge_call(box, compiled(*box.args, **box.kwargs),
-                                                reference, mutated)
-    except Exception as e:  # no evidence either way
-        row.notes.append(f"not comparable: the call draws random numbers, and the copy "
-                         f"compiled with {FALLBACK_RANDOM_CODE} to draw eager's failed "
-                         f"({type(e).__name__}: {first_line(str(e))}); no verdict")
-        return
-    finally:
-        box.reset()
-    if ok:
-        row.notes.append(randomness_words(diff, after))
-        return
-    row.max_abs_diff, row.numerics_ok = after, ok
-    row.notes.extend(notes)
-    row.notes.append(not_randomness_words(after) + f" (tolerance {tol})")
-    row.notes.append(DIAGNOSE_HINT)
