@@ -25,11 +25,10 @@ import torch
 from ..perf.numerics import leaves, snapshot_outputs
 from ..runs.copies import fresh_copy, own_automatic_dynamic
 from ..runs.timed import first_line
-from ..torch_compat import tree_leaves
 from ..trace.listener import suppressed
 from .precision import casts_inside
 from .record import Diagnosis, Reference
-from .runs import Bench, Run
+from .runs import Bench, Run, float64_only
 from .torch_names import cast_to_fp64
 
 #: The closer result's largest error is at most this share of the other's.
@@ -123,20 +122,9 @@ def through_graph(bench: Bench, options: dict[str, Any]) -> tuple[list[Any] | No
                           f"{first_line(str(e))[:200]})")
         finally:
             box.reset()
-    return _checked(got, THROUGH_GRAPH)
-
-
-def _checked(got: list[Any], how: str) -> tuple[list[Any] | None, str]:
-    floating = [v for v in tree_leaves(got) if isinstance(v, torch.Tensor)
-                and (v.is_floating_point() or v.is_complex())]
-    narrow = sorted({str(v.dtype) for v in floating
-                     if v.dtype not in (torch.float64, torch.complex128)})
-    if not floating:
-        return None, "the output has no floating-point tensors"
-    if narrow:
-        return None, (f"the float64 run through its graph still returned {', '.join(narrow)} "
-                      "(Python between its graphs casts, or a complex value)")
-    return got, how
+    return float64_only(got, THROUGH_GRAPH, lambda narrow: (
+        f"the float64 run through its graph still returned {narrow} (Python between its "
+        "graphs casts, or a complex value)"))
 
 
 def errors(reference: list[Any], got: list[Any]) -> tuple[float, float] | None:

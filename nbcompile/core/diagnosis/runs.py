@@ -235,17 +235,11 @@ class Bench:
                               "function uses is not an argument, so it stayed in its dtype")
             finally:
                 box.reset()
-        floating = [v for v in tree_leaves(leaves) if isinstance(v, torch.Tensor)
-                    and (v.is_floating_point() or v.is_complex())]
-        narrow = sorted({str(v.dtype) for v in floating
-                         if v.dtype not in (torch.float64, torch.complex128)})
-        if not floating:
-            return None, "the output has no floating-point tensors"
-        if narrow:
-            return None, (f"the float64 run still returned {', '.join(narrow)}: the "
-                          "function casts inside (or uses tensors that are not arguments), "
-                          "so it is no higher-precision reference")
-        return leaves, "the same function, eager, with floating inputs and parameters in float64"
+        return float64_only(
+            leaves, "the same function, eager, with floating inputs and parameters in float64",
+            lambda narrow: (f"the float64 run still returned {narrow}: the function casts "
+                            "inside (or uses tensors that are not arguments), so it is no "
+                            "higher-precision reference"))
 
 
 def _portable(run: Run) -> Run:
@@ -267,3 +261,19 @@ def _upcast(value: Any) -> Any:
         if value.is_complex():
             return value.detach().to(torch.complex128).requires_grad_(value.requires_grad)
     return value
+
+
+def float64_only(got: list[Any], how: str, narrow_words: Callable[[str], str]
+                 ) -> tuple[list[Any] | None, str]:
+    """A float64 run's output leaves as a reference (``how`` it was made), or None and why
+    not: no floating tensor, or some still narrower than float64 (``narrow_words`` says
+    what that means for the run)."""
+    floating = [v for v in tree_leaves(got) if isinstance(v, torch.Tensor)
+                and (v.is_floating_point() or v.is_complex())]
+    narrow = sorted({str(v.dtype) for v in floating
+                     if v.dtype not in (torch.float64, torch.complex128)})
+    if not floating:
+        return None, "the output has no floating-point tensors"
+    if narrow:
+        return None, narrow_words(", ".join(narrow))
+    return got, how
