@@ -107,10 +107,51 @@ class CaptureSession:
             self.targets = [t for t in self.targets
                             if (t.name != target.name and t.alive) or t is target]
             self.targets.append(target)
+            if target.module_call is not None:
+                target.module_call.first_done = self._first_call_hook(target)
             # a listener about targets none of which is registered any more (its cell
             # was re-run) is dropped: it would hold the replaced targets for good
             self._listeners = [entry for entry in self._listeners
                                if not entry[1] or any(self._registered(t) for t in entry[1])]
+
+    def _first_call_hook(self, target: Target) -> Callable[[], None]:
+        """What a module target's first call tells: holds the target weakly (the module
+        holds the hook; the target holds the module)."""
+        ref = weakref.ref(target)
+
+        def first_done() -> None:
+            found = ref()
+            if found is not None:
+                self._shared_compile(found)
+        return first_done
+
+    def _shared_compile(self, target: Target) -> None:
+        """A module target's first call compiled nothing: when it ran code compiled for
+        another target (two modules of one class: one ``forward`` code, and torch's guards
+        passed for this one too, as with two ``module.compile()`` calls), that compile is
+        this target's too, said as such."""
+        module = target.compiled_module
+        forward = getattr(getattr(type(module), "forward", None), "__code__", None)
+        with self._lock:
+            if target.compiles or forward is None or not self._registered(target):
+                return
+            for other in reversed([*self.targets, *self.replaced]):
+                if other is target:
+                    continue
+                shared = [c for c in other.compiles if c.status != "failed"
+                          and c.filename == forward.co_filename
+                          and c.firstlineno == forward.co_firstlineno]
+                if not shared:
+                    continue
+                for record in shared:
+                    target.finish_compile(record)
+                ids = ", ".join(c.compile_id for c in shared)
+                target.notes.append(
+                    f"Its first call ran compile {ids}, made for `{other.name}`: the same "
+                    f"{type(module).__name__}.forward code, and torch's "
+                    "guards passed for this module too, so torch compiled nothing new.")
+                self._notify(target)
+                return
 
     def _registered(self, target: Target) -> bool:
         return any(target is t for t in (*self.targets, *self.replaced))

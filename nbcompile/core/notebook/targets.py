@@ -66,15 +66,22 @@ class ModuleCall:
     a callable that holds the module on the module itself: a reference cycle, so a
     replaced module (a re-run cell) waited for Python's collector to be freed."""
 
-    __slots__ = ("__weakref__", "compiled", "module")
+    __slots__ = ("__weakref__", "compiled", "first_done", "module")
 
     def __init__(self, compiled: Callable[..., Any], module: torch.nn.Module) -> None:
         self.compiled = compiled
         self.module = weakref.ref(module)
+        #: told once, after the first call that returned (the capture session checks
+        #: whether the call compiled anything or ran code compiled for another target)
+        self.first_done: Callable[[], None] | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
-        return self.compiled(self.module(), *args, **kwargs)
+        out = self.compiled(self.module(), *args, **kwargs)
+        done, self.first_done = self.first_done, None
+        if done is not None:
+            done()
+        return out
 
 
 def is_candidate(name: str, value: Any, module_name: str) -> bool:
@@ -167,13 +174,16 @@ def compile_module(name: str, obj: torch.nn.Module, options: CompileOptions,
         # the module is the entry's first argument, not a global: Dynamo then guards on
         # it weakly (a dropped module is freed) and names it ``self`` in guards and graphs
         compiled = torch.compile(entry, **kwargs)
-        torch_compat.set_compiled_call_impl(inner, ModuleCall(compiled, inner))
+        module_call = ModuleCall(compiled, inner)
+        torch_compat.set_compiled_call_impl(inner, module_call)
     forward = _user_forward(inner)
     spans = [Span.of(forward)] if forward is not None else []
     target = Target(name=name, kind="module", original=obj, bound=obj, options=options,
                     cell=cell, compiled_module=inner, wrapper=wrapper, spans=spans,
                     entry_code=None if forward is not None else entry.__code__)
     target.watched = compiled is not None and watch(compiled, target)
+    if compiled is not None:
+        target.module_call = module_call
     if wrapper:
         target.notes.append(_wrapper_note(name, wrapper, type(inner).__name__))
     if options.disable:
