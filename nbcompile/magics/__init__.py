@@ -11,6 +11,7 @@ from . import inspector_comm
 from .admin import AdminMagics
 from .compare import CompareMagics
 from .compile import CompileMagics
+from .compile_time import CompileTimeMagics
 from .diagnose import DiagnoseMagics
 from .errors import install_error_display, uninstall_error_display
 from .profile import ProfileMagics
@@ -21,7 +22,7 @@ _torch_logs: TorchLogRouting | None = None
 
 #: Magics classes registered by ``%load_ext nbcompile``.
 MAGICS: list[type] = [CompileMagics, CompareMagics, SuggestMagics, AdminMagics, ProfileMagics,
-                      DiagnoseMagics]
+                      DiagnoseMagics, CompileTimeMagics]
 
 
 def load_ipython_extension(shell: Any) -> None:
