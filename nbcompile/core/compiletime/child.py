@@ -28,7 +28,7 @@ _PAYLOAD_KINDS = ("dynamo_output_graph", "compilation_metrics", "dynamo_start", 
 _PAYLOAD_ARTIFACTS = ("recompile_reasons",)
 
 
-class _Trace(logging.Handler):
+class Recorder(logging.Handler):
     """Every structured-trace record's metadata; payloads of the kinds the parent reads."""
 
     def __init__(self) -> None:
@@ -188,7 +188,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     try:
         import torch
 
-        trace = _Trace()
+        trace = Recorder()
         logger = logging.getLogger("torch.__trace")
         logger.setLevel(logging.DEBUG)
         logger.addHandler(trace)

@@ -193,14 +193,12 @@ def _measure(m: _Measurement, kinds: tuple[str, ...]) -> None:
         return
     result.cold_s = cold.run.first_call_s
     result.steady_s = cold.run.steady_s
-    compiles, lookups = records_from_events(cold.events)
-    result.where = where(compiles, lookups, root=module)
+    compiles = records_from_events(cold.events)
+    result.where = where(compiles, root=module)
     warm = m.child("baseline warm restart", "baseline", "baseline")
-    history = [(r, lookups.get(_key(r), [])) for r in compiles]
     if warm is not None and warm.run.status == "ok":
         result.warm_restart_s = warm.run.first_call_s
-        w_compiles, w_lookups = records_from_events(warm.events)
-        restart = where(w_compiles, w_lookups, history=history)
+        restart = where(records_from_events(warm.events), history=compiles)
         missed = [f.cache_note for f in restart.frames
                   if any(c.outcome != "hit" for c in f.caches)]
         if missed:
@@ -208,13 +206,6 @@ def _measure(m: _Measurement, kinds: tuple[str, ...]) -> None:
     blocks = repeated_blocks(module) if module is not None else []
     for kind in kinds:
         result.remedies.append(_REMEDIES[kind](m, cold, blocks))
-
-
-def _key(record: Any) -> tuple[int, int]:
-    from ..trace.compile_id import CompileId
-
-    cid = CompileId.parse(record.compile_id)
-    return cid.key if cid else (-1, -1)
 
 
 def _judge(kind: str, change: str, before: float | None, after: float | None,

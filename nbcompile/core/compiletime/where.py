@@ -79,14 +79,17 @@ def repeated_blocks(root: Any) -> list[Candidate]:
     return found
 
 
-def records_from_events(events: Iterable[Event]) -> tuple[list[CompileRecord],
-                                                          dict[tuple[int, int], list[Lookup]]]:
-    """The compiles the events describe, and each compile's cache lookups (keyed by
-    ``(frame_id, frame_compile_id)``)."""
+Compiled = tuple[CompileRecord, list[Lookup]]
+
+
+def records_from_events(events: Iterable[Event]) -> list[Compiled]:
+    """The compiles the events describe, in order, each with its cache lookups (the
+    artifacts logged before its ``compilation_metrics``; compile ids repeat after
+    ``torch.compiler.reset()``, so lookups go to the compile open at the time)."""
     strings = StringTable()
     builder = CompileBuilder(strings)
-    finished: list[CompileRecord] = []
-    lookups: dict[tuple[int, int], list[Lookup]] = {}
+    finished: list[Compiled] = []
+    pending: dict[tuple[int, int], list[Lookup]] = {}
     for metadata, payload in events:
         if "str" in metadata:
             strings.add(metadata)
@@ -99,12 +102,12 @@ def records_from_events(events: Iterable[Event]) -> tuple[list[CompileRecord],
             lookup = read_lookup(name, payload)
             key = event.frame or _key_of(payload)
             if lookup is not None and key is not None:
-                lookups.setdefault(key, []).append(lookup)
+                pending.setdefault(key, []).append(lookup)
             continue
         fed = builder.feed(event)
         if fed.finished is not None:
-            finished.append(fed.finished)
-    return finished, lookups
+            finished.append((fed.finished, pending.pop(fed.key, []) if fed.key else []))
+    return finished
 
 
 def _key_of(payload: str) -> tuple[int, int] | None:
@@ -117,23 +120,20 @@ def _frame(record: CompileRecord) -> tuple[str, str, int]:
     return (record.frame, record.filename, record.firstlineno)
 
 
-def where(compiles: Sequence[CompileRecord],
-          lookups: dict[tuple[int, int], list[Lookup]] | None = None,
-          root: Any = None, history: Sequence[tuple[CompileRecord, list[Lookup]]] = ()
-          ) -> Where:
-    """The split of ``compiles``' seconds. ``lookups``: each compile's cache artifacts;
-    ``root``: the module whose repeated blocks to look for; ``history``: earlier compiles
-    (and their lookups) to compare keys with (e.g. this kernel's)."""
-    lookups = lookups or {}
+def where(compiles: Sequence[Compiled], root: Any = None,
+          history: Sequence[Compiled] = ()) -> Where:
+    """The split of ``compiles``' seconds (each with its cache lookups). ``root``: the
+    module whose repeated blocks to look for; ``history``: earlier compiles to compare
+    cache keys with (e.g. another process's, or this kernel's); a frame compiled twice
+    within ``compiles`` is compared with its previous compile too."""
     seen: dict[tuple[str, str, int], list[Lookup]] = {}
     for record, found in history:
         seen[_frame(record)] = found
     result = Where()
     phases: Counter[str] = Counter()
     caches: Counter[str] = Counter()
-    for record in compiles:
+    for record, mine in compiles:
         cid = CompileId.parse(record.compile_id)
-        mine = lookups.get(cid.key, []) if cid else []
         seconds = float(record.times.get("entire_frame_compile_time_s")
                         or record.times.get("total_s") or 0.0)
         recompile = bool(cid and cid.frame_compile_id > 0)
@@ -167,7 +167,8 @@ def where(compiles: Sequence[CompileRecord],
     result.phases = {k: round(v, 4) for k, v in phases.items()}
     result.caches = dict(caches)
     if root is not None:
-        result.repeated = repeated(compiles, repeated_blocks(root), result.phases)
+        result.repeated = repeated([r for r, _ in compiles], repeated_blocks(root),
+                                   result.phases)
     return result
 
 

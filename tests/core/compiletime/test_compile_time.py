@@ -1,0 +1,60 @@
+"""``compile_time()`` on fresh processes: a repeated-block model gets a verified regional
+remedy with equal outputs; a model without repeated blocks gets none; what cannot be
+carried into a fresh process is said, never measured."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from nbcompile.core.compiletime.measure import compile_time
+from nbcompile.core.compiletime.where import repeated_blocks
+from tests.support.compile_models import Plain, stack
+
+
+def test_repeated_blocks_are_found_in_the_module_tree():
+    found = repeated_blocks(stack(4))
+    assert [(c.path, c.cls.__name__, c.count) for c in found] == [("blocks", "Block", 4)]
+    assert repeated_blocks(Plain()) == []
+
+
+def test_a_closure_is_not_reproducible_and_nothing_is_measured():
+    scale = torch.tensor(2.0)
+    result = compile_time(lambda x: x * scale, torch.randn(4), remedies=("regional",))
+    assert not result.reproducible and not result.runs
+    assert "cannot be copied into a fresh process" in result.notes[0]
+    assert [r.status for r in result.remedies] == ["not reproducible"]
+
+
+@pytest.mark.slow
+def test_regional_compilation_of_repeated_blocks_is_verified():
+    model = stack(4)
+    result = compile_time(model, torch.randn(2, 8), remedies=("regional",))
+    assert result.reproducible, result.notes
+    assert result.cold_s and result.warm_restart_s
+    # where: torch's own compile record of the cold run, the 4 blocks traced 4 times
+    assert result.where.frames and result.where.total_s > 0
+    assert result.where.phases.get("Dynamo tracing", 0) > 0
+    assert result.where.caches.get("fx_graph miss", 0) >= 1
+    block = result.where.repeated[0]
+    assert (block.path, block.count, block.traced_copies) == ("blocks", 4, 4)
+    assert 0.5 < block.node_share <= 1
+    regional = result.remedy("regional")
+    assert regional is not None
+    assert regional.change == "for block in model.blocks:\n    block.compile()"
+    assert regional.same_result is True
+    assert regional.cold_s is not None and regional.cold_s < result.cold_s
+    assert regional.status == "verified" and regional.verified, regional.note
+    # the user's model is untouched: not compiled, its parameters the same
+    assert not getattr(model, "_compiled_call_impl", None)
+    assert len(result.runs) == 4  # cold, warm restart, regional cold and restart
+
+
+@pytest.mark.slow
+def test_no_repeated_blocks_no_regional_remedy():
+    result = compile_time(Plain().requires_grad_(False), torch.randn(2, 8),
+                          remedies=("regional", "nested_region"))
+    assert [(r.kind, r.status) for r in result.remedies] == [
+        ("regional", "does not apply"), ("nested_region", "does not apply")]
+    assert "no repeated blocks" in result.remedies[0].note
+    assert [r.label for r in result.runs] == ["baseline cold", "baseline warm restart"]

@@ -1,0 +1,50 @@
+"""%compile_time on a model defined in cells: the cells' definitions carried into fresh
+processes, a verified regional remedy, the record displayed within its budget."""
+
+from __future__ import annotations
+
+import pytest
+
+import nbcompile
+from nbcompile.core.records import MIME_TYPE
+from tests.support.shell import run_cell
+
+
+def test_magic_measures_a_cell_defined_model_on_fresh_processes(ip):
+    run_cell(ip, "import torch\n"
+                 "from torch import nn\n"
+                 "WIDTH = 8\n"
+                 "class Layer(nn.Module):\n"
+                 "    def __init__(self):\n"
+                 "        super().__init__()\n"
+                 "        self.fc = nn.Linear(WIDTH, WIDTH)\n"
+                 "    def forward(self, x):\n"
+                 "        return x + torch.relu(self.fc(x))\n"
+                 "class Net(nn.Module):\n"
+                 "    def __init__(self):\n"
+                 "        super().__init__()\n"
+                 "        self.layers = nn.ModuleList(Layer() for _ in range(4))\n"
+                 "    def forward(self, x):\n"
+                 "        for layer in self.layers:\n"
+                 "            x = layer(x)\n"
+                 "        return x\n"
+                 "print('a side effect the fresh process must not repeat')\n")
+    run_cell(ip, "net = Net().requires_grad_(False)\nxin = torch.randn(2, WIDTH)\n")
+    ct = ip.run_line_magic("compile_time", "net(xin) --remedies regional")
+    assert isinstance(ct, nbcompile.CompileTime)
+    assert "definitions of" in ct.how and "Net" in ct.how, ct.how
+    assert ct.reproducible and ct.cold_s, ct.notes
+    # the graph names the user's cell lines: the blocks found traced 4 times
+    assert ct.where.repeated and ct.where.repeated[0].traced_copies == 4
+    regional = ct.remedy("regional")
+    assert regional is not None and regional.same_result is True
+    assert regional.change.startswith("for block in model.layers:")
+    bundle = ct._repr_mimebundle_()
+    assert bundle[MIME_TYPE]["record"] == "compile_time"
+    assert "regional" in bundle["text/plain"] and "regional" in bundle["text/html"]
+
+
+def test_magic_refuses_a_bad_remedy_before_running_anything(ip):
+    run_cell(ip, "import torch\ndef twice(x):\n    return x * 2\nxt = torch.randn(3)\n")
+    with pytest.raises(Exception, match="remedies must be among"):
+        ip.run_line_magic("compile_time", "twice(xt) --remedies quantum")
