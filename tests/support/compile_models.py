@@ -10,11 +10,14 @@ class Block(torch.nn.Module):
 
     def __init__(self, width: int = 8) -> None:
         super().__init__()
-        self.linear = torch.nn.Linear(width, width)
+        self.norm = torch.nn.LayerNorm(width)
+        self.up = torch.nn.Linear(width, 2 * width)
+        self.down = torch.nn.Linear(2 * width, width)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        y = self.linear(x)
-        return x + torch.relu(y)
+        y = self.up(self.norm(x))
+        y = torch.nn.functional.gelu(y) * torch.sigmoid(y)
+        return x + self.down(y)
 
 
 class Stack(torch.nn.Module):

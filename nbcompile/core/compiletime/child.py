@@ -128,10 +128,10 @@ def _prepare(spec: dict[str, Any], fn: Any, calls: list[Any]) -> Any:
         return fn
     if variant == "nested_region":
         for path in spec["blocks"]:
-            cls = type(next(iter(_get(fn, path))))
+            cls: Any = type(next(iter(_get(fn, path))))
             if not getattr(cls.forward, "_nbcompile_nested", False):
                 cls.forward = torch.compiler.nested_compile_region(cls.forward)
-                cls.forward._nbcompile_nested = True  # type: ignore[attr-defined]
+                cls.forward._nbcompile_nested = True
         return torch.compile(fn, **options)
     if variant == "dynamic":
         options["dynamic"] = True

@@ -190,6 +190,8 @@ def run_child(shipment: Shipment, label: str, variant: str, cache_dir: Path, wor
         first_call_s=_round(out.get("first_call_s")), steady_s=_round(out.get("steady_s"), 6),
         wall_s=round(wall, 3),
         frames_compiled=sum(1 for m, _ in events if "compilation_metrics" in m),
+        graph_ops=sum(int(m["compilation_metrics"].get("graph_op_count") or 0)
+                      for m, _ in events if isinstance(m.get("compilation_metrics"), dict)),
         caches={k.split(" ", 1)[1]: v for k, v in counts.items() if v},
         same_result=out.get("same_result"), max_abs_diff=out.get("max_abs_diff"))
     return Child(run, events, traceback=out.get("traceback", ""))

@@ -98,6 +98,7 @@ class FreshRun(Record):
     steady_s: float | None = None  # median run time after the first call
     wall_s: float = 0.0  # the child process from start to end, imports included
     frames_compiled: int = 0  # frame compiles the child saw
+    graph_ops: int = 0  # ops Dynamo traced into graphs (torch's ``graph_op_count``, summed)
     caches: dict[str, int] = field(default_factory=dict)  # ``layer outcome`` -> count
     same_result: bool | None = None  # output equal to eager's within the dtype's tolerance
     max_abs_diff: float | None = None  # against eager's output
