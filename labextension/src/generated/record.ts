@@ -2093,6 +2093,10 @@ export interface FreshRun {
    */
   frames_compiled: number;
   /**
+   * ops Dynamo traced into graphs (torch's `graph_op_count`, summed)
+   */
+  graph_ops: number;
+  /**
    * `layer outcome` -> count
    */
   caches: {

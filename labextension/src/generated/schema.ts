@@ -3384,6 +3384,10 @@ export const RECORD_SCHEMA: unknown = {
           "type": "integer",
           "description": "frame compiles the child saw"
         },
+        "graph_ops": {
+          "type": "integer",
+          "description": "ops Dynamo traced into graphs (torch's `graph_op_count`, summed)"
+        },
         "caches": {
           "type": "object",
           "additionalProperties": {
@@ -3414,6 +3418,7 @@ export const RECORD_SCHEMA: unknown = {
         "steady_s",
         "wall_s",
         "frames_compiled",
+        "graph_ops",
         "caches",
         "same_result",
         "max_abs_diff"

@@ -89,9 +89,15 @@ export function renderCompileTime(p: ICompileTimePayload): HTMLElement {
       h(
         'tr',
         null,
-        ...['remedy', 'status', 'cold', 'restart', 'steady', 'outputs', 'change'].map(
-          c => h('th', null, c)
-        )
+        ...[
+          'remedy',
+          'status',
+          'cold',
+          'restart',
+          'steady',
+          'outputs',
+          'change'
+        ].map(c => h('th', null, c))
       )
     )
   );

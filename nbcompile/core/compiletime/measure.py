@@ -20,6 +20,7 @@ import torch
 from ..perf.call_options import CallOptionError, check_budget
 from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
 from .fresh import Child, Shipment, private_dir, run_child, ship
+from .history import kernel_frames
 from .record import REMEDY_KINDS, CompileTime, FreshRun, Remedy
 from .where import Candidate, records_from_events, repeated_blocks, where
 
@@ -165,6 +166,7 @@ def compile_time(fn: Any, *args: Any, budget_s: float | None = None,
 
 def _measure(m: _Measurement, kinds: tuple[str, ...]) -> None:
     result = m.result
+    result.kernel_compiles = kernel_frames(m.fn)
     module = m.fn if isinstance(m.fn, torch.nn.Module) else None
     saved = getattr(module, "_compiled_call_impl", None) if module is not None else None
     if saved is not None:

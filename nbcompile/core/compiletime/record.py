@@ -136,6 +136,9 @@ class CompileTime(Record):
     where: Where = field(default_factory=Where)  # the split of the cold compile
     remedies: list[Remedy] = field(default_factory=list)  # one per kind, in order
     runs: list[FreshRun] = field(default_factory=list)  # every child process, in order
+    # This kernel's compiles of the call's code (heard since ``%load_ext``): each cache
+    # layer's outcome and what differed in the key from the frame's previous compile
+    kernel_compiles: list[FrameTime] = field(default_factory=list)
     how: str = ""  # how the call was carried into the fresh processes
     reproducible: bool = True  # the fresh processes could rebuild the call
     budget_s: float = 0.0  # the wall-time budget (0: none)

@@ -9,8 +9,7 @@ import logging
 import pytest
 
 from nbcompile.core.compiletime.cache_keys import cache_note, key_changes, read_lookup
-from nbcompile.core.compiletime.child import Recorder
-from nbcompile.core.compiletime.where import records_from_events, where
+from nbcompile.core.compiletime.history import CacheHistory, kernel_frames
 
 
 def _miss(option: str) -> str:
@@ -54,23 +53,20 @@ def test_an_inductor_option_changed_between_compiles_is_the_miss_cause(tmp_path,
     def scale(x):
         return torch.relu(x) * 2 + 1
 
-    recorder = Recorder()
+    history = CacheHistory()  # what %load_ext installs: this kernel's compiles
     logger = logging.getLogger("torch.__trace")
-    old_level = logger.level
-    logger.setLevel(logging.DEBUG)
-    logger.addHandler(recorder)
+    logger.addHandler(history)
     try:
         x = torch.randn(4)
         torch.compile(scale)(x)
         torch._dynamo.reset()
         torch.compile(scale, options={"epilogue_fusion": False})(x)
     finally:
-        logger.removeHandler(recorder)
-        logger.setLevel(old_level)
+        logger.removeHandler(history)
         torch._dynamo.reset()
-    compiled = records_from_events(recorder.events)
-    assert len(compiled) == 2
-    first, second = where(compiled).frames
+    frames = kernel_frames(scale, history)
+    assert len(frames) == 2
+    first, second = frames
     assert not first.key_changes
     # torch's own record: the second compile missed the FX graph cache
     assert any(c.layer == "fx_graph" and c.outcome == "miss" for c in second.caches)

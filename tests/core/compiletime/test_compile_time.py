@@ -65,3 +65,19 @@ def test_no_repeated_blocks_no_regional_remedy():
         ("regional", "does not apply"), ("nested_region", "does not apply")]
     assert "no repeated blocks" in result.remedies[0].note
     assert [r.label for r in result.runs] == ["baseline cold", "baseline warm restart"]
+
+
+@pytest.mark.slow
+def test_ctrl_c_keeps_the_partial_record():
+    from nbcompile.core.compiletime.measure import CompileTimeInterrupted
+
+    def progress(step):
+        if step.label == "baseline warm restart":
+            raise KeyboardInterrupt
+
+    with pytest.raises(CompileTimeInterrupted) as caught:
+        compile_time(stack(2), torch.randn(2, 8), remedies=("regional",), progress=progress)
+    partial = caught.value.partial
+    assert partial.interrupted and "Ctrl-C" in partial.notes[-1]
+    assert [r.label for r in partial.runs] == ["baseline cold"]
+    assert partial.cold_s is not None and partial.where.frames

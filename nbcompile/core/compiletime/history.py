@@ -1,0 +1,95 @@
+"""This kernel's compiles, as far as cache misses need them: each compile's start, metrics
+and cache artifacts (torch's key components), heard on the structured trace since
+``%load_ext nbcompile``, the newest ``MAX_EVENTS`` kept. Nothing is parsed while torch
+compiles: the payloads are kept as torch wrote them and read when someone asks.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Iterable
+from typing import Any
+
+from .record import FrameTime
+from .where import records_from_events, where
+
+#: Events kept (a frame compile logs a handful of the kinds kept here).
+MAX_EVENTS = 4000
+_KINDS = ("str", "dynamo_start", "compilation_metrics")
+
+
+class CacheHistory(logging.Handler):
+    """The trace events ``where`` needs to explain this kernel's cache outcomes."""
+
+    def __init__(self, max_events: int = MAX_EVENTS) -> None:
+        super().__init__(logging.DEBUG)
+        self.events: deque[tuple[dict[str, Any], str]] = deque(maxlen=max_events)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        metadata = getattr(record, "metadata", None)
+        if not isinstance(metadata, dict):
+            return
+        artifact = metadata.get("artifact")
+        name = artifact.get("name", "") if isinstance(artifact, dict) else ""
+        if not (any(k in metadata for k in _KINDS) or "_cache_" in name):
+            return
+        payload = getattr(record, "payload", None) if name or "str" in metadata else None
+        self.events.append((dict(metadata), payload if isinstance(payload, str) else ""))
+
+
+_history: CacheHistory | None = None
+
+
+def install() -> CacheHistory:
+    """Start hearing this kernel's compiles (idempotent; torch keeps its trace logger at
+    DEBUG, not propagating: as for the session's listener, only a handler is added)."""
+    global _history
+    if _history is None:
+        _history = CacheHistory()
+        logging.getLogger("torch.__trace").addHandler(_history)
+    return _history
+
+
+def uninstall() -> None:
+    global _history
+    if _history is not None:
+        logging.getLogger("torch.__trace").removeHandler(_history)
+        _history = None
+
+
+def _spans(fn: Any) -> list[tuple[str, range]]:
+    """The code (file, line range) of ``fn``: a function's own, or every ``forward`` in a
+    module's tree."""
+    import inspect
+
+    import torch
+
+    objects: Iterable[Any] = ([type(m).forward for m in fn.modules()]
+                              if isinstance(fn, torch.nn.Module) else [fn])
+    spans = []
+    for obj in objects:
+        obj = inspect.unwrap(getattr(obj, "_torchdynamo_orig_callable", obj))
+        code = getattr(obj, "__code__", None)
+        if code is None:
+            continue
+        try:
+            lines, first = inspect.getsourcelines(obj)
+        except (OSError, TypeError):
+            lines, first = [""], code.co_firstlineno
+        spans.append((code.co_filename, range(first, first + max(len(lines), 1))))
+    return spans
+
+
+def kernel_frames(fn: Any = None, history: CacheHistory | None = None) -> list[FrameTime]:
+    """This kernel's frame compiles (of ``fn``'s code, or all), each with its cache layers'
+    outcomes and what differed in the key from the previous compile of the frame."""
+    history = history or _history
+    if history is None:
+        return []
+    frames = where(records_from_events(list(history.events))).frames
+    if fn is None:
+        return frames
+    spans = _spans(fn)
+    return [f for f in frames
+            if any(f.filename == file and f.lineno in lines for file, lines in spans)]
