@@ -16,15 +16,27 @@ from .where import records_from_events, where
 
 #: Events kept (a frame compile logs a handful of the kinds kept here).
 MAX_EVENTS = 4000
+#: Payload characters kept (an FX graph cache artifact lists the whole Inductor config:
+#: ~100 kB); past it, the oldest payloads are dropped (their compiles then show no key).
+MAX_PAYLOAD_CHARS = 32_000_000
 _KINDS = ("str", "dynamo_start", "compilation_metrics")
 
 
 class CacheHistory(logging.Handler):
     """The trace events ``where`` needs to explain this kernel's cache outcomes."""
 
-    def __init__(self, max_events: int = MAX_EVENTS) -> None:
+    def __init__(self, max_events: int = MAX_EVENTS,
+                 max_payload_chars: int = MAX_PAYLOAD_CHARS) -> None:
         super().__init__(logging.DEBUG)
-        self.events: deque[tuple[dict[str, Any], str]] = deque(maxlen=max_events)
+        self._events: deque[list[Any]] = deque(maxlen=max_events)
+        self._with_payload: deque[list[Any]] = deque()
+        self._chars = 0
+        self._max_chars = max_payload_chars
+
+    @property
+    def events(self) -> list[tuple[dict[str, Any], str]]:
+        """The events kept, oldest first, as ``(metadata, payload)``."""
+        return [(m, p) for m, p in self._events]
 
     def emit(self, record: logging.LogRecord) -> None:
         metadata = getattr(record, "metadata", None)
@@ -35,7 +47,15 @@ class CacheHistory(logging.Handler):
         if not (any(k in metadata for k in _KINDS) or "_cache_" in name):
             return
         payload = getattr(record, "payload", None) if name or "str" in metadata else None
-        self.events.append((dict(metadata), payload if isinstance(payload, str) else ""))
+        entry = [dict(metadata), payload if isinstance(payload, str) else ""]
+        self._events.append(entry)
+        if entry[1] and name:
+            self._with_payload.append(entry)
+            self._chars += len(entry[1])
+            while self._chars > self._max_chars and self._with_payload:
+                old = self._with_payload.popleft()
+                self._chars -= len(old[1])
+                old[1] = ""
 
 
 _history: CacheHistory | None = None
@@ -87,7 +107,7 @@ def kernel_frames(fn: Any = None, history: CacheHistory | None = None) -> list[F
     history = history or _history
     if history is None:
         return []
-    frames = where(records_from_events(list(history.events))).frames
+    frames = where(records_from_events(history.events)).frames
     if fn is None:
         return frames
     spans = _spans(fn)
