@@ -56,15 +56,20 @@ def compile_time_text(ct: CompileTime, budget: int | None = None) -> str:
                      f"(~{_s(b.dynamo_s)} Dynamo, ~{_s(b.inductor_s)} Inductor)")
     if w.caches:
         lines.append("caches: " + ", ".join(f"{k} {v}" for k, v in sorted(w.caches.items())))
-    for f in w.frames:
-        if f.key_changes or any(c.outcome == "bypass" for c in f.caches):
-            lines.append(f"  {f.compile_id} {f.frame}: {clip(f.cache_note, 300)}")
+    explained = [f for f in w.frames
+                 if f.key_changes or any(c.outcome == "bypass" for c in f.caches)]
+    for f in explained[:10]:
+        lines.append(f"  {f.compile_id} {f.frame}: {clip(f.cache_note, 300)}")
+    if len(explained) > 10:
+        lines.append(f"  ... {len(explained) - 10} more in .where.frames")
     for r in ct.remedies:
         numbers = (f"cold {_s(r.cold_s)}, restart {_s(r.restart_s)}, steady "
                    f"{_ratio(r.steady_ratio)}, outputs {_same(r)}")
         lines.append(f"- {r.kind}: {r.status} ({numbers}): {clip(r.note, 300)}")
-    for note in ct.notes:
+    for note in ct.notes[:10]:
         lines.append(f"note: {clip(note, 300)}")
+    if len(ct.notes) > 10:
+        lines.append(f"... {len(ct.notes) - 10} more notes in .notes")
     lines.append(f"({len(ct.runs)} fresh processes, {_s(ct.elapsed_s)})")
     text = "\n".join(lines)
     if len(text) > budget:
