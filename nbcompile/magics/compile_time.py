@@ -12,9 +12,9 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from ..api import CompileTime, compile_time
 from ..core.compiletime.measure import CompileTimeInterrupted
 from ..core.compiletime.record import REMEDY_KINDS
-from ..core.perf.call_options import CallOptionError
+from ..core.perf.call_options import CallOptionError, check_repeat
 from .arguments import Once, unquoted
-from .calls import CallCommand, check_budget, run_call_magic
+from .calls import CallCommand, check_budget, checked, run_call_magic
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -23,6 +23,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         "remedies": tuple(k.strip() for k in args.remedies.split(",") if k.strip())}
     if args.budget is not None:
         settings["budget_s"] = check_budget(args, "%compile_time")
+    settings["rounds"] = checked("%compile_time", check_repeat, args.rounds, "--rounds")
     return settings
 
 
@@ -44,6 +45,9 @@ class CompileTimeMagics(Magics):
     @argument("--remedies", "-r", default=",".join(REMEDY_KINDS), type=unquoted,
               metavar="KIND[,KIND...]", action=Once,
               help=f"Remedies to try (default: {','.join(REMEDY_KINDS)}).")
+    @argument("--rounds", type=int, default=1, metavar="N", action=Once,
+              help="Cold runs of each compile-cutting remedy, each alternated with a "
+                   "baseline cold run; medians compared (default 1).")
     @line_magic("compile_time")
     def compile_time(self, line: str) -> CompileTime:
         """Where EXPR's compile time goes, and what cuts it.
@@ -60,6 +64,7 @@ class CompileTimeMagics(Magics):
 
             %compile_time model(x)
             %compile_time model(x) --budget 300 --remedies regional,portable_cache
+            %compile_time model(x) --remedies regional --rounds 3
             r = %compile_time model(x)     # r is an nbcompile.CompileTime
         """
         __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks

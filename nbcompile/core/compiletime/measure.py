@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import platform
 import shutil
+import statistics
 import time
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -17,7 +18,7 @@ from typing import Any
 
 import torch
 
-from ..perf.call_options import CallOptionError, check_budget
+from ..perf.call_options import CallOptionError, check_budget, check_repeat
 from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
 from .fresh import Child, Shipment, private_dir, run_child, ship
 from .history import kernel_frames
@@ -97,6 +98,8 @@ class _Measurement:
         self.work = private_dir()
         self.shipment = Shipment()
         self.step = 0
+        self.rounds = 1
+        self.baseline_colds: list[float] = []  # every baseline cold first call measured
 
     def left(self) -> float | None:
         if not self.budget_s:
@@ -121,6 +124,25 @@ class _Measurement:
         self.result.runs.append(result.run)
         return result
 
+    def cold_rounds(self, label: str, variant: str, cache: str, **extra: Any
+                    ) -> tuple[Child | None, float | None, float | None]:
+        """The remedy's cold run, and with ``rounds`` > 1 more pairs (a baseline cold,
+        then the remedy cold, each into an empty cache directory): ``(its first run,
+        median cold of the baseline, median cold of the remedy)``."""
+        first = self.child(label, variant, cache, **extra)
+        mine = [first.run.first_call_s] if first and first.run.first_call_s else []
+        for i in range(2, self.rounds + 1):
+            if first is None or first.run.status != "ok":
+                break
+            base = self.child(f"baseline cold (round {i})", "baseline", f"baseline-{cache}-{i}")
+            again = self.child(f"{label} (round {i})", variant, f"{cache}-{i}", **extra)
+            if base and base.run.first_call_s:
+                self.baseline_colds.append(base.run.first_call_s)
+            if again and again.run.first_call_s:
+                mine.append(again.run.first_call_s)
+        before = statistics.median(self.baseline_colds) if self.baseline_colds else None
+        return first, before, statistics.median(mine) if mine else None
+
     def finish(self) -> CompileTime:
         self.result.elapsed_s = round(time.perf_counter() - self.start, 3)
         shutil.rmtree(self.work, ignore_errors=True)
@@ -131,8 +153,8 @@ def compile_time(fn: Any, *args: Any, budget_s: float | None = None,
                  remedies: Sequence[str] | str = REMEDY_KINDS,
                  options: dict[str, Any] | None = None,
                  more_calls: Sequence[tuple[tuple[Any, ...], dict[str, Any]]] = (),
-                 steady_budget_s: float = 1.0, progress: Progress | None = None,
-                 **kwargs: Any) -> CompileTime:
+                 steady_budget_s: float = 1.0, rounds: int = 1,
+                 progress: Progress | None = None, **kwargs: Any) -> CompileTime:
     """Where ``fn(*args, **kwargs)``'s compile time goes and what cuts it, measured on fresh
     processes (the user's objects, caches and settings untouched).
 
@@ -144,7 +166,9 @@ def compile_time(fn: Any, *args: Any, budget_s: float | None = None,
     10 % and outputs equal to eager's. ``options``: ``torch.compile`` keyword arguments
     (``mode``, ``fullgraph``...); ``more_calls``: further ``(args, kwargs)`` the target is
     called with (their first calls count: a shape that recompiles shows there);
-    ``budget_s``: wall-time limit (what is left untried says so). Ctrl-C raises
+    ``rounds``: cold runs of each compile-cutting remedy, each alternated with a baseline
+    cold run (medians compared); ``budget_s``: wall-time limit (what is left untried says
+    so). Ctrl-C raises
     ``CompileTimeInterrupted`` carrying the runs measured so far.
     """
     if budget_s is not None:
@@ -153,6 +177,7 @@ def compile_time(fn: Any, *args: Any, budget_s: float | None = None,
     target = _unwrap(fn)
     calls = [(tuple(args), dict(kwargs))] + [(tuple(a), dict(k)) for a, k in more_calls]
     m = _Measurement(target, calls, dict(options or {}), budget_s, progress, steady_budget_s)
+    m.rounds = check_repeat(rounds, "rounds")
     try:
         with ctrl_c_watched():
             _measure(m, kinds)
@@ -194,6 +219,8 @@ def _measure(m: _Measurement, kinds: tuple[str, ...]) -> None:
                                   note="the baseline failed: " + why) for k in kinds]
         return
     result.cold_s = cold.run.first_call_s
+    if cold.run.first_call_s:
+        m.baseline_colds.append(cold.run.first_call_s)
     result.steady_s = cold.run.steady_s
     compiles = records_from_events(cold.events)
     result.where = where(compiles, root=module)
@@ -212,7 +239,7 @@ def _measure(m: _Measurement, kinds: tuple[str, ...]) -> None:
 
 def _judge(kind: str, change: str, before: float | None, after: float | None,
            child: Child | None, baseline: Child, *, restart: Child | None = None,
-           against: str = "cold", note: str = "") -> Remedy:
+           against: str = "cold", note: str = "", rounds: int = 1) -> Remedy:
     """A remedy from its fresh run(s): verified with a cut >= ``MIN_CUT`` in the time it
     targets and the same outputs; otherwise tried and not helping, or failed."""
     remedy = Remedy(kind, change=change, status="failed")  # type: ignore[arg-type]
@@ -226,14 +253,16 @@ def _judge(kind: str, change: str, before: float | None, after: float | None,
     remedy.same_result, remedy.max_abs_diff = run.same_result, run.max_abs_diff
     remedy.steady_ratio = _ratio(run.steady_s, baseline.run.steady_s)
     if against == "cold":
-        remedy.cold_s = run.first_call_s
+        remedy.cold_s = after  # the median over rounds (one round: its first call)
         if restart is not None and restart.run.status == "ok":
             remedy.restart_s = restart.run.first_call_s
     else:
         remedy.restart_s = after
     cut = _cut(before, after)
     numbers = (f"{against} first call {_secs(after)} vs {_secs(before)} without it"
-               + (f" ({cut:+.0%} cut)" if cut is not None else ""))
+               + ("" if cut is None else f" ({cut:.0%} less)" if cut >= 0
+                  else f" ({-cut:.0%} more)")
+               + (f", medians of {rounds} alternated rounds" if rounds > 1 else ""))
     if run.same_result is False:
         remedy.status = "did not help"
         remedy.note = f"outputs differ from eager's (max abs diff {run.max_abs_diff}); {numbers}"
@@ -255,7 +284,8 @@ def _regional(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remedy:
                            "one class with the same structure")
     change = "\n".join(f"for block in model.{b.path}:\n    block.compile()" if b.path else
                        "for block in model:\n    block.compile()" for b in blocks)
-    child = m.child("regional cold", "regional", "regional", blocks=[b.path for b in blocks])
+    child, before, after = m.cold_rounds("regional cold", "regional", "regional",
+                                         blocks=[b.path for b in blocks])
     restart = (m.child("regional restart", "regional", "regional",
                        blocks=[b.path for b in blocks])
                if child is not None and child.run.status == "ok" else None)
@@ -264,8 +294,8 @@ def _regional(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remedy:
         return Remedy("regional", change=change, status="did not help",
                       note="the blocks' .compile() compiled nothing in the fresh process "
                            "(torch skips the forward of torch.nn's own classes)")
-    return _judge("regional", change, m.result.cold_s, child.run.first_call_s if child else None,
-                  child, cold, restart=restart, note=note)
+    return _judge("regional", change, before, after, child, cold, restart=restart, note=note,
+                  rounds=m.rounds)
 
 
 def _nested(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remedy:
@@ -275,10 +305,9 @@ def _nested(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remedy:
     names = sorted({b.cls.__name__ for b in blocks})
     change = "\n".join(f"{n}.forward = torch.compiler.nested_compile_region({n}.forward)"
                        for n in names) + "\nmodel = torch.compile(model)"
-    child = m.child("nested_region cold", "nested_region", "nested",
-                    blocks=[b.path for b in blocks])
-    return _judge("nested_region", change, m.result.cold_s,
-                  child.run.first_call_s if child else None, child, cold)
+    child, before, after = m.cold_rounds("nested_region cold", "nested_region", "nested",
+                                         blocks=[b.path for b in blocks])
+    return _judge("nested_region", change, before, after, child, cold, rounds=m.rounds)
 
 
 def _dynamic(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remedy:
@@ -292,10 +321,9 @@ def _dynamic(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remedy:
                            + ("" if len(m.calls) > 1 else
                               " (one call measured: pass more_calls= with the other shapes)"))
     change = "model = torch.compile(model, dynamic=True)"
-    child = m.child("dynamic cold", "dynamic", "dynamic")
-    return _judge("dynamic", change, m.result.cold_s, child.run.first_call_s if child else None,
-                  child, cold, note="recompiled for: " + "; ".join(
-                      f.recompile_reason for f in shape[:2]))
+    child, before, after = m.cold_rounds("dynamic cold", "dynamic", "dynamic")
+    why = "recompiled for: " + "; ".join(f.recompile_reason for f in shape[:2])
+    return _judge("dynamic", change, before, after, child, cold, note=why, rounds=m.rounds)
 
 
 def _portable(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remedy:
