@@ -40,7 +40,7 @@ import {
 } from '../src/records/validate';
 import { RECORD_SCHEMA } from '../src/generated/schema';
 import { memoryFacts } from '../src/views/memorytext';
-import { compileTimeTitle } from '../src/views/compiletimeview';
+import { compileTimeTitle } from '../src/views/compiletimetext';
 import { safeUrl } from '../src/records/parseparts';
 import { phaseColour, phaseSegments } from '../src/views/phases';
 import {
@@ -1154,7 +1154,10 @@ test('a compile_time record parses: cold, restart, where, one row per remedy', (
   const title = compileTimeTitle(c);
   assert.ok(title.startsWith('compile time of Stack: cold '), title);
   // a record the kernel did not write is refused, not drawn
-  const bad = { ...recordFixture('compile_time'), remedies: [{ kind: 'magic' }] };
+  const bad = {
+    ...recordFixture('compile_time'),
+    remedies: [{ kind: 'magic' }]
+  };
   const refused = parsePayload(bad);
   assert.ok(refused && refused.record === 'unknown', JSON.stringify(refused));
 });

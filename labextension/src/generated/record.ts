@@ -1804,6 +1804,10 @@ export interface CompileTime {
    */
   runs: FreshRun[];
   /**
+   * This kernel's compiles of the call's code (heard since `%load_ext`): each cache layer's outcome and what differed in the key from the frame's previous compile
+   */
+  kernel_compiles: FrameTime[];
+  /**
    * how the call was carried into the fresh processes
    */
   how: string;

@@ -2930,6 +2930,13 @@ export const RECORD_SCHEMA: unknown = {
           },
           "description": "every child process, in order"
         },
+        "kernel_compiles": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/FrameTime"
+          },
+          "description": "This kernel's compiles of the call's code (heard since `%load_ext`): each cache layer's outcome and what differed in the key from the frame's previous compile"
+        },
         "how": {
           "type": "string",
           "description": "how the call was carried into the fresh processes"
@@ -2993,6 +3000,7 @@ export const RECORD_SCHEMA: unknown = {
         "where",
         "remedies",
         "runs",
+        "kernel_compiles",
         "how",
         "reproducible",
         "budget_s",

@@ -6,18 +6,11 @@
  */
 
 import { h } from '../ui/dom';
-import { clip, formatTime } from '../ui/format';
+import { clip } from '../ui/format';
 import { ICompileTimePayload } from '../model';
+import { compileTimeTitle, ratio, seconds } from './compiletimetext';
 
 const MAX_ROWS = 20;
-
-function seconds(v: number | null): string {
-  return v === null ? '-' : formatTime(v);
-}
-
-function ratio(v: number | null): string {
-  return v === null ? '-' : `${v.toFixed(2)}x`;
-}
 
 const STATUS_CLASS = new Map<string, string>([
   ['verified', 'nbc-status-verified'],
@@ -27,17 +20,6 @@ const STATUS_CLASS = new Map<string, string>([
   ['does not apply', 'nbc-status-pending'],
   ['not tried', 'nbc-status-unverified']
 ]);
-
-/** The record's headline: cold, warm restart, verified remedies. */
-export function compileTimeTitle(p: ICompileTimePayload): string {
-  const verified = p.remedies.filter(r => r.verified).map(r => r.kind);
-  return (
-    `compile time of ${p.name}: cold ${seconds(p.cold_s)}, warm restart ` +
-    `${seconds(p.warm_restart_s)}` +
-    (verified.length ? `, verified: ${verified.join(', ')}` : '') +
-    (p.interrupted ? ' (interrupted)' : '')
-  );
-}
 
 export function renderCompileTime(p: ICompileTimePayload): HTMLElement {
   const root = h('div', { class: 'nbc-compile-time' });
