@@ -126,9 +126,9 @@ def where(compiles: Sequence[Compiled], root: Any = None,
     module whose repeated blocks to look for; ``history``: earlier compiles to compare
     cache keys with (e.g. another process's, or this kernel's); a frame compiled twice
     within ``compiles`` is compared with its previous compile too."""
-    seen: dict[tuple[str, str, int], list[Lookup]] = {}
+    seen: dict[tuple[str, str, int], Compiled] = {}
     for record, found in history:
-        seen[_frame(record)] = found
+        seen[_frame(record)] = (record, found)
     result = Where()
     phases: Counter[str] = Counter()
     caches: Counter[str] = Counter()
@@ -137,15 +137,21 @@ def where(compiles: Sequence[Compiled], root: Any = None,
         seconds = float(record.times.get("entire_frame_compile_time_s")
                         or record.times.get("total_s") or 0.0)
         recompile = bool(cid and cid.frame_compile_id > 0)
-        before = seen.get(_frame(record))
+        previous = seen.get(_frame(record))
+        before = previous[1] if previous else None
         changes = []
-        if before is not None:
+        if previous is not None and before is not None:
             for lookup in mine:
                 old = next((b for b in before if b.outcome.layer == lookup.outcome.layer
                             and b.components), None)
                 if lookup.outcome.outcome != "hit" and old is not None and lookup.components:
                     changes += key_changes(lookup.outcome.layer, old.components,
                                            lookup.components)
+            lines = changed_lines(previous[0].graphs, record.graphs)
+            for change in changes:
+                if change.kind == "graph" and lines:
+                    change.words = "the graph differs at " + "; ".join(lines[:3]) + (
+                        f" (and {len(lines) - 3} more lines)" if len(lines) > 3 else "")
         frame = FrameTime(
             compile_id=record.compile_id, frame=record.frame, filename=record.filename,
             lineno=record.firstlineno, seconds=round(seconds, 4), phases=dict(record.phases),
@@ -161,7 +167,7 @@ def where(compiles: Sequence[Compiled], root: Any = None,
         phases.update(record.phases)
         caches.update(f"{o.layer} {o.outcome}" for o in frame.caches)
         if mine:
-            seen[_frame(record)] = mine
+            seen[_frame(record)] = (record, mine)
     result.total_s = round(result.total_s, 4)
     result.recompile_s = round(result.recompile_s, 4)
     result.phases = {k: round(v, 4) for k, v in phases.items()}
@@ -170,6 +176,43 @@ def where(compiles: Sequence[Compiled], root: Any = None,
         result.repeated = repeated([r for r, _ in compiles], repeated_blocks(root),
                                    result.phases)
     return result
+
+
+_GRAPH_LINE = re.compile(r"# File: (?P<file>.+?):(?P<line>\d+) in [^,]*, code: (?P<code>.*)")
+_NODE = re.compile(r"^\s*\w+(?:: \"[^\"]*\")? = (?P<op>.*?)(?:;\s+[\w, ]+= None)?$")
+
+
+def _ops_by_line(graphs: Sequence[str]) -> dict[tuple[str, int], tuple[str, list[str]]]:
+    """Each source line of the Dynamo graphs -> (its code, the ops traced from it)."""
+    found: dict[tuple[str, int], tuple[str, list[str]]] = {}
+    current: tuple[str, int] | None = None
+    for graph in graphs:
+        for text in graph.splitlines():
+            m = _GRAPH_LINE.search(text)
+            if m:
+                current = (m.group("file"), int(m.group("line")))
+                found.setdefault(current, (m.group("code").strip(), []))
+                continue
+            node = _NODE.match(text)
+            if node and current is not None:
+                op = re.sub(r"\b[a-z_]\w*_\d*\b", "v", node.group("op"))  # names vary
+                found[current][1].append(op)
+    return found
+
+
+def changed_lines(before: Sequence[str], after: Sequence[str]) -> list[str]:
+    """The source lines (``file:line `code```) whose traced ops or constants differ between
+    two compiles' Dynamo graphs (empty when either has no graph text)."""
+    if not before or not after:
+        return []
+    old, new = _ops_by_line(before), _ops_by_line(after)
+    out = []
+    for key in sorted(set(old) | set(new), key=lambda k: (k[0], k[1])):
+        a, b = old.get(key), new.get(key)
+        if a is None or b is None or sorted(a[1]) != sorted(b[1]):
+            code = (b or a or ("", []))[0]
+            out.append(f"{key[0]}:{key[1]} `{code}`")
+    return out
 
 
 def repeated(compiles: Sequence[CompileRecord], candidates: Sequence[Candidate],

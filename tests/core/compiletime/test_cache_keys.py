@@ -76,3 +76,24 @@ def test_an_inductor_option_changed_between_compiles_is_the_miss_cause(tmp_path,
     assert "Inductor option epilogue_fusion: True -> False" in second.cache_note
     # phases from torch's compilation_metrics
     assert first.seconds > 0 and first.phases
+
+
+GRAPH = '''class GraphModule(torch.nn.Module):
+    def forward(self, L_x_: "f32[4][1]cpu"):
+        l_x_ = L_x_
+         # File: <ipython-input-3-abc>:3 in scale, code: y = torch.relu(x) * 2
+        relu: "f32[4][1]cpu" = torch.relu(l_x_);  l_x_ = None
+        mul: "f32[4][1]cpu" = relu * 2;  relu = None
+         # File: <ipython-input-3-abc>:4 in scale, code: return y + 1
+        add: "f32[4][1]cpu" = mul + 1;  mul = None
+        return (add,)
+'''
+
+
+def test_a_changed_graph_names_the_cell_line_whose_constant_changed():
+    from nbcompile.core.compiletime.where import changed_lines
+
+    edited = GRAPH.replace("relu * 2", "relu * 3").replace("x) * 2", "x) * 3")
+    assert changed_lines([GRAPH], [edited]) == ["<ipython-input-3-abc>:3 `y = torch.relu(x) * 3`"]
+    assert changed_lines([GRAPH], [GRAPH]) == []
+    assert changed_lines([], [GRAPH]) == []
