@@ -1,5 +1,5 @@
-"""This kernel's compiles, as far as cache misses need them: each compile's start, metrics
-and cache artifacts (torch's key components), heard on the structured trace since
+"""This kernel's compiles, as far as cache misses need them: each compile's start, Dynamo
+graph, metrics and cache artifacts (torch's key components), heard on the structured trace since
 ``%load_ext nbcompile``, the newest ``MAX_EVENTS`` kept. Nothing is parsed while torch
 compiles: the payloads are kept as torch wrote them and read when someone asks.
 """
@@ -19,7 +19,7 @@ MAX_EVENTS = 4000
 #: Payload characters kept (an FX graph cache artifact lists the whole Inductor config:
 #: ~100 kB); past it, the oldest payloads are dropped (their compiles then show no key).
 MAX_PAYLOAD_CHARS = 32_000_000
-_KINDS = ("str", "dynamo_start", "compilation_metrics")
+_KINDS = ("str", "dynamo_start", "compilation_metrics", "dynamo_output_graph")
 
 
 class CacheHistory(logging.Handler):
@@ -46,10 +46,11 @@ class CacheHistory(logging.Handler):
         name = artifact.get("name", "") if isinstance(artifact, dict) else ""
         if not (any(k in metadata for k in _KINDS) or "_cache_" in name):
             return
-        payload = getattr(record, "payload", None) if name or "str" in metadata else None
+        keep = name or "str" in metadata or "dynamo_output_graph" in metadata
+        payload = getattr(record, "payload", None) if keep else None
         entry = [dict(metadata), payload if isinstance(payload, str) else ""]
         self._events.append(entry)
-        if entry[1] and name:
+        if entry[1] and "str" not in metadata:
             self._with_payload.append(entry)
             self._chars += len(entry[1])
             while self._chars > self._max_chars and self._with_payload:
