@@ -36,6 +36,7 @@ def test_magic_measures_a_cell_defined_model_on_fresh_processes(ip):
     assert ct.reproducible and ct.cold_s, ct.notes
     # the graph names the user's cell lines: the blocks found traced 4 times
     assert ct.where.repeated and ct.where.repeated[0].traced_copies == 4
+    assert ct.where.repeated[0].node_share > 0.5  # the graph quotes the cell's lines
     regional = ct.remedy("regional")
     assert regional is not None and regional.same_result is True
     assert regional.change.startswith("for block in model.layers:")

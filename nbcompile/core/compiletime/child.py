@@ -163,8 +163,12 @@ def _precompile(spec: dict[str, Any], fn: Any, calls: list[Any]) -> Any:
 def _define(namespace: dict[str, Any], sources: Any, filenames: Any) -> None:
     """Run the cells' definitions under their own filenames (so traced graphs name the
     user's cell lines); a cell needing another's names runs after it (a few passes)."""
+    import linecache
+
     names = list(filenames) + ["<nbcompile cell>"] * len(sources)
     todo = list(zip(sources, names, strict=False))
+    for source, filename in todo:  # the cells' text, as in the kernel (graphs quote it)
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     for _ in range(len(todo) + 1):
         failed: list[tuple[str, str]] = []
         error: Exception | None = None
