@@ -49,3 +49,21 @@ def test_magic_refuses_a_bad_remedy_before_running_anything(ip):
     run_cell(ip, "import torch\ndef twice(x):\n    return x * 2\nxt = torch.randn(3)\n")
     with pytest.raises(Exception, match="remedies must be among"):
         ip.run_line_magic("compile_time", "twice(xt) --remedies quantum")
+
+
+def test_a_cell_function_gets_a_precompiled_remedy_that_loads_in_a_fresh_process(ip):
+    run_cell(ip, "import torch\n"
+                 "def squash(x):\n"
+                 "    return torch.tanh(x) * 2 + torch.sigmoid(x)\n"
+                 "xs = torch.randn(16)\n")
+    ct = nbcompile.compile_time(ip.user_ns["squash"], ip.user_ns["xs"],
+                                remedies=("precompiled", "regional"))
+    assert "squash" in ct.how
+    pre = ct.remedy("precompiled")
+    assert pre is not None and pre.same_result is True, pre
+    assert pre.restart_s is not None and pre.status in ("verified", "did not help"), pre
+    # torch's own record: the loaded function compiled nothing (no Dynamo, no cache lookup)
+    restart = next(r for r in ct.runs if r.label == "precompiled restart")
+    assert restart.frames_compiled == 0 and not restart.caches
+    regional = ct.remedy("regional")
+    assert regional is not None and regional.status == "does not apply"

@@ -15,6 +15,7 @@ import json
 import linecache
 import os
 import pickle
+import signal
 import subprocess
 import sys
 import tempfile
@@ -166,16 +167,22 @@ def run_child(shipment: Shipment, label: str, variant: str, cache_dir: Path, wor
     for name in ("TORCH_TRACE", "TORCH_COMPILE_DEBUG"):
         env.pop(name, None)
     start = time.perf_counter()
+    # its own session: the child and Inductor's compile workers are stopped together
+    proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(spec_path), str(out_path)],
+                            env=env, cwd=os.getcwd(), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        subprocess.run([sys.executable, "-c", _CHILD, str(spec_path), str(out_path)],
-                       env=env, cwd=os.getcwd(), stdout=subprocess.DEVNULL,
-                       stderr=subprocess.PIPE, timeout=timeout_s, check=False)
-    except subprocess.TimeoutExpired:
+        proc.wait(timeout=timeout_s)
+    except BaseException as e:  # the budget ran out, or Ctrl-C: no process left behind
+        _stop(proc)
+        if not isinstance(e, subprocess.TimeoutExpired):
+            raise
         wall = time.perf_counter() - start
         return Child(FreshRun(label, status="failed", wall_s=round(wall, 3),
                               error=f"ran past the budget ({timeout_s:.0f} s left) and was "
                                     "stopped"))
     wall = time.perf_counter() - start
+    _stop(proc)  # compile workers the child left behind, if any
     try:
         out = json.loads(out_path.read_text())
     except (OSError, ValueError):
@@ -195,6 +202,15 @@ def run_child(shipment: Shipment, label: str, variant: str, cache_dir: Path, wor
         caches={k.split(" ", 1)[1]: v for k, v in counts.items() if v},
         same_result=out.get("same_result"), max_abs_diff=out.get("max_abs_diff"))
     return Child(run, events, traceback=out.get("traceback", ""))
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Kill a child's whole process group (it started its own session)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, AttributeError):
+        proc.kill()
+    proc.wait()
 
 
 def _round(value: Any, digits: int = 4) -> float | None:

@@ -81,3 +81,13 @@ def test_ctrl_c_keeps_the_partial_record():
     assert partial.interrupted and "Ctrl-C" in partial.notes[-1]
     assert [r.label for r in partial.runs] == ["baseline cold"]
     assert partial.cold_s is not None and partial.where.frames
+
+
+@pytest.mark.slow
+def test_a_budget_too_small_stops_the_fresh_process_and_says_so():
+    result = compile_time(stack(2), torch.randn(2, 8), budget_s=2.0, remedies=("regional",))
+    assert result.cold_s is None and result.reproducible
+    # stopped while importing torch, or not started when under a second was left
+    assert "ran past the budget" in result.notes[0] or "budget was spent" in result.notes[0]
+    assert [r.status for r in result.remedies] == ["not tried"]
+    assert result.elapsed_s < 30
