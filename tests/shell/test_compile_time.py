@@ -67,3 +67,21 @@ def test_a_cell_function_gets_a_precompiled_remedy_that_loads_in_a_fresh_process
     assert restart.frames_compiled == 0 and not restart.caches
     regional = ct.remedy("regional")
     assert regional is not None and regional.status == "does not apply"
+
+
+def test_a_compiled_target_is_measured_from_its_own_code(ip):
+    ip.run_cell_magic("compile", "", "import torch\n"
+                      "def wavy(x):\n"
+                      "    return torch.sin(x) * 2\n"
+                      "class Bump(torch.nn.Module):\n"
+                      "    def forward(self, x):\n"
+                      "        return torch.cos(x) + 1\n"
+                      "bump = Bump()\n")
+    run_cell(ip, "xw = torch.randn(8)\nwavy(xw); bump(xw)\n")
+    for expr, name in (("wavy(xw)", "wavy"), ("bump(xw)", "Bump")):
+        ct = ip.run_line_magic("compile_time", expr + " --remedies regional")
+        assert ct.reproducible and ct.cold_s, (expr, ct.notes, ct.how)
+        assert ct.name == name and name in ct.how
+        # this kernel's own compile of the target, with torch's cache outcome
+        assert ct.kernel_compiles and ct.kernel_compiles[0].caches, ct.kernel_compiles
+    assert nbcompile.report(ip.user_ns["wavy"]).compiles  # the target is still its own

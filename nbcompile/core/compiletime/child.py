@@ -54,6 +54,14 @@ class Recorder(logging.Handler):
         self.events.append((metadata, payload if isinstance(payload, str) else ""))
 
 
+class ByName:
+    """A function of the cells, carried by name: the child's ``__main__`` defines it again
+    from the cell (the kernel's name may hold a compiled wrapper of it)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
 def _call_module(module: Any, *args: Any, **kwargs: Any) -> Any:
     """A module's call as a plain function (what ``aot_compile`` compiles: the module is
     an argument, so saving the compiled function does not pickle it)."""
@@ -203,6 +211,8 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         sys.modules["__main__"] = main
         _define(main.__dict__, spec.get("definitions", ()), spec.get("filenames", ()))
         fn, calls = pickle.loads(spec["payload"])  # noqa: S301 - written by our parent
+        if isinstance(fn, ByName):
+            fn = main.__dict__[fn.name]
         stage = "the eager call"
         torch.manual_seed(0)
         with torch.no_grad() if spec.get("no_grad") else _null():

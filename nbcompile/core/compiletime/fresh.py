@@ -11,6 +11,7 @@ carried (a lambda, a closure, an open file) is said in words: nothing is measure
 from __future__ import annotations
 
 import ast
+import inspect
 import json
 import linecache
 import os
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .child import ByName
 from .record import FreshRun
 
 Call = tuple[tuple[Any, ...], dict[str, Any]]
@@ -119,8 +121,12 @@ def ship(fn: Any, calls: Iterable[Call]) -> Shipment:
             return shipment
         shipment.filenames.append(filename)
         shipment.definitions.append(source)
+    carried = fn
+    if (inspect.isfunction(fn) and fn.__module__ == "__main__" and shipment.filenames
+            and "." not in fn.__qualname__ and "<" not in fn.__qualname__):
+        carried = ByName(fn.__qualname__)  # the cell defines it again in the child
     try:
-        shipment.payload = pickle.dumps((fn, calls))
+        shipment.payload = pickle.dumps((carried, calls))
     except Exception as e:  # noqa: BLE001 - said in words, nothing measured
         shipment.problem = (f"the call cannot be copied into a fresh process "
                             f"({type(e).__name__}: {str(e).splitlines()[0][:200]}); define "

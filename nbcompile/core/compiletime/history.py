@@ -111,6 +111,20 @@ def kernel_frames(fn: Any = None, history: CacheHistory | None = None) -> list[F
     frames = where(records_from_events(history.events)).frames
     if fn is None:
         return frames
+    own = _target_compiles(fn)
     spans = _spans(fn)
     return [f for f in frames
-            if any(f.filename == file and f.lineno in lines for file, lines in spans)]
+            if (f.compile_id, f.frame, f.filename, f.lineno) in own
+            or any(f.filename == file and f.lineno in lines for file, lines in spans)]
+
+
+def _target_compiles(fn: Any) -> set[tuple[str, str, str, int]]:
+    """The compiles the session attributed to ``fn`` when it is a ``%%compile`` target (a
+    module compiled in place compiles nbcompile's entry function, not its ``forward``)."""
+    from ..notebook.session import get_session
+
+    target = get_session().find(fn)
+    if target is None:
+        return set()
+    return {(c.compile_id, c.frame, c.filename, c.firstlineno)
+            for c in list(target.compiles) + list(getattr(target, "previous_compiles", []))}
