@@ -49,3 +49,8 @@ def stack(depth: int = 4) -> Stack:
     """A ``Stack`` without gradients (an inference compile: no backward graph)."""
     torch.manual_seed(0)
     return Stack(depth).requires_grad_(False)
+
+
+def wave(x: torch.Tensor) -> torch.Tensor:
+    """A pointwise function: called with two sizes it recompiles (shape-driven)."""
+    return torch.sin(x) * 2 + torch.cos(x)

@@ -320,7 +320,8 @@ def _dynamic(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remedy:
                       note=f"{why} in the cold run"
                            + ("" if len(m.calls) > 1 else
                               " (one call measured: pass more_calls= with the other shapes)"))
-    change = "model = torch.compile(model, dynamic=True)"
+    name = "model" if isinstance(m.fn, torch.nn.Module) else getattr(m.fn, "__name__", "fn")
+    change = f"{name} = torch.compile({name}, dynamic=True)"
     child, before, after = m.cold_rounds("dynamic cold", "dynamic", "dynamic")
     why = "recompiled for: " + "; ".join(f.recompile_reason for f in shape[:2])
     return _judge("dynamic", change, before, after, child, cold, note=why, rounds=m.rounds)

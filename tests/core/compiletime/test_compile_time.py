@@ -91,3 +91,22 @@ def test_a_budget_too_small_stops_the_fresh_process_and_says_so():
     assert "ran past the budget" in result.notes[0] or "budget was spent" in result.notes[0]
     assert [r.status for r in result.remedies] == ["not tried"]
     assert result.elapsed_s < 30
+
+
+@pytest.mark.slow
+def test_shape_driven_recompiles_get_the_dynamic_remedy():
+    from tests.support.compile_models import wave
+
+    result = compile_time(wave, torch.randn(8), more_calls=[((torch.randn(11),), {})],
+                          remedies=("dynamic", "regional"))
+    # torch's own record of the cold run: a recompile for the new size
+    assert [f.recompile for f in result.where.frames] == [False, True]
+    assert "size" in result.where.frames[1].recompile_reason
+    assert result.where.recompile_s > 0
+    dynamic = result.remedy("dynamic")
+    assert dynamic is not None and dynamic.change == "wave = torch.compile(wave, dynamic=True)"
+    assert dynamic.same_result is True and dynamic.cold_s is not None, dynamic
+    assert "recompiled for:" in dynamic.note
+    run = next(r for r in result.runs if r.label == "dynamic cold")
+    assert run.frames_compiled == 1  # one dynamic compile serves both sizes
+    assert result.remedy("regional").status == "does not apply"
