@@ -345,13 +345,21 @@ def _portable(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remedy:
 
 def _precompiled(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remedy:
     is_module = isinstance(m.fn, torch.nn.Module)
-    change = ("compiled = torch.compile(lambda *a: model(*a), fullgraph=True)"
-              ".aot_compile(((x,), {}))\n" if is_module else
-              "compiled = torch.compile(fn, fullgraph=True).aot_compile(((x,), {}))\n") + (
-        "compiled.save_compiled_function('fn.pt2')\n"
-        "# in the next process:\n"
-        "with open('fn.pt2', 'rb') as f:\n"
-        "    compiled = torch.compiler.load_compiled_function(f)")
+    name = getattr(m.fn, "__name__", "fn")
+    if is_module:  # the module an argument: saving then needs no external_data
+        change = ("def call(model, *args):\n    return model(*args)\n\n"
+                  "compiled = torch.compile(call, fullgraph=True).aot_compile(((model, x), {}))\n"
+                  "compiled.save_compiled_function('model.pt2')\n"
+                  "# in the next process (model built as before):\n"
+                  "with open('model.pt2', 'rb') as f:\n"
+                  "    compiled = torch.compiler.load_compiled_function(f)\n"
+                  "y = compiled(model, x)")
+    else:
+        change = (f"compiled = torch.compile({name}, fullgraph=True).aot_compile(((x,), {{}}))\n"
+                  f"compiled.save_compiled_function('{name}.pt2')\n"
+                  "# in the next process:\n"
+                  f"with open('{name}.pt2', 'rb') as f:\n"
+                  f"    {name} = torch.compiler.load_compiled_function(f)")
     breaks = [f for f in m.result.where.frames if f.frame.startswith("torch_dynamo_resume_in")]
     if breaks or len({f.frame for f in m.result.where.frames}) > 1 and not is_module:
         return Remedy("precompiled", change=change, status="does not apply",
