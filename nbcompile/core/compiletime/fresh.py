@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,6 +103,62 @@ def cell_definitions(filename: str) -> str | None:
     return "".join(line if keep[i] else "\n" for i, line in enumerate(lines, start=1))
 
 
+def _code_names(obj: Any) -> set[str]:
+    """The global names the code of a function or class's methods reads."""
+    codes = []
+    if isinstance(obj, type):
+        for value in vars(obj).values():
+            value = getattr(value, "__func__", value)
+            if hasattr(value, "__code__"):
+                codes.append(value.__code__)
+    elif hasattr(obj, "__code__"):
+        codes.append(obj.__code__)
+    names: set[str] = set()
+    while codes:
+        code = codes.pop()
+        names.update(code.co_names)
+        codes.extend(c for c in code.co_consts if hasattr(c, "co_names"))
+    return names
+
+
+def _defined(sources: Iterable[str]) -> set[str]:
+    names: set[str] = set()
+    for source in sources:
+        for node in ast.parse(source).body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names.update(n.id for t in targets for n in ast.walk(t)
+                             if isinstance(n, ast.Name))
+    return names
+
+
+def _preamble(objects: list[Any], sources: list[str]) -> str:
+    """Imports (and plain constants) for the names the shipped code reads from the
+    notebook's namespace that its own cells do not define: a module becomes ``import``, a
+    class or function of an importable module ``from ... import``, a literal its value."""
+    main = sys.modules.get("__main__")
+    namespace = getattr(main, "__dict__", {})
+    wanted = set().union(*(_code_names(o) for o in objects)) - _defined(sources)
+    lines = []
+    for name in sorted(wanted):
+        if name not in namespace:
+            continue
+        value = namespace[name]
+        module = getattr(value, "__module__", None)
+        if isinstance(value, types.ModuleType):
+            lines.append(f"import {value.__name__} as {name}")
+        elif module and module != "__main__" and getattr(value, "__qualname__", "") \
+                and "." not in value.__qualname__ and "<" not in value.__qualname__:
+            lines.append(f"from {module} import {value.__qualname__} as {name}")
+        elif isinstance(value, (int, float, str, bool, type(None))):
+            lines.append(f"{name} = {value!r}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
 def ship(fn: Any, calls: Iterable[Call]) -> Shipment:
     """``fn`` and its ``calls`` as a child process can rebuild them."""
     calls = list(calls)
@@ -121,6 +178,11 @@ def ship(fn: Any, calls: Iterable[Call]) -> Shipment:
             return shipment
         shipment.filenames.append(filename)
         shipment.definitions.append(source)
+    if shipment.definitions:
+        preamble = _preamble(_main_objects(fn), shipment.definitions)
+        if preamble:  # names the cells use but other cells defined (``import torch``)
+            shipment.definitions.insert(0, preamble)
+            shipment.filenames.insert(0, "<nbcompile imports>")
     carried = fn
     if (inspect.isfunction(fn) and fn.__module__ == "__main__" and shipment.filenames
             and "." not in fn.__qualname__ and "<" not in fn.__qualname__):
