@@ -11,6 +11,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
+from .. import torch_compat
 from .record import FrameTime
 from .where import records_from_events, where
 
@@ -90,7 +91,7 @@ def _spans(fn: Any) -> list[tuple[str, range]]:
                               if isinstance(fn, torch.nn.Module) else [fn])
     spans = []
     for obj in objects:
-        obj = inspect.unwrap(getattr(obj, "_torchdynamo_orig_callable", obj))
+        obj = inspect.unwrap(torch_compat.orig_callable(obj))
         code = getattr(obj, "__code__", None)
         if code is None:
             continue

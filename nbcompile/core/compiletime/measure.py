@@ -18,6 +18,7 @@ from typing import Any
 
 import torch
 
+from .. import torch_compat
 from ..perf.call_options import CallOptionError, check_budget, check_repeat
 from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
 from .fresh import Child, Shipment, private_dir, run_child, ship
@@ -37,7 +38,7 @@ def _unwrap(fn: Any) -> Any:
     """The eager callable behind a compiled one (``torch.compile``'s wrappers)."""
     if isinstance(fn, torch.nn.Module) and hasattr(fn, "_orig_mod"):
         return fn._orig_mod
-    return getattr(fn, "_torchdynamo_orig_callable", fn)
+    return torch_compat.orig_callable(fn)
 
 
 def _describe(value: Any) -> str:
@@ -193,14 +194,15 @@ def _measure(m: _Measurement, kinds: tuple[str, ...]) -> None:
     result = m.result
     result.kernel_compiles = kernel_frames(m.fn)
     module = m.fn if isinstance(m.fn, torch.nn.Module) else None
-    saved = getattr(module, "_compiled_call_impl", None) if module is not None else None
+    # a module compiled in place pickles without its compiled call (put back after)
+    saved = torch_compat.compiled_call_impl(module) if module is not None else None
     if saved is not None:
-        module._compiled_call_impl = None  # type: ignore[union-attr]
+        torch_compat.set_compiled_call_impl(module, None)
     try:
         m.shipment = ship(m.fn, m.calls)
     finally:
         if saved is not None:
-            module._compiled_call_impl = saved  # type: ignore[union-attr]
+            torch_compat.set_compiled_call_impl(module, saved)
     result.how = m.shipment.how
     if m.shipment.problem:
         result.reproducible = False
