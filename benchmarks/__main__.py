@@ -26,6 +26,10 @@
    benchmarks.trace_index`` runs 1 GB), tlparse's time on the same input when installed,
    and two hostile shapes (one line without newline, one header line, ``--trace-gb`` each)
    (``benchmarks/trace_index.py``)
+13. compile time you can cut, from fresh processes: regional vs whole-model cold compile
+   on 12 identical blocks, restarts with the portable cache, a precompiled function and a
+   warm Inductor cache vs cold, and ``compile_time()``'s accounting
+   (``benchmarks/compile_time_bench.py``)
 """
 
 from __future__ import annotations
@@ -375,11 +379,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="compare() budget for 4 and 6 (default 3 s)")
     parser.add_argument("--trace-gb", type=float, default=0.5,
                         help="log size for 12, and of each hostile shape (default 0.5)")
-    parser.add_argument("--only", default="1,2,3,4,5,6,7,9,10,11,12",
+    parser.add_argument("--only", default="1,2,3,4,5,6,7,9,10,11,12,13",
                         help="which benchmarks (e.g. 1,5)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
     args = parser.parse_args(argv)
-    only = set(args.only.replace("3", "2").split(","))
+    only = {"2" if o.strip() == "3" else o.strip() for o in args.only.split(",")}
     os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(ROOT / ".cache" / "inductor"))
     started = time.perf_counter()
     rows: list[dict] = []
@@ -415,6 +419,10 @@ def main(argv: list[str] | None = None) -> int:
 
         rows += bench_trace_index(args.trace_gb, tlparse=find_tlparse(),
                                   hostile_gb=args.trace_gb)
+    if "13" in only:
+        from .compile_time_bench import bench_compile_time
+
+        rows += bench_compile_time()
     date = datetime.date.today().isoformat()
     print(f"nbcompile benchmarks, {date}, {_machine()}")
     width = max(len(r["name"]) for r in rows)

@@ -11,6 +11,8 @@ import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .core.compiletime import measure as _compile_time
+from .core.compiletime import record as _compile_time_record
 from .core.diagnosis import diagnose as _diagnose
 from .core.diagnosis import record as _diagnosis
 from .core.fixes import suggest as _suggest
@@ -140,3 +142,15 @@ class Diagnosis(RichRecord, _diagnosis.Diagnosis):
 @functools.wraps(_diagnose.diagnose)
 def diagnose(fn: Any, *args: Any, **kwargs: Any) -> Diagnosis:
     return Diagnosis.from_call(_diagnose.diagnose, fn, *args, **kwargs)
+
+
+class CompileTime(RichRecord, _compile_time_record.CompileTime):
+    """What ``compile_time()`` returns: ``cold_s``, ``warm_restart_s``, ``where`` (frames,
+    phases, caches, repeated blocks), ``remedies`` (each ``kind``, ``change``, ``status``,
+    ``verified``, ``cold_s``/``restart_s``, ``steady_ratio``, ``same_result``, ``note``),
+    ``to_dict()`` (the ``compile_time`` record), and rich reprs."""
+
+
+@functools.wraps(_compile_time.compile_time)
+def compile_time(fn: Any, *args: Any, **kwargs: Any) -> CompileTime:
+    return CompileTime.from_call(_compile_time.compile_time, fn, *args, **kwargs)

@@ -25,6 +25,7 @@ import { checkPayload } from './records/parse';
 import { checkLimits, LIMITS } from './records/validate';
 import { phaseBar } from './views/phasebar';
 import { PlainCode } from './ui/codesink';
+import { renderCompileTime } from './views/compiletimeview';
 import { renderDiagnosis } from './views/diagnoseview';
 import { renderProfile } from './views/profileview';
 import { renderSuggestions } from './views/suggestview';
@@ -160,6 +161,10 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
       case 'diagnosis':
         head(`diagnosis of ${payload.name}`);
         this.node.appendChild(renderDiagnosis(payload));
+        return;
+      case 'compile_time':
+        head(`compile time of ${payload.name}`);
+        this.node.appendChild(renderCompileTime(payload));
         return;
       default:
         this._renderSummary(payload);

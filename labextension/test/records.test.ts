@@ -22,6 +22,7 @@ import {
   whereText
 } from '../src/ui/format';
 import {
+  ICompileTimePayload,
   IDiagnosisPayload,
   IProfilePayload,
   ISuggestionsPayload,
@@ -39,6 +40,7 @@ import {
 } from '../src/records/validate';
 import { RECORD_SCHEMA } from '../src/generated/schema';
 import { memoryFacts } from '../src/views/memorytext';
+import { compileTimeTitle } from '../src/views/compiletimetext';
 import { safeUrl } from '../src/records/parseparts';
 import { phaseColour, phaseSegments } from '../src/views/phases';
 import {
@@ -1157,4 +1159,27 @@ test('the limits the schema does not state are kept: lines, hits, ranks, bytes, 
   assert.ok(memory);
   assert.equal(memory.timeline.length, 500);
   assert.equal(memory.across_breaks_bytes, 0);
+});
+
+test('a compile_time record parses: cold, restart, where, one row per remedy', () => {
+  const p = parsePayload(recordFixture('compile_time'));
+  assert.ok(p && p.record === 'compile_time', JSON.stringify(p));
+  const c = p as ICompileTimePayload;
+  assert.equal(c.name, 'Stack');
+  assert.ok(c.cold_s !== null && c.cold_s > 0);
+  assert.deepEqual(
+    c.remedies.map(r => r.kind),
+    ['regional', 'nested_region', 'dynamic']
+  );
+  assert.equal(c.where.repeated[0].count, 4);
+  assert.ok(c.runs >= 2);
+  const title = compileTimeTitle(c);
+  assert.ok(title.startsWith('compile time of Stack: cold '), title);
+  // a record the kernel did not write is refused, not drawn
+  const bad = {
+    ...recordFixture('compile_time'),
+    remedies: [{ kind: 'magic' }]
+  };
+  const refused = parsePayload(bad);
+  assert.ok(refused && refused.record === 'unknown', JSON.stringify(refused));
 });

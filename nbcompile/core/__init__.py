@@ -1,3 +1,3 @@
 """The engine: knows torch, knows nothing of IPython or HTML. Subsystems from the ground
 floor up: ``records``/``frames``, ``trace``, ``logs`` and ``insight``, ``runs``, ``notebook``,
-``perf``, ``fixes``, ``diagnosis`` (``docs/architecture.md`` maps every module)."""
+``perf``, ``compiletime``, ``fixes``, ``diagnosis`` (``docs/architecture.md`` maps every module)."""

@@ -18,6 +18,7 @@ R = TypeVar("R", bound="RichRecord")
 
 def _bundles() -> dict[str, Bundle]:
     # Imported on first display: the renderers import matplotlib, Pygments and friends.
+    from .compile_time import compile_time_bundle
     from .diagnose import diagnosis_bundle
     from .profile import profile_bundle
     from .report_html import report_bundle
@@ -27,16 +28,17 @@ def _bundles() -> dict[str, Bundle]:
 
     return {"target": report_bundle, "timing": timing_bundle, "profile": profile_bundle,
             "suggestions": suggestions_bundle, "trace": trace_bundle,
-            "diagnosis": diagnosis_bundle}
+            "diagnosis": diagnosis_bundle, "compile_time": compile_time_bundle}
 
 
 def _texts() -> dict[str, Text]:
+    from .compile_time import compile_time_text
     from .diagnose import diagnosis_text
     from .suggest import suggestions_text
     from .timing import timing_text
 
     return {"timing": timing_text, "suggestions": suggestions_text,
-            "diagnosis": diagnosis_text}
+            "diagnosis": diagnosis_text, "compile_time": compile_time_text}
 
 
 class RichRecord:

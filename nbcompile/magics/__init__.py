@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.compiletime import history as compile_history
 from ..core.notebook import cache
 from ..core.notebook.session import get_session
 from ..core.notebook.torch_logs import TorchLogRouting
@@ -11,6 +12,7 @@ from . import inspector_comm
 from .admin import AdminMagics
 from .compare import CompareMagics
 from .compile import CompileMagics
+from .compile_time import CompileTimeMagics
 from .diagnose import DiagnoseMagics
 from .errors import install_error_display, uninstall_error_display
 from .profile import ProfileMagics
@@ -22,13 +24,14 @@ _torch_logs: TorchLogRouting | None = None
 
 #: Magics classes registered by ``%load_ext nbcompile``.
 MAGICS: list[type] = [CompileMagics, CompareMagics, SuggestMagics, AdminMagics, ProfileMagics,
-                      DiagnoseMagics, StanceMagics]
+                      DiagnoseMagics, StanceMagics, CompileTimeMagics]
 
 
 def load_ipython_extension(shell: Any) -> None:
     for magics in MAGICS:
         shell.register_magics(magics)
     cache.setup_default()  # persistent per-user compile cache, unless the user chose one
+    compile_history.install()  # cache outcomes of this kernel's compiles, read on demand
     session = get_session()
     session.start()
     global _torch_logs
@@ -43,6 +46,7 @@ def load_ipython_extension(shell: Any) -> None:
 def unload_ipython_extension(shell: Any) -> None:
     global _torch_logs
     get_session().stop()
+    compile_history.uninstall()
     inspector_comm.unregister()
     if _torch_logs is not None:
         _torch_logs.uninstall()

@@ -1,5 +1,7 @@
-"""``%nbcompile cache [--dir D | --clear | --info]`` (the persistent compile cache) and
-``%nbcompile open PATH [--source-root DIR]`` (show a TORCH_TRACE run)."""
+"""``%nbcompile cache [--dir D | --clear | --info]`` (the persistent compile cache),
+``%nbcompile cache save [PATH]`` / ``load [PATH] [--trust]`` (compiled artifacts carried
+across kernels and machines) and ``%nbcompile open PATH [--source-root DIR]`` (show a
+TORCH_TRACE run)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.display import display
 
 from ..api import open_trace
+from ..core.compiletime import artifacts
 from ..core.logs.run import TraceInterrupted
 from ..core.notebook import cache
 from ..display import budget
@@ -31,7 +34,14 @@ class AdminMagics(Magics):
                    "torch.compiler.set_stance stance for the cells that follow.")
     @argument("path", nargs="?", default=None,
               help="open: a TORCH_TRACE log file or directory (quote paths with spaces); "
+                   "cache: save or load; "
                    "stance: fail_on_recompile | eager_on_recompile | force_eager | default.")
+    @argument("file", nargs="?", default=None,
+              help="cache save|load: the artifacts file (default: this notebook's, in "
+                   "the per-user cache directory).")
+    @argument("--trust", action="store_true",
+              help="cache load: load a file given by path, or one that is not your own "
+                   "private file (compiled artifacts are pickles: loading runs code).")
     @argument("--dir", default=None, metavar="D",
               help="Use D (created 0700; must be yours and not group/world-writable) "
                    "for Inductor's on-disk caches from now on.")
@@ -83,9 +93,16 @@ class AdminMagics(Magics):
         if args.command == "open":
             self._open(args)
             return
+        if args.path in ("save", "load"):
+            _artifacts(args)
+            return
+        if args.trust or args.file is not None:
+            raise UsageError("%nbcompile cache: --trust and a file are for "
+                             "%nbcompile cache save|load [PATH]")
         if args.path is not None:
             raise UsageError(f"%nbcompile cache: unexpected argument {args.path!r} "
-                             "(a path is only for: %nbcompile open PATH)")
+                             "(use %nbcompile cache save|load [PATH], or "
+                             "%nbcompile open PATH)")
         if sum([args.dir is not None, args.clear, args.info]) > 1:
             raise UsageError("%nbcompile cache: use one of --dir, --clear, --info")
         try:
@@ -126,6 +143,25 @@ class AdminMagics(Magics):
         except TraceInterrupted as e:  # Ctrl-C: the files read whole, marked interrupted
             report = e.partial
         display(report)
+
+def _artifacts(args: Namespace) -> None:
+    """``%nbcompile cache save [PATH]`` / ``load [PATH] [--trust]``: this kernel's compiled
+    artifacts to a file, or a file's into this kernel's caches (never implicitly)."""
+    if args.dir is not None or args.clear or args.info:
+        raise UsageError(f"%nbcompile cache {args.path}: --dir, --clear and --info are for "
+                         "%nbcompile cache alone")
+    if args.path == "save" and args.trust:
+        raise UsageError("%nbcompile cache save: --trust is for load")
+    file = unquoted(args.file) if args.file is not None else None
+    try:
+        if args.path == "save":
+            done = artifacts.save(file or None)
+        else:
+            done = artifacts.load(file or None, trust=args.trust)
+    except (artifacts.ArtifactError, cache.CacheDirError, OSError) as e:
+        raise UsageError(f"%nbcompile cache {args.path}: {e}") from None
+    print(f"nbcompile: {done.note}")
+
 
 def _config(args: Namespace) -> None:
     """``%nbcompile config [--output-budget SIZE]``: set, then show, the settings."""

@@ -1,6 +1,6 @@
 """Generate the record JSON Schema and the field tables of ``docs/records.md`` from the
 record dataclasses (``nbcompile.core.records``, ``timing``, ``profile``, ``suggest``,
-``logs.run``, ``diagnosis.record``).
+``logs.run``, ``diagnosis.record``, ``compiletime.record``).
 
     python -m nbcompile.schema.generate [--check]
 
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Literal, Union
 
 from ..core import records
+from ..core.compiletime import record as compiletime
 from ..core.diagnosis import record as diagnosis
 from ..core.fixes import suggest
 from ..core.logs import run as trace_run
@@ -38,7 +39,7 @@ DOCS_PATH = Path(__file__).resolve().parents[2] / "docs" / "records.md"
 #: The top-level records, one per value of ``record``.
 TOP_LEVEL: tuple[type, ...] = (records.SummaryRecord, records.TargetRecord, comparison.Comparison,
                                 profile.Profile, suggest.Suggestions, trace_run.TraceRecord,
-                                diagnosis.Diagnosis)
+                                diagnosis.Diagnosis, compiletime.CompileTime)
 
 _SIMPLE = {str: "string", int: "integer", float: "number", bool: "boolean",
            type(None): "null"}

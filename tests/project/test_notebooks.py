@@ -43,6 +43,7 @@ EXPECTED = [
     "07-libraries-hf-and-fabric",
     "08-opening-torch-trace-logs",
     "09-when-compiled-numbers-differ",
+    "10-cutting-compile-time",
 ]
 
 

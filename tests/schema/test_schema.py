@@ -56,7 +56,7 @@ def test_schema_is_valid_and_every_object_is_closed():
     assert {s["$ref"] for s in SCHEMA["oneOf"]} == {
         "#/$defs/SummaryRecord", "#/$defs/TargetRecord", "#/$defs/Comparison",
         "#/$defs/Profile", "#/$defs/Suggestions", "#/$defs/TraceRecord",
-        "#/$defs/Diagnosis"}
+        "#/$defs/Diagnosis", "#/$defs/CompileTime"}
     for name, definition in SCHEMA["$defs"].items():
         assert definition["additionalProperties"] is False, name
         assert set(definition["required"]) <= set(definition["properties"]), name

@@ -5,7 +5,14 @@
  * What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/ (records.py, perf/comparison.py, perf/profile_record.py, fixes/record.py, logs/records.py, diagnosis/record.py) by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.
  */
 export type NbcompileRecordSchemaVersion1 =
-  SummaryRecord | TargetRecord | Comparison | Profile | Suggestions | TraceRecord | Diagnosis;
+  | SummaryRecord
+  | TargetRecord
+  | Comparison
+  | Profile
+  | Suggestions
+  | TraceRecord
+  | Diagnosis
+  | CompileTime;
 
 /**
  * The live output of a `%%compile` cell (`display.payload.summary_payload`).
@@ -1827,4 +1834,345 @@ export interface Workaround {
    * what it changes, what it costs or risks, why it was not tried
    */
   note: string;
+}
+/**
+ * The result of `compile_time()`: the cold and warm-restart first calls of fresh processes, where the seconds went, and each remedy tried.
+ */
+export interface CompileTime {
+  /**
+   * the function's `__name__` (or the module's class name)
+   */
+  name: string;
+  /**
+   * first call in a fresh process with empty caches
+   */
+  cold_s: number | null;
+  /**
+   * first call in a fresh process with a warm cache
+   */
+  warm_restart_s: number | null;
+  /**
+   * steady-state run time of the compiled call
+   */
+  steady_s: number | null;
+  where: Where;
+  /**
+   * one per kind, in order
+   */
+  remedies: Remedy[];
+  /**
+   * every child process, in order
+   */
+  runs: FreshRun[];
+  /**
+   * This kernel's compiles of the call's code (heard since `%load_ext`): each cache layer's outcome and what differed in the key from the frame's previous compile
+   */
+  kernel_compiles: FrameTime[];
+  /**
+   * how the call was carried into the fresh processes
+   */
+  how: string;
+  /**
+   * the fresh processes could rebuild the call
+   */
+  reproducible: boolean;
+  /**
+   * the wall-time budget (0: none)
+   */
+  budget_s: number;
+  /**
+   * wall time of the whole measurement
+   */
+  elapsed_s: number;
+  /**
+   * e.g. `Tensor[2, 16] float32 cpu`
+   */
+  inputs: string[];
+  /**
+   * torch, python, machine
+   */
+  environment: {
+    [k: string]: string;
+  };
+  /**
+   * ISO 8601, UTC
+   */
+  created_at: string;
+  notes: string[];
+  /**
+   * stopped by Ctrl-C: what was measured until then
+   */
+  interrupted: boolean;
+  /**
+   * texts or frames cut to the output budget when published
+   */
+  truncated: boolean;
+  schema_version: 1;
+  record: 'compile_time';
+}
+/**
+ * the split of the cold compile
+ */
+export interface Where {
+  /**
+   * all frame compiles together
+   */
+  total_s: number;
+  /**
+   * summed over frame compiles
+   */
+  phases: {
+    [k: string]: number;
+  };
+  /**
+   * one per frame compile, in order
+   */
+  frames: FrameTime[];
+  /**
+   * seconds spent in recompiles
+   */
+  recompile_s: number;
+  /**
+   * blocks traced N times
+   */
+  repeated: RepeatedBlock[];
+  /**
+   * `layer outcome` -> count, e.g. `{"fx_graph miss": 1, "aotautograd hit": 2}`
+   */
+  caches: {
+    [k: string]: number;
+  };
+}
+/**
+ * One frame compile: its seconds, phases and cache layers.
+ */
+export interface FrameTime {
+  /**
+   * `"0/1"`: frame 0, its second compile
+   */
+  compile_id: string;
+  /**
+   * the code compiled (function name)
+   */
+  frame: string;
+  filename: string;
+  /**
+   * the code's first line
+   */
+  lineno: number;
+  /**
+   * the whole frame compile, as torch measured it
+   */
+  seconds: number;
+  /**
+   * exclusive seconds per phase
+   */
+  phases: {
+    [k: string]: number;
+  };
+  /**
+   * ops in the frame's graphs
+   */
+  graph_op_count: number;
+  /**
+   * a recompile of a frame compiled before
+   */
+  recompile: boolean;
+  /**
+   * the failed guard(s), in words
+   */
+  recompile_reason: string;
+  /**
+   * each layer's outcome
+   */
+  caches: CacheOutcome[];
+  /**
+   * Components of the cache key that differ from the previous compile of this frame
+   */
+  key_changes: KeyChange[];
+  /**
+   * why a cache missed, in words (or that torch gave no reason)
+   */
+  cache_note: string;
+}
+/**
+ * One cache layer's answer to one compile, in torch's words.
+ */
+export interface CacheOutcome {
+  /**
+   * fx_graph | aotautograd | autotune | portable
+   */
+  layer: string;
+  /**
+   * hit | miss | bypass (torch's `cache_state`)
+   */
+  outcome: string;
+  /**
+   * torch's `cache_status_detailed` (e.g. `full_miss`, `guard_miss`)
+   */
+  detail: string;
+  /**
+   * torch's bypass reason; empty when torch gave none
+   */
+  reason: string;
+  /**
+   * the cache key looked up
+   */
+  key: string;
+  /**
+   * compile time the hit saved, as torch measured it
+   */
+  time_saved_s: number | null;
+}
+/**
+ * One component of a cache key that differs from the previous compile of the frame (read from torch's own key details: `[hash] name: value` lines).
+ */
+export interface KeyChange {
+  /**
+   * fx_graph | aotautograd
+   */
+  layer: string;
+  /**
+   * torch's component name (`fx_kwargs`, `inductor_config`, `gm`...)
+   */
+  component: string;
+  /**
+   * inductor_option | graph | inputs | torch_version | other
+   */
+  kind: string;
+  /**
+   * what differed, in words
+   */
+  words: string;
+  /**
+   * the previous value (capped)
+   */
+  before: string;
+  /**
+   * this compile's value (capped)
+   */
+  after: string;
+}
+/**
+ * Identical modules (same class, same structure) traced once each: their code is inlined into the graph again and again.
+ */
+export interface RepeatedBlock {
+  /**
+   * where they are in the module tree (`blocks`, `transformer.h`)
+   */
+  path: string;
+  /**
+   * their class name
+   */
+  cls: string;
+  /**
+   * how many
+   */
+  count: number;
+  /**
+   * Times the block's forward appears in the traced graphs (from the graph's source lines)
+   */
+  traced_copies: number;
+  /**
+   * share of the graphs' ops that come from these blocks
+   */
+  node_share: number;
+  /**
+   * Dynamo and Inductor seconds estimated for them (phase time times `node_share`)
+   */
+  dynamo_s: number;
+  inductor_s: number;
+}
+/**
+ * One way to cut compile time, tried on fresh processes.
+ */
+export interface Remedy {
+  kind: 'regional' | 'nested_region' | 'dynamic' | 'portable_cache' | 'precompiled';
+  /**
+   * the code a user would write
+   */
+  change: string;
+  /**
+   * verified | did not help | does not apply | failed | not reproducible | not tried
+   */
+  status: string;
+  /**
+   * a measured cut in cold or restart time, with the same outputs
+   */
+  verified: boolean;
+  /**
+   * first call in a fresh process with empty caches, after
+   */
+  cold_s: number | null;
+  /**
+   * first call after a restart, after
+   */
+  restart_s: number | null;
+  /**
+   * steady-state time after / before
+   */
+  steady_ratio: number | null;
+  /**
+   * outputs equal to eager's within the dtype's tolerance
+   */
+  same_result: boolean | null;
+  /**
+   * against eager's output
+   */
+  max_abs_diff: number | null;
+  /**
+   * the numbers in words, or torch's words for why it does not apply
+   */
+  note: string;
+}
+/**
+ * One child process: what it ran and what it measured.
+ */
+export interface FreshRun {
+  /**
+   * baseline cold | baseline warm restart | regional cold | ...
+   */
+  label: string;
+  /**
+   * ok | failed | skipped
+   */
+  status: string;
+  /**
+   * `Type: first line` when failed
+   */
+  error: string;
+  /**
+   * first call(s): the compile and one run
+   */
+  first_call_s: number | null;
+  /**
+   * median run time after the first call
+   */
+  steady_s: number | null;
+  /**
+   * the child process from start to end, imports included
+   */
+  wall_s: number;
+  /**
+   * frame compiles the child saw
+   */
+  frames_compiled: number;
+  /**
+   * ops Dynamo traced into graphs (torch's `graph_op_count`, summed)
+   */
+  graph_ops: number;
+  /**
+   * `layer outcome` -> count
+   */
+  caches: {
+    [k: string]: number;
+  };
+  /**
+   * output equal to eager's within the dtype's tolerance
+   */
+  same_result: boolean | null;
+  /**
+   * against eager's output
+   */
+  max_abs_diff: number | null;
 }

@@ -27,6 +27,9 @@ export const RECORD_SCHEMA: unknown = {
     },
     {
       "$ref": "#/$defs/Diagnosis"
+    },
+    {
+      "$ref": "#/$defs/CompileTime"
     }
   ],
   "x-nbcompile-limits": {
@@ -2976,6 +2979,557 @@ export const RECORD_SCHEMA: unknown = {
         "reference_error",
         "error",
         "note"
+      ],
+      "additionalProperties": false
+    },
+    "CompileTime": {
+      "title": "CompileTime",
+      "type": "object",
+      "description": "The result of `compile_time()`: the cold and warm-restart first calls of fresh processes, where the seconds went, and each remedy tried.",
+      "properties": {
+        "name": {
+          "type": "string",
+          "description": "the function's `__name__` (or the module's class name)"
+        },
+        "cold_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "first call in a fresh process with empty caches"
+        },
+        "warm_restart_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "first call in a fresh process with a warm cache"
+        },
+        "steady_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "steady-state run time of the compiled call"
+        },
+        "where": {
+          "$ref": "#/$defs/Where",
+          "description": "the split of the cold compile"
+        },
+        "remedies": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/Remedy"
+          },
+          "description": "one per kind, in order"
+        },
+        "runs": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/FreshRun"
+          },
+          "description": "every child process, in order"
+        },
+        "kernel_compiles": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/FrameTime"
+          },
+          "description": "This kernel's compiles of the call's code (heard since `%load_ext`): each cache layer's outcome and what differed in the key from the frame's previous compile"
+        },
+        "how": {
+          "type": "string",
+          "description": "how the call was carried into the fresh processes"
+        },
+        "reproducible": {
+          "type": "boolean",
+          "description": "the fresh processes could rebuild the call"
+        },
+        "budget_s": {
+          "type": "number",
+          "description": "the wall-time budget (0: none)"
+        },
+        "elapsed_s": {
+          "type": "number",
+          "description": "wall time of the whole measurement"
+        },
+        "inputs": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "e.g. `Tensor[2, 16] float32 cpu`"
+        },
+        "environment": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "string"
+          },
+          "description": "torch, python, machine"
+        },
+        "created_at": {
+          "type": "string",
+          "description": "ISO 8601, UTC"
+        },
+        "notes": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "interrupted": {
+          "type": "boolean",
+          "description": "stopped by Ctrl-C: what was measured until then"
+        },
+        "truncated": {
+          "type": "boolean",
+          "description": "texts or frames cut to the output budget when published"
+        },
+        "schema_version": {
+          "const": 1
+        },
+        "record": {
+          "const": "compile_time"
+        }
+      },
+      "required": [
+        "name",
+        "cold_s",
+        "warm_restart_s",
+        "steady_s",
+        "where",
+        "remedies",
+        "runs",
+        "kernel_compiles",
+        "how",
+        "reproducible",
+        "budget_s",
+        "elapsed_s",
+        "inputs",
+        "environment",
+        "created_at",
+        "notes",
+        "interrupted",
+        "truncated",
+        "schema_version",
+        "record"
+      ],
+      "additionalProperties": false
+    },
+    "Where": {
+      "title": "Where",
+      "type": "object",
+      "description": "Where a target's compile seconds went.",
+      "properties": {
+        "total_s": {
+          "type": "number",
+          "description": "all frame compiles together"
+        },
+        "phases": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "number"
+          },
+          "description": "summed over frame compiles"
+        },
+        "frames": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/FrameTime"
+          },
+          "description": "one per frame compile, in order"
+        },
+        "recompile_s": {
+          "type": "number",
+          "description": "seconds spent in recompiles"
+        },
+        "repeated": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/RepeatedBlock"
+          },
+          "description": "blocks traced N times"
+        },
+        "caches": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "integer"
+          },
+          "description": "`layer outcome` -> count, e.g. `{\"fx_graph miss\": 1, \"aotautograd hit\": 2}`"
+        }
+      },
+      "required": [
+        "total_s",
+        "phases",
+        "frames",
+        "recompile_s",
+        "repeated",
+        "caches"
+      ],
+      "additionalProperties": false
+    },
+    "FrameTime": {
+      "title": "FrameTime",
+      "type": "object",
+      "description": "One frame compile: its seconds, phases and cache layers.",
+      "properties": {
+        "compile_id": {
+          "type": "string",
+          "description": "`\"0/1\"`: frame 0, its second compile"
+        },
+        "frame": {
+          "type": "string",
+          "description": "the code compiled (function name)"
+        },
+        "filename": {
+          "type": "string"
+        },
+        "lineno": {
+          "type": "integer",
+          "description": "the code's first line"
+        },
+        "seconds": {
+          "type": "number",
+          "description": "the whole frame compile, as torch measured it"
+        },
+        "phases": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "number"
+          },
+          "description": "exclusive seconds per phase"
+        },
+        "graph_op_count": {
+          "type": "integer",
+          "description": "ops in the frame's graphs"
+        },
+        "recompile": {
+          "type": "boolean",
+          "description": "a recompile of a frame compiled before"
+        },
+        "recompile_reason": {
+          "type": "string",
+          "description": "the failed guard(s), in words"
+        },
+        "caches": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/CacheOutcome"
+          },
+          "description": "each layer's outcome"
+        },
+        "key_changes": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/KeyChange"
+          },
+          "description": "Components of the cache key that differ from the previous compile of this frame"
+        },
+        "cache_note": {
+          "type": "string",
+          "description": "why a cache missed, in words (or that torch gave no reason)"
+        }
+      },
+      "required": [
+        "compile_id",
+        "frame",
+        "filename",
+        "lineno",
+        "seconds",
+        "phases",
+        "graph_op_count",
+        "recompile",
+        "recompile_reason",
+        "caches",
+        "key_changes",
+        "cache_note"
+      ],
+      "additionalProperties": false
+    },
+    "CacheOutcome": {
+      "title": "CacheOutcome",
+      "type": "object",
+      "description": "One cache layer's answer to one compile, in torch's words.",
+      "properties": {
+        "layer": {
+          "type": "string",
+          "description": "fx_graph | aotautograd | autotune | portable"
+        },
+        "outcome": {
+          "type": "string",
+          "description": "hit | miss | bypass (torch's `cache_state`)"
+        },
+        "detail": {
+          "type": "string",
+          "description": "torch's `cache_status_detailed` (e.g. `full_miss`, `guard_miss`)"
+        },
+        "reason": {
+          "type": "string",
+          "description": "torch's bypass reason; empty when torch gave none"
+        },
+        "key": {
+          "type": "string",
+          "description": "the cache key looked up"
+        },
+        "time_saved_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "compile time the hit saved, as torch measured it"
+        }
+      },
+      "required": [
+        "layer",
+        "outcome",
+        "detail",
+        "reason",
+        "key",
+        "time_saved_s"
+      ],
+      "additionalProperties": false
+    },
+    "KeyChange": {
+      "title": "KeyChange",
+      "type": "object",
+      "description": "One component of a cache key that differs from the previous compile of the frame (read from torch's own key details: `[hash] name: value` lines).",
+      "properties": {
+        "layer": {
+          "type": "string",
+          "description": "fx_graph | aotautograd"
+        },
+        "component": {
+          "type": "string",
+          "description": "torch's component name (`fx_kwargs`, `inductor_config`, `gm`...)"
+        },
+        "kind": {
+          "type": "string",
+          "description": "inductor_option | graph | inputs | torch_version | other"
+        },
+        "words": {
+          "type": "string",
+          "description": "what differed, in words"
+        },
+        "before": {
+          "type": "string",
+          "description": "the previous value (capped)"
+        },
+        "after": {
+          "type": "string",
+          "description": "this compile's value (capped)"
+        }
+      },
+      "required": [
+        "layer",
+        "component",
+        "kind",
+        "words",
+        "before",
+        "after"
+      ],
+      "additionalProperties": false
+    },
+    "RepeatedBlock": {
+      "title": "RepeatedBlock",
+      "type": "object",
+      "description": "Identical modules (same class, same structure) traced once each: their code is inlined into the graph again and again.",
+      "properties": {
+        "path": {
+          "type": "string",
+          "description": "where they are in the module tree (`blocks`, `transformer.h`)"
+        },
+        "cls": {
+          "type": "string",
+          "description": "their class name"
+        },
+        "count": {
+          "type": "integer",
+          "description": "how many"
+        },
+        "traced_copies": {
+          "type": "integer",
+          "description": "Times the block's forward appears in the traced graphs (from the graph's source lines)"
+        },
+        "node_share": {
+          "type": "number",
+          "description": "share of the graphs' ops that come from these blocks"
+        },
+        "dynamo_s": {
+          "type": "number",
+          "description": "Dynamo and Inductor seconds estimated for them (phase time times `node_share`)"
+        },
+        "inductor_s": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "path",
+        "cls",
+        "count",
+        "traced_copies",
+        "node_share",
+        "dynamo_s",
+        "inductor_s"
+      ],
+      "additionalProperties": false
+    },
+    "Remedy": {
+      "title": "Remedy",
+      "type": "object",
+      "description": "One way to cut compile time, tried on fresh processes.",
+      "properties": {
+        "kind": {
+          "enum": [
+            "regional",
+            "nested_region",
+            "dynamic",
+            "portable_cache",
+            "precompiled"
+          ]
+        },
+        "change": {
+          "type": "string",
+          "description": "the code a user would write"
+        },
+        "status": {
+          "type": "string",
+          "description": "verified | did not help | does not apply | failed | not reproducible | not tried"
+        },
+        "verified": {
+          "type": "boolean",
+          "description": "a measured cut in cold or restart time, with the same outputs"
+        },
+        "cold_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "first call in a fresh process with empty caches, after"
+        },
+        "restart_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "first call after a restart, after"
+        },
+        "steady_ratio": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "steady-state time after / before"
+        },
+        "same_result": {
+          "type": [
+            "boolean",
+            "null"
+          ],
+          "description": "outputs equal to eager's within the dtype's tolerance"
+        },
+        "max_abs_diff": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "against eager's output"
+        },
+        "note": {
+          "type": "string",
+          "description": "the numbers in words, or torch's words for why it does not apply"
+        }
+      },
+      "required": [
+        "kind",
+        "change",
+        "status",
+        "verified",
+        "cold_s",
+        "restart_s",
+        "steady_ratio",
+        "same_result",
+        "max_abs_diff",
+        "note"
+      ],
+      "additionalProperties": false
+    },
+    "FreshRun": {
+      "title": "FreshRun",
+      "type": "object",
+      "description": "One child process: what it ran and what it measured.",
+      "properties": {
+        "label": {
+          "type": "string",
+          "description": "baseline cold | baseline warm restart | regional cold | ..."
+        },
+        "status": {
+          "type": "string",
+          "description": "ok | failed | skipped"
+        },
+        "error": {
+          "type": "string",
+          "description": "`Type: first line` when failed"
+        },
+        "first_call_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "first call(s): the compile and one run"
+        },
+        "steady_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "median run time after the first call"
+        },
+        "wall_s": {
+          "type": "number",
+          "description": "the child process from start to end, imports included"
+        },
+        "frames_compiled": {
+          "type": "integer",
+          "description": "frame compiles the child saw"
+        },
+        "graph_ops": {
+          "type": "integer",
+          "description": "ops Dynamo traced into graphs (torch's `graph_op_count`, summed)"
+        },
+        "caches": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "integer"
+          },
+          "description": "`layer outcome` -> count"
+        },
+        "same_result": {
+          "type": [
+            "boolean",
+            "null"
+          ],
+          "description": "output equal to eager's within the dtype's tolerance"
+        },
+        "max_abs_diff": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "against eager's output"
+        }
+      },
+      "required": [
+        "label",
+        "status",
+        "error",
+        "first_call_s",
+        "steady_s",
+        "wall_s",
+        "frames_compiled",
+        "graph_ops",
+        "caches",
+        "same_result",
+        "max_abs_diff"
       ],
       "additionalProperties": false
     }

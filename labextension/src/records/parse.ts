@@ -299,6 +299,21 @@ function readRecord(o: WireRecord, key: string): Payload | null {
       return parseDiagnosis(o, key);
     case 'timing':
       return parseTiming(o, key);
+    case 'compile_time':
+      return {
+        record: 'compile_time',
+        key,
+        name: o.name,
+        cold_s: o.cold_s,
+        warm_restart_s: o.warm_restart_s,
+        where: o.where,
+        remedies: o.remedies,
+        runs: o.runs.length,
+        elapsed_s: o.elapsed_s,
+        notes: [...o.notes],
+        interrupted: o.interrupted,
+        truncated: o.truncated
+      };
   }
 }
 

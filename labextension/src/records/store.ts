@@ -141,6 +141,9 @@ export class RecordStore {
         this._reports.set(payload.key, payload);
         this._pending.reports = true;
       }
+    } else if (payload.record === 'compile_time') {
+      // Shown inline (its own output); the sidebar has no section for it yet.
+      return;
     } else if (!this._unknown.has(payload.key)) {
       this._unknown.set(payload.key, payload);
       this._pending.unknown = true;

@@ -372,7 +372,8 @@ export type WireRecord =
   | ProfileRecord
   | SuggestionsRecord
   | R.TraceRecord
-  | R.Diagnosis;
+  | R.Diagnosis
+  | R.CompileTime;
 
 /** The schema definition each record kind this version shows is checked against. */
 const KIND_SCHEMAS: ReadonlyMap<string, Schema> = new Map(
@@ -384,7 +385,8 @@ const KIND_SCHEMAS: ReadonlyMap<string, Schema> = new Map(
       ['profile', 'Profile'],
       ['suggestions', 'Suggestions'],
       ['trace', 'TraceRecord'],
-      ['diagnosis', 'Diagnosis']
+      ['diagnosis', 'Diagnosis'],
+      ['compile_time', 'CompileTime']
     ] as const
   ).map(([kind, def]) => [kind, { $ref: `#/$defs/${def}` }])
 );

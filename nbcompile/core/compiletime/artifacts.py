@@ -1,0 +1,194 @@
+"""Compile once per machine: this kernel's compiled artifacts (torch's portable cache,
+``torch.compiler.save_cache_artifacts``) saved to a file, and loaded by a later kernel.
+
+These files are pickles: loading one runs code. So nothing is ever loaded automatically;
+a file in nbcompile's own artifacts directory loads only when it and its directory are
+this user's and writable by no one else; a file given by path loads only with
+``trust=True``. A torch/Python/device mismatch is a note and nothing loaded (compiles run
+as usual). A JSON sidecar (never a pickle) holds the versions, read before the pickle.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import stat
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..notebook import cache
+
+SUFFIX = ".nbcompile-artifacts"
+
+
+class ArtifactError(Exception):
+    """A save or load refused or impossible, in words (nothing was loaded)."""
+
+
+@dataclass
+class ArtifactsResult:
+    """What a save or a load did."""
+
+    path: str
+    loaded: bool = False  # a load put the artifacts into this kernel's caches
+    size_bytes: int = 0
+    entries: dict[str, int] = field(default_factory=dict)  # artifacts per cache layer
+    key: str = ""  # the notebook key the default path uses
+    note: str = ""  # in words: what was done, or why not
+
+
+def artifacts_dir() -> Path:
+    """nbcompile's per-user artifacts directory (beside its Inductor cache)."""
+    return cache.default_cache_dir().parent / "artifacts"
+
+
+def versions() -> dict[str, str]:
+    """What the artifacts depend on: torch, triton, Python, the device."""
+    import torch
+
+    found = {"torch": torch.__version__, "python": platform.python_version(),
+             "device": "cpu"}
+    try:
+        import triton
+
+        found["triton"] = str(triton.__version__)
+    except Exception:  # noqa: BLE001 - not installed: nothing to match
+        found["triton"] = ""
+    if torch.cuda.is_available():
+        found["device"] = torch.cuda.get_device_name()
+    return found
+
+
+def notebook_key(notebook: str | None = None) -> tuple[str, str]:
+    """``(key, note)``: the notebook's key (its path hashed, the file name kept), or, for
+    a kernel that does not know its notebook, the key used instead, said in the note."""
+    notebook = notebook or os.environ.get("JPY_SESSION_NAME") or ""
+    if not notebook:
+        return "unnamed-notebook", ("this kernel does not know its notebook's path: the key "
+                                    "'unnamed-notebook' was used")
+    digest = hashlib.sha256(os.path.abspath(notebook).encode()).hexdigest()[:12]
+    stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in Path(notebook).stem)[:40]
+    return f"{stem}-{digest}", ""
+
+
+def default_path(notebook: str | None = None) -> tuple[Path, str, str]:
+    key, note = notebook_key(notebook)
+    env = versions()
+    tag = hashlib.sha256(json.dumps(env, sort_keys=True).encode()).hexdigest()[:8]
+    return artifacts_dir() / f"{key}-{tag}{SUFFIX}", key, note
+
+
+def _sidecar(path: Path) -> Path:
+    return path.with_name(path.name + ".json")
+
+
+def save(path: str | os.PathLike[str] | None = None,
+         notebook: str | None = None) -> ArtifactsResult:
+    """Save what this kernel compiled (torch's portable cache) to ``path`` (default: the
+    notebook's file in nbcompile's artifacts directory), mode 0600."""
+    import torch
+
+    if path is None:
+        target, key, note = default_path(notebook)
+        cache.ensure_dir(target.parent)
+    else:
+        target, key, note = Path(path).expanduser().absolute(), "", ""
+        target.parent.mkdir(parents=True, exist_ok=True)
+    saved = torch.compiler.save_cache_artifacts()
+    if saved is None:
+        raise ArtifactError("nothing compiled in this kernel to save (torch's portable "
+                            "cache is empty)")
+    data, info = saved
+    entries = {k: len(v) for k, v in getattr(info, "artifacts", {}).items() if v}
+    _write_private(target, data)
+    _write_private(_sidecar(target), json.dumps(
+        {"versions": versions(), "saved_at": time.time(), "key": key,
+         "entries": entries}).encode())
+    words = f"saved {sum(entries.values())} compiled artifacts ({len(data)} bytes) to {target}"
+    return ArtifactsResult(str(target), size_bytes=len(data), entries=entries, key=key,
+                           note=words + (f"; {note}" if note else ""))
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
+
+
+def private_problem(path: Path) -> str:
+    """Why ``path`` is not this user's own private file ("" when it is): owner, mode,
+    and the directory holding it."""
+    if not hasattr(os, "getuid"):
+        return ""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return f"{path} does not exist"
+    uid = os.getuid()
+    if not stat.S_ISREG(st.st_mode):
+        return f"{path} is not a regular file"
+    if st.st_uid != uid:
+        return f"{path} is owned by another user (uid {st.st_uid}, you are {uid})"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"{path} is writable by group or others (mode {stat.S_IMODE(st.st_mode):o})"
+    try:
+        cache.check_dir(path.parent)
+    except cache.CacheDirError as e:
+        return f"its directory is not private: {e}"
+    return ""
+
+
+def load(path: str | os.PathLike[str] | None = None, notebook: str | None = None,
+         trust: bool = False) -> ArtifactsResult:
+    """Load saved artifacts into this kernel's caches (later compiles hit them). Refused
+    (``ArtifactError``) without ``trust`` for a file given by path or one that is not this
+    user's private file; a version or device mismatch loads nothing and says so."""
+    import torch
+
+    if path is None:
+        target, key, note = default_path(notebook)
+    else:
+        target, key, note = Path(path).expanduser().absolute(), "", ""
+    if not target.exists():
+        raise ArtifactError(f"no saved artifacts at {target}"
+                            + (f" ({note})" if note else ""))
+    problem = private_problem(target)
+    if not trust:
+        if problem:
+            raise ArtifactError(f"refused to load {target}: {problem}. Compiled artifacts "
+                                "are pickles (loading one runs code); add --trust "
+                                "(trust=True) only if you trust whoever could write it")
+        if path is not None and target.parent != artifacts_dir():
+            raise ArtifactError(f"refused to load {target}: a file given by path runs the "
+                                "code it holds when loaded; add --trust (trust=True) if "
+                                "you trust it")
+    meta: dict[str, Any] = {}
+    side = _sidecar(target)
+    if side.exists():
+        try:
+            meta = json.loads(side.read_text())
+        except ValueError:
+            meta = {}
+    saved_env = meta.get("versions") or {}
+    here = versions()
+    differ = [f"{k} {saved_env.get(k)!r} (here {here[k]!r})" for k in here
+              if saved_env and saved_env.get(k) != here[k]]
+    if differ:
+        return ArtifactsResult(str(target), key=key, note=(
+            f"not loaded: saved with a different {', '.join(differ)}; compiles run as usual"))
+    data = target.read_bytes()
+    info = torch.compiler.load_cache_artifacts(data)
+    entries = {k: len(v) for k, v in getattr(info, "artifacts", {}).items() if v}
+    words = (f"loaded {sum(entries.values())} compiled artifacts from {target}"
+             + (" (trusted by you: " + problem + ")" if problem else "")
+             + ("" if saved_env else "; no version record beside it, versions not checked")
+             + "; the next compiles of the same code hit the caches")
+    return ArtifactsResult(str(target), loaded=True, size_bytes=len(data), entries=entries,
+                           key=key, note=words + (f"; {note}" if note else ""))

@@ -1,0 +1,55 @@
+"""A ``CompileTime`` as text, HTML and a bundle: the remedies with their code and numbers,
+within the output budget however many frames and notes it holds."""
+
+from __future__ import annotations
+
+from nbcompile.core.compiletime.record import (
+    CacheOutcome,
+    CompileTime,
+    FrameTime,
+    KeyChange,
+    Remedy,
+    RepeatedBlock,
+    Where,
+)
+from nbcompile.core.records import MIME_TYPE
+from nbcompile.display.budget import bundle_size, output_budget
+from nbcompile.display.compile_time import compile_time_bundle, compile_time_text
+
+
+def _record(frames: int = 1) -> CompileTime:
+    change = KeyChange("fx_graph", "inductor_config[epilogue_fusion]", "inductor_option",
+                       "Inductor option epilogue_fusion: True -> False", "True", "False")
+    where = Where(
+        total_s=12.0, phases={"Dynamo tracing": 2.0, "code generation": 8.0},
+        frames=[FrameTime(f"0/{i}", "forward", "<ipython-input-3-x>", 4, 3.0,
+                          caches=[CacheOutcome("fx_graph", "miss", "full_miss")],
+                          key_changes=[change], cache_note="x" * 5000)
+                for i in range(frames)],
+        repeated=[RepeatedBlock("blocks", "Block", 8, 8, 0.9, 1.8, 7.2)],
+        caches={"fx_graph miss": frames})
+    return CompileTime(
+        name="Net", cold_s=12.5, warm_restart_s=3.1, where=where, remedies=[
+            Remedy("regional", "for block in model.blocks:\n    block.compile()",
+                   "verified", True, cold_s=4.0, restart_s=1.0, steady_ratio=1.02,
+                   same_result=True, note="cold first call 4.00 s vs 12.50 s"),
+            Remedy("dynamic", "", "does not apply", note="no recompiles in the cold run")],
+        notes=["n" * 3000] * 50)
+
+
+def test_text_names_each_remedy_with_its_numbers_and_the_repeated_blocks():
+    text = compile_time_text(_record())
+    assert text.startswith("compile time of Net: cold 12.5")
+    assert "verified: regional" in text.splitlines()[0]
+    assert "8 x Block in blocks, traced 8 times" in text
+    assert "- regional: verified (cold 4 s, restart 1 s, steady 1.02x, outputs same)" in text
+    assert "- dynamic: does not apply" in text
+
+
+def test_the_bundle_stays_within_the_output_budget():
+    bundle = compile_time_bundle(_record(frames=2000))
+    assert bundle_size(bundle) <= output_budget()
+    record = bundle[MIME_TYPE]
+    assert record["record"] == "compile_time" and record["truncated"]
+    assert [r["kind"] for r in record["remedies"]] == ["regional", "dynamic"]
+    assert "for block in model.blocks:" in bundle["text/html"]

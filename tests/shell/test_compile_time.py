@@ -1,0 +1,87 @@
+"""%compile_time on a model defined in cells: the cells' definitions carried into fresh
+processes, a verified regional remedy, the record displayed within its budget."""
+
+from __future__ import annotations
+
+import pytest
+
+import nbcompile
+from nbcompile.core.records import MIME_TYPE
+from tests.support.shell import run_cell
+
+
+def test_magic_measures_a_cell_defined_model_on_fresh_processes(ip):
+    run_cell(ip, "import torch\n"
+                 "from torch import nn\n"
+                 "WIDTH = 8\n"
+                 "class Layer(nn.Module):\n"
+                 "    def __init__(self):\n"
+                 "        super().__init__()\n"
+                 "        self.fc = nn.Linear(WIDTH, WIDTH)\n"
+                 "    def forward(self, x):\n"
+                 "        return x + torch.relu(self.fc(x))\n"
+                 "class Net(nn.Module):\n"
+                 "    def __init__(self):\n"
+                 "        super().__init__()\n"
+                 "        self.layers = nn.ModuleList(Layer() for _ in range(4))\n"
+                 "    def forward(self, x):\n"
+                 "        for layer in self.layers:\n"
+                 "            x = layer(x)\n"
+                 "        return x\n"
+                 "print('a side effect the fresh process must not repeat')\n")
+    run_cell(ip, "net = Net().requires_grad_(False)\nxin = torch.randn(2, WIDTH)\n")
+    ct = ip.run_line_magic("compile_time", "net(xin) --remedies regional")
+    assert isinstance(ct, nbcompile.CompileTime)
+    assert "definitions of" in ct.how and "Net" in ct.how, ct.how
+    assert ct.reproducible and ct.cold_s, ct.notes
+    # the graph names the user's cell lines: the blocks found traced 4 times
+    assert ct.where.repeated and ct.where.repeated[0].traced_copies == 4
+    assert ct.where.repeated[0].node_share > 0.5  # the graph quotes the cell's lines
+    regional = ct.remedy("regional")
+    assert regional is not None and regional.same_result is True
+    assert regional.change.startswith("for block in model.layers:")
+    bundle = ct._repr_mimebundle_()
+    assert bundle[MIME_TYPE]["record"] == "compile_time"
+    assert "regional" in bundle["text/plain"] and "regional" in bundle["text/html"]
+
+
+def test_magic_refuses_a_bad_remedy_before_running_anything(ip):
+    run_cell(ip, "import torch\ndef twice(x):\n    return x * 2\nxt = torch.randn(3)\n")
+    with pytest.raises(Exception, match="remedies must be among"):
+        ip.run_line_magic("compile_time", "twice(xt) --remedies quantum")
+
+
+def test_a_cell_function_gets_a_precompiled_remedy_that_loads_in_a_fresh_process(ip):
+    run_cell(ip, "import torch\n"
+                 "def squash(x):\n"
+                 "    return torch.tanh(x) * 2 + torch.sigmoid(x)\n"
+                 "xs = torch.randn(16)\n")
+    ct = nbcompile.compile_time(ip.user_ns["squash"], ip.user_ns["xs"],
+                                remedies=("precompiled", "regional"))
+    assert "squash" in ct.how
+    pre = ct.remedy("precompiled")
+    assert pre is not None and pre.same_result is True, pre
+    assert pre.restart_s is not None and pre.status in ("verified", "did not help"), pre
+    # torch's own record: the loaded function compiled nothing (no Dynamo, no cache lookup)
+    restart = next(r for r in ct.runs if r.label == "precompiled restart")
+    assert restart.frames_compiled == 0 and not restart.caches
+    regional = ct.remedy("regional")
+    assert regional is not None and regional.status == "does not apply"
+
+
+def test_a_compiled_target_is_measured_from_its_own_code(ip):
+    ip.run_cell_magic("compile", "", "import torch\n"
+                      "def wavy(x):\n"
+                      "    return torch.sin(x) * 2\n"
+                      "class Bump(torch.nn.Module):\n"
+                      "    def forward(self, x):\n"
+                      "        return torch.cos(x) + 1\n"
+                      "bump = Bump()\n")
+    run_cell(ip, "xw = torch.randn(8)\nwavy(xw); bump(xw)\n")
+    for expr, name in (("wavy(xw)", "wavy"), ("bump(xw)", "Bump")):
+        ct = ip.run_line_magic("compile_time", expr + " --remedies regional")
+        assert ct.reproducible and ct.cold_s, (expr, ct.notes, ct.how)
+        assert ct.name == name and name in ct.how
+        # this kernel's own compile of the target, with torch's cache outcome
+        assert ct.kernel_compiles and ct.kernel_compiles[0].caches, ct.kernel_compiles
+    assert nbcompile.report(ip.user_ns["wavy"]).compiles  # the target is still its own
