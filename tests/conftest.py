@@ -36,6 +36,10 @@ def pytest_collection_modifyitems(config, items) -> None:
         path = Path(item.fspath)
         if path.is_relative_to(tests) and path.relative_to(tests).parts[0] in SLOW_FOLDERS:
             item.add_marker(pytest.mark.slow)
+    # torch's own code (the optimizer's step) is one code object per process, and some
+    # commands' trials (suggest) leave such a frame running eagerly: the tests that need
+    # it compiled run first, whatever folder order says
+    items.sort(key=lambda item: item.get_closest_marker("before_torch_state_changes") is None)
 
 
 @pytest.fixture(scope="session")

@@ -147,7 +147,7 @@ class CaptureSession:
                     target.finish_compile(record)
                 ids = ", ".join(c.compile_id for c in shared)
                 target.notes.append(
-                    f"Its first call ran compile {ids}, made for `{other.name}`: the same "
+                    f"Its first call reused compile {ids}, made for `{other.name}`: the same "
                     f"{type(module).__name__}.forward code, and torch's "
                     "guards passed for this module too, so torch compiled nothing new.")
                 self._notify(target)

@@ -53,6 +53,7 @@ def test_profile_of_a_module_has_extern_calls_on_their_lines():
 
 
 @pytest.mark.slow
+@pytest.mark.before_torch_state_changes
 def test_profile_of_a_training_step():
     torch.manual_seed(0)
     model = TinyMLP()
@@ -68,7 +69,7 @@ def test_profile_of_a_training_step():
         return loss
 
     # torch's own optimizer code is one code object for the whole process: this test
-    # runs before tests/test_suggest.py, whose trials leave that frame running eagerly
+    # runs before the others (its marker), as suggest's trials leave that frame eager
     p = profile(train_step, x, y, repeat=3)
     _check_profile(p, 3)
     stages = {k.stage for k in p.kernels}
