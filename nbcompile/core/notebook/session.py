@@ -107,8 +107,9 @@ class CaptureSession:
             self.targets = [t for t in self.targets
                             if (t.name != target.name and t.alive) or t is target]
             self.targets.append(target)
-            if target.module_call is not None:
-                target.module_call.first_done = self._first_call_hook(target)
+            module_call = target.module_call() if target.module_call is not None else None
+            if module_call is not None:
+                module_call.first_done = self._first_call_hook(target)
             # a listener about targets none of which is registered any more (its cell
             # was re-run) is dropped: it would hold the replaced targets for good
             self._listeners = [entry for entry in self._listeners

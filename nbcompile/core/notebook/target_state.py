@@ -68,7 +68,9 @@ class Target:
     entry_filename: str | None = None
     #: the code compiled for a torch.nn module (torch's ``wrap_inline`` around
     #: ``_call_impl``, see ``targets.module_entry``): its frames are this target's
-    #: the module target's ``ModuleCall`` (its first call is checked for a shared compile)
+    #: the module target's ``ModuleCall``, weakly (the module holds it; its compiled
+    #: function's context maps back to this target): its first call is checked for a
+    #: compile shared with another target
     module_call: Any = None
     entry_code: types.CodeType | None = None
     notes: list[str] = field(default_factory=list)

@@ -183,7 +183,7 @@ def compile_module(name: str, obj: torch.nn.Module, options: CompileOptions,
                     entry_code=None if forward is not None else entry.__code__)
     target.watched = compiled is not None and watch(compiled, target)
     if compiled is not None:
-        target.module_call = module_call
+        target.module_call = weakref.ref(module_call)  # the module holds it
     if wrapper:
         target.notes.append(_wrapper_note(name, wrapper, type(inner).__name__))
     if options.disable:
