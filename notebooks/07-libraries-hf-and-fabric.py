@@ -118,6 +118,10 @@ lm_static.load_state_dict(lm.state_dict())
 lm_static.generation_config.cache_implementation = "static"
 
 # %%
+# lm and lm_static are one class: torch keeps one cache for their forward code, so the
+# static model's first compiles would be recompiles against lm's entries (as with two
+# `model.compile()` calls). Start from torch's empty cache to see lm_static's own.
+torch.compiler.reset()
 with torch.no_grad():
     gen_static = lm_static.generate(ids, max_new_tokens=3, do_sample=False)
 r_static = nbcompile.report(lm_static)
