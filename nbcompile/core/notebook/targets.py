@@ -123,19 +123,7 @@ def compile_partial(name: str, fn: functools.partial[Any], options: CompileOptio
     """A ``functools.partial`` of a user function, rebound to ``torch.compile(partial)``.
     torch compiles it through its own ``wrap_inline`` frame (a partial has no code of its
     own) and traces the wrapped function inside; its compiles are this target's calls."""
-    func = partial_function(fn)
-    if is_generator_like(func):
-        target = Target(name=name, kind="function", original=fn, bound=fn, options=options,
-                        cell=cell, spans=user_spans(func))
-        target.status = "not_compiled"
-        return target
-    compiled = torch.compile(fn, **options.torch_kwargs())
-    target = Target(name=name, kind="function", original=fn, bound=compiled,
-                    options=options, cell=cell, spans=user_spans(func))
-    target.watched = watch(compiled, target)
-    if options.disable:
-        target.status = "disabled"
-    return target
+    return _function_target(name, fn, partial_function(fn), options, cell)
 
 
 def compile_function(name: str, fn: types.FunctionType, options: CompileOptions,
@@ -149,14 +137,21 @@ def compile_function(name: str, fn: types.FunctionType, options: CompileOptions,
                             "as they are (the %%compile flags do not apply to it).")
         target.watched = watch(fn, target)
         return target
-    if is_generator_like(fn):  # Dynamo never compiles these frames: say so, bind fn as is
+    return _function_target(name, fn, fn, options, cell)
+
+
+def _function_target(name: str, fn: Any, code_of: types.FunctionType,
+                     options: CompileOptions, cell: CellRef) -> Target:
+    """``fn`` (a function, or a partial of ``code_of``) rebound to ``torch.compile(fn)``;
+    a generator-like ``code_of`` is bound as is (Dynamo never compiles such frames)."""
+    if is_generator_like(code_of):
         target = Target(name=name, kind="function", original=fn, bound=fn, options=options,
-                        cell=cell, spans=user_spans(fn))
+                        cell=cell, spans=user_spans(code_of))
         target.status = "not_compiled"
         return target
     compiled = torch.compile(fn, **options.torch_kwargs())
     target = Target(name=name, kind="function", original=fn, bound=compiled,
-                    options=options, cell=cell, spans=user_spans(fn))
+                    options=options, cell=cell, spans=user_spans(code_of))
     target.watched = watch(compiled, target)
     if options.disable:
         target.status = "disabled"
