@@ -47,10 +47,13 @@ LINT = $(VENV)/bin/ruff check nbcompile tests benchmarks && \
 	$(VENV_PATH) $(VENV)/bin/pyright && \
 	cd labextension && npm run --silent lint
 
-# The whole suite: static checks, then every layer, Chromium included.
+# The whole suite: static checks, then every layer, Chromium included, in one process per
+# core (pytest-xdist; at most 4: every test compiles): a test file per work unit, the
+# longest folders first (tests/conftest.py). `make test TEST_PROCESSES=0` runs it in one.
+TEST_PROCESSES ?= auto
 test: setup labextension chromium
 	$(LINT)
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_PROCESSES) --maxprocesses=4
 
 # The fast tier, for every change (about a minute): tests/core, display, schema and project
 # less the tests marked `slow`; tests/shell, kernel and browser are slow as folders

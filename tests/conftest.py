@@ -30,16 +30,47 @@ from tests.support.trace_logs import CASES, SECRET  # noqa: E402
 SLOW_FOLDERS = ("shell", "kernel", "browser")
 
 
-def pytest_collection_modifyitems(config, items) -> None:
+#: Under pytest-xdist (``make test``: one process per core, a test file per work unit),
+#: the folders whose files take longest go out first, so no long file starts last.
+HEAVY_FIRST = ("browser", "kernel", "shell", "core")
+#: Files that must run in one process, in this order: the documentation build reads the
+#: tutorials that tests/kernel/test_notebooks.py executed (it would run them again).
+SAME_PROCESS = {"tests/kernel/test_notebooks.py": "tutorials-then-docs",
+                "tests/project/test_docs.py": "tutorials-then-docs"}
+
+
+def _folder(item) -> str:
+    path = Path(item.fspath)
     tests = ROOT / "tests"
+    return path.relative_to(tests).parts[0] if path.is_relative_to(tests) else ""
+
+
+def pytest_collection_modifyitems(config, items) -> None:
     for item in items:
-        path = Path(item.fspath)
-        if path.is_relative_to(tests) and path.relative_to(tests).parts[0] in SLOW_FOLDERS:
+        if _folder(item) in SLOW_FOLDERS:
             item.add_marker(pytest.mark.slow)
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # every worker collects the same order
+        items.sort(key=lambda item: HEAVY_FIRST.index(_folder(item))
+                   if _folder(item) in HEAVY_FIRST else len(HEAVY_FIRST))
     # torch's own code (the optimizer's step) is one code object per process, and some
     # commands' trials (suggest) leave such a frame running eagerly: the tests that need
-    # it compiled run first, whatever folder order says
+    # it compiled run first, whatever folder order says (under xdist: their whole file,
+    # the first work unit of the first process)
     items.sort(key=lambda item: item.get_closest_marker("before_torch_state_changes") is None)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """A test file per work unit (``--dist loadfile``), in collection order, with the
+    files of ``SAME_PROCESS`` one unit."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByFile(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return SAME_PROCESS.get(path, path)
+
+    config.option.loadscopereorder = False
+    return ByFile(config, log)
 
 
 @pytest.fixture(scope="session")
@@ -103,13 +134,24 @@ def cache_state(monkeypatch):
 
 @pytest.fixture(scope="session")
 def runs(tmp_path_factory):
-    """Record each run once per session, on first use (each takes 10-30 s of compiling)."""
-    out = tmp_path_factory.mktemp("traces")
+    """Record each run once per session, on first use (each takes 10-30 s of compiling);
+    under pytest-xdist, once for all the worker processes (a lock per run)."""
+    from filelock import FileLock
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    out = shared / "recorded-traces"
+    out.mkdir(exist_ok=True)
     done: dict[str, Path] = {}
 
     def get(name: str) -> Path:
         if name not in done:
-            done[name] = record_runs.record(name, out)
+            with FileLock(str(out / f"{name}.lock")):
+                finished = out / f"{name}.done"
+                if not finished.exists():
+                    record_runs.record(name, out)
+                    finished.touch()
+            done[name] = out / name
         return done[name]
 
     return get

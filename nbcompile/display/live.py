@@ -16,6 +16,9 @@ from .bundle import summary_bundle
 TICK_SECONDS = 1.0
 #: How often a running compile's step is looked at (a changed step is shown then).
 PROGRESS_SECONDS = 0.25
+#: While a call compiles, publishing waits this many times the last publish's cost
+#: (at least ``PROGRESS_SECONDS``): showing progress takes at most ~3 % of the compile.
+COST_FACTOR = 30
 
 
 class LiveSummary:
@@ -24,7 +27,10 @@ class LiveSummary:
     While a compile runs (first compiles take 10 s and more) a daemon thread refreshes
     the display every second so the elapsed time is visible, and within a quarter second
     of the compile entering a new step (``core/trace/progress.py``): tracing, AOTAutograd,
-    Inductor lowering, kernels compiled...
+    Inductor lowering, kernels compiled... Changes told while a call still runs (each
+    frame compile of a function with many graph breaks) are published at most once per
+    ``COST_FACTOR`` times a publish's cost, the latest state by the thread; a settled
+    change (the call ended) is published at once.
     """
 
     def __init__(self, session: CaptureSession, targets: list[Target], cell: dict[str, Any],
@@ -35,6 +41,9 @@ class LiveSummary:
         self.cell = cell
         self._ticker: threading.Thread | None = None
         self._refreshing = threading.Lock()
+        self._dirty = False  # a change not published yet (left to the thread)
+        self._published = float("-inf")  # when the last publish ended (monotonic)
+        self._gap = PROGRESS_SECONDS  # the least time between publishes while compiling
         self.handle = display(self.bundle(), raw=True, display_id=True)
         self._unsubscribe = session.subscribe(self._changed, tuple(targets)) if targets else None
 
@@ -50,22 +59,33 @@ class LiveSummary:
             if self.handle is None or (while_compiling and not any(
                     t.status == "compiling" for t in self.targets)):
                 return False
+            self._dirty = False
+            started = time.monotonic()
             self.handle.update(self.bundle(), raw=True)
+            self._published = time.monotonic()
+            self._gap = max(PROGRESS_SECONDS, COST_FACTOR * (self._published - started))
             return True
+
+    def _due(self) -> bool:
+        return time.monotonic() - self._published >= self._gap
 
     def close(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
 
-    def _changed(self, target: Target) -> None:
+    def _changed(self, target: Target, settled: bool = True) -> None:
         if target not in self.targets:
             return
         if not any(t in self.session.targets for t in self.targets):
             self.close()  # the cell was re-run: its new summary takes over
             return
-        self.refresh()
-        if target.status == "compiling" and (self._ticker is None or not self._ticker.is_alive()):
+        if settled or self._due():
+            self.refresh()
+        else:
+            self._dirty = True
+        if (target.status == "compiling" or self._dirty) and (
+                self._ticker is None or not self._ticker.is_alive()):
             self._ticker = threading.Thread(target=self._tick, daemon=True, name="nbcompile-tick")
             self._ticker.start()
 
@@ -79,10 +99,13 @@ class LiveSummary:
         last, shown = time.monotonic(), self._progress_versions()
         while True:
             time.sleep(PROGRESS_SECONDS)
-            if not any(t.status == "compiling" for t in self.targets):
+            compiling = any(t.status == "compiling" for t in self.targets)
+            if not compiling and not self._dirty:
                 return
+            if not self._due():
+                continue
             versions = self._progress_versions()
-            if versions != shown or time.monotonic() - last >= TICK_SECONDS:
-                if not self.refresh(while_compiling=True):
+            if self._dirty or versions != shown or time.monotonic() - last >= TICK_SECONDS:
+                if not self.refresh(while_compiling=not self._dirty):
                     return
                 last, shown = time.monotonic(), versions

@@ -19,7 +19,7 @@ def test_status_goes_pending_compiling_compiled(ip):
     target = get_session().find(ip.user_ns["watched"])
     seen: list[tuple[str, float | None]] = []
     unsubscribe = get_session().subscribe(
-        lambda t: seen.append((t.status, t.compiling_since)) if t is target else None
+        lambda t, settled: seen.append((t.status, t.compiling_since)) if t is target else None
     )
     try:
         assert target.status == "pending"
@@ -29,6 +29,29 @@ def test_status_goes_pending_compiling_compiled(ip):
     statuses = [s for s, _ in seen]
     assert statuses[0] == "compiling" and seen[0][1] is not None
     assert statuses[-1] == "compiled" and seen[-1][1] is None
+
+
+def test_frame_compiles_inside_a_call_are_told_unsettled_and_its_end_settled(ip, capsys):
+    # each graph break makes a frame compile of its own inside the one call: the display
+    # may wait for the call's end (or its next tick) to publish them
+    body = "".join(f"    x = torch.sin(x) + {i}\n    torch._dynamo.graph_break()\n"
+                   for i in range(4))
+    ip.run_cell_magic("compile", "--backend eager", f"import torch\ndef broken(x):\n{body}"
+                      "    return x\n")
+    target = get_session().find(ip.user_ns["broken"])
+    seen: list[tuple[str, bool]] = []
+    unsubscribe = get_session().subscribe(
+        lambda t, settled: seen.append((t.status, settled)) if t is target else None)
+    try:
+        run_cell(ip, "broken(torch.ones(3))")
+    finally:
+        unsubscribe()
+    assert len(target.compiles) == 5  # torch's frame compiles: the function, 4 resumes
+    assert seen[-1] == ("compiled", True)
+    assert all(not settled for _, settled in seen[:-1])
+    out = capsys.readouterr().out
+    # the last publish shows the final state (the last frame has no graph: a bare return)
+    assert "compiled; 4 graph(s), 4 break(s)" in out.rsplit("broken (function):", 1)[-1]
 
 
 def test_running_compile_shows_elapsed_seconds_and_ticks(ip, capsys):

@@ -32,7 +32,9 @@ from .usernames import scrub_exception
 
 __all__ = ["PROVENANCE_ARTIFACT", "CaptureSession", "get_session"]
 
-Listener = Callable[[Target], None]
+#: Hears a target's change: ``settled`` is False while a call of the target is still
+#: running (more compiles may follow within it), True when what is shown now stays.
+Listener = Callable[[Target, bool], None]
 
 
 class CaptureSession:
@@ -46,6 +48,7 @@ class CaptureSession:
         # frame compile -> its targets, outermost call first (held weakly: a re-run
         # cell's replaced targets are freed with their records)
         self._owners: dict[tuple[int, int], list[weakref.ref[Target]]] = {}
+        self._in_call: set[tuple[int, int]] = set()  # frame compiles inside a target's call
         self._stop_calls: Callable[[], None] | None = None
         self._lock = threading.RLock()
         self.listener = TraceListener(self._on_event)
@@ -175,10 +178,10 @@ class CaptureSession:
             self._listeners = [e for e in self._listeners if e[2] is not token]
         return unsubscribe
 
-    def _notify(self, target: Target) -> None:
+    def _notify(self, target: Target, settled: bool = True) -> None:
         for listener, _, _ in list(self._listeners):
             try:
-                listener(target)
+                listener(target, settled)
             except Exception:  # a broken display must not break compiles
                 pass
 
@@ -212,6 +215,7 @@ class CaptureSession:
             if not any(call.target is t for t in owners):
                 owners.append(call.target)
         if owners:
+            self._in_call.add(key)  # the call's end tells the settled state
             return owners
         found = self.target_for_stack(stack, watched=False)
         return [found] if found is not None else []
@@ -243,7 +247,7 @@ class CaptureSession:
         if event.kind == "dynamo_start":
             for target in owners:
                 target.start_compile(self.progress.get(key))
-                self._notify(target)
+                self._notify(target, settled=False)
         elif (finished := fed.finished) is not None:
             failure = fed.failure
             namer = next((t for t in reversed(owners) if t.kind == "module" and t.watched
@@ -254,11 +258,13 @@ class CaptureSession:
             for target in owners:
                 target.finish_compile(finished, failure)
             self._place(finished, owners[-1])
+            settled = key not in self._in_call
+            self._in_call.discard(key)
             for target in owners:
                 for note in reused.get(target.id, ()):
                     if note not in target.notes:
                         target.notes.append(note)
-                self._notify(target)
+                self._notify(target, settled)
         elif fed.updated is not None:  # e.g. the backward's code, compiled later
             for target in owners:
                 self._notify(target)
@@ -369,13 +375,12 @@ class CaptureSession:
                 return
             compiles = [(built.record, built.failure) for key in call.compiles
                         if (built := self.builder.built(key)) is not None]
-            changed = target.end_call(call.raised, compiles)
+            target.end_call(call.raised, compiles)
             note = self._reached(target, call.compiles, [r for r, _ in compiles])
             if note is not None and note not in target.notes:
                 target.notes.append(note)
-                changed = True
-            if changed:
-                self._notify(target)
+            # always: the frame compiles inside the call were told as not settled yet
+            self._notify(target)
 
     def _reached(self, target: Target, keys: list[tuple[int, int]],
                  records: list[CompileRecord]) -> str | None:
