@@ -562,6 +562,21 @@ def default_cache_dir() -> str | None:
     return found() if found is not None else None
 
 
+def has_aot_compile() -> bool:
+    """Whether ``torch.compile(fn)`` has ``.aot_compile`` (precompiled functions; torch
+    2.11 has ``load_compiled_function`` but not this method on compiled functions)."""
+    import torch
+
+    try:
+        return callable(getattr(torch.compile(_identity), "aot_compile", None))
+    except Exception:
+        return False
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
 def clear_inductor_caches() -> None:
     """Inductor's ``clear_caches()``, if torch has imported it (never imported here)."""
     clear = CLEAR_CACHES.get(imports=False)

@@ -272,3 +272,13 @@ def test_the_scan_sees_imports_attributes_and_getattr_strings(tmp_path):
     assert private_uses(sample) == {"torch._dynamo", "torch.utils._pytree",
                                     "torch._inductor", "._call_impl",
                                     "._torchdynamo_orig_callable"}
+
+
+def test_aot_compile_is_probed_on_a_compiled_function(monkeypatch):
+    assert tc.has_aot_compile() is hasattr(torch.compile(abs), "aot_compile")
+
+    def broken(*_a, **_k):
+        raise RuntimeError("no compile here")
+
+    monkeypatch.setattr(torch, "compile", broken)
+    assert tc.has_aot_compile() is False  # a probe that raises: not available

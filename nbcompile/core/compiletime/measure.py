@@ -362,6 +362,11 @@ def _precompiled(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remed
                   "# in the next process:\n"
                   f"with open('{name}.pt2', 'rb') as f:\n"
                   f"    {name} = torch.compiler.load_compiled_function(f)")
+    if not torch_compat.has_aot_compile():
+        return Remedy("precompiled", change=change, status="does not apply",
+                      note=f"this torch ({torch.__version__}) has no "
+                           "torch.compile(...).aot_compile: precompiled functions need a "
+                           "newer torch")
     breaks = [f for f in m.result.where.frames if f.frame.startswith("torch_dynamo_resume_in")]
     if breaks or len({f.frame for f in m.result.where.frames}) > 1 and not is_module:
         return Remedy("precompiled", change=change, status="does not apply",
