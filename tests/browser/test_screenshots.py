@@ -57,6 +57,18 @@ SQUASH_CELL = '''def squash(x):                 # bfloat16 math: compiled keeps 
     return torch.tanh(y * 3.1 - 0.2)
 xb = torch.randn(4096, dtype=torch.bfloat16)
 fast = torch.compile(squash)'''
+BLOCKS_CELL = '''class Block(torch.nn.Module):     # six identical blocks: regional compilation's case
+    def __init__(self):
+        super().__init__()
+        self.norm, self.up, self.down = (torch.nn.LayerNorm(32), torch.nn.Linear(32, 64),
+                                         torch.nn.Linear(64, 32))
+    def forward(self, x):
+        return x + self.down(torch.nn.functional.gelu(self.up(self.norm(x))))
+blocks = torch.nn.Sequential(*[Block() for _ in range(6)]).requires_grad_(False)
+x32 = torch.randn(4, 32)'''
+ACT_CELL = '''%%compile --backend eager
+def act(x):
+    return x.relu() if MODE == "relu" else x.tanh()'''
 
 #: (source, the screenshot of the cell and its output, or None)
 CELLS: list[tuple[str, str | None]] = [
@@ -70,6 +82,12 @@ CELLS: list[tuple[str, str | None]] = [
     ("%suggest gelu_chain(x) --budget 60", "suggest.png"),
     (SQUASH_CELL, None),
     ("%diagnose fast(xb) --budget 40", "diagnose.png"),
+    (BLOCKS_CELL, None),
+    ("%compile_time blocks(x32) --remedies regional", "compile-time.png"),
+    (ACT_CELL, None),
+    ('MODE = "relu"\nact(x)', None),
+    ('MODE = "tanh"', None),
+    ("%%stance fail_on_recompile\nact(x)", "stance.png"),  # refused: the guard, the cell
     ("%nbcompile open job_trace", "open-trace.png"),
     ("%nbcompile cache --info", "cache.png"),
     ("%nbcompile config", "config.png"),
@@ -184,7 +202,10 @@ def test_screenshots(browser, tmp_path, artifacts):
 
             # Every other command, its cell and output.
             shows = {"open-trace.png": ".nbc-trace", "cache.png": ".jp-OutputArea-output",
-                     "config.png": ".jp-OutputArea-output"}
+                     "config.png": ".jp-OutputArea-output",
+                     "stance.png": ".jp-OutputArea-output"}
+            #: the first cell of each shot when it is not the command's own
+            starts = {"diagnose.png": 1, "compile-time.png": 1, "stance.png": 3}
             for index in range(3, len(CELLS)):
                 run_cell(page, index, timeout=600)
                 name = CELLS[index][1]
@@ -193,11 +214,13 @@ def test_screenshots(browser, tmp_path, artifacts):
                 cell = cells(page).nth(index)
                 cell.locator(shows.get(name, ".nbc-inline")).first.wait_for(timeout=60_000)
                 text = cell.locator(".jp-Cell-outputWrapper").inner_text()
-                assert "Traceback" not in text and "UsageError" not in text, text[:3000]
+                if name == "stance.png":  # the refusal is the point: torch's error, in words
+                    assert "fail_on_recompile" in text and "MODE" in text, text[:3000]
+                else:
+                    assert "Traceback" not in text and "UsageError" not in text, text[:3000]
                 if name == "report.png":  # open the compile phases
                     cell.locator(".nbc-inline details > summary").first.click()
-                first = index - 1 if name == "diagnose.png" else index
-                shoot_cells(page, first, index, out / name)
+                shoot_cells(page, index - starts.get(name, 0), index, out / name)
 
         # The command line's self-contained page, as a browser shows it.
         html = tmp_path / "trace.html"

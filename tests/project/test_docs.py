@@ -21,7 +21,7 @@ from tests.support import ROOT, tutorials
 DOCS = ROOT / "docs"
 README = ROOT / "README.md"
 GUIDE = ["compile", "report", "compare", "kprun", "suggest", "diagnose", "open-trace",
-         "inspector", "cache", "configuration"]
+         "inspector", "cache", "configuration", "compile-time", "stance"]
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 
 
