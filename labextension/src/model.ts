@@ -518,12 +518,17 @@ export interface IDiagnosisPayload {
   truncated: boolean;
 }
 
-/** The records listed below the targets: traces, profiles, suggestions, diagnoses. */
+/** The records listed below the targets: traces, profiles, suggestions, diagnoses,
+ * compile times. */
 export type IReportPayload =
-  ITracePayload | IProfilePayload | ISuggestionsPayload | IDiagnosisPayload;
+  | ITracePayload
+  | IProfilePayload
+  | ISuggestionsPayload
+  | IDiagnosisPayload
+  | ICompileTimePayload;
 
 /** A `"record": "compile_time"` payload (`nbcompile.compile_time` / `%compile_time`):
- * shown inline only; its parts are the schema-checked wire values. */
+ * its parts are the schema-checked wire values. */
 export interface ICompileTimePayload {
   record: 'compile_time';
   key: string;
@@ -541,8 +546,4 @@ export interface ICompileTimePayload {
 }
 
 export type Payload =
-  | ISummaryPayload
-  | ITimingPayload
-  | IReportPayload
-  | ICompileTimePayload
-  | IUnknownPayload;
+  ISummaryPayload | ITimingPayload | IReportPayload | IUnknownPayload;

@@ -929,7 +929,7 @@ test('links in records: only https URLs are kept', () => {
   assert.equal(p.graph_breaks[0].doc_url, '');
 });
 
-test('store: reports are kept once each, in order, and cleared by a rebuild', () => {
+test('store: reports (compile times too) are kept once each, in order, and cleared by a rebuild', () => {
   const store = new RecordStore();
   const changes: IStoreChange[] = [];
   store.changed.connect((_, c) => changes.push(c));
@@ -938,15 +938,30 @@ test('store: reports are kept once each, in order, and cleared by a rebuild', ()
     'profile',
     'suggestions',
     'diagnosis',
-    'trace'
+    'compile_time',
+    'trace',
+    'compile_time'
   ]) {
     store.apply(parsePayload(recordFixture(name))!, 'live');
   }
   assert.deepEqual(
     store.reports.map(r => r.record),
-    ['trace', 'profile', 'suggestions', 'diagnosis']
+    ['trace', 'profile', 'suggestions', 'diagnosis', 'compile_time']
   );
-  assert.equal(changes.filter(c => c.reports).length, 4);
+  assert.equal(changes.filter(c => c.reports).length, 5);
+  // The same record saved in the notebook (a reload) is not a second section; another
+  // measurement (other numbers) is one of its own.
+  store.apply(parsePayload(recordFixture('compile_time'))!, 'saved');
+  const again = { ...recordFixture('compile_time'), elapsed_s: 1234.5 };
+  store.apply(parsePayload(again)!, 'live');
+  const times = store.reports.filter(
+    (r): r is ICompileTimePayload => r.record === 'compile_time'
+  );
+  assert.deepEqual(
+    times.map(r => r.elapsed_s),
+    [recordFixture('compile_time').elapsed_s, 1234.5]
+  );
+  assert.equal(store.reports.length, 6);
   assert.equal(store.isEmpty, false);
   store.rebuild([]);
   assert.equal(store.reports.length, 0);

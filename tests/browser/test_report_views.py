@@ -1,8 +1,10 @@
-"""Traces, profiles and suggestions in a real JupyterLab, driven in Debian's Chromium.
+"""Traces, profiles, suggestions and compile times in a real JupyterLab, driven in
+Debian's Chromium.
 
 A notebook runs in a real kernel (nbclient): a ``%%compile`` target with a graph break,
-``%kprun`` on it, ``%suggest`` on it, and ``%nbcompile open`` on a two-rank TORCH_TRACE
-directory whose ranks compiled differently (real logs recorded by torch, one per rank).
+``%kprun`` on it, ``%suggest`` on it, ``%nbcompile open`` on a two-rank TORCH_TRACE
+directory whose ranks compiled differently (real logs recorded by torch, one per rank),
+and ``%compile_time`` on the target (one remedy, the cheapest run).
 Saved, then opened in Lab where no kernel can start: each output renders inline from the
 saved record (trace grid with the divergent compile marked, the source painted by
 measured time, the proven fix with its change), and the Compile inspector shows the same
@@ -41,6 +43,8 @@ CALL_CELL = "x = torch.randn(64, 64)\nout = scaled(x, 2.0)"
 PROFILE_CELL = "%kprun scaled(x, 2.0) --repeat 3"
 SUGGEST_CELL = "%suggest scaled(x, 2.0) --budget 60"
 TRACE_CELL = "%nbcompile open job_trace"
+# One remedy: a cold and a warm-restart process, the regional row judged without a run.
+COMPILE_TIME_CELL = "%compile_time scaled(x, 2.0) --remedies regional"
 
 
 def make_trace_dir(root: Path) -> Path:
@@ -56,7 +60,8 @@ def make_trace_dir(root: Path) -> Path:
 def make_notebook(root: Path) -> Path:
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(src) for src in (
-        "%load_ext nbcompile", COMPILE_CELL, CALL_CELL, PROFILE_CELL, SUGGEST_CELL, TRACE_CELL)]
+        "%load_ext nbcompile", COMPILE_CELL, CALL_CELL, PROFILE_CELL, SUGGEST_CELL, TRACE_CELL,
+        COMPILE_TIME_CELL)]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
                                  "language": "python"}
     execute_notebook(nb, cwd=root)
@@ -85,7 +90,11 @@ def test_trace_profile_and_suggestions_views(browser, tmp_path, artifacts):
     mime = "application/vnd.nbcompile.v1+json"
     kinds = [o["data"][mime]["record"] for c in saved.cells for o in c.get("outputs", [])
              if mime in o.get("data", {})]
-    assert {"summary", "profile", "suggestions", "trace"} <= set(kinds), kinds
+    assert {"summary", "profile", "suggestions", "trace", "compile_time"} <= set(kinds), kinds
+    remedies = [r["kind"] for c in saved.cells for o in c.get("outputs", [])
+                if o.get("data", {}).get(mime, {}).get("record") == "compile_time"
+                for r in o["data"][mime]["remedies"]]
+    assert "regional" in remedies, remedies
     logs = [len(t["torch_logs"]) for c in saved.cells for o in c.get("outputs", [])
             if o.get("data", {}).get(mime, {}).get("record") == "summary"
             for t in o["data"][mime]["targets"]]
@@ -101,7 +110,7 @@ def test_trace_profile_and_suggestions_views(browser, tmp_path, artifacts):
         with lab_server(root, state, secrets.token_hex(16),
                         ["--KernelSpecManager.allowed_kernelspecs=nbcompile-no-kernel"]) as server:
             page.goto(server.lab_url(NOTEBOOK))
-            cells(page).nth(5).wait_for(timeout=60_000)
+            cells(page).nth(6).wait_for(timeout=60_000)
             choose_no_kernel(page)
 
             # ---- Inline, from the saved outputs, no kernel. ----
@@ -127,6 +136,9 @@ def test_trace_profile_and_suggestions_views(browser, tmp_path, artifacts):
             assert proven.count() >= 1
             assert "capture_scalar_outputs = True" in sugg.inner_text()
             assert "before" in proven.first.inner_text() and "after" in proven.first.inner_text()
+            ct = cells(page).nth(6).locator(".nbc-inline .nbc-compile-time")
+            ct.wait_for(timeout=20_000)
+            assert ct.locator('tr[data-kind="regional"]').count() == 1
 
             # ---- The inspector shows the same records. ----
             open_sidebar_tab(page)
@@ -158,6 +170,14 @@ def test_trace_profile_and_suggestions_views(browser, tmp_path, artifacts):
             assert prof.locator(".nbc-profile-kernels tbody tr").count() >= 2
             sug = sidebar.locator('.nbc-section[data-section="suggestions"]')
             assert "capture_scalar_outputs" in sug.inner_text()
+            # The compile-time record: its name, one row per remedy, the inline view's.
+            ctime = sidebar.locator('.nbc-section[data-section="compile-time"]')
+            assert "Compile time: scaled" in ctime.locator(":scope > summary").inner_text()
+            assert ctime.locator(":scope > summary .nbc-count").inner_text() == str(
+                len(remedies))
+            regional = ctime.locator('.nbc-compile-time-remedies tr[data-kind="regional"]')
+            assert "regional" in regional.inner_text()
+            ctime.screenshot(path=str(artifacts / "compile-time-section.png"))
 
             # The notebook's breaks, ranked by measured cost (a profile saw the break).
             ranked = sidebar.locator('.nbc-section[data-section="ranked-breaks"]')

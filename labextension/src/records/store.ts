@@ -39,7 +39,7 @@ export interface IStoreChange {
   /** Ids of targets that were replaced by a re-run cell's new target. */
   removed: ReadonlySet<string>;
   timings: boolean;
-  /** Traces, profiles, suggestions or diagnoses were added. */
+  /** Traces, profiles, suggestions, diagnoses or compile times were added. */
   reports: boolean;
   unknown: boolean;
 }
@@ -135,15 +135,13 @@ export class RecordStore {
       payload.record === 'trace' ||
       payload.record === 'profile' ||
       payload.record === 'suggestions' ||
-      payload.record === 'diagnosis'
+      payload.record === 'diagnosis' ||
+      payload.record === 'compile_time'
     ) {
       if (!this._reports.has(payload.key)) {
         this._reports.set(payload.key, payload);
         this._pending.reports = true;
       }
-    } else if (payload.record === 'compile_time') {
-      // Shown inline (its own output); the sidebar has no section for it yet.
-      return;
     } else if (!this._unknown.has(payload.key)) {
       this._unknown.set(payload.key, payload);
       this._pending.unknown = true;
@@ -185,7 +183,7 @@ export class RecordStore {
     return [...this._timings.values()];
   }
 
-  /** Traces, profiles, suggestions and diagnoses, in the order first seen. */
+  /** Traces, profiles, suggestions, diagnoses and compile times, in the order first seen. */
   get reports(): IReportPayload[] {
     return [...this._reports.values()];
   }

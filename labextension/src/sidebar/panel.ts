@@ -223,8 +223,9 @@ export class InspectorPanel extends Widget implements ISectionHost {
   }
 
   /**
-   * The notebook-level parts: its graph breaks ranked, the timing, trace, profile and
-   * suggestions records, and the note about records this version does not show.
+   * The notebook-level parts: its graph breaks ranked, the timing, trace, profile,
+   * suggestions, diagnosis and compile-time records, and the note about records this
+   * version does not show.
    */
   private _renderExtras(): void {
     const store = this._source?.store;

@@ -1,7 +1,7 @@
 /**
  * The notebook-level sections below the selected target: one per timing record
- * (`%compare`), trace (`open_trace`), profile (`%kprun`), suggestions (`%suggest`) and
- * diagnosis (`%diagnose`),
+ * (`%compare`), trace (`open_trace`), profile (`%kprun`), suggestions (`%suggest`),
+ * diagnosis (`%diagnose`) and compile time (`%compile_time`),
  * each collapsible and rendered only when opened; and the notebook's graph breaks,
  * once each, ranked by what they cost.
  */
@@ -14,6 +14,8 @@ import {
   ITargetRecord,
   ITimingPayload
 } from '../model';
+import { seconds } from '../views/compiletimetext';
+import { renderCompileTime } from '../views/compiletimeview';
 import { layerText } from '../views/diagnosetext';
 import { renderDiagnosis } from '../views/diagnoseview';
 import { renderProfile } from '../views/profileview';
@@ -114,6 +116,18 @@ export function reportSection(
       p.kernels.length,
       open,
       () => renderProfile(p)
+    );
+  }
+  if (p.record === 'compile_time') {
+    // One row per remedy tried or judged, as in the inline output.
+    return lazySection(
+      key,
+      'compile-time',
+      `Compile time: ${p.name} (cold ${seconds(p.cold_s)}` +
+        `${p.interrupted ? ', interrupted' : ''})`,
+      p.remedies.length,
+      open,
+      () => renderCompileTime(p)
     );
   }
   if (p.record === 'diagnosis') {

@@ -117,7 +117,8 @@ export function renderCompileTime(p: ICompileTimePayload): HTMLElement {
     );
   }
   table.appendChild(body);
-  root.appendChild(table);
+  // Scrolls sideways in a narrow pane (the sidebar), as the other views' tables do.
+  root.appendChild(h('div', { class: 'nbc-table-wrap' }, table));
   for (const n of p.notes.slice(0, 5)) {
     root.appendChild(h('div', null, h('small', null, clip(n, 400))));
   }
