@@ -31,11 +31,11 @@ MAGICS: list[type] = [CompileMagics, CompareMagics, SuggestMagics, AdminMagics, 
 def _save_cache_keys(result: Any = None) -> None:
     """After a cell: the cache keys of the compiles heard since the last save, written for
     a later kernel of this notebook (nothing heard: nothing parsed or written)."""
-    keys, history = earlier_keys.current(), compile_history.current()
-    if keys is None or history is None:
+    keys = earlier_keys.current()
+    if keys is None:
         return
     try:
-        keys.save_new(history)
+        compile_history.save_cache_keys(keys)
     except Exception as e:  # noqa: BLE001 - saving must never break a cell
         keys.problem = f"the cache keys of this kernel's compiles were not saved: {e!r}"
 

@@ -3,8 +3,8 @@ this kernel's compiles, saved as plain JSON (never a pickle) beside nbcompile's 
 artifacts (``artifacts_dir()``, private, keyed by notebook), and read by a later kernel of
 the same notebook to say what differed in the key of a frame compiled there before.
 
-Saved after a cell that compiled (``save_new``, off the compile path: only then are the
-trace payloads parsed, and only those heard since the last save). The file is capped
+Saved after a cell that compiled (``history.save_cache_keys``, off the compile path: only
+then are the trace payloads parsed, and only those heard since the last save). The file is capped
 (``MAX_FILE_BYTES``, ``MAX_FRAMES``: the newest kept). Reading treats it as untrusted: only
 this user's private file in the private directory, bounded in size, each entry checked;
 anything else is ignored with a one-line note.
@@ -281,15 +281,10 @@ class KernelKeys:
             self._earlier = found
         return self._earlier
 
-    def save_new(self, history: Any) -> bool:
-        """Save the compiles heard since the last save (nothing heard: nothing done)."""
-        from .where import records_from_events
-
-        if history.count == self.cursor:
-            return False
-        events = history.events_since(self.cursor)
-        self.cursor = history.count
-        new = snapshot(records_from_events(events), self.kernel)
+    def save(self, compiles: Iterable[tuple[CompileRecord, list[Lookup]]]) -> bool:
+        """Save the newest compile of each frame among ``compiles`` with the frames saved
+        before (this kernel's, and the earlier kernels' not compiled again here)."""
+        new = snapshot(compiles, self.kernel)
         if not new:
             return False
         earlier = self.earlier()  # read before the first write replaces the file

@@ -82,6 +82,18 @@ def install() -> CacheHistory:
     return _history
 
 
+def save_cache_keys(keys: earlier_keys.KernelKeys,
+                    history: CacheHistory | None = None) -> bool:
+    """Save the cache keys of the compiles heard since the last save, for a later kernel
+    (nothing heard: nothing parsed or written)."""
+    history = history or _history
+    if history is None or history.count == keys.cursor:
+        return False
+    events = history.events_since(keys.cursor)
+    keys.cursor = history.count
+    return keys.save(records_from_events(events))
+
+
 def current() -> CacheHistory | None:
     return _history
 

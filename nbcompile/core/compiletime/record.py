@@ -56,6 +56,9 @@ class EarlierCompile(Record):
 class FrameTime(Record):
     """One frame compile: its seconds, phases and cache layers."""
 
+    # added after v1: a record saved before lacks it
+    OPTIONAL_KEYS = frozenset({"earlier"})
+
     compile_id: str  # ``"0/1"``: frame 0, its second compile
     frame: str  # the code compiled (function name)
     filename: str = ""

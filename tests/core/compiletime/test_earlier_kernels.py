@@ -12,7 +12,7 @@ import pytest
 
 from nbcompile.core.compiletime import earlier
 from nbcompile.core.compiletime.cache_keys import Lookup
-from nbcompile.core.compiletime.history import CacheHistory, kernel_frames
+from nbcompile.core.compiletime.history import CacheHistory, kernel_frames, save_cache_keys
 from nbcompile.core.compiletime.record import CacheOutcome
 from nbcompile.core.compiletime.where import records_from_events
 
@@ -54,7 +54,8 @@ def test_a_later_kernel_names_the_option_an_earlier_one_compiled_with(home, tmp_
     x = torch.randn(4)
     first = earlier.KernelKeys(NOTEBOOK)  # kernel 1 compiles, then saves after its cell
     history = _compile(scale, x)
-    assert first.save_new(history) and not first.save_new(history)  # nothing new: no work
+    assert save_cache_keys(first, history)
+    assert not save_cache_keys(first, history)  # nothing heard since: no work
     path = first.path
     assert path.parent == home / "nbcompile" / "artifacts" and path.name.endswith(earlier.SUFFIX)
     assert oct(path.stat().st_mode & 0o777) == "0o600"
@@ -106,8 +107,8 @@ def test_the_file_is_capped_keeping_the_newest(home, monkeypatch):
 
 
 def test_a_saved_frame_without_components_says_torch_gave_none(home):
-    from nbcompile.core.records import CompileRecord
     from nbcompile.core.compiletime.where import where
+    from nbcompile.core.records import CompileRecord
 
     record = CompileRecord(compile_id="0/0", frame="f", filename="<ipython-input-5-ffff>",
                            firstlineno=1)
