@@ -15,6 +15,9 @@ from tests.support import ROOT
 # Before torch is imported anywhere: compiled artifacts are shared by all tests and by
 # the kernels they start (honest sharing: each test still compiles its own code objects).
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(ROOT / ".cache" / "inductor"))
+# Kernels started by tests save no cache keys into the user's own cache directory (the
+# tests of that feature turn it on with a directory of their own).
+os.environ.setdefault("NBCOMPILE_CACHE_KEYS", "off")
 
 
 import pytest  # noqa: E402

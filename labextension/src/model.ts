@@ -537,6 +537,9 @@ export interface ICompileTimePayload {
   warm_restart_s: number | null;
   where: R.Where;
   remedies: R.Remedy[];
+  /** This kernel's compiles of the call's code, each compared with an earlier compile of
+   * its frame (in this kernel, or in an earlier kernel of this notebook). */
+  kernel_compiles: R.FrameTime[];
   /** Fresh processes run. */
   runs: number;
   elapsed_s: number;

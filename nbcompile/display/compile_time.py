@@ -10,7 +10,7 @@ from .text import clip, escape
 from .units import format_duration
 
 if TYPE_CHECKING:
-    from ..core.compiletime.record import CompileTime, Remedy
+    from ..core.compiletime.record import CompileTime, FrameTime, Remedy
 
 #: The longest text kept in a published record (the kernel's record keeps it whole).
 TEXT_CAP = 2000
@@ -39,6 +39,12 @@ def _headline(ct: CompileTime) -> str:
     return ", ".join(parts) + (" (interrupted)" if ct.interrupted else "")
 
 
+def _kernel_explained(ct: CompileTime) -> list[FrameTime]:
+    """This kernel's compiles whose key was compared: with an earlier compile of the frame
+    here, or in an earlier kernel of this notebook."""
+    return [f for f in ct.kernel_compiles if f.key_changes or f.earlier is not None]
+
+
 def compile_time_text(ct: CompileTime, budget: int | None = None) -> str:
     """Plain text: the headline, where the seconds went, one line per remedy."""
     budget = fallback_budget() if budget is None else budget
@@ -62,6 +68,11 @@ def compile_time_text(ct: CompileTime, budget: int | None = None) -> str:
         lines.append(f"  {f.compile_id} {f.frame}: {clip(f.cache_note, 300)}")
     if len(explained) > 10:
         lines.append(f"  ... {len(explained) - 10} more in .where.frames")
+    mine = _kernel_explained(ct)
+    for f in mine[:5]:
+        lines.append(f"  this kernel {f.compile_id} {f.frame}: {clip(f.cache_note, 300)}")
+    if len(mine) > 5:
+        lines.append(f"  ... {len(mine) - 5} more in .kernel_compiles")
     for r in ct.remedies:
         numbers = (f"cold {_s(r.cold_s)}, restart {_s(r.restart_s)}, steady "
                    f"{_ratio(r.steady_ratio)}, outputs {_same(r)}")
@@ -94,6 +105,8 @@ def compile_time_html(ct: CompileTime, budget: int | None = None) -> str:
              f"Dynamo, ~{e(_s(b.inductor_s))} Inductor)</li>" for b in w.repeated]
     items += [f"<li>{e(f.compile_id)} {e(f.frame)}: {e(clip(f.cache_note, 300))}</li>"
               for f in w.frames if f.cache_note]
+    items += [f"<li>this kernel {e(f.compile_id)} {e(f.frame)}: "
+              f"{e(clip(f.cache_note, 300))}</li>" for f in _kernel_explained(ct)[:5]]
     if items:
         parts.append(f"<ul style='margin:0'>{''.join(items[:20])}</ul>")
     rows = []
@@ -121,16 +134,16 @@ def compile_time_html(ct: CompileTime, budget: int | None = None) -> str:
 
 def published_compile_time(ct: CompileTime, budget: int | None = None) -> dict[str, Any]:
     """The record as published, within ``budget`` bytes of JSON: long texts cut, then the
-    frame list shortened (the kernel's ``CompileTime`` keeps everything)."""
+    frame lists shortened (the kernel's ``CompileTime`` keeps everything)."""
     data = ct.to_dict()
     budget = output_budget() if budget is None else budget
     for cap in (TEXT_CAP, 300, 80):
         if json_size(data) <= budget:
             break
         data["truncated"] = _cap_texts(data, cap) or data["truncated"]
-    frames = data["where"]["frames"]
-    while json_size(data) > budget and frames:
-        frames.pop()
+    frames, mine = data["where"]["frames"], data["kernel_compiles"]
+    while json_size(data) > budget and (frames or mine):
+        (frames if len(frames) >= len(mine) else mine).pop()
         data["truncated"] = True
     return data
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.compiletime import earlier as earlier_keys
 from ..core.compiletime import history as compile_history
 from ..core.notebook import cache
 from ..core.notebook.session import get_session
@@ -27,11 +28,25 @@ MAGICS: list[type] = [CompileMagics, CompareMagics, SuggestMagics, AdminMagics, 
                       DiagnoseMagics, StanceMagics, CompileTimeMagics]
 
 
+def _save_cache_keys(result: Any = None) -> None:
+    """After a cell: the cache keys of the compiles heard since the last save, written for
+    a later kernel of this notebook (nothing heard: nothing parsed or written)."""
+    keys = earlier_keys.current()
+    if keys is None:
+        return
+    try:
+        compile_history.save_cache_keys(keys)
+    except Exception as e:  # noqa: BLE001 - saving must never break a cell
+        keys.problem = f"the cache keys of this kernel's compiles were not saved: {e!r}"
+
+
 def load_ipython_extension(shell: Any) -> None:
     for magics in MAGICS:
         shell.register_magics(magics)
     cache.setup_default()  # persistent per-user compile cache, unless the user chose one
     compile_history.install()  # cache outcomes of this kernel's compiles, read on demand
+    if earlier_keys.install() is not None:  # their cache keys, kept for later kernels
+        shell.events.register("post_run_cell", _save_cache_keys)
     session = get_session()
     session.start()
     global _torch_logs
@@ -46,6 +61,13 @@ def load_ipython_extension(shell: Any) -> None:
 def unload_ipython_extension(shell: Any) -> None:
     global _torch_logs
     get_session().stop()
+    if earlier_keys.current() is not None:
+        _save_cache_keys()
+        try:
+            shell.events.unregister("post_run_cell", _save_cache_keys)
+        except ValueError:
+            pass
+        earlier_keys.uninstall()
     compile_history.uninstall()
     inspector_comm.unregister()
     if _torch_logs is not None:

@@ -53,3 +53,24 @@ def test_the_bundle_stays_within_the_output_budget():
     assert record["record"] == "compile_time" and record["truncated"]
     assert [r["kind"] for r in record["remedies"]] == ["regional", "dynamic"]
     assert "for block in model.blocks:" in bundle["text/html"]
+
+
+def test_a_frame_compiled_in_an_earlier_kernel_is_shown_with_what_differed():
+    from nbcompile.core.compiletime.record import EarlierCompile
+    from nbcompile.display.compile_time import compile_time_html
+
+    note = ("compiled in an earlier kernel of this notebook (saved 2026-11-26 10:00:00 UTC): "
+            "Inductor option max_autotune: False -> True; FX graph cache missed: ...")
+    change = KeyChange("fx_graph", "inductor_config[max_autotune]", "inductor_option",
+                       "Inductor option max_autotune: False -> True", "False", "True")
+    ct = _record()
+    ct.kernel_compiles = [FrameTime("0/0", "f", "<ipython-input-2-ab>", 1, 1.0,
+                                    key_changes=[change], cache_note=note,
+                                    earlier=EarlierCompile("2026-11-26T10:00:00+00:00", "0/0",
+                                                           same_key=False, words=note[:80]))]
+    assert "this kernel 0/0 f: compiled in an earlier kernel" in compile_time_text(ct)
+    assert "max_autotune: False -&gt; True" in compile_time_html(ct)
+    bundle = compile_time_bundle(ct)
+    assert bundle[MIME_TYPE]["kernel_compiles"][0]["earlier"]["same_key"] is False
+    ct.kernel_compiles *= 500
+    assert bundle_size(compile_time_bundle(ct)) <= output_budget()

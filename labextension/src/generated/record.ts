@@ -1994,6 +1994,10 @@ export interface FrameTime {
    * why a cache missed, in words (or that torch gave no reason)
    */
   cache_note: string;
+  /**
+   * this frame's compile in an earlier kernel of this notebook (when this kernel had not compiled it before): `key_changes` then compare with that compile
+   */
+  earlier?: EarlierCompile | null;
 }
 /**
  * One cache layer's answer to one compile, in torch's words.
@@ -2052,6 +2056,31 @@ export interface KeyChange {
    * this compile's value (capped)
    */
   after: string;
+}
+/**
+ * The newest compile of the same frame in an earlier kernel of this notebook, read from the cache-key components that kernel saved (`earlier.py`).
+ */
+export interface EarlierCompile {
+  /**
+   * when that kernel saved it, ISO 8601 UTC
+   */
+  saved_at: string;
+  /**
+   * its compile id there
+   */
+  compile_id: string;
+  /**
+   * the same file and line, or a cell with the same text
+   */
+  same_cell: boolean;
+  /**
+   * every compared layer's key components equal (None: torch gave no components to compare)
+   */
+  same_key: boolean | null;
+  /**
+   * what differed, in words (or that nothing did, or that torch said nothing)
+   */
+  words: string;
 }
 /**
  * Identical modules (same class, same structure) traced once each: their code is inlined into the graph again and again.

@@ -3228,6 +3228,17 @@ export const RECORD_SCHEMA: unknown = {
         "cache_note": {
           "type": "string",
           "description": "why a cache missed, in words (or that torch gave no reason)"
+        },
+        "earlier": {
+          "anyOf": [
+            {
+              "$ref": "#/$defs/EarlierCompile"
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "this frame's compile in an earlier kernel of this notebook (when this kernel had not compiled it before): `key_changes` then compare with that compile"
         }
       },
       "required": [
@@ -3326,6 +3337,44 @@ export const RECORD_SCHEMA: unknown = {
         "words",
         "before",
         "after"
+      ],
+      "additionalProperties": false
+    },
+    "EarlierCompile": {
+      "title": "EarlierCompile",
+      "type": "object",
+      "description": "The newest compile of the same frame in an earlier kernel of this notebook, read from the cache-key components that kernel saved (`earlier.py`).",
+      "properties": {
+        "saved_at": {
+          "type": "string",
+          "description": "when that kernel saved it, ISO 8601 UTC"
+        },
+        "compile_id": {
+          "type": "string",
+          "description": "its compile id there"
+        },
+        "same_cell": {
+          "type": "boolean",
+          "description": "the same file and line, or a cell with the same text"
+        },
+        "same_key": {
+          "type": [
+            "boolean",
+            "null"
+          ],
+          "description": "every compared layer's key components equal (None: torch gave no components to compare)"
+        },
+        "words": {
+          "type": "string",
+          "description": "what differed, in words (or that nothing did, or that torch said nothing)"
+        }
+      },
+      "required": [
+        "saved_at",
+        "compile_id",
+        "same_cell",
+        "same_key",
+        "words"
       ],
       "additionalProperties": false
     },

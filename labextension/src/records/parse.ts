@@ -308,6 +308,7 @@ function readRecord(o: WireRecord, key: string): Payload | null {
         warm_restart_s: o.warm_restart_s,
         where: o.where,
         remedies: o.remedies,
+        kernel_compiles: o.kernel_compiles,
         runs: o.runs.length,
         elapsed_s: o.elapsed_s,
         notes: [...o.notes],

@@ -60,6 +60,18 @@ export function renderCompileTime(p: ICompileTimePayload): HTMLElement {
       );
     }
   }
+  // this kernel's compiles compared with an earlier compile (here or in an earlier kernel)
+  for (const f of p.kernel_compiles.slice(0, MAX_ROWS)) {
+    if (f.cache_note && (f.key_changes.length || f.earlier)) {
+      items.appendChild(
+        h(
+          'li',
+          null,
+          clip(`this kernel ${f.compile_id} ${f.frame}: ${f.cache_note}`, 400)
+        )
+      );
+    }
+  }
   if (items.childElementCount) {
     root.appendChild(items);
   }

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .. import torch_compat
+from . import earlier as earlier_keys
+from .earlier import SavedFrame
 from .record import FrameTime
 from .where import records_from_events, where
 
@@ -33,11 +35,17 @@ class CacheHistory(logging.Handler):
         self._with_payload: deque[list[Any]] = deque()
         self._chars = 0
         self._max_chars = max_payload_chars
+        self.count = 0  # events kept since the start (a cursor for ``events_since``)
 
     @property
     def events(self) -> list[tuple[dict[str, Any], str]]:
         """The events kept, oldest first, as ``(metadata, payload)``."""
-        return [(m, p) for m, p in self._events]
+        return [(m, p) for m, p, _ in self._events]
+
+    def events_since(self, count: int) -> list[tuple[dict[str, Any], str]]:
+        """The events kept after the first ``count`` (``self.count`` then), with every
+        string-table event kept before them (later events name files by its index)."""
+        return [(m, p) for m, p, n in self._events if n >= count or "str" in m]
 
     def emit(self, record: logging.LogRecord) -> None:
         metadata = getattr(record, "metadata", None)
@@ -49,8 +57,9 @@ class CacheHistory(logging.Handler):
             return
         keep = name or "str" in metadata or "dynamo_output_graph" in metadata
         payload = getattr(record, "payload", None) if keep else None
-        entry = [dict(metadata), payload if isinstance(payload, str) else ""]
+        entry = [dict(metadata), payload if isinstance(payload, str) else "", self.count]
         self._events.append(entry)
+        self.count += 1
         if entry[1] and "str" not in metadata:
             self._with_payload.append(entry)
             self._chars += len(entry[1])
@@ -70,6 +79,22 @@ def install() -> CacheHistory:
     if _history is None:
         _history = CacheHistory()
         logging.getLogger("torch.__trace").addHandler(_history)
+    return _history
+
+
+def save_cache_keys(keys: earlier_keys.KernelKeys,
+                    history: CacheHistory | None = None) -> bool:
+    """Save the cache keys of the compiles heard since the last save, for a later kernel
+    (nothing heard: nothing parsed or written)."""
+    history = history or _history
+    if history is None or history.count == keys.cursor:
+        return False
+    events = history.events_since(keys.cursor)
+    keys.cursor = history.count
+    return keys.save(records_from_events(events))
+
+
+def current() -> CacheHistory | None:
     return _history
 
 
@@ -103,13 +128,19 @@ def _spans(fn: Any) -> list[tuple[str, range]]:
     return spans
 
 
-def kernel_frames(fn: Any = None, history: CacheHistory | None = None) -> list[FrameTime]:
+def kernel_frames(fn: Any = None, history: CacheHistory | None = None,
+                  earlier: Sequence[SavedFrame] | None = None) -> list[FrameTime]:
     """This kernel's frame compiles (of ``fn``'s code, or all), each with its cache layers'
-    outcomes and what differed in the key from the previous compile of the frame."""
+    outcomes and what differed in the key from the previous compile of the frame (in this
+    kernel, or else in an earlier kernel of this notebook: ``earlier``, by default what
+    the earlier kernels saved when ``%load_ext nbcompile`` installed ``earlier.py``)."""
     history = history or _history
     if history is None:
         return []
-    frames = where(records_from_events(history.events)).frames
+    if earlier is None:
+        keys = earlier_keys.current()
+        earlier = keys.earlier().frames if keys is not None else []
+    frames = where(records_from_events(history.events), earlier=earlier).frames
     if fn is None:
         return frames
     own = _target_compiles(fn)

@@ -21,6 +21,7 @@ import torch
 from .. import torch_compat
 from ..perf.call_options import CallOptionError, check_budget, check_repeat
 from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
+from . import earlier as earlier_keys
 from .fresh import Child, Shipment, private_dir, run_child, ship
 from .history import kernel_frames
 from .record import REMEDY_KINDS, CompileTime, FreshRun, Remedy
@@ -193,6 +194,9 @@ def compile_time(fn: Any, *args: Any, budget_s: float | None = None,
 def _measure(m: _Measurement, kinds: tuple[str, ...]) -> None:
     result = m.result
     result.kernel_compiles = kernel_frames(m.fn)
+    keys = earlier_keys.current()
+    if keys is not None and result.kernel_compiles:
+        result.notes += keys.notes()
     module = m.fn if isinstance(m.fn, torch.nn.Module) else None
     # a module compiled in place pickles without its compiled call (put back after)
     saved = torch_compat.compiled_call_impl(module) if module is not None else None

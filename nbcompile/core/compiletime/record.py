@@ -40,8 +40,24 @@ class KeyChange(Record):
 
 
 @dataclass
+class EarlierCompile(Record):
+    """The newest compile of the same frame in an earlier kernel of this notebook, read
+    from the cache-key components that kernel saved (``earlier.py``)."""
+
+    saved_at: str  # when that kernel saved it, ISO 8601 UTC
+    compile_id: str = ""  # its compile id there
+    same_cell: bool = True  # the same file and line, or a cell with the same text
+    # every compared layer's key components equal (None: torch gave no components to compare)
+    same_key: bool | None = None
+    words: str = ""  # what differed, in words (or that nothing did, or that torch said nothing)
+
+
+@dataclass
 class FrameTime(Record):
     """One frame compile: its seconds, phases and cache layers."""
+
+    # added after v1: a record saved before lacks it
+    OPTIONAL_KEYS = frozenset({"earlier"})
 
     compile_id: str  # ``"0/1"``: frame 0, its second compile
     frame: str  # the code compiled (function name)
@@ -56,6 +72,9 @@ class FrameTime(Record):
     # Components of the cache key that differ from the previous compile of this frame
     key_changes: list[KeyChange] = field(default_factory=list)
     cache_note: str = ""  # why a cache missed, in words (or that torch gave no reason)
+    # this frame's compile in an earlier kernel of this notebook (when this kernel had not
+    # compiled it before): ``key_changes`` then compare with that compile
+    earlier: EarlierCompile | None = None
 
 
 @dataclass

@@ -15,12 +15,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..frames import cell_key
 from ..records import CompileRecord
 from ..trace.builder import CompileBuilder
 from ..trace.compile_id import CompileId
 from ..trace.listener import StringTable, TraceEvent
 from .cache_keys import Lookup, cache_note, key_changes, layer_of, read_lookup
-from .record import FrameTime, RepeatedBlock, Where
+from .earlier import SavedFrame, cut_lookup, iso, match, portable_graphs
+from .record import EarlierCompile, FrameTime, KeyChange, RepeatedBlock, Where
 
 #: Phases whose seconds belong to Dynamo, and to Inductor (``core/trace/phases.py``).
 DYNAMO_PHASES = ("Dynamo tracing",)
@@ -120,12 +122,63 @@ def _frame(record: CompileRecord) -> tuple[str, str, int]:
     return (record.frame, record.filename, record.firstlineno)
 
 
+def _changes(before: Sequence[Lookup], mine: Sequence[Lookup], old_graphs: Sequence[str],
+             graphs: Sequence[str]) -> tuple[list[KeyChange], bool | None]:
+    """The key components that differ from an earlier compile's lookups (a layer that
+    missed or bypassed, compared where both list components), the graph's changed lines
+    named; and whether every compared layer's components were equal (``None``: none
+    compared)."""
+    changes: list[KeyChange] = []
+    compared, differ_any = 0, False
+    for lookup in mine:
+        old = next((b for b in before if b.outcome.layer == lookup.outcome.layer
+                    and b.components), None)
+        if old is None or not lookup.components:
+            continue
+        compared += 1
+        differ = key_changes(lookup.outcome.layer, old.components, lookup.components)
+        differ_any = differ_any or bool(differ)
+        if lookup.outcome.outcome != "hit":
+            changes += differ
+    lines = changed_lines(old_graphs, graphs)
+    for change in changes:
+        if change.kind == "graph" and lines:
+            change.words = "the graph differs at " + "; ".join(lines[:3]) + (
+                f" (and {len(lines) - 3} more lines)" if len(lines) > 3 else "")
+    return changes, (None if not compared else not differ_any)
+
+
+def _earlier(saved: SavedFrame, record: CompileRecord, mine: list[Lookup]
+             ) -> tuple[EarlierCompile, list[KeyChange]]:
+    """This compile compared with an earlier kernel's compile of the frame."""
+    changes, same = _changes(saved.lookups, [cut_lookup(lk) for lk in mine],
+                             portable_graphs(saved.graphs),
+                             portable_graphs(record.graphs))
+    same_cell = cell_key(saved.filename) == cell_key(record.filename)
+    stamp = iso(saved.saved_at).replace("T", " ").replace("+00:00", " UTC")
+    head = (f"compiled in an earlier kernel of this notebook (saved {stamp}"
+            + ("" if same_cell else ", from a cell whose text has changed since") + ")")
+    if changes:
+        words = head + ": " + "; ".join(c.words for c in changes[:4]) + (
+            f" (and {len(changes) - 4} more)" if len(changes) > 4 else "")
+    elif same is None:
+        words = head + ": torch gave no cache-key components to compare"
+    elif same:
+        words = head + ": the cache keys were equal"
+    else:
+        words = head
+    return EarlierCompile(saved_at=iso(saved.saved_at), compile_id=saved.compile_id,
+                          same_cell=same_cell, same_key=same, words=words), changes
+
+
 def where(compiles: Sequence[Compiled], root: Any = None,
-          history: Sequence[Compiled] = ()) -> Where:
+          history: Sequence[Compiled] = (), earlier: Sequence[SavedFrame] = ()) -> Where:
     """The split of ``compiles``' seconds (each with its cache lookups). ``root``: the
     module whose repeated blocks to look for; ``history``: earlier compiles to compare
     cache keys with (e.g. another process's, or this kernel's); a frame compiled twice
-    within ``compiles`` is compared with its previous compile too."""
+    within ``compiles`` is compared with its previous compile too; ``earlier``: frames an
+    earlier kernel of this notebook saved, compared with a frame compiled for the first
+    time here."""
     seen: dict[tuple[str, str, int], Compiled] = {}
     for record, found in history:
         seen[_frame(record)] = (record, found)
@@ -139,27 +192,22 @@ def where(compiles: Sequence[Compiled], root: Any = None,
         recompile = bool(cid and cid.frame_compile_id > 0)
         previous = seen.get(_frame(record))
         before = previous[1] if previous else None
-        changes = []
+        changes: list[KeyChange] = []
+        then: EarlierCompile | None = None
         if previous is not None and before is not None:
-            for lookup in mine:
-                old = next((b for b in before if b.outcome.layer == lookup.outcome.layer
-                            and b.components), None)
-                if lookup.outcome.outcome != "hit" and old is not None and lookup.components:
-                    changes += key_changes(lookup.outcome.layer, old.components,
-                                           lookup.components)
-            lines = changed_lines(previous[0].graphs, record.graphs)
-            for change in changes:
-                if change.kind == "graph" and lines:
-                    change.words = "the graph differs at " + "; ".join(lines[:3]) + (
-                        f" (and {len(lines) - 3} more lines)" if len(lines) > 3 else "")
+            changes = _changes(before, mine, previous[0].graphs, record.graphs)[0]
+        elif earlier and (saved := match(earlier, record)) is not None:
+            then, changes = _earlier(saved, record, mine)
+        note = cache_note([lookup.outcome for lookup in mine], changes,
+                          before is not None or then is not None)
         frame = FrameTime(
             compile_id=record.compile_id, frame=record.frame, filename=record.filename,
             lineno=record.firstlineno, seconds=round(seconds, 4), phases=dict(record.phases),
             graph_op_count=record.graph_op_count, recompile=recompile,
             recompile_reason=record.recompile_reason,
             caches=[lookup.outcome for lookup in mine], key_changes=changes,
-            cache_note=cache_note([lookup.outcome for lookup in mine], changes,
-                                  before is not None))
+            cache_note=(then.words + "; " + note) if then is not None else note,
+            earlier=then)
         result.frames.append(frame)
         result.total_s += seconds
         if recompile:
