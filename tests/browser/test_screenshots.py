@@ -57,7 +57,7 @@ SQUASH_CELL = '''def squash(x):                 # bfloat16 math: compiled keeps 
     return torch.tanh(y * 3.1 - 0.2)
 xb = torch.randn(4096, dtype=torch.bfloat16)
 fast = torch.compile(squash)'''
-BLOCKS_CELL = '''class Block(torch.nn.Module):     # six identical blocks: regional compilation's case
+BLOCKS_CELL = '''class Block(torch.nn.Module):  # six identical blocks: regional compilation's case
     def __init__(self):
         super().__init__()
         self.norm, self.up, self.down = (torch.nn.LayerNorm(32), torch.nn.Linear(32, 64),
