@@ -8,7 +8,7 @@
  */
 
 import type * as R from '../generated/record';
-import type { ISourceLine } from '../model';
+import type { ISourceLine } from '../model/parts';
 
 /** The fields of a wire type, each of unknown type until checked. */
 export type Loose<T> = { [K in keyof T]?: unknown };

@@ -20,6 +20,7 @@ import {
   timingNotes,
   timingTitle
 } from '../views/timingtext';
+import { Payload } from '../model/payload';
 import {
   IAnnotation,
   ICellRef,
@@ -28,9 +29,8 @@ import {
   ITargetError,
   ITargetOptions,
   ITargetRecord,
-  ITorchLog,
-  Payload
-} from '../model';
+  ITorchLog
+} from '../model/target';
 import {
   boolOrNull,
   entries,

@@ -6,7 +6,8 @@
 
 import type * as R from '../generated/record';
 import { lineOrNull, parseSourceLine } from './coerce';
-import { IGraphBreak, IKernel, IOmission, IRecompile } from '../model';
+import { IGraphBreak, IKernel, IOmission } from '../model/parts';
+import { IRecompile } from '../model/target';
 
 export function parseGraphBreak(o: R.GraphBreak): IGraphBreak {
   return {

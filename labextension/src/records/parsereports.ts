@@ -12,22 +12,24 @@ import { lineOrNull, lines, numMap, parseSourceLine } from './coerce';
 import {
   IBisection,
   IDiagnosisPayload,
-  IDivergence,
-  IKernelTime,
-  ILineTime,
-  IMeasured,
-  IMemoryPoint,
-  IProblem,
-  IProfileMemory,
-  IProfilePayload,
   IReference,
   IRung,
-  ISuggestion,
-  ISuggestionsPayload,
-  ITraceCompile,
-  ITracePayload,
   IWorkaround
-} from '../model';
+} from '../model/diagnosis';
+import {
+  IKernelTime,
+  ILineTime,
+  IMemoryPoint,
+  IProfileMemory,
+  IProfilePayload
+} from '../model/profile';
+import {
+  IMeasured,
+  IProblem,
+  ISuggestion,
+  ISuggestionsPayload
+} from '../model/suggest';
+import { IDivergence, ITraceCompile, ITracePayload } from '../model/trace';
 import { parseGraphBreak, parseKernel, parseOmission } from './parseparts';
 import type { ProfileRecord, SuggestionsRecord } from './validate';
 

@@ -8,12 +8,10 @@
 
 import { appendPaged, externalLink, h } from '../ui/dom';
 import { clip, formatTime, isCellFile, plural, shortPath } from '../ui/format';
-import {
-  IProfilePayload,
-  IReportPayload,
-  ITargetRecord,
-  ITimingPayload
-} from '../model';
+import { IReportPayload } from '../model/payload';
+import { IProfilePayload } from '../model/profile';
+import { ITargetRecord } from '../model/target';
+import { ITimingPayload } from '../model/timing';
 import { layerText } from '../views/diagnosetext';
 import { renderDiagnosis } from '../views/diagnoseview';
 import { renderProfile } from '../views/profileview';
