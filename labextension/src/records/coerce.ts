@@ -72,6 +72,19 @@ export function numMap(
   return new Map(v ? Object.entries(v) : []);
 }
 
+/** The fields `keys` of a checked wire value, as they are: the readers of views that
+ * copy fields unchanged (the `View` type they return says the fields are present). */
+export function pick<T, K extends keyof T>(
+  o: T,
+  keys: readonly K[]
+): Pick<T, K> {
+  const out = {} as Pick<T, K>;
+  for (const k of keys) {
+    out[k] = o[k];
+  }
+  return out;
+}
+
 export function parseSourceLine(o: R.SourceLine): ISourceLine {
   return { filename: o.filename, lineno: lineOrNull(o.lineno), line: o.line };
 }

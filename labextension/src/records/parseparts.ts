@@ -5,7 +5,7 @@
  */
 
 import type * as R from '../generated/record';
-import { lineOrNull, parseSourceLine } from './coerce';
+import { lineOrNull, parseSourceLine, pick } from './coerce';
 import { IGraphBreak, IKernel, IOmission } from '../model/parts';
 import { IRecompile } from '../model/target';
 
@@ -62,5 +62,5 @@ export function parseKernel(o: R.Kernel): IKernel {
 }
 
 export function parseOmission(o: R.Omission): IOmission {
-  return { field: o.field, count: o.count, how: o.how, unit: o.unit };
+  return pick(o, ['field', 'count', 'how', 'unit']);
 }
