@@ -18,7 +18,7 @@ import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { LabIcon } from '@jupyterlab/ui-components';
 
 import { createRendererFactory, InspectorOpener, RENDERER_RANK } from './mime';
-import { ITargetRecord } from './model';
+import { ITargetRecord } from './model/target';
 import { NotebookWatcher } from './notebook';
 import { InspectorPanel } from './sidebar/panel';
 import { SourceKernelView } from './tab/tabview';

@@ -20,7 +20,8 @@ import {
   statusText,
   whereText
 } from './ui/format';
-import { ISummaryPayload, ITargetRecord, MIME_TYPE, Payload } from './model';
+import { MIME_TYPE, Payload } from './model/payload';
+import { ISummaryPayload, ITargetRecord } from './model/target';
 import { checkPayload } from './records/parse';
 import { checkLimits, LIMITS } from './records/validate';
 import { phaseBar } from './views/phasebar';

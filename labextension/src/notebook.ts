@@ -10,7 +10,8 @@ import { NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { ICellRef, ITargetRecord, MIME_TYPE, Payload } from './model';
+import { MIME_TYPE, Payload } from './model/payload';
+import { ICellRef, ITargetRecord } from './model/target';
 import { checkPayload, parsePayload } from './records/parse';
 import { IInspectorSource } from './sidebar/section';
 import {

@@ -21,16 +21,13 @@ import {
   statusText,
   whereText
 } from '../src/ui/format';
-import {
-  ICompileTimePayload,
-  IDiagnosisPayload,
-  IProfilePayload,
-  ISuggestionsPayload,
-  ISummaryPayload,
-  ITracePayload,
-  MIME_TYPE,
-  SCHEMA_VERSION
-} from '../src/model';
+import { ICompileTimePayload } from '../src/model/compiletime';
+import { IDiagnosisPayload } from '../src/model/diagnosis';
+import { MIME_TYPE, SCHEMA_VERSION } from '../src/model/payload';
+import { IProfilePayload } from '../src/model/profile';
+import { ISuggestionsPayload } from '../src/model/suggest';
+import { ISummaryPayload } from '../src/model/target';
+import { ITracePayload } from '../src/model/trace';
 import { checkPayload, parsePayload } from '../src/records/parse';
 import {
   checkLimits,

@@ -8,7 +8,7 @@
  */
 
 import type * as R from '../generated/record';
-import type { ISourceLine } from '../model';
+import type { ISourceLine } from '../model/parts';
 
 /** The fields of a wire type, each of unknown type until checked. */
 export type Loose<T> = { [K in keyof T]?: unknown };
@@ -70,6 +70,19 @@ export function numMap(
   v: { [k: string]: number } | undefined
 ): Map<string, number> {
   return new Map(v ? Object.entries(v) : []);
+}
+
+/** The fields `keys` of a checked wire value, as they are: the readers of views that
+ * copy fields unchanged (the `View` type they return says the fields are present). */
+export function pick<T, K extends keyof T>(
+  o: T,
+  keys: readonly K[]
+): Pick<T, K> {
+  const out = {} as Pick<T, K>;
+  for (const k of keys) {
+    out[k] = o[k];
+  }
+  return out;
 }
 
 export function parseSourceLine(o: R.SourceLine): ISourceLine {

@@ -20,6 +20,7 @@ import {
   timingNotes,
   timingTitle
 } from '../views/timingtext';
+import { Payload } from '../model/payload';
 import {
   IAnnotation,
   ICellRef,
@@ -28,9 +29,8 @@ import {
   ITargetError,
   ITargetOptions,
   ITargetRecord,
-  ITorchLog,
-  Payload
-} from '../model';
+  ITorchLog
+} from '../model/target';
 import {
   boolOrNull,
   entries,
@@ -42,6 +42,7 @@ import {
   numOrNull,
   obj,
   parseSourceLine,
+  pick,
   str,
   strOrNull
 } from './coerce';
@@ -183,23 +184,18 @@ function parseAnnotation(o: R.LineAnnotation): IAnnotation {
 }
 
 function parseCodeDiff(o: R.CodeDiff): ICodeDiff {
-  return {
-    kernel: o.kernel,
-    compile_id: o.compile_id,
-    previous_compile_id: o.previous_compile_id,
-    change: o.change,
-    cause: o.cause,
-    diff: o.diff
-  };
+  return pick(o, [
+    'kernel',
+    'compile_id',
+    'previous_compile_id',
+    'change',
+    'cause',
+    'diff'
+  ]);
 }
 
 function parseTorchLog(o: R.TorchLog): ITorchLog {
-  return {
-    level: o.level,
-    logger: o.logger,
-    compile_id: o.compile_id,
-    message: o.message
-  };
+  return pick(o, ['level', 'logger', 'compile_id', 'message']);
 }
 
 /** A timing record (the comparison of `nbcompile.compare`); unknown without rows. */

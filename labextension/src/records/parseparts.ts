@@ -5,8 +5,9 @@
  */
 
 import type * as R from '../generated/record';
-import { lineOrNull, parseSourceLine } from './coerce';
-import { IGraphBreak, IKernel, IOmission, IRecompile } from '../model';
+import { lineOrNull, parseSourceLine, pick } from './coerce';
+import { IGraphBreak, IKernel, IOmission } from '../model/parts';
+import { IRecompile } from '../model/target';
 
 export function parseGraphBreak(o: R.GraphBreak): IGraphBreak {
   return {
@@ -61,5 +62,5 @@ export function parseKernel(o: R.Kernel): IKernel {
 }
 
 export function parseOmission(o: R.Omission): IOmission {
-  return { field: o.field, count: o.count, how: o.how, unit: o.unit };
+  return pick(o, ['field', 'count', 'how', 'unit']);
 }

@@ -8,26 +8,28 @@
  */
 
 import type * as R from '../generated/record';
-import { lineOrNull, lines, numMap, parseSourceLine } from './coerce';
+import { lineOrNull, lines, numMap, parseSourceLine, pick } from './coerce';
 import {
   IBisection,
   IDiagnosisPayload,
-  IDivergence,
-  IKernelTime,
-  ILineTime,
-  IMeasured,
-  IMemoryPoint,
-  IProblem,
-  IProfileMemory,
-  IProfilePayload,
   IReference,
   IRung,
-  ISuggestion,
-  ISuggestionsPayload,
-  ITraceCompile,
-  ITracePayload,
   IWorkaround
-} from '../model';
+} from '../model/diagnosis';
+import {
+  IKernelTime,
+  ILineTime,
+  IMemoryPoint,
+  IProfileMemory,
+  IProfilePayload
+} from '../model/profile';
+import {
+  IMeasured,
+  IProblem,
+  ISuggestion,
+  ISuggestionsPayload
+} from '../model/suggest';
+import { IDivergence, ITraceCompile, ITracePayload } from '../model/trace';
 import { parseGraphBreak, parseKernel, parseOmission } from './parseparts';
 import type { ProfileRecord, SuggestionsRecord } from './validate';
 
@@ -119,7 +121,7 @@ function parseKernelTime(o: R.KernelTime): IKernelTime {
 const MAX_POINTS = 500;
 
 function parseMemoryPoint(o: R.MemoryPoint): IMemoryPoint {
-  return { t_s: o.t_s, bytes: o.bytes, what: o.what };
+  return pick(o, ['t_s', 'bytes', 'what']);
 }
 
 function parseProfileMemory(o: R.ProfileMemory): IProfileMemory {
@@ -181,14 +183,14 @@ export function parseProfile(o: ProfileRecord, key: string): IProfilePayload {
 }
 
 function parseMeasured(o: R.Measured): IMeasured {
-  return {
-    graphs: o.graphs,
-    breaks: o.breaks,
-    recompiles: o.recompiles,
-    time_s: o.time_s,
-    error: o.error,
-    timing_note: o.timing_note
-  };
+  return pick(o, [
+    'graphs',
+    'breaks',
+    'recompiles',
+    'time_s',
+    'error',
+    'timing_note'
+  ]);
 }
 
 function parseProblem(o: R.Problem): IProblem {
@@ -240,62 +242,62 @@ export function parseSuggestions(
 }
 
 function parseRung(o: R.Rung): IRung {
-  return {
-    backend: o.backend,
-    layer: o.layer,
-    outcome: o.outcome,
-    max_abs_diff: o.max_abs_diff,
-    mismatched: o.mismatched,
-    numel: o.numel,
-    error: o.error,
-    first_call_s: o.first_call_s,
-    time_s: o.time_s,
-    options: o.options,
-    note: o.note
-  };
+  return pick(o, [
+    'backend',
+    'layer',
+    'outcome',
+    'max_abs_diff',
+    'mismatched',
+    'numel',
+    'error',
+    'first_call_s',
+    'time_s',
+    'options',
+    'note'
+  ]);
 }
 
 function parseBisection(o: R.Bisection): IBisection {
-  return {
-    backend: o.backend,
-    subsystem: o.subsystem,
-    bisect_number: o.bisect_number,
-    debug_info: o.debug_info,
-    steps: o.steps,
-    elapsed_s: o.elapsed_s,
-    note: o.note
-  };
+  return pick(o, [
+    'backend',
+    'subsystem',
+    'bisect_number',
+    'debug_info',
+    'steps',
+    'elapsed_s',
+    'note'
+  ]);
 }
 
 function parseReference(o: R.Reference): IReference {
-  return {
-    dtype: o.dtype,
-    eager_error: o.eager_error,
-    compiled_error: o.compiled_error,
-    eager_mean_error: o.eager_mean_error,
-    compiled_mean_error: o.compiled_mean_error,
-    closer: o.closer,
-    note: o.note
-  };
+  return pick(o, [
+    'dtype',
+    'eager_error',
+    'compiled_error',
+    'eager_mean_error',
+    'compiled_mean_error',
+    'closer',
+    'note'
+  ]);
 }
 
 function parseWorkaround(o: R.Workaround): IWorkaround {
-  return {
-    kind: o.kind,
-    change: o.change,
-    verified: o.verified,
-    status: o.status,
-    outcome: o.outcome,
-    max_abs_diff: o.max_abs_diff,
-    mismatched: o.mismatched,
-    numel: o.numel,
-    first_call_s: o.first_call_s,
-    time_s: o.time_s,
-    cost: o.cost,
-    reference_error: o.reference_error,
-    error: o.error,
-    note: o.note
-  };
+  return pick(o, [
+    'kind',
+    'change',
+    'verified',
+    'status',
+    'outcome',
+    'max_abs_diff',
+    'mismatched',
+    'numel',
+    'first_call_s',
+    'time_s',
+    'cost',
+    'reference_error',
+    'error',
+    'note'
+  ]);
 }
 
 export function parseDiagnosis(o: R.Diagnosis, key: string): IDiagnosisPayload {

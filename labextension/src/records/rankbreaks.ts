@@ -8,12 +8,9 @@
  * outputs and adds what profiles measured.
  */
 
-import {
-  ICellRef,
-  IGraphBreak,
-  IProfilePayload,
-  ITargetRecord
-} from '../model';
+import { IGraphBreak } from '../model/parts';
+import { IProfilePayload } from '../model/profile';
+import { ICellRef, ITargetRecord } from '../model/target';
 
 export interface IRankedBreak {
   graph_break: IGraphBreak;

@@ -12,12 +12,12 @@ import { ISignal, Signal } from '@lumino/signaling';
 
 import {
   IReportPayload,
-  ITargetRecord,
-  ITimingPayload,
   IUnknownPayload,
   MIME_TYPE,
   Payload
-} from '../model';
+} from '../model/payload';
+import { ITargetRecord } from '../model/target';
+import { ITimingPayload } from '../model/timing';
 import { parsePayload } from './parse';
 
 /** Where a record came from: a live kernel message, or an output saved in the notebook. */

@@ -21,7 +21,7 @@
 
 import { RECORD_SCHEMA } from '../generated/schema';
 import type * as R from '../generated/record';
-import { SCHEMA_VERSION } from '../model';
+import { SCHEMA_VERSION } from '../model/payload';
 import { clip } from '../ui/format';
 
 interface IKernelLimits {

@@ -2,7 +2,8 @@
 
 import { appendPaged, externalLink, h } from '../ui/dom';
 import { cellFrame, clip, isCellFile, shortPath } from '../ui/format';
-import { IGraphBreak, ITargetRecord } from '../model';
+import { IGraphBreak } from '../model/parts';
+import { ITargetRecord } from '../model/target';
 import { ISectionHost, MAX_TEXT, PAGE, Section, sourceLink } from './section';
 
 export class BreaksSection extends Section {

@@ -8,7 +8,8 @@ import {
   formatSize,
   languageLabel
 } from '../ui/format';
-import { IKernel, ITargetRecord } from '../model';
+import { IKernel } from '../model/parts';
+import { ITargetRecord } from '../model/target';
 import { ISectionHost, PAGE, Section } from './section';
 
 export class CodeSection extends Section {

@@ -6,7 +6,7 @@
 
 import { appendPaged, h } from '../ui/dom';
 import { clip, formatSeconds, plural } from '../ui/format';
-import { ITargetRecord } from '../model';
+import { ITargetRecord } from '../model/target';
 import { phaseBar } from '../views/phasebar';
 import { ISectionHost, PAGE, Section } from './section';
 

@@ -2,7 +2,7 @@
 
 import { appendPaged, button, h } from '../ui/dom';
 import { clip } from '../ui/format';
-import { ITargetRecord } from '../model';
+import { ITargetRecord } from '../model/target';
 import { ISectionHost, MAX_TEXT, PAGE, Section } from './section';
 
 export class RecompilesSection extends Section {

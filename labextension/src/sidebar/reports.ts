@@ -8,12 +8,10 @@
 
 import { appendPaged, externalLink, h } from '../ui/dom';
 import { clip, formatTime, isCellFile, plural, shortPath } from '../ui/format';
-import {
-  IProfilePayload,
-  IReportPayload,
-  ITargetRecord,
-  ITimingPayload
-} from '../model';
+import { IReportPayload } from '../model/payload';
+import { IProfilePayload } from '../model/profile';
+import { ITargetRecord } from '../model/target';
+import { ITimingPayload } from '../model/timing';
 import { seconds } from '../views/compiletimetext';
 import { renderCompileTime } from '../views/compiletimeview';
 import { layerText } from '../views/diagnosetext';

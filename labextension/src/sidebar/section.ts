@@ -9,7 +9,7 @@ import { ISignal } from '@lumino/signaling';
 import { CodeView } from '../ui/codeview';
 import { button, h } from '../ui/dom';
 import { clip } from '../ui/format';
-import { ICellRef, ITargetRecord } from '../model';
+import { ICellRef, ITargetRecord } from '../model/target';
 import { RecordStore } from '../records/store';
 
 /** What the sidebar shows: one notebook's records and a line about their origin. */

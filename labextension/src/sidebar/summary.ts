@@ -9,7 +9,7 @@ import {
   optionsText,
   statusText
 } from '../ui/format';
-import { ITargetRecord } from '../model';
+import { ITargetRecord } from '../model/target';
 import { ISectionHost, MAX_TEXT, sourceLink } from './section';
 
 function nowSeconds(): number {

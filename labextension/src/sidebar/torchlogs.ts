@@ -3,7 +3,7 @@
 
 import { appendPaged, h } from '../ui/dom';
 import { clip } from '../ui/format';
-import { ITargetRecord } from '../model';
+import { ITargetRecord } from '../model/target';
 import { ISectionHost, PAGE, Section } from './section';
 
 export class TorchLogsSection extends Section {

@@ -7,7 +7,7 @@
  */
 
 import { isCellFile } from '../ui/format';
-import { IAnnotation, ITargetRecord } from '../model';
+import { IAnnotation, ITargetRecord } from '../model/target';
 
 /** The lines (1-based, inclusive) of one kernel in the combined text. */
 export interface ICodeBlock {

@@ -16,7 +16,7 @@ import { Widget } from '@lumino/widgets';
 import { boundText } from '../ui/codeview';
 import { h } from '../ui/dom';
 import { clip } from '../ui/format';
-import { ITargetRecord } from '../model';
+import { ITargetRecord } from '../model/target';
 import { blockAt, buildSourceMap, ISourceMap, MAX_ROWS } from './sourcemap';
 
 /** Distinct mapping colours (CSS classes nbc-map-0 .. nbc-map-7). */

@@ -4,12 +4,8 @@
  * own in `nbcompile/display/units.py`). Pure functions of the view model; no DOM.
  */
 
-import type {
-  ICellRef,
-  ISourceLine,
-  ITargetOptions,
-  ITargetRecord
-} from '../model';
+import type { ISourceLine } from '../model/parts';
+import type { ICellRef, ITargetOptions, ITargetRecord } from '../model/target';
 
 /** `3 graphs`, `1 break`. */
 export function plural(n: number, word: string): string {
@@ -200,6 +196,11 @@ export function isCellFile(filename: string | null, cell: ICellRef): boolean {
     filename.startsWith('<ipython-input-') ||
     /ipykernel_\d+[\\/]\d+\.py$/.test(filename)
   );
+}
+
+/** A trace compile's rank in words (`null`: a log with no rank). */
+export function rankText(rank: number | null): string {
+  return rank === null ? 'no rank' : `rank ${rank}`;
 }
 
 /** ``torch/optim/optimizer.py:79`` for a library file: its last three path parts. */

@@ -4,7 +4,7 @@
  */
 
 import { formatTime } from '../ui/format';
-import { ICompileTimePayload } from '../model';
+import { ICompileTimePayload } from '../model/compiletime';
 
 /** Seconds in words, `-` when not measured. */
 export function seconds(v: number | null): string {

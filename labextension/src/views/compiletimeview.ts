@@ -7,7 +7,7 @@
 
 import { h } from '../ui/dom';
 import { clip } from '../ui/format';
-import { ICompileTimePayload } from '../model';
+import { ICompileTimePayload } from '../model/compiletime';
 import { compileTimeTitle, ratio, seconds } from './compiletimetext';
 
 const MAX_ROWS = 20;

@@ -5,7 +5,7 @@
  */
 
 import { formatNumber, formatTime } from '../ui/format';
-import { IReference, IRung, IWorkaround } from '../model';
+import { IReference, IRung, IWorkaround } from '../model/diagnosis';
 
 /** The layer a rung adds, in words. */
 const LAYERS = new Map<string, string>([

@@ -8,7 +8,7 @@
 
 import { appendPaged, h } from '../ui/dom';
 import { clip, formatTime, shortPath } from '../ui/format';
-import { IDiagnosisPayload, IWorkaround } from '../model';
+import { IDiagnosisPayload, IWorkaround } from '../model/diagnosis';
 import {
   referenceText,
   RUNG_COLUMNS,

@@ -5,7 +5,7 @@
  */
 
 import { formatBytes } from '../ui/format';
-import { IProfileMemory } from '../model';
+import { IProfileMemory } from '../model/profile';
 
 /** `16.0 MiB compiled vs 64.0 MiB eager (0.25×)`. */
 export function bytesPair(

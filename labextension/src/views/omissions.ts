@@ -6,7 +6,7 @@
 
 import { h } from '../ui/dom';
 import { clip } from '../ui/format';
-import { IOmission } from '../model';
+import { IOmission } from '../model/parts';
 
 /** `label` words one cut, e.g. "more kernels" for `{field: 'kernels'}`. */
 export function omissionNotes(

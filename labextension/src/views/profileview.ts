@@ -7,7 +7,11 @@
 
 import { appendPaged, externalLink, h } from '../ui/dom';
 import { clip, formatBytes, formatTime, plural, shortPath } from '../ui/format';
-import { IMemoryPoint, IProfileMemory, IProfilePayload } from '../model';
+import {
+  IMemoryPoint,
+  IProfileMemory,
+  IProfilePayload
+} from '../model/profile';
 import { memoryFacts } from './memorytext';
 import { omissionNotes } from './omissions';
 import { phaseBar } from './phasebar';

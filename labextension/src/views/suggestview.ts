@@ -13,7 +13,7 @@ import {
   formatTime,
   shortPath
 } from '../ui/format';
-import { IMeasured, ISuggestion, ISuggestionsPayload } from '../model';
+import { IMeasured, ISuggestion, ISuggestionsPayload } from '../model/suggest';
 
 const PAGE = 50;
 const MAX_TEXT = 1000;

@@ -6,7 +6,7 @@
  */
 
 import type * as R from '../generated/record';
-import { ITable, TableCell } from '../model';
+import { ITable, TableCell } from '../model/timing';
 import { numMap, str } from '../records/coerce';
 import type { Loose } from '../records/coerce';
 import { clip, formatBytes, formatTime } from '../ui/format';

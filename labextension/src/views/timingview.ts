@@ -5,7 +5,7 @@
 
 import { appendPaged, h } from '../ui/dom';
 import { clip, formatBytes, formatNumber } from '../ui/format';
-import { ITimingPayload } from '../model';
+import { ITimingPayload } from '../model/timing';
 
 /** Bars and table rows shown at once (more on request). */
 const PAGE = 50;

@@ -1,0 +1,64 @@
+/**
+ * The view model: what the renderers read, parsed from a record (see ../records/parse).
+ *
+ * Every field is present and of its declared type whatever the record held; maps are
+ * `Map`s (record strings never become object keys). The record's own wire types are
+ * generated from the JSON Schema into ../generated/record. Here: the `View` mapping
+ * every view type is made with, and the pieces several record kinds share (source
+ * lines, graph breaks, kernels, omissions); one module per record kind beside it.
+ */
+
+import type * as R from '../generated/record';
+
+/**
+ * The view of a wire type `T` (../generated/record): its fields `K`, each present (the
+ * parser fills a default where the record may omit one), plus `Over`, the fields the
+ * view reads differently (`Map`s for record-keyed objects, plain strings for values a
+ * newer kernel may extend, parsed sub-records).
+ */
+export type View<T, K extends keyof T, Over = object> = {
+  [P in K]-?: Exclude<T[P], undefined>;
+} & Over;
+
+export type ISourceLine = View<
+  R.SourceLine,
+  'filename' | 'line',
+  {
+    lineno: number | null;
+  }
+>;
+
+export type IGraphBreak = View<
+  R.GraphBreak,
+  | 'reason'
+  | 'filename'
+  | 'lineno'
+  | 'line'
+  | 'hint'
+  | 'explanation'
+  | 'gb_type'
+  | 'compile_id'
+  | 'gb_id'
+  | 'doc_url'
+  | 'hits',
+  {
+    /** Dynamo's user stack, outermost first (cell line, then library lines). */
+    stack: ISourceLine[];
+  }
+>;
+
+export type IKernel = View<
+  R.Kernel,
+  'name' | 'source' | 'size' | 'compile_id',
+  {
+    /** `cpp`, `triton` or `python`; anything else is kept as given. */
+    language: string;
+    /** `kernel`, `extern` or `wrapper`; anything else is kept as given. */
+    kind: string;
+    /** The source lines it computes (Inductor's provenance), when known. */
+    lines: ISourceLine[];
+  }
+>;
+
+/** A part of a record cut from a published output: `count` `unit` of `field`, whole in `how`. */
+export type IOmission = View<R.Omission, 'field' | 'count' | 'how' | 'unit'>;

@@ -1,0 +1,142 @@
+/**
+ * The view of a live target record (`%%compile`, `nbcompile.compile`) and of the
+ * summary that carries a cell's targets: compiles, recompiles, errors, options, logs,
+ * annotated source lines and code diffs.
+ */
+
+import type * as R from '../generated/record';
+import type {
+  IGraphBreak,
+  IKernel,
+  IOmission,
+  ISourceLine,
+  View
+} from './parts';
+
+export type IRecompile = View<
+  R.Recompile,
+  'reason' | 'compile_id' | 'guard',
+  {
+    /** Execution count of the cell whose call recompiled (null: unknown). */
+    cell: number | null;
+    /** Execution counts of the cells that changed what the failed guard reads. */
+    changed_by: number[];
+    /** Those changes in words: `cell [7] set SCALE = 0.5`. */
+    changes: string[];
+  }
+>;
+
+/** One source line of a target, marked with what became of it. */
+export type IAnnotation = View<
+  R.LineAnnotation,
+  'line' | 'category' | 'kernel_refs' | 'reason',
+  {
+    lineno: number | null;
+  }
+>;
+
+/** A kernel's code that changed between two compiles, as a unified diff. */
+export type ICodeDiff = View<
+  R.CodeDiff,
+  'kernel' | 'compile_id' | 'previous_compile_id' | 'change' | 'cause' | 'diff'
+>;
+
+export type ICompile = View<
+  R.CompileRecord,
+  | 'compile_id'
+  | 'frame'
+  | 'error'
+  | 'recompile_reason'
+  | 'graphs'
+  | 'graph_op_count'
+  | 'guards'
+  | 'guard_latency_s',
+  {
+    status: string;
+    times: Map<string, number>;
+    cache: Map<string, number>;
+    /** Seconds per compile phase, in the record's order. */
+    phases: Map<string, number>;
+    /** The breaks this compile hit (Dynamo reports them again on every recompile). */
+    graph_breaks: IGraphBreak[];
+  }
+>;
+
+export type ITargetError = View<
+  R.TargetError,
+  'type' | 'message' | 'filename' | 'lineno' | 'line',
+  {
+    /** Dynamo's user stack, outermost first, as for graph breaks. */
+    stack: ISourceLine[];
+  }
+>;
+
+export type ICellRef = View<
+  R.CellRef,
+  'filename' | 'execution_count' | 'cell_id'
+>;
+
+export interface ITargetOptions {
+  mode: string | null;
+  backend: string | null;
+  fullgraph: boolean | null;
+  dynamic: boolean | null;
+  disable: boolean | null;
+  /** Inductor `options=`; values kept as short display strings. */
+  options: Map<string, string>;
+  /** Any other option keys, as display strings. */
+  extra: Map<string, string>;
+}
+
+export type ITargetRecord = View<
+  R.TargetRecord,
+  | 'id'
+  | 'name'
+  | 'status_text'
+  | 'progress_text'
+  | 'compiled_inside'
+  | 'wrapper'
+  | 'compiled_object'
+  | 'notes'
+  | 'compiling_since'
+  | 'graph_count'
+  | 'output_code'
+  | 'compile_time_s'
+  | 'truncated',
+  {
+    kind: string;
+    options: ITargetOptions;
+    status: string;
+    cell: ICellRef;
+    error: ITargetError | null;
+    compiles: ICompile[];
+    graph_breaks: IGraphBreak[];
+    recompiles: IRecompile[];
+    /** Every code piece: generated kernels, extern calls and the wrapper. */
+    kernels: IKernel[];
+    /** Kernels that run (kind `kernel`), the record's `kernel_count` meaning. */
+    generated_kernel_count: number;
+    /** Parts the published record left out to fit the output budget (the kernel has them). */
+    omitted: IOmission[];
+    /** torch's own log records from the target's compiles (kept out of stderr). */
+    torch_logs: ITorchLog[];
+    /** The target's source lines, each with what became of it. */
+    annotations: IAnnotation[];
+    code_diffs: ICodeDiff[];
+    /** The torch.compiler.set_stance stance in force (`default` when not said). */
+    stance: string;
+  }
+>;
+
+export type ITorchLog = View<
+  R.TorchLog,
+  'level' | 'logger' | 'compile_id' | 'message'
+>;
+
+/** A `"record": "summary"` payload: the targets of one `%%compile` cell (or report). */
+export interface ISummaryPayload {
+  record: 'summary';
+  cell: ICellRef;
+  updated_at: number | null;
+  targets: ITargetRecord[];
+}
