@@ -29,7 +29,10 @@
 13. compile time you can cut, from fresh processes: regional vs whole-model cold compile
    on 12 identical blocks, restarts with the portable cache, a precompiled function and a
    warm Inductor cache vs cold, and ``compile_time()``'s accounting
-   (``benchmarks/compile_time_bench.py``)
+   (``benchmarks/compile_time_bench.py``); 13b. the first call after a restart with what
+   ``%nbcompile cache save`` carries (torch's portable cache and the built C++ kernels), and
+   with a precompiled function and the same kernels, into empty cache directories
+   (``benchmarks/restart_bench.py``)
 """
 
 from __future__ import annotations
@@ -421,8 +424,10 @@ def main(argv: list[str] | None = None) -> int:
                                   hostile_gb=args.trace_gb)
     if "13" in only:
         from .compile_time_bench import bench_compile_time
+        from .restart_bench import bench_restart
 
         rows += bench_compile_time()
+        rows += bench_restart("stack") + bench_restart("transformer")
     date = datetime.date.today().isoformat()
     print(f"nbcompile benchmarks, {date}, {_machine()}")
     width = max(len(r["name"]) for r in rows)

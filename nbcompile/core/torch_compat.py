@@ -466,6 +466,16 @@ DEFAULT_CACHE_DIR = _name(
     "torch._inductor.runtime.cache_dir_utils.default_cache_dir",
     "%nbcompile cache naming Inductor's default directory", "unknown (None)",
     default=None)
+CPP_CODE_CACHE = _name(
+    "torch._inductor.codecache.CppCodeCache",
+    "%nbcompile cache save carrying the built C++ kernels", "none carried (the next "
+    "kernel builds them again)", default=None)
+CODECACHE_GET_PATH = _name(
+    "torch._inductor.codecache.get_path",
+    "%nbcompile cache save carrying the built C++ kernels", "none carried", default=None)
+CACHE_DIR = _name(
+    "torch._inductor.runtime.cache_dir_utils.cache_dir",
+    "%nbcompile cache load placing the built C++ kernels", "none placed", default=None)
 CLEAR_CACHES = _name(
     "torch._inductor.utils.clear_caches",
     "Inductor's in-memory lookups cleared when the cache directory changes",
@@ -559,6 +569,34 @@ def inductor_patch(changes: Mapping[str, Any], root: Any = None) -> Any:
 
 def default_cache_dir() -> str | None:
     found = DEFAULT_CACHE_DIR.get()
+    return found() if found is not None else None
+
+
+def built_cpp_kernels() -> list[str]:
+    """The shared libraries of the C++ kernels this process loaded (Inductor's C++ code
+    caches, keyed by source and compile command), as paths in the Inductor cache
+    directory: a later process with these files there skips building them."""
+    base, get_path = CPP_CODE_CACHE.get(imports=False), CODECACHE_GET_PATH.get(imports=False)
+    if base is None or get_path is None:
+        return []
+    found: list[str] = []
+    classes = [base]
+    while classes:
+        cls = classes.pop()
+        classes.extend(cls.__subclasses__())
+        for key in list(vars(cls).get("cache", {})):
+            try:
+                path = get_path(key, "main.so")[2]
+            except Exception:
+                continue
+            if path not in found:
+                found.append(path)
+    return found
+
+
+def inductor_cache_dir() -> str | None:
+    """The Inductor cache directory this process uses now (``TORCHINDUCTOR_CACHE_DIR``)."""
+    found = CACHE_DIR.get()
     return found() if found is not None else None
 
 

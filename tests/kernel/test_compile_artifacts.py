@@ -1,5 +1,6 @@
 """Compile once per machine: a kernel saves its compiled artifacts, a restarted kernel with
-an empty Inductor cache loads them (only when asked) and compiles with cache hits."""
+an empty Inductor cache loads them (only when asked) and compiles with cache hits, its C++
+kernels placed as built (not built again)."""
 
 from __future__ import annotations
 
@@ -11,20 +12,27 @@ import sys
 from tests.support import ROOT
 
 KERNEL = """
-import json, sys
+import json, os, sys
 from IPython.testing.globalipapp import start_ipython
 ip = start_ipython()
 ip.run_line_magic("load_ext", "nbcompile")
 cell = "import torch\\ndef carried(x):\\n    return torch.tanh(x) * 2 + torch.sigmoid(x)\\n"
+PLACED = {}
 if sys.argv[1] == "load":
     ip.run_line_magic("nbcompile", "cache load")
+    from pathlib import Path
+    PLACED = {str(p): p.stat().st_mtime_ns for p in Path(os.environ[
+        "TORCHINDUCTOR_CACHE_DIR"]).glob("*/*.main.so")}
 ip.run_cell_magic("compile", "", cell)
 ip.run_cell("carried(torch.randn(16, 16))").raise_error()
 if sys.argv[1] == "save":
     ip.run_line_magic("nbcompile", "cache save")
 import nbcompile
+from nbcompile.core import torch_compat
 rep = nbcompile.report(ip.user_ns["carried"])
-print(json.dumps({"cache": [c.cache for c in rep.compiles]}))
+libs = {p: os.stat(p).st_mtime_ns for p in torch_compat.built_cpp_kernels()}
+print(json.dumps({"cache": [c.cache for c in rep.compiles], "libs": libs,
+                  "placed_at": PLACED}))
 """
 
 
@@ -42,6 +50,11 @@ def test_a_restarted_kernel_loads_saved_artifacts_and_hits_the_caches(tmp_path):
     first, printed = _kernel("save", tmp_path, "cold")
     assert "nbcompile: saved" in printed and "carry-" in printed
     assert any(c.get("fx_graph_cache_miss") for c in first["cache"])
+    assert first["libs"] and "built C++ kernel" in printed
     second, printed = _kernel("load", tmp_path, "empty")  # an empty cache directory
     assert "nbcompile: loaded" in printed and "hit the caches" in printed
     assert any(c.get("fx_graph_cache_hit") for c in second["cache"]), second
+    # the kernels the call loaded are the ones the load placed, untouched: none was built
+    assert f"{len(first['libs'])} built C++ kernel" in printed
+    assert second["libs"] and second["libs"] == {
+        p: t for p, t in second["placed_at"].items() if p in second["libs"]}

@@ -1,9 +1,14 @@
 """Compile once per machine: this kernel's compiled artifacts (torch's portable cache,
-``torch.compiler.save_cache_artifacts``) saved to a file, and loaded by a later kernel.
+``torch.compiler.save_cache_artifacts``) saved to a file, and loaded by a later kernel,
+with the built C++ kernels beside them (a zip of the shared libraries Inductor loaded, and
+the small programs with which Inductor probes the CPU's vector instructions once per cache
+directory: torch's portable cache carries Triton kernels but not these, which a later
+process would otherwise build again; each is named by its source and compile command, so
+a machine that builds with other flags never uses them).
 
-These files are pickles: loading one runs code. So nothing is ever loaded automatically;
-a file in nbcompile's own artifacts directory loads only when it and its directory are
-this user's and writable by no one else; a file given by path loads only with
+These files are pickles and shared libraries: loading one runs code. So nothing is ever
+loaded automatically; a file in nbcompile's own artifacts directory loads only when it and
+its directory are this user's and writable by no one else; a file given by path loads only with
 ``trust=True``. A torch/Python/device mismatch is a note and nothing loaded (compiles run
 as usual). A JSON sidecar (never a pickle) holds the versions, read before the pickle.
 """
@@ -14,15 +19,24 @@ import hashlib
 import json
 import os
 import platform
+import re
 import stat
 import time
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import torch_compat
 from ..notebook import cache
 
 SUFFIX = ".nbcompile-artifacts"
+#: A built kernel's name in the zip: Inductor's cache subdirectory, then the library.
+_KERNEL = re.compile(r"^(?P<sub>[a-z0-9]{2})/(?P<key>[a-z0-9]{20,80})(?P<ext>(\.main)?\.so)$")
+#: At most this many vector-instruction probes (one per instruction set checked).
+MAX_PROBES = 32
+#: At most this many kernels and bytes are carried (the rest are built again).
+MAX_KERNELS, MAX_KERNEL_BYTES = 4096, 512 * 1024 * 1024
 
 
 class ArtifactError(Exception):
@@ -37,6 +51,7 @@ class ArtifactsResult:
     loaded: bool = False  # a load put the artifacts into this kernel's caches
     size_bytes: int = 0
     entries: dict[str, int] = field(default_factory=dict)  # artifacts per cache layer
+    kernels: int = 0  # built C++ kernels saved, or placed in the cache directory by a load
     key: str = ""  # the notebook key the default path uses
     note: str = ""  # in words: what was done, or why not
 
@@ -86,6 +101,79 @@ def _sidecar(path: Path) -> Path:
     return path.with_name(path.name + ".json")
 
 
+def kernels_path(path: Path) -> Path:
+    """The zip of built C++ kernels saved beside the artifacts at ``path``."""
+    return path.with_name(path.name + ".kernels.zip")
+
+
+def _save_kernels(path: Path) -> int:
+    """Zip the shared libraries of this process's C++ kernels; how many were saved."""
+    names: list[tuple[str, Path]] = []
+    total = 0
+    root = torch_compat.inductor_cache_dir()
+    # Inductor's vector-instruction probes: ``<sub>/<key>.so`` (kernels are ``.main.so``)
+    probes = sorted(p for p in Path(root).glob("??/*.so")
+                    if not p.name.endswith(".main.so"))[:MAX_PROBES] if root else []
+    for lib in [*map(Path, torch_compat.built_cpp_kernels()), *probes]:
+        name = f"{lib.parent.name}/{lib.name}"
+        if not _KERNEL.match(name) or not lib.is_file() or len(names) >= MAX_KERNELS:
+            continue
+        total += lib.stat().st_size
+        if total > MAX_KERNEL_BYTES:
+            break
+        names.append((name, lib))
+    if not names:
+        kernels_path(path).unlink(missing_ok=True)
+        return 0
+    tmp = path.with_name(path.name + f".{os.getpid()}.zip.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f, zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, lib in names:
+            z.write(lib, name)
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, kernels_path(path))
+    return len(names)
+
+
+def _place_kernels(path: Path, trust: bool) -> tuple[int, str]:
+    """Put the saved kernels into this process's Inductor cache directory (those not
+    there yet): ``(placed, note)``. Only names of Inductor's own form are read; sizes are
+    checked before reading."""
+    zipped = kernels_path(path)
+    if not zipped.exists():
+        return 0, ""
+    problem = private_problem(zipped)
+    if problem and not trust:
+        return 0, f"built kernels not placed: {problem}"
+    root = torch_compat.inductor_cache_dir()
+    if not root:
+        return 0, "built kernels not placed: this torch does not say its cache directory"
+    placed = 0
+    try:
+        with zipfile.ZipFile(zipped) as z:
+            members = [m for m in z.infolist() if _KERNEL.match(m.filename)][:MAX_KERNELS]
+            if sum(m.file_size for m in members) > MAX_KERNEL_BYTES:
+                return 0, "built kernels not placed: the zip is larger than allowed"
+            for member in members:
+                found = _KERNEL.match(member.filename)
+                assert found is not None
+                if found["key"][1:3] != found["sub"]:
+                    continue  # not where Inductor would look for it
+                out = Path(root) / found["sub"] / f"{found['key']}{found['ext']}"
+                if out.exists():
+                    continue
+                out.parent.mkdir(parents=True, exist_ok=True)
+                tmp = out.with_name(out.name + f".{os.getpid()}.tmp")
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o700)
+                with os.fdopen(fd, "wb") as f:
+                    f.write(z.read(member))
+                os.replace(tmp, out)
+                placed += 1
+    except (OSError, zipfile.BadZipFile) as e:
+        return placed, f"built kernels partly placed: {type(e).__name__}: {e}"
+    return placed, ""
+
+
 def save(path: str | os.PathLike[str] | None = None,
          notebook: str | None = None) -> ArtifactsResult:
     """Save what this kernel compiled (torch's portable cache) to ``path`` (default: the
@@ -105,12 +193,14 @@ def save(path: str | os.PathLike[str] | None = None,
     data, info = saved
     entries = {k: len(v) for k, v in getattr(info, "artifacts", {}).items() if v}
     _write_private(target, data)
+    kernels = _save_kernels(target)
     _write_private(_sidecar(target), json.dumps(
         {"versions": versions(), "saved_at": time.time(), "key": key,
-         "entries": entries}).encode())
-    words = f"saved {sum(entries.values())} compiled artifacts ({len(data)} bytes) to {target}"
+         "entries": entries, "kernels": kernels}).encode())
+    words = (f"saved {sum(entries.values())} compiled artifacts ({len(data)} bytes) "
+             f"and {kernels} built C++ kernel{'' if kernels == 1 else 's'} to {target}")
     return ArtifactsResult(str(target), size_bytes=len(data), entries=entries, key=key,
-                           note=words + (f"; {note}" if note else ""))
+                           kernels=kernels, note=words + (f"; {note}" if note else ""))
 
 
 def _write_private(path: Path, data: bytes) -> None:
@@ -186,9 +276,13 @@ def load(path: str | os.PathLike[str] | None = None, notebook: str | None = None
     data = target.read_bytes()
     info = torch.compiler.load_cache_artifacts(data)
     entries = {k: len(v) for k, v in getattr(info, "artifacts", {}).items() if v}
+    placed, kernel_note = _place_kernels(target, trust)
     words = (f"loaded {sum(entries.values())} compiled artifacts from {target}"
              + (" (trusted by you: " + problem + ")" if problem else "")
              + ("" if saved_env else "; no version record beside it, versions not checked")
+             + (f"; {placed} built C++ kernel{'' if placed == 1 else 's'} placed in the "
+                "Inductor cache directory" if placed else "")
+             + (f"; {kernel_note}" if kernel_note else "")
              + "; the next compiles of the same code hit the caches")
     return ArtifactsResult(str(target), loaded=True, size_bytes=len(data), entries=entries,
-                           key=key, note=words + (f"; {note}" if note else ""))
+                           kernels=placed, key=key, note=words + (f"; {note}" if note else ""))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -60,3 +61,27 @@ def test_nothing_compiled_nothing_saved(home, monkeypatch):
     monkeypatch.setattr(torch.compiler, "save_cache_artifacts", lambda: None)
     with pytest.raises(artifacts.ArtifactError, match="nothing compiled"):
         artifacts.save()
+
+
+def test_only_kernel_names_of_inductors_form_are_placed(home, monkeypatch):
+    import zipfile
+
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(home / "inductor"))
+    saved = home / "art" / "x.nbcompile-artifacts"
+    saved.parent.mkdir(mode=0o700)
+    key = "c" + "ab" + "q" * 49
+    with zipfile.ZipFile(artifacts.kernels_path(saved), "w") as z:
+        z.writestr(f"ab/{key}.main.so", b"\x7fELF kernel")
+        z.writestr(f"zz/{key}.main.so", b"not where Inductor looks")
+        z.writestr("../../evil.main.so", b"outside")
+        z.writestr(f"/ab/{key}x.main.so", b"absolute")
+        z.writestr("ab/notes.txt", b"other files")
+    os.chmod(artifacts.kernels_path(saved), 0o600)
+    placed, note = artifacts._place_kernels(saved, trust=False)
+    assert (placed, note) == (1, "")
+    assert sorted(p.relative_to(home) for p in home.rglob("*.so")) == [
+        Path("inductor") / "ab" / f"{key}.main.so"]
+    os.chmod(artifacts.kernels_path(saved), 0o666)  # anyone could have written it
+    (home / "inductor" / "ab" / f"{key}.main.so").unlink()
+    placed, note = artifacts._place_kernels(saved, trust=False)
+    assert placed == 0 and "writable by group or others" in note

@@ -1,0 +1,94 @@
+"""13b. The first call after a kernel restart with what ``%nbcompile cache save`` carries
+(torch's portable cache and the built C++ kernels), into an empty Inductor cache
+directory, and with a precompiled function (``aot_compile``) and the same kernels, vs the
+cold first call; each a fresh process.
+
+``python -m benchmarks --only 13``
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SCRIPT = r"""
+import json, os, sys, time
+from pathlib import Path
+import torch
+from tests.support import compile_models as cm
+from nbcompile.core.compiletime import artifacts
+step, work, which = sys.argv[1], sys.argv[2], sys.argv[3]
+model = cm.transformer(12) if which == "transformer" else cm.stack(12)
+x = torch.randn(2, 32, 64) if which == "transformer" else torch.randn(4, 8)
+saved = os.path.join(work, "saved.nbcompile-artifacts")
+pre = os.path.join(work, "model.pt2")
+def call(m, x):
+    return m(x)
+out = {}
+with torch.no_grad():
+    if step == "cold":
+        compiled = torch.compile(model, fullgraph=True)
+        t0 = time.perf_counter(); compiled(x); out["first_call_s"] = time.perf_counter() - t0
+        out["saved"] = artifacts.save(saved).note
+        aot = torch.compile(call, fullgraph=True).aot_compile(((model, x), {}))
+        aot.save_compiled_function(pre)
+        artifacts._save_kernels(Path(pre))
+    elif step == "warm":
+        compiled = torch.compile(model, fullgraph=True)
+        t0 = time.perf_counter(); compiled(x); out["first_call_s"] = time.perf_counter() - t0
+    elif step == "carried":
+        t0 = time.perf_counter()
+        out["loaded"] = artifacts.load(saved, trust=True).note
+        compiled = torch.compile(model, fullgraph=True)
+        compiled(x); out["first_call_s"] = time.perf_counter() - t0
+    elif step == "precompiled":
+        t0 = time.perf_counter()
+        placed, _ = artifacts._place_kernels(Path(pre), trust=True)
+        with open(pre, "rb") as f:
+            loaded = torch.compiler.load_compiled_function(f)
+        loaded(model, x); out["first_call_s"] = time.perf_counter() - t0
+        out["placed"] = placed
+print(json.dumps(out))
+"""
+
+
+def _run(step: str, work: str, cache: str, which: str) -> dict:
+    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", SCRIPT, step, work, which], env=env,
+                         cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr[-2000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bench_restart(which: str = "transformer") -> list[dict]:
+    """Cold, warm restart, restart with the carried artifacts and kernels, precompiled."""
+    with tempfile.TemporaryDirectory(prefix="nbcompile-restart-") as tmp:
+        os.chmod(tmp, 0o700)
+        dirs = {k: os.path.join(tmp, k) for k in ("cold", "carried", "precompiled")}
+        for d in dirs.values():
+            os.makedirs(d, mode=0o700)
+        cold = _run("cold", tmp, dirs["cold"], which)
+        warm = _run("warm", tmp, dirs["cold"], which)
+        carried = _run("carried", tmp, dirs["carried"], which)
+        pre = _run("precompiled", tmp, dirs["precompiled"], which)
+    c = cold["first_call_s"]
+    label = "12 transformer blocks" if which == "transformer" else "12 small residual blocks"
+    return [
+        {"name": f"13b. {label}: restart with %nbcompile cache load (portable cache + built "
+                 "kernels, empty dir) / cold", "value": carried["first_call_s"] / c,
+         "target": "(reported)", "ok": True,
+         "detail": f"{carried['first_call_s']:.2f} s vs cold {c:.2f} s (warm Inductor "
+                   f"cache dir {warm['first_call_s']:.2f} s); {carried['loaded'][:160]}"},
+        {"name": f"13b. {label}: precompiled (fullgraph) restart with the built kernels "
+                 "(empty dir) / cold", "value": pre["first_call_s"] / c,
+         "target": "<= 0.10", "ok": pre["first_call_s"] / c <= 0.10,
+         "detail": f"{pre['first_call_s']:.2f} s vs cold {c:.2f} s; {pre['placed']} "
+                   "kernels placed, none built"},
+    ]
