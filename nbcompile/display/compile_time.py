@@ -97,10 +97,12 @@ def compile_time_html(ct: CompileTime, budget: int | None = None) -> str:
     if w.phases:
         cells = "".join(f"<tr><td>{e(k)}</td><td>{e(_s(v))}</td></tr>"
                         for k, v in sorted(w.phases.items(), key=lambda kv: -kv[1]))
+        again = f", recompiles {e(_s(w.recompile_s))}" if w.recompile_s > 0 else ""
         parts.append(f"<details><summary>where {e(_s(w.total_s))} went ("
-                     f"{len(w.frames)} frame compile(s), recompiles {e(_s(w.recompile_s))})"
+                     f"{len(w.frames)} frame compile(s){again})"
                      f"</summary><table>{cells}</table></details>")
-    items = [f"<li>{b.count} &times; {e(b.cls)} in <code>{e(b.path)}</code>: traced "
+    items = [f"<li>{b.count} &times; {e(b.cls)} in "
+             f"{f'<code>{e(b.path)}</code>' if b.path else 'the model'}: traced "
              f"{b.traced_copies} times, {b.node_share:.0%} of the ops (~{e(_s(b.dynamo_s))} "
              f"Dynamo, ~{e(_s(b.inductor_s))} Inductor)</li>" for b in w.repeated]
     items += [f"<li>{e(f.compile_id)} {e(f.frame)}: {e(clip(f.cache_note, 300))}</li>"

@@ -85,7 +85,7 @@ CELLS: list[tuple[str, str | None]] = [
     (BLOCKS_CELL, None),
     ("%compile_time blocks(x32) --remedies regional", "compile-time.png"),
     (ACT_CELL, None),
-    ('MODE = "relu"\nact(x)', None),
+    ('MODE = "relu"\nact(x);', None),
     ('MODE = "tanh"', None),
     ("%%stance fail_on_recompile\nact(x)", "stance.png"),  # refused: the guard, the cell
     ("%nbcompile open job_trace", "open-trace.png"),

@@ -34,7 +34,11 @@ export function renderCompileTime(p: ICompileTimePayload): HTMLElement {
         'div',
         null,
         `where ${seconds(p.where.total_s)} went (${p.where.frames.length} frame ` +
-          `compile(s), recompiles ${seconds(p.where.recompile_s)}): ${phases.join(', ')}`
+          'compile(s)' +
+          (p.where.recompile_s > 0
+            ? `, recompiles ${seconds(p.where.recompile_s)}`
+            : '') +
+          `): ${phases.join(', ')}`
       )
     );
   }
@@ -45,7 +49,8 @@ export function renderCompileTime(p: ICompileTimePayload): HTMLElement {
         'li',
         null,
         clip(
-          `${b.count} x ${b.cls} in ${b.path}: traced ${b.traced_copies} times, ` +
+          `${b.count} x ${b.cls} in ${b.path || 'the model'}: traced ` +
+            `${b.traced_copies} times, ` +
             `${Math.round(b.node_share * 100)}% of the ops ` +
             `(~${seconds(b.dynamo_s)} Dynamo, ~${seconds(b.inductor_s)} Inductor)`,
           400
