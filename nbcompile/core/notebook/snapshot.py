@@ -184,7 +184,7 @@ def _with_codegen_views(record: TargetRecord, target: Target) -> TargetRecord:
     # Both views only change when compiles do: the live summary refreshes every second
     # while a compile runs, and must not redo this work (or hold the GIL) each time. Of
     # the status they read only "disabled": pending -> compiling (a call starting) keeps
-    # them (a GPT-2's annotated modeling file took 30-280 ms CPU to redo at compile start).
+    # them (a GPT-2's annotated modeling file, 1330 lines: ~30 ms CPU at compile start).
     key = (record.status == "disabled", record.error and record.error.message,
            len(target.previous_compiles),
            tuple((len(c.output_code), len(c.graph_breaks),
