@@ -33,6 +33,11 @@
    ``%nbcompile cache save`` carries (torch's portable cache and the built C++ kernels), and
    with a precompiled function and the same kernels, into empty cache directories
    (``benchmarks/restart_bench.py``)
+14. nbcompile's own cost on real models' cold compile: a ``%%compile`` cell in an
+   in-process shell vs ``torch.compile`` of the same code, fresh processes and empty
+   cache directories, wall and CPU seconds: a random GPT-2, a small ResNet-style CNN,
+   HF BigBird (graph breaks), a function with 30 graph breaks under ``--backend eager``
+   (``--capture-pairs``; ``benchmarks/capture_overhead.py``)
 """
 
 from __future__ import annotations
@@ -382,7 +387,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="compare() budget for 4 and 6 (default 3 s)")
     parser.add_argument("--trace-gb", type=float, default=0.5,
                         help="log size for 12, and of each hostile shape (default 0.5)")
-    parser.add_argument("--only", default="1,2,3,4,5,6,7,9,10,11,12,13",
+    parser.add_argument("--capture-pairs", type=int, default=2,
+                        help="capture/plain process pairs per model for 14 (default 2)")
+    parser.add_argument("--only", default="1,2,3,4,5,6,7,9,10,11,12,13,14",
                         help="which benchmarks (e.g. 1,5)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
     args = parser.parse_args(argv)
@@ -428,6 +435,10 @@ def main(argv: list[str] | None = None) -> int:
 
         rows += bench_compile_time()
         rows += bench_restart("stack") + bench_restart("transformer")
+    if "14" in only:
+        from .capture_overhead import bench_capture_overhead
+
+        rows += bench_capture_overhead(args.capture_pairs)
     date = datetime.date.today().isoformat()
     print(f"nbcompile benchmarks, {date}, {_machine()}")
     width = max(len(r["name"]) for r in rows)

@@ -176,23 +176,31 @@ def fit_record(data: dict[str, Any], budget: int) -> dict[str, Any]:
     name = data.get("name", "obj")
     omitted: dict[str, int] = {}
     data.setdefault("omitted", [])
+    # The size is measured once and then kept by what each cut removes and each mark
+    # adds (compact JSON: an item's bytes plus one comma per item but the first), not
+    # re-measured after every halving: a live summary update fits its record each time.
+    size = json_size(data)
 
     def over() -> bool:
-        return json_size(data) > budget
+        return size > budget
 
     for path, attr in TRIM_ORDER:
         while over():
             lists = [lst for lst in _lists(data, path) if lst]
             if not lists:
                 break
+            marks = json_size(data["omitted"])
             for lst in lists:
                 keep = len(lst) // 2
                 omitted[attr] = omitted.get(attr, 0) + len(lst) - keep
+                size -= sum(json_size(x) for x in lst[keep:]) + len(lst) - max(keep, 1)
                 del lst[keep:]
             # Marked before the next measure: the mark's own bytes count too.
             _mark(data, path, how_to_get(name, attr), omitted[attr])
+            size += json_size(data["omitted"]) - marks
         if path == "code_diffs" and over():
             _cap_output_code(data, budget // 4, name)
+            size = json_size(data)
     if over():  # last resort: the whole generated module stays in the kernel only
         _cap_output_code(data, 0, name)
     kept = len(data.get("kernels", []))

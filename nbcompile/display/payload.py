@@ -4,6 +4,7 @@ capped."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import sys
 import time
 from typing import Any
@@ -19,7 +20,8 @@ def published_record(record: TargetRecord | dict[str, Any],
                      text_caps: bool = True) -> dict[str, Any]:
     """A target record with long texts capped (unless ``text_caps`` is False: the
     inspector's whole record), ready to publish."""
-    data = record.to_dict() if isinstance(record, TargetRecord) else copy.deepcopy(record)
+    data = (_without_dropped(record).to_dict() if isinstance(record, TargetRecord)
+            else copy.deepcopy(record))
     if isinstance(record, TargetRecord):
         # What the inspector would otherwise recompute: the worded status and how many
         # compiles hit each break (the same rule and words as the inline summary).
@@ -53,6 +55,17 @@ def published_record(record: TargetRecord | dict[str, Any],
         truncated |= t
     data["truncated"] = truncated
     return data
+
+
+def _without_dropped(record: TargetRecord) -> TargetRecord:
+    """``record`` with its compiles' fields a published record empties or drops already
+    empty (code and kernels are published once, at target level; Chrome-trace events not
+    at all): converting them to JSON values only to drop them was most of the cost of a
+    live summary update (31 compiles: 11 -> 5 ms)."""
+    return dataclasses.replace(record, compiles=[
+        dataclasses.replace(c, output_code="", kernels=[], post_grad_graphs=[],
+                            chromium_events=[])
+        for c in record.compiles])
 
 
 def summary_payload(

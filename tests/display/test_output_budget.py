@@ -38,6 +38,98 @@ def test_a_cut_record_fits_its_budget_marks_included():
     assert not over, over[:5]
 
 
+def _fit_measuring_each_cut(data: dict, budget: int) -> dict:
+    """``fit_record`` as it was: the whole record re-measured after every cut (the
+    reference its kept size must match)."""
+    from nbcompile.display.budget import (
+        TRIM_ORDER,
+        _cap_output_code,
+        _lists,
+        _mark,
+        how_to_get,
+    )
+
+    name, omitted = data.get("name", "obj"), {}
+    data.setdefault("omitted", [])
+    for path, attr in TRIM_ORDER:
+        while json_size(data) > budget:
+            lists = [lst for lst in _lists(data, path) if lst]
+            if not lists:
+                break
+            for lst in lists:
+                keep = len(lst) // 2
+                omitted[attr] = omitted.get(attr, 0) + len(lst) - keep
+                del lst[keep:]
+            _mark(data, path, how_to_get(name, attr), omitted[attr])
+        if path == "code_diffs" and json_size(data) > budget:
+            _cap_output_code(data, budget // 4, name)
+    if json_size(data) > budget:
+        _cap_output_code(data, 0, name)
+    kept = len(data.get("kernels", []))
+    for line in data.get("annotations", []):
+        line["kernel_refs"] = [i for i in line.get("kernel_refs", []) if i < kept]
+    data["truncated"] = data.get("truncated", False) or bool(data["omitted"])
+    return data
+
+
+def test_fit_record_cuts_as_if_it_measured_after_each_cut():
+    """``fit_record`` keeps the record's size by what each cut removes instead of
+    re-measuring: every budget gives the same record as re-measuring (multi-byte text,
+    nested lists, a list cut to nothing, a generated module capped), and within it."""
+    import copy
+
+    base = {
+        "name": "storm", "omitted": [], "truncated": False,
+        "output_code": "é€𝄞 code\n" * 300,
+        "torch_logs": [{"message": "ünïcode " * (i % 5)} for i in range(3)],
+        "compiles": [{"id": f"0/{i}", "graphs": ["g€" * (i % 40), "h"] if i % 3 else [],
+                      "reason": "x" * (i % 7)} for i in range(40)],
+        "code_diffs": [{"diff": "d" * 50}] * 5,
+        "kernels": [{"source": "k" * (i % 9)} for i in range(30)],
+        "annotations": [{"kernels": [1, 2], "kernel_refs": list(range(i % 30))}
+                        for i in range(12)],
+        "recompiles": [{"reason": "guard failed " * (i % 3)} for i in range(39)],
+        "graph_breaks": [{"reason": "r" * i} for i in range(9)],
+    }
+    from nbcompile.display.budget import fit_record
+
+    full = json_size(base)
+    for budget in [0, 100, 1000, 2000, *range(3000, full + 200, 97)]:
+        kept = fit_record(copy.deepcopy(base), budget)
+        assert kept == _fit_measuring_each_cut(copy.deepcopy(base), budget), budget
+        assert json_size(kept) <= max(budget, json_size(fit_record(copy.deepcopy(base), 0)))
+
+
+def test_published_record_drops_the_compiles_code_without_converting_it():
+    """A published record's compiles carry no code, kernels, Inductor graphs or Chrome
+    events (the target carries its code and kernels once): the same record as one whose
+    compiles never had them."""
+    import dataclasses
+
+    from nbcompile.core.records import CompileRecord, Kernel, TargetRecord
+    from nbcompile.display.payload import published_record
+
+    kernel = Kernel(name="cpp_fused_sin_0", language="cpp", source="void k() {}")
+    heavy = [CompileRecord(compile_id=f"0/{i}", frame="f", output_code="def call(): ...",
+                           kernels=[kernel], post_grad_graphs=["graph()"],
+                           graphs=["fx graph"], guards="G",
+                           chromium_events=[{"name": "e", "ph": "B", "args": {"a": i}}])
+             for i in range(3)]
+    record = TargetRecord(id="t1", name="f", kind="function", status="compiled",
+                          compiles=heavy, kernels=[kernel], output_code="def call(): ...")
+    light = dataclasses.replace(record, compiles=[
+        dataclasses.replace(c, output_code="", kernels=[], post_grad_graphs=[],
+                            chromium_events=[]) for c in heavy])
+    data = published_record(record)
+    assert data == published_record(light)
+    assert all("chromium_events" not in c and not c["kernels"] and not c["output_code"]
+               and not c["post_grad_graphs"] and c["graphs"] == ["fx graph"]
+               for c in data["compiles"])
+    assert data["kernels"][0]["source"] == "void k() {}"
+    assert data["output_code"] == "def call(): ..."
+    assert heavy[0].chromium_events and heavy[0].kernels  # the kernel's record is unchanged
+
+
 @pytest.fixture(params=[DEFAULT_OUTPUT_BUDGET, 32 * 1024], ids=["256K", "32K"])
 def small_or_default(request):
     from nbcompile.display.budget import set_output_budget
