@@ -17,8 +17,8 @@ TICK_SECONDS = 1.0
 #: How often a running compile's step is looked at (a changed step is shown then).
 PROGRESS_SECONDS = 0.25
 #: While a call compiles, publishing waits this many times the last publish's cost
-#: (at least ``PROGRESS_SECONDS``): showing progress takes at most ~3 % of the compile.
-COST_FACTOR = 30
+#: (at least ``PROGRESS_SECONDS``): showing progress takes at most ~1 % of the compile.
+COST_FACTOR = 100
 
 
 class LiveSummary:
