@@ -106,8 +106,16 @@ def kernels_path(path: Path) -> Path:
     return path.with_name(path.name + ".kernels.zip")
 
 
-def _save_kernels(path: Path) -> int:
-    """Zip the shared libraries of this process's C++ kernels; how many were saved."""
+def _libraries(names: list[str]) -> str:
+    """``"2 built C++ kernels (and 6 CPU probes)"``, from the zip names."""
+    kernels = sum(n.endswith(".main.so") for n in names)
+    probes = len(names) - kernels
+    return (f"{kernels} built C++ kernel{'' if kernels == 1 else 's'}"
+            + (f" (and {probes} CPU probe{'' if probes == 1 else 's'})" if probes else ""))
+
+
+def _save_kernels(path: Path) -> list[str]:
+    """Zip the shared libraries of this process's C++ kernels and probes; their names."""
     names: list[tuple[str, Path]] = []
     total = 0
     root = torch_compat.inductor_cache_dir()
@@ -124,7 +132,7 @@ def _save_kernels(path: Path) -> int:
         names.append((name, lib))
     if not names:
         kernels_path(path).unlink(missing_ok=True)
-        return 0
+        return []
     tmp = path.with_name(path.name + f".{os.getpid()}.zip.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as f, zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as z:
@@ -132,28 +140,28 @@ def _save_kernels(path: Path) -> int:
             z.write(lib, name)
     os.chmod(tmp, 0o600)
     os.replace(tmp, kernels_path(path))
-    return len(names)
+    return [name for name, _ in names]
 
 
-def _place_kernels(path: Path, trust: bool) -> tuple[int, str]:
+def _place_kernels(path: Path, trust: bool) -> tuple[list[str], str]:
     """Put the saved kernels into this process's Inductor cache directory (those not
-    there yet): ``(placed, note)``. Only names of Inductor's own form are read; sizes are
+    there yet): ``(names placed, note)``. Only names of Inductor's own form are read; sizes are
     checked before reading."""
     zipped = kernels_path(path)
     if not zipped.exists():
-        return 0, ""
+        return [], ""
     problem = private_problem(zipped)
     if problem and not trust:
-        return 0, f"built kernels not placed: {problem}"
+        return [], f"built kernels not placed: {problem}"
     root = torch_compat.inductor_cache_dir()
     if not root:
-        return 0, "built kernels not placed: this torch does not say its cache directory"
-    placed = 0
+        return [], "built kernels not placed: this torch does not say its cache directory"
+    placed: list[str] = []
     try:
         with zipfile.ZipFile(zipped) as z:
             members = [m for m in z.infolist() if _KERNEL.match(m.filename)][:MAX_KERNELS]
             if sum(m.file_size for m in members) > MAX_KERNEL_BYTES:
-                return 0, "built kernels not placed: the zip is larger than allowed"
+                return [], "built kernels not placed: the zip is larger than allowed"
             for member in members:
                 found = _KERNEL.match(member.filename)
                 assert found is not None
@@ -168,7 +176,7 @@ def _place_kernels(path: Path, trust: bool) -> tuple[int, str]:
                 with os.fdopen(fd, "wb") as f:
                     f.write(z.read(member))
                 os.replace(tmp, out)
-                placed += 1
+                placed.append(member.filename)
     except (OSError, zipfile.BadZipFile) as e:
         return placed, f"built kernels partly placed: {type(e).__name__}: {e}"
     return placed, ""
@@ -193,12 +201,13 @@ def save(path: str | os.PathLike[str] | None = None,
     data, info = saved
     entries = {k: len(v) for k, v in getattr(info, "artifacts", {}).items() if v}
     _write_private(target, data)
-    kernels = _save_kernels(target)
+    libs = _save_kernels(target)
+    kernels = sum(n.endswith(".main.so") for n in libs)
     _write_private(_sidecar(target), json.dumps(
         {"versions": versions(), "saved_at": time.time(), "key": key,
          "entries": entries, "kernels": kernels}).encode())
     words = (f"saved {sum(entries.values())} compiled artifacts ({len(data)} bytes) "
-             f"and {kernels} built C++ kernel{'' if kernels == 1 else 's'} to {target}")
+             f"and {_libraries(libs)} to {target}")
     return ArtifactsResult(str(target), size_bytes=len(data), entries=entries, key=key,
                            kernels=kernels, note=words + (f"; {note}" if note else ""))
 
@@ -280,9 +289,10 @@ def load(path: str | os.PathLike[str] | None = None, notebook: str | None = None
     words = (f"loaded {sum(entries.values())} compiled artifacts from {target}"
              + (" (trusted by you: " + problem + ")" if problem else "")
              + ("" if saved_env else "; no version record beside it, versions not checked")
-             + (f"; {placed} built C++ kernel{'' if placed == 1 else 's'} placed in the "
-                "Inductor cache directory" if placed else "")
+             + (f"; {_libraries(placed)} placed in the Inductor cache directory"
+                if placed else "")
              + (f"; {kernel_note}" if kernel_note else "")
              + "; the next compiles of the same code hit the caches")
     return ArtifactsResult(str(target), loaded=True, size_bytes=len(data), entries=entries,
-                           kernels=placed, key=key, note=words + (f"; {note}" if note else ""))
+                           kernels=sum(n.endswith(".main.so") for n in placed), key=key,
+                           note=words + (f"; {note}" if note else ""))
