@@ -38,7 +38,7 @@ with torch.no_grad():
         out["saved"] = artifacts.save(saved).note
         aot = torch.compile(call, fullgraph=True).aot_compile(((model, x), {}))
         aot.save_compiled_function(pre)
-        artifacts._save_kernels(Path(pre))
+        artifacts.save_kernels(Path(pre))
     elif step == "warm":
         compiled = torch.compile(model, fullgraph=True)
         t0 = time.perf_counter(); compiled(x); out["first_call_s"] = time.perf_counter() - t0
@@ -49,7 +49,7 @@ with torch.no_grad():
         compiled(x); out["first_call_s"] = time.perf_counter() - t0
     elif step == "precompiled":
         t0 = time.perf_counter()
-        placed = len(artifacts._place_kernels(Path(pre), trust=True)[0])
+        placed = len(artifacts.place_kernels(Path(pre), trust=True)[0])
         with open(pre, "rb") as f:
             loaded = torch.compiler.load_compiled_function(f)
         loaded(model, x); out["first_call_s"] = time.perf_counter() - t0

@@ -46,9 +46,7 @@ def published_record(record: TargetRecord | dict[str, Any],
         diff["diff"], t = cap(diff.get("diff", ""), kernel_cap, name)
         truncated |= t
     for compile_ in data.get("compiles", []):
-        compile_["output_code"] = ""  # published once, at target level
-        compile_["kernels"] = []
-        compile_["post_grad_graphs"] = []  # kernels carry their lines; graphs stay in the kernel
+        compile_.update(_emptied())
         compile_.pop("chromium_events", None)  # ~25 kB a compile: report(x).save_chrome_trace
         compile_["graphs"] = [cap(g, graph_cap, name)[0] for g in compile_.get("graphs", [])]
         compile_["guards"], t = cap(compile_.get("guards", ""), guards_cap, name)
@@ -57,15 +55,18 @@ def published_record(record: TargetRecord | dict[str, Any],
     return data
 
 
+def _emptied() -> dict[str, Any]:
+    """A published compile's fields left empty: its code and kernels are published once,
+    at target level (kernels carry their lines; post-grad graphs stay in the kernel)."""
+    return {"output_code": "", "kernels": [], "post_grad_graphs": []}
+
+
 def _without_dropped(record: TargetRecord) -> TargetRecord:
     """``record`` with its compiles' fields a published record empties or drops already
-    empty (code and kernels are published once, at target level; Chrome-trace events not
-    at all): converting them to JSON values only to drop them was most of the cost of a
-    live summary update (31 compiles: 11 -> 5 ms)."""
+    empty (``_emptied``, and Chrome-trace events): converting them to JSON values only to
+    drop them was most of the cost of a live summary update (31 compiles: 11 -> 5 ms)."""
     return dataclasses.replace(record, compiles=[
-        dataclasses.replace(c, output_code="", kernels=[], post_grad_graphs=[],
-                            chromium_events=[])
-        for c in record.compiles])
+        dataclasses.replace(c, chromium_events=[], **_emptied()) for c in record.compiles])
 
 
 def summary_payload(

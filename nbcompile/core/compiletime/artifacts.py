@@ -15,6 +15,7 @@ as usual). A JSON sidecar (never a pickle) holds the versions, read before the p
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -23,9 +24,10 @@ import re
 import stat
 import time
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from .. import torch_compat
 from ..notebook import cache
@@ -106,15 +108,20 @@ def kernels_path(path: Path) -> Path:
     return path.with_name(path.name + ".kernels.zip")
 
 
+def _kernel_count(names: list[str]) -> int:
+    """How many of the zip names are kernels (the rest are CPU probes)."""
+    return sum(n.endswith(".main.so") for n in names)
+
+
 def _libraries(names: list[str]) -> str:
     """``"2 built C++ kernels (and 6 CPU probes)"``, from the zip names."""
-    kernels = sum(n.endswith(".main.so") for n in names)
+    kernels = _kernel_count(names)
     probes = len(names) - kernels
     return (f"{kernels} built C++ kernel{'' if kernels == 1 else 's'}"
             + (f" (and {probes} CPU probe{'' if probes == 1 else 's'})" if probes else ""))
 
 
-def _save_kernels(path: Path) -> list[str]:
+def save_kernels(path: Path) -> list[str]:
     """Zip the shared libraries of this process's C++ kernels and probes; their names."""
     names: list[tuple[str, Path]] = []
     total = 0
@@ -133,17 +140,14 @@ def _save_kernels(path: Path) -> list[str]:
     if not names:
         kernels_path(path).unlink(missing_ok=True)
         return []
-    tmp = path.with_name(path.name + f".{os.getpid()}.zip.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f, zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as z:
+    with private_file(kernels_path(path)) as f, zipfile.ZipFile(f, "w",
+                                                                  zipfile.ZIP_DEFLATED) as z:
         for name, lib in names:
             z.write(lib, name)
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, kernels_path(path))
     return [name for name, _ in names]
 
 
-def _place_kernels(path: Path, trust: bool) -> tuple[list[str], str]:
+def place_kernels(path: Path, trust: bool) -> tuple[list[str], str]:
     """Put the saved kernels into this process's Inductor cache directory (those not
     there yet): ``(names placed, note)``. Only names of Inductor's own form are read; sizes are
     checked before reading."""
@@ -159,23 +163,19 @@ def _place_kernels(path: Path, trust: bool) -> tuple[list[str], str]:
     placed: list[str] = []
     try:
         with zipfile.ZipFile(zipped) as z:
-            members = [m for m in z.infolist() if _KERNEL.match(m.filename)][:MAX_KERNELS]
-            if sum(m.file_size for m in members) > MAX_KERNEL_BYTES:
+            members = [(m, found) for m in z.infolist()
+                       if (found := _KERNEL.match(m.filename))][:MAX_KERNELS]
+            if sum(m.file_size for m, _ in members) > MAX_KERNEL_BYTES:
                 return [], "built kernels not placed: the zip is larger than allowed"
-            for member in members:
-                found = _KERNEL.match(member.filename)
-                assert found is not None
+            for member, found in members:
                 if found["key"][1:3] != found["sub"]:
                     continue  # not where Inductor would look for it
                 out = Path(root) / found["sub"] / f"{found['key']}{found['ext']}"
                 if out.exists():
                     continue
                 out.parent.mkdir(parents=True, exist_ok=True)
-                tmp = out.with_name(out.name + f".{os.getpid()}.tmp")
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o700)
-                with os.fdopen(fd, "wb") as f:
+                with private_file(out, mode=0o700) as f:  # a library: executable
                     f.write(z.read(member))
-                os.replace(tmp, out)
                 placed.append(member.filename)
     except (OSError, zipfile.BadZipFile) as e:
         return placed, f"built kernels partly placed: {type(e).__name__}: {e}"
@@ -201,8 +201,8 @@ def save(path: str | os.PathLike[str] | None = None,
     data, info = saved
     entries = {k: len(v) for k, v in getattr(info, "artifacts", {}).items() if v}
     _write_private(target, data)
-    libs = _save_kernels(target)
-    kernels = sum(n.endswith(".main.so") for n in libs)
+    libs = save_kernels(target)
+    kernels = _kernel_count(libs)
     _write_private(_sidecar(target), json.dumps(
         {"versions": versions(), "saved_at": time.time(), "key": key,
          "entries": entries, "kernels": kernels}).encode())
@@ -212,13 +212,26 @@ def save(path: str | os.PathLike[str] | None = None,
                            kernels=kernels, note=words + (f"; {note}" if note else ""))
 
 
-def _write_private(path: Path, data: bytes) -> None:
+@contextlib.contextmanager
+def private_file(path: Path, mode: int = 0o600) -> Iterator[BinaryIO]:
+    """Write ``path`` whole or not at all: a temporary file of ``mode`` beside it (never
+    opened through a link), renamed over ``path`` once written."""
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0),
+                 mode)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    with private_file(path) as f:
         f.write(data)
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
 
 
 def private_problem(path: Path) -> str:
@@ -285,7 +298,7 @@ def load(path: str | os.PathLike[str] | None = None, notebook: str | None = None
     data = target.read_bytes()
     info = torch.compiler.load_cache_artifacts(data)
     entries = {k: len(v) for k, v in getattr(info, "artifacts", {}).items() if v}
-    placed, kernel_note = _place_kernels(target, trust)
+    placed, kernel_note = place_kernels(target, trust)
     words = (f"loaded {sum(entries.values())} compiled artifacts from {target}"
              + (" (trusted by you: " + problem + ")" if problem else "")
              + ("" if saved_env else "; no version record beside it, versions not checked")
@@ -294,5 +307,5 @@ def load(path: str | os.PathLike[str] | None = None, notebook: str | None = None
              + (f"; {kernel_note}" if kernel_note else "")
              + "; the next compiles of the same code hit the caches")
     return ArtifactsResult(str(target), loaded=True, size_bytes=len(data), entries=entries,
-                           kernels=sum(n.endswith(".main.so") for n in placed), key=key,
+                           kernels=_kernel_count(placed), key=key,
                            note=words + (f"; {note}" if note else ""))

@@ -25,7 +25,7 @@ from typing import Any
 from ..frames import cell_key, is_cell_file
 from ..notebook import cache
 from ..records import CompileRecord
-from .artifacts import artifacts_dir, notebook_key, private_problem
+from .artifacts import artifacts_dir, notebook_key, private_file, private_problem
 from .cache_keys import Lookup
 from .record import CacheOutcome
 
@@ -227,13 +227,8 @@ def write(path: Path, frames: Sequence[SavedFrame], key: str) -> int:
         room -= sizes[kept]
         kept += 1
     data = json.dumps({**head, "frames": entries[:kept]}).encode()
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0),
-                 0o600)
-    with os.fdopen(fd, "wb") as f:
+    with private_file(path) as f:
         f.write(data)
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
     return len(data)
 
 

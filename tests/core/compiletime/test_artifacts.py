@@ -77,11 +77,11 @@ def test_only_kernel_names_of_inductors_form_are_placed(home, monkeypatch):
         z.writestr(f"/ab/{key}x.main.so", b"absolute")
         z.writestr("ab/notes.txt", b"other files")
     os.chmod(artifacts.kernels_path(saved), 0o600)
-    placed, note = artifacts._place_kernels(saved, trust=False)
+    placed, note = artifacts.place_kernels(saved, trust=False)
     assert (placed, note) == ([f"ab/{key}.main.so"], "")
     assert sorted(p.relative_to(home) for p in home.rglob("*.so")) == [
         Path("inductor") / "ab" / f"{key}.main.so"]
     os.chmod(artifacts.kernels_path(saved), 0o666)  # anyone could have written it
     (home / "inductor" / "ab" / f"{key}.main.so").unlink()
-    placed, note = artifacts._place_kernels(saved, trust=False)
+    placed, note = artifacts.place_kernels(saved, trust=False)
     assert placed == [] and "writable by group or others" in note
