@@ -1,7 +1,8 @@
 /** The "Graph breaks" section: where each break is, why, and Dynamo's hint. */
 
 import { appendPaged, externalLink, h } from '../ui/dom';
-import { cellFrame, clip, isCellFile, shortPath } from '../ui/format';
+import { libraryLine } from '../ui/sourceline';
+import { cellFrame, clip, isCellFile } from '../ui/format';
 import { IGraphBreak } from '../model/parts';
 import { ITargetRecord } from '../model/target';
 import { ISectionHost, MAX_TEXT, PAGE, Section, sourceLink } from './section';
@@ -42,22 +43,7 @@ export class BreaksSection extends Section {
     const item = h('li', { class: 'nbc-break' });
     if (gb.filename && !isCellFile(gb.filename, t.cell)) {
       // A break inside library code: name the file, and link the cell line that led there.
-      item.appendChild(
-        h(
-          'div',
-          { class: 'nbc-library-line' },
-          h(
-            'span',
-            { class: 'nbc-lineno' },
-            clip(shortPath(gb.filename, gb.lineno), 300)
-          ),
-          h(
-            'code',
-            { class: 'nbc-line' },
-            clip(gb.line.trim(), 300) || '(source not available)'
-          )
-        )
-      );
+      item.appendChild(libraryLine(gb.filename, gb.lineno, gb.line));
       const via = cellFrame(gb.stack, t.cell);
       if (via) {
         item.appendChild(

@@ -7,7 +7,8 @@
  */
 
 import { appendPaged, externalLink, h } from '../ui/dom';
-import { clip, formatTime, isCellFile, plural, shortPath } from '../ui/format';
+import { libraryLine } from '../ui/sourceline';
+import { clip, formatTime, isCellFile, plural } from '../ui/format';
 import { IReportPayload } from '../model/payload';
 import { IProfilePayload } from '../model/profile';
 import { ITargetRecord } from '../model/target';
@@ -185,20 +186,7 @@ export function rankedBreaksSection(
             { class: 'nbc-break' },
             isCellFile(gb.filename, r.cell)
               ? sourceLink(host, r.cell, gb.lineno, gb.line)
-              : h(
-                  'div',
-                  { class: 'nbc-library-line' },
-                  h(
-                    'span',
-                    { class: 'nbc-lineno' },
-                    clip(shortPath(gb.filename ?? '', gb.lineno), 300)
-                  ),
-                  h(
-                    'code',
-                    { class: 'nbc-line' },
-                    clip(gb.line.trim(), 300) || '(source not available)'
-                  )
-                ),
+              : libraryLine(gb.filename, gb.lineno, gb.line),
             h(
               'div',
               { class: 'nbc-reason' },

@@ -7,7 +7,8 @@
  */
 
 import { appendPaged, h } from '../ui/dom';
-import { clip, formatTime, shortPath } from '../ui/format';
+import { libraryLine } from '../ui/sourceline';
+import { clip, formatTime } from '../ui/format';
 import { IDiagnosisPayload, IWorkaround } from '../model/diagnosis';
 import {
   referenceText,
@@ -92,22 +93,7 @@ function culprit(p: IDiagnosisPayload): HTMLElement | null {
       h('b', null, 'culprit: '),
       clip(p.culprit || '(not named)', MAX_TEXT)
     ),
-    p.lineno !== null
-      ? h(
-          'div',
-          { class: 'nbc-library-line' },
-          h(
-            'span',
-            { class: 'nbc-lineno' },
-            clip(shortPath(p.filename ?? '', p.lineno), 300)
-          ),
-          h(
-            'code',
-            { class: 'nbc-line' },
-            clip(p.line.trim(), 300) || '(source not available)'
-          )
-        )
-      : null,
+    p.lineno !== null ? libraryLine(p.filename, p.lineno, p.line) : null,
     b
       ? h(
           'div',

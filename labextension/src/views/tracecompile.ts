@@ -6,6 +6,7 @@
 
 import { ICodeSink } from '../ui/codesink';
 import { appendPaged, externalLink, h } from '../ui/dom';
+import { libraryLine } from '../ui/sourceline';
 import {
   classSuffix,
   clip,
@@ -123,19 +124,11 @@ export function renderCompile(c: ITraceCompile, code: ICodeSink): Node[] {
         h(
           'li',
           { class: 'nbc-break' },
-          h(
-            'div',
-            { class: 'nbc-library-line' },
-            h(
-              'span',
-              { class: 'nbc-lineno' },
-              clip(shortPath(gb.filename ?? '', gb.lineno), 300)
-            ),
-            h(
-              'code',
-              { class: 'nbc-line' },
-              clip(gb.line.trim(), 300) || '(source not available here)'
-            )
+          libraryLine(
+            gb.filename,
+            gb.lineno,
+            gb.line,
+            '(source not available here)'
           ),
           h(
             'div',
