@@ -388,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trace-gb", type=float, default=0.5,
                         help="log size for 12, and of each hostile shape (default 0.5)")
     parser.add_argument("--capture-pairs", type=int, default=2,
-                        help="capture/plain process pairs per model for 14 (default 2)")
+                        help="capture/plain/listened process rounds per model for 14 (default 2)")
     parser.add_argument("--only", default="1,2,3,4,5,6,7,9,10,11,12,13,14",
                         help="which benchmarks (e.g. 1,5)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")

@@ -37,18 +37,33 @@ def _plain(value: Any) -> Any:
     """Recursively turn dataclasses, tuples and sets into JSON-ready values (a
     dataclass's private ``_fields`` are internal state, never part of a record). JSON
     has no inf/nan: they become None (e.g. a timing row says why in its notes)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)
-                if not f.name.startswith("_")}
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
     if isinstance(value, (list, tuple, set)):
         return [_plain(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    names = _public_fields(type(value))
+    if names is not None:
+        return {name: _plain(getattr(value, name)) for name in names}
     return repr(value)
+
+
+#: A dataclass's public field names, by class (``None``: not a dataclass). A live summary
+#: converts thousands of records per update; ``dataclasses.fields`` each time was most of it.
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+
+
+def _public_fields(cls: type) -> tuple[str, ...] | None:
+    try:
+        return _FIELD_NAMES[cls]
+    except KeyError:
+        names = (tuple(f.name for f in dataclasses.fields(cls) if not f.name.startswith("_"))
+                 if dataclasses.is_dataclass(cls) else None)
+        _FIELD_NAMES[cls] = names
+        return names
 
 
 class Record:

@@ -97,7 +97,9 @@ def _share(targets: list[dict[str, Any]], budget: int) -> None:
     left, count = budget, len(targets)
     for t in sorted(targets, key=lambda t: sizes[id(t)]):
         allot = max(left // count, 0)
-        if sizes[id(t)] > allot:
+        size = sizes[id(t)]
+        if size > allot:
             fit_record(t, allot)
-        left -= json_size(t)
+            size = json_size(t)
+        left -= size
         count -= 1

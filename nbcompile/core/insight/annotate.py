@@ -10,6 +10,7 @@ graphs' ``# File:`` comments, graph breaks), so the sidebar gets the same mappin
 from __future__ import annotations
 
 import ast
+import functools
 import linecache
 from collections.abc import Iterable
 
@@ -91,7 +92,8 @@ def annotate_record(record: TargetRecord, spans: Iterable[Span | tuple[str, int,
     out: list[LineAnnotation] = []
     for filename in files:
         lines = linecache.getlines(filename)
-        statements = _statement_lines(lines)
+        source = "".join(lines)
+        statements = _statement_lines(source)
         file_spans = [s for s in spans if s.filename == filename]
         for lineno, text in enumerate(lines, start=1):
             text = text.rstrip("\n")
@@ -128,17 +130,19 @@ def annotate_record(record: TargetRecord, spans: Iterable[Span | tuple[str, int,
             if not ann.reason:
                 ann.reason = DESCRIPTIONS[ann.category]
             out.append(ann)
-        _continuations(out, filename, lines)
+        _continuations(out, filename, source)
     return out
 
 
-def _statement_lines(lines: list[str]) -> set[int]:
-    """Line numbers that start a statement inside a function body (any depth)."""
+@functools.lru_cache(maxsize=16)
+def _statement_lines(source: str) -> frozenset[int]:
+    """Line numbers that start a statement inside a function body (any depth); kept per
+    source text, since a live summary annotates the same file at every update."""
     try:
-        tree = ast.parse("".join(lines))
+        tree = ast.parse(source)
     except SyntaxError:
-        return {i for i, t in enumerate(lines, start=1)
-                if t.strip() and not t.strip().startswith(("#", "@", "def ", "class "))}
+        return frozenset(i for i, t in enumerate(source.splitlines(), start=1)
+                         if t.strip() and not t.strip().startswith(("#", "@", "def ", "class ")))
     found: set[int] = set()
     for fn in ast.walk(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -152,7 +156,7 @@ def _statement_lines(lines: list[str]) -> set[int]:
                 found.add(stmt.lineno)
                 if not hasattr(stmt, "body"):  # a simple statement: all its lines
                     found.update(range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1))
-    return found
+    return frozenset(found)
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:
@@ -160,23 +164,33 @@ def _is_docstring(stmt: ast.stmt) -> bool:
             and isinstance(stmt.value.value, str))
 
 
-def _continuations(out: list[LineAnnotation], filename: str, lines: list[str]) -> None:
+def _continuations(out: list[LineAnnotation], filename: str, source: str) -> None:
     """Continuation lines of a multi-line statement show the statement's category."""
-    try:
-        tree = ast.parse("".join(lines))
-    except SyntaxError:
-        return
     by_line = {a.lineno: a for a in out if a.filename == filename}
     rank = {c: i for i, c in enumerate(CATEGORIES)}
-    for stmt in ast.walk(tree):
-        if not isinstance(stmt, ast.stmt) or hasattr(stmt, "body"):
-            continue
-        first, last = stmt.lineno, stmt.end_lineno or stmt.lineno
-        if first == last:
-            continue
+    for first, last in _multiline_statements(source):
         group = [by_line[n] for n in range(first, last + 1) if n in by_line]
+        if not group:
+            continue
         best = min(group, key=lambda a: rank.get(a.category, len(rank)))
         for a in group:
             if a is not best and rank.get(a.category, 99) > rank.get(best.category, 99):
                 a.category = best.category
                 a.reason = f"part of the statement at line {best.lineno}"
+
+
+@functools.lru_cache(maxsize=16)
+def _multiline_statements(source: str) -> tuple[tuple[int, int], ...]:
+    """(first, last) lines of each simple statement spanning several lines."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ()
+    spans = []
+    for stmt in ast.walk(tree):
+        if not isinstance(stmt, ast.stmt) or hasattr(stmt, "body"):
+            continue
+        first, last = stmt.lineno, stmt.end_lineno or stmt.lineno
+        if first != last:
+            spans.append((first, last))
+    return tuple(spans)
