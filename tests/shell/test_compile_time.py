@@ -1,5 +1,6 @@
 """%compile_time on a model defined in cells: the cells' definitions carried into fresh
-processes, a verified regional remedy, the record displayed within its budget."""
+processes, the regional remedy measured with equal outputs, the record displayed within
+its budget (the verdict on repeated blocks: tests/core/compiletime)."""
 
 from __future__ import annotations
 

@@ -26,32 +26,41 @@ def test_a_closure_is_not_reproducible_and_nothing_is_measured():
     assert [r.status for r in result.remedies] == ["not reproducible"]
 
 
+#: Blocks in the regional test: enough that one block's compile is clearly cheaper than
+#: all of them (16 small blocks: ~0.7 of the whole model's cold compile here, against
+#: the 0.9 a verdict needs; 4 blocks read ~0.8-0.9, a verdict noise can flip).
+BLOCKS = 16
+
+
 @pytest.mark.slow
 def test_regional_compilation_of_repeated_blocks_is_verified():
-    model = stack(4)
+    model = stack(BLOCKS)
     result = compile_time(model, torch.randn(2, 8), remedies=("regional",))
+    regional = result.remedy("regional")
+    if regional is not None and not regional.verified:
+        # Wall-clock verdicts on a shared machine: a busy moment can eat a real cut once.
+        retry = compile_time(model, torch.randn(2, 8), remedies=("regional",))
+        result, regional = retry, retry.remedy("regional")
     assert result.reproducible, result.notes
     assert result.cold_s and result.warm_restart_s
-    # where: torch's own compile record of the cold run, the 4 blocks traced 4 times
+    # where: torch's own compile record of the cold run, the blocks traced once each
     assert result.where.frames and result.where.total_s > 0
     assert result.where.phases.get("Dynamo tracing", 0) > 0
     assert result.where.caches.get("fx_graph miss", 0) >= 1
     block = result.where.repeated[0]
-    assert (block.path, block.count, block.traced_copies) == ("blocks", 4, 4)
+    assert (block.path, block.count, block.traced_copies) == ("blocks", BLOCKS, BLOCKS)
     assert 0.5 < block.node_share <= 1
-    regional = result.remedy("regional")
     assert regional is not None
     assert regional.change == "for block in model.blocks:\n    block.compile()"
     assert regional.same_result is True
-    # torch's own record: the regional run traced one block's ops, the baseline all four
+    # torch's own record: the regional run traced one block's ops, the baseline all of them
     cold, regional_run = result.runs[0], result.runs[2]
     assert regional_run.label == "regional cold" and regional_run.frames_compiled >= 1
-    assert regional_run.graph_ops * 4 == cold.graph_ops, (regional_run, cold)
-    # the verdict follows the measured cut (on a loaded 2-core machine the cut of a tiny
-    # model can drown in noise: the numbers are in the note either way)
+    assert regional_run.graph_ops * BLOCKS == cold.graph_ops, (regional_run, cold)
+    # verified: a measured cut of the cold first call, the same outputs
     assert regional.cold_s is not None and "cold first call" in regional.note
-    assert regional.verified == (regional.status == "verified")
-    assert regional.verified == (regional.cold_s <= 0.9 * result.cold_s)
+    assert regional.status == "verified" and regional.verified, (regional, result.cold_s)
+    assert regional.cold_s <= 0.9 * result.cold_s
     # the user's model is untouched: not compiled, its parameters the same
     assert not getattr(model, "_compiled_call_impl", None)
     assert len(result.runs) == 4  # cold, warm restart, regional cold and restart
