@@ -1,4 +1,4 @@
-"""9. Saved notebook size: a tiny 2-layer GPT-2 compiled 12 times and a one-line function
+"""9. Saved notebook size: a tiny 1-layer GPT-2 compiled 12 times and a one-line function
 recompiled 30 times, each with its ``report()`` displayed, executed in a real kernel and
 saved; at the largest budget (``--output-budget 8M``, ``MAX_OUTPUT_BUDGET``: about per-item
 caps only, as before outputs had a total byte budget) and with the default 256K budget.
@@ -24,7 +24,7 @@ GPT2_CELLS = [
     """%%compile --no-dynamic
 from transformers import GPT2Config, GPT2LMHeadModel
 torch.manual_seed(0)
-gpt = GPT2LMHeadModel(GPT2Config(n_layer=2, n_embd=32, n_head=2, vocab_size=128,
+gpt = GPT2LMHeadModel(GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=128,
                                  n_positions=64)).eval()
 """,
     """with torch.no_grad():
