@@ -51,8 +51,8 @@ def _plain(value: Any) -> Any:
     return repr(value)
 
 
-#: A dataclass's public field names, by class (``None``: not a dataclass). A live summary
-#: converts thousands of records per update; ``dataclasses.fields`` each time was most of it.
+#: A dataclass's public field names, by class (``None``: not a dataclass): looked up once
+#: per class, not per value (a live summary update converts thousands of values).
 _FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
 
 

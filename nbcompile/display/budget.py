@@ -169,17 +169,21 @@ def _lists(data: dict[str, Any], path: str) -> list[list[Any]]:
     return [data[path]] if data.get(path) else []
 
 
-def fit_record(data: dict[str, Any], budget: int) -> dict[str, Any]:
+def fit_record(data: dict[str, Any], budget: int, measured: int | None = None
+               ) -> dict[str, Any]:
     """Cut ``data`` (a published target record, changed in place) to ``budget`` bytes of
     JSON: lists are halved, in ``TRIM_ORDER``, keeping their first items; each cut adds
     an ``Omission`` to ``data["omitted"]``. Long texts were capped before."""
     name = data.get("name", "obj")
     omitted: dict[str, int] = {}
-    data.setdefault("omitted", [])
     # The size is measured once and then kept by what each cut removes and each mark
     # adds (compact JSON: an item's bytes plus one comma per item but the first), not
     # re-measured after every halving: a live summary update fits its record each time.
-    size = json_size(data)
+    # ``measured``: the record's JSON size where the caller measured it already (unless
+    # the record had no "omitted" key then).
+    known = measured if "omitted" in data else None
+    data.setdefault("omitted", [])
+    size = json_size(data) if known is None else known
 
     def over() -> bool:
         return size > budget

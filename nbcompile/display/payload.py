@@ -99,7 +99,7 @@ def _share(targets: list[dict[str, Any]], budget: int) -> None:
         allot = max(left // count, 0)
         size = sizes[id(t)]
         if size > allot:
-            fit_record(t, allot)
+            fit_record(t, allot, size)
             size = json_size(t)
         left -= size
         count -= 1

@@ -141,7 +141,9 @@ def _statement_lines(source: str) -> frozenset[int]:
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return frozenset(i for i, t in enumerate(source.splitlines(), start=1)
+        # "\n" only: ``str.splitlines`` also splits at form feeds and the like, which
+        # would shift every later line number against linecache's lines
+        return frozenset(i for i, t in enumerate(source.split("\n"), start=1)
                          if t.strip() and not t.strip().startswith(("#", "@", "def ", "class ")))
     found: set[int] = set()
     for fn in ast.walk(tree):
@@ -170,8 +172,6 @@ def _continuations(out: list[LineAnnotation], filename: str, source: str) -> Non
     rank = {c: i for i, c in enumerate(CATEGORIES)}
     for first, last in _multiline_statements(source):
         group = [by_line[n] for n in range(first, last + 1) if n in by_line]
-        if not group:
-            continue
         best = min(group, key=lambda a: rank.get(a.category, len(rank)))
         for a in group:
             if a is not best and rank.get(a.category, 99) > rank.get(best.category, 99):
