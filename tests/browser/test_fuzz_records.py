@@ -83,7 +83,7 @@ def test_hostile_records_render_safely_and_fast(browser, tmp_path, artifacts):
         assert not run.pwned, f"{run.notebook}: a script from a record ran"
         # Within three times (and 10 s of) what an ordinary notebook takes to open here.
         assert run.render_s is not None and run.render_s <= 3 * control.render_s + RENDER_S, \
-            f"{run.notebook}: outputs not all rendered in time ({run}; control {control.render_s} s)"
+            f"{run.notebook}: not all rendered in time ({run}; control {control.render_s} s)"
         assert run.inspector_s is not None and run.inspector_s <= INSPECTOR_S * load, \
             f"{run.notebook}: inspector took {run.inspector_s} s (load factor {load:.1f})"
         assert run.clicks >= 1 and run.slowest_click_s <= CLICK_S * load, (run, load)
@@ -122,7 +122,8 @@ def test_big_records_render_without_long_stalls(browser, tmp_path, artifacts):
     with lab_server(root, tmp_path / "state", secrets.token_hex(16),
                     NO_KERNEL + stalls.EXPOSE) as server:
         rows = stalls.measure_cases(browser, server, names, baseline)
-        again = [(case, stem) for (case, stem), row in zip(names, rows) if stalled(row)]
+        again = [(case, stem) for (case, stem), row in zip(names, rows, strict=True)
+                 if stalled(row)]
         repeated = stalls.measure_cases(browser, server, again, baseline) if again else []
     (artifacts / "fuzz-stalls.json").write_text(json.dumps(rows + repeated, indent=1) + "\n")
     for row in rows + repeated:

@@ -23,6 +23,7 @@ import nbformat
 import pytest
 
 from tests.fixtures.traces.record_runs import record
+from tests.support.tour import CALL_CELL, COMPILE_CELL
 
 from .conftest import ROOT, lab_server
 from .test_sidebar import cells, open_sidebar_tab, prompt_text, wait_idle_status, widen_sidebar
@@ -33,23 +34,6 @@ DOCS_SHOTS = ROOT / "docs" / "_static" / "screenshots"
 VIEWPORT = {"width": 1360, "height": 860}
 NOTEBOOK = "nbcompile-tour.ipynb"
 
-COMPILE_CELL = '''%%compile
-import torch
-def gelu_chain(x):
-    y = torch.sin(x) * 2
-    print("debug")          # a graph break
-    return torch.relu(y) + 1
-def wave(x):
-    return torch.sin(x) * torch.cos(x) + torch.tanh(x) * 0.5
-def scaled(x, scale):
-    y = torch.sin(x) * scale
-    s = y.sum().item()          # a graph break: Tensor.item()
-    return torch.relu(y) + s
-model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU())'''
-CALL_CELL = '''import nbcompile
-x, big = torch.randn(8, 64), torch.randn(256, 256)
-y, z, w = gelu_chain(x), model(x), wave(big)   # the first calls compile
-s = scaled(big, 2.0)'''
 SQUASH_CELL = '''def squash(x):                 # bfloat16 math: compiled keeps float32 inside
     y = x * 1.7 + 0.3
     y = torch.sin(y) * y

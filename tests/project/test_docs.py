@@ -16,7 +16,8 @@ import sys
 
 import pytest
 
-from tests.support import ROOT, tutorials
+from tests.support import ROOT, tour, tutorials
+from tests.support.readme import blocks
 
 DOCS = ROOT / "docs"
 README = ROOT / "README.md"
@@ -39,6 +40,14 @@ def test_readme_is_a_short_landing_page_whose_links_exist():
     assert "docs/_static/screenshots/inspector.png" in links
     for page in GUIDE:
         assert f"docs/guide/{page}.md" in links, f"the README's table lacks {page}"
+
+
+def test_readme_example_is_the_screenshots_program():
+    """The README's "In 30 seconds" cells are the cells its picture was shot from."""
+    code = [c.rstrip("\n") for _, lang, c in blocks(README) if lang == ""]
+    assert code[1:3] == [tour.COMPILE_CELL, tour.CALL_CELL], code[:3]
+    text = README.read_text()
+    assert "screenshots/compile-summary.png" in text.split("## In 30 seconds")[1].split("##")[0]
 
 
 @pytest.mark.parametrize("page", GUIDE)
