@@ -21,6 +21,7 @@ child are one thread's.
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import io
 import os
 import pickle
@@ -169,6 +170,9 @@ def _child(work: Callable[[], Any], result_path: str, printed_path: str) -> None
         os.dup2(fd, 1)
         os.dup2(fd, 2)
         sys.stdout = sys.stderr = io.StringIO()  # the kernel's streams need its threads
+        # A dump of the parent's faulthandler (pytest's, a user's) would go to the parent's
+        # stderr: the child's death is told by its exit status instead.
+        faulthandler.disable()
         torch.set_num_threads(1)
         try:
             with inductor_config().patch({"compile_threads": 1}):
