@@ -1,11 +1,7 @@
-"""TORCH_TRACE logs are untrusted input.
-
-``nbcompile.open_trace``, ``%nbcompile open`` and ``python -m nbcompile open`` must read
-hostile logs without crashing, hanging or reading any local file but the logs in the
-directory (no source line looked up on disk unless ``source_root=`` says where), escape
-what reaches a terminal, and keep only documentation links. One test per finding, then a
-fuzz over generated hostile directories (in-process and on the command line). The
-``%nbcompile cache --dir`` checks are at the end.
+"""TORCH_TRACE logs are untrusted input: ``python -m nbcompile open`` as a child
+process. Special files are never read, terminal text is escaped (control and bidi
+characters), and a fuzz over generated hostile directories runs on the command line. The
+reader's own checks are in ``tests/core/logs/test_trace_hostile.py``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
-"""TORCH_TRACE logs are untrusted input.
+"""TORCH_TRACE logs are untrusted input: ``nbcompile.open_trace`` in-process.
 
-``nbcompile.open_trace``, ``%nbcompile open`` and ``python -m nbcompile open`` must read
-hostile logs without crashing, hanging or reading any local file but the logs in the
-directory (no source line looked up on disk unless ``source_root=`` says where), escape
-what reaches a terminal, and keep only documentation links. One test per finding, then a
-fuzz over generated hostile directories (in-process and on the command line). The
-``%nbcompile cache --dir`` checks are at the end.
+Hostile logs are read without crashing, hanging or reading any local file but the logs in
+the directory (no source line looked up on disk unless ``source_root=`` says where); what
+reaches a terminal is escaped and only documentation links are kept. One test per
+finding, then a fuzz over generated hostile directories. The magic's side is in
+``tests/shell/test_trace_hostile.py``, the command line's in ``tests/kernel/``.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import stat
 import threading
 import time
 from pathlib import Path
@@ -23,7 +21,6 @@ import pytest
 import nbcompile
 from nbcompile.core.logs.files import TraceLog
 from nbcompile.core.logs.paths import rank_from_name
-from nbcompile.core.notebook import cache
 from nbcompile.core.records import MIME_TYPE
 from nbcompile.core.trace.payloads import (
     graph_break_link,
@@ -372,40 +369,3 @@ def test_fuzz_open_trace(hostile):
     assert len(confused.compiles) > len(FIELDS)  # mutated files still read
     assert any(": dynamo_start: a stack frame's line is not a whole number" in p
                for p in confused.problems)
-
-
-
-
-def test_cache_dir_refuses_special_trees_and_unsafe_parents(tmp_path, cache_state):
-    for special in ("/proc/self/cwd/x", "/sys/kernel/x", "/dev/shm/nbcompile-x", "/dev"):
-        with pytest.raises(cache.CacheDirError, match="not a place for a compile cache"):
-            cache.ensure_dir(special)
-    assert not Path("/dev/shm/nbcompile-x").exists()
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    os.chmod(shared, 0o777)
-    with pytest.raises(cache.CacheDirError, match="a parent of .* is writable by group"):
-        cache.ensure_dir(shared / "a" / "b")
-    assert not (shared / "a").exists()
-    os.chmod(shared, 0o1777)  # sticky, like /tmp: fine
-    made = cache.ensure_dir(shared / "a" / "b")
-    assert stat.S_IMODE(made.stat().st_mode) == 0o700
-
-
-def test_cache_dir_creates_every_missing_directory_0700(tmp_path, cache_state):
-    old = os.umask(0o002)
-    try:
-        made = cache.ensure_dir(tmp_path / "p" / "q" / "r")
-    finally:
-        os.umask(old)
-    for d in (tmp_path / "p", tmp_path / "p" / "q", made):
-        assert stat.S_IMODE(d.stat().st_mode) == 0o700, d
-
-
-@pytest.mark.skipif(os.getuid() != 0, reason="needs root to chown")
-def test_cache_dir_refuses_a_parent_owned_by_another_user(tmp_path, cache_state):
-    theirs = tmp_path / "theirs"
-    theirs.mkdir(mode=0o755)
-    os.chown(theirs, 65534, 65534)
-    with pytest.raises(cache.CacheDirError, match="a parent of .* is owned by another user"):
-        cache.ensure_dir(theirs / "mine")
