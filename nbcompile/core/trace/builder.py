@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..records import CompileRecord, SourceLine, TargetError
 from .compile_id import CompileId
@@ -226,9 +226,8 @@ class CompileBuilder:
         if metrics.error:
             record.status = "failed"
             record.error = metrics.error
-        if metrics.failure is not None:
-            metrics.failure.stack = current.error_stack
-            current.failure = metrics.failure
+        if metrics.failure is not None:  # the parsed value stays as parsed: a new one
+            current.failure = replace(metrics.failure, stack=list(current.error_stack))
         return record
 
 
