@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..core.notebook.cell_names import place
 from ..core.records import MIME_TYPE
 from .budget import Room, fallback_budget, json_size, more_note, output_budget, record_budget
 from .text import clip, escape
@@ -57,9 +58,10 @@ WORKAROUND_HEADERS = ["change", "status", "outcome", "max |diff| vs eager",
 
 
 def _where(d: Diagnosis) -> str:
+    """The culprit's line, its cell named as the summary names it (``cell [2], line 5``)."""
     if d.lineno is None:
         return ""
-    return f"line {d.lineno} of {d.filename}: {d.line}"
+    return f"{place(d.filename, d.lineno)}: {d.line}"
 
 
 def _reference_text(d: Diagnosis) -> str:
@@ -183,8 +185,8 @@ def diagnosis_html(d: Diagnosis, budget: int | None = None) -> str:
     if d.culprit or d.lineno is not None:
         parts.append(room.spend(f"<p><b>culprit</b>: {e(c(d.culprit))}"))
         if d.lineno is not None:
-            parts.append(room.spend(f"<br/>line {d.lineno} of <code>{e(c(d.filename or ''))}"
-                                    f"</code>: <code>{e(c(d.line))}</code>"))
+            parts.append(room.spend(f"<br/>{e(c(place(d.filename, d.lineno)))}: "
+                                    f"<code>{e(c(d.line))}</code>"))
         parts.append("</p>")
     if d.reference is not None:
         parts.append(room.spend(f"<p><b>float64 reference</b>: {e(c(_reference_text(d)))}</p>"))

@@ -16,6 +16,7 @@ import io
 from dataclasses import replace
 from typing import Any
 
+from ..core.notebook.cell_names import place
 from ..core.records import MIME_TYPE, Omission
 from .budget import Room, fallback_budget, json_size, output_budget, record_budget
 from .text import clip, escape
@@ -69,6 +70,13 @@ def _budget(p: Any) -> list[tuple[str, float]]:
             ("outside graphs", p.outside_graphs_s), ("unaccounted", p.unaccounted_s)]
 
 
+def _source_head(p: Any) -> str:
+    """The source column's head: the lines' file, a cell named as the summary names it
+    (``source (cell [2])``)."""
+    where = place(p.filename, None)
+    return f"source ({where})" if where else "source"
+
+
 def profile_text(p: Any, omitted: list[Omission] | None = None,
                  budget: int | None = None) -> str:
     """The plain-text view: budget, lines with time, kernel table, notes, cut marks; with
@@ -91,7 +99,8 @@ def profile_text(p: Any, omitted: list[Omission] | None = None,
     timed = [ln for ln in p.lines if _measured(ln)]
     if timed:
         mem = f"  {'alloc c':>10}  {'alloc e':>10}" if m is not None else ""
-        out.append(room.spend(f"  {'line':>5}  {'compiled':>10}  {'eager':>10}{mem}  source"))
+        out.append(room.spend(f"  {'line':>5}  {'compiled':>10}  {'eager':>10}{mem}  "
+                              f"{_source_head(p)}"))
 
         def line_row(ln: Any) -> str:
             mem = (f"  {_bytes(ln.compiled_allocated_bytes):>10}  "
@@ -202,7 +211,8 @@ def profile_html(p: Any, omitted: list[Omission] | None = None, chart: bool = Tr
     source = room.spend(
         "<table class='nbcompile-profile-source' style='border-collapse:collapse'>"
         "<thead><tr><th>line</th><th>compiled</th><th>eager</th><th>speedup</th>"
-        f"{mem_head}<th style='text-align:left'>source</th><th>kernels</th></tr></thead>"
+        f"{mem_head}<th style='text-align:left'>{e(_source_head(p))}</th><th>kernels</th>"
+        "</tr></thead>"
         "<tbody></tbody></table>") if rows else room.spend("<p>(no source lines)</p>")
     source = source.replace("<tbody></tbody>", f"<tbody>{''.join(rows)}</tbody>")
 

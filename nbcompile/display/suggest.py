@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..core.notebook.cell_names import place
 from ..core.records import MIME_TYPE
 from .budget import Room, fallback_budget, fit_list, more_note, output_budget, record_budget
 from .text import clip, escape
@@ -32,8 +33,9 @@ def _counts(m: Measured | None) -> str:
 
 
 def _where(item: Suggestion) -> str:
+    """The problem and its line, a cell named as the summary names it (``cell [2], line 4``)."""
     p = item.problem
-    where = f" (line {p.lineno}: {p.line})" if p.lineno else ""
+    where = f" ({place(p.filename, p.lineno)}: {p.line})" if p.lineno else ""
     lib = " [inside library code]" if p.in_library else ""
     return f"{p.reason.splitlines()[0] if p.reason else p.kind}{where}{lib}"
 

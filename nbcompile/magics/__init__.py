@@ -6,7 +6,7 @@ from typing import Any
 
 from ..core.compiletime import earlier as earlier_keys
 from ..core.compiletime import history as compile_history
-from ..core.notebook import cache
+from ..core.notebook import cache, cell_names
 from ..core.notebook.session import get_session
 from ..core.notebook.torch_logs import TorchLogRouting
 from . import inspector_comm
@@ -40,6 +40,12 @@ def _save_cache_keys(result: Any = None) -> None:
         keys.problem = f"the cache keys of this kernel's compiles were not saved: {e!r}"
 
 
+def _refresh_torch_logs(info: Any = None) -> None:
+    """Before a cell: the filter back on torch's handlers (``set_logs`` replaces them)."""
+    if _torch_logs is not None:
+        _torch_logs.install()
+
+
 def load_ipython_extension(shell: Any) -> None:
     for magics in MAGICS:
         shell.register_magics(magics)
@@ -49,10 +55,13 @@ def load_ipython_extension(shell: Any) -> None:
         shell.events.register("post_run_cell", _save_cache_keys)
     session = get_session()
     session.start()
+    # a cell's code filename -> its execution count, as IPython keeps it
+    cell_names.use(lambda filename: getattr(shell.compile, "_filename_map", {}).get(filename))
     global _torch_logs
     if _torch_logs is None:
         _torch_logs = TorchLogRouting(session.owner_of)
         _torch_logs.install()
+        shell.events.register("pre_run_cell", _refresh_torch_logs)
     install_error_display(shell)
     install_cell_events(shell)
     inspector_comm.register()
@@ -70,9 +79,14 @@ def unload_ipython_extension(shell: Any) -> None:
         earlier_keys.uninstall()
     compile_history.uninstall()
     inspector_comm.unregister()
+    cell_names.use(None)
     if _torch_logs is not None:
         _torch_logs.uninstall()
         _torch_logs = None
+        try:
+            shell.events.unregister("pre_run_cell", _refresh_torch_logs)
+        except ValueError:
+            pass
     cache.restore()
     uninstall_error_display(shell)
     uninstall_cell_events(shell)

@@ -1,9 +1,11 @@
 """torch's own log records about captured compiles go into the record, not to stderr;
 ``--torch-logs`` keeps them on stderr; other warnings pass through; unload restores
-torch's logging exactly."""
+torch's logging exactly. The kernel runs with ``TORCH_LOGS=recompiles,output_code``: what
+the user turned on reaches stderr whole, for a target as for a plain ``torch.compile``."""
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -14,6 +16,8 @@ from tests.support.kernel import execute_notebook, make_notebook, outputs_of
 ITEM_WARNING = "capture_scalar_outputs"
 
 LIMIT_WARNING = "recompile_limit"
+#: What the kernel's user asked torch for.
+TORCH_LOGS = "recompiles,output_code"
 
 
 def stderr_of(cell) -> str:
@@ -37,8 +41,26 @@ def executed():
         "print([log.message for log in nbcompile.report(item_break).torch_logs])\n"
         "print([log.message for log in nbcompile.report(folded).torch_logs])\n"
         "print(len(nbcompile.report(shown).torch_logs))",
+        "%%compile --no-dynamic\ndef logged(x, k):\n    return x - k",
+        "torch._dynamo.config.recompile_limit = 8\nfor k in range(2):\n"
+        "    logged(torch.randn(3), k)",
+        "plain = torch.compile(lambda x, k: x - k, dynamic=False)\nfor k in range(2):\n"
+        "    plain(torch.randn(3), k)",
+        "print([log.message[:60] for log in nbcompile.report(logged).torch_logs])",
+        # (this kernel reused) a cell named by its execution count, not ipykernel's file
+        "from nbcompile.core.notebook.cell_names import name_cells, place\n"
+        "def here():\n    pass\n"
+        "print(place(here.__code__.co_filename, 2), '|', name_cells(here.__code__.co_filename))",
     ])
-    return execute_notebook(nb, timeout=600).cells
+    saved = os.environ.get("TORCH_LOGS")
+    os.environ["TORCH_LOGS"] = TORCH_LOGS  # the kernel inherits it
+    try:
+        return execute_notebook(nb, timeout=600).cells
+    finally:
+        if saved is None:
+            del os.environ["TORCH_LOGS"]
+        else:
+            os.environ["TORCH_LOGS"] = saved
 
 
 def test_graph_break_warning_leaves_stderr_for_the_record(executed):
@@ -72,3 +94,23 @@ def test_torch_logs_flag_keeps_torch_output(executed):
 def test_other_warnings_pass_through(executed):
     err = stderr_of(executed[7])
     assert "a user warning stays" in err and "torch outside any compile stays" in err
+
+
+def test_logs_the_user_turned_on_reach_stderr_as_for_plain_torch_compile(executed):
+    ours, theirs = stderr_of(executed[10]), stderr_of(executed[11])
+    for err, name in ((ours, "logged"), (theirs, "<lambda>")):
+        assert len(re.findall(rf"Recompiling function {name} in ", err)) == 1, err[-3000:]
+        assert "triggered by the following guard failure(s)" in err
+    # Inductor's generated module of each compile, whole, as many for the target as for
+    # the control (each one module per compile: two calls, one recompile)
+    for what in ("Output code: ", "def call(", "Output code written to: "):
+        assert ours.count(what) == theirs.count(what) == 2, (what, ours[-3000:])
+    assert "cut here" not in ours
+    printed = "".join(o.get("text", "") for o in outputs_of(executed[12]))
+    assert "Recompiling" not in printed and "Output code" not in printed, printed
+
+
+def test_a_kernel_cell_is_named_by_its_execution_count(executed):
+    printed = "".join(o.get("text", "") for o in outputs_of(executed[13])).strip()
+    number = executed[13]["execution_count"]
+    assert printed == f"cell [{number}], line 2 | cell [{number}]", printed

@@ -4,8 +4,11 @@ torch's logging exactly."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
 import re
+import sys
 
 import nbcompile
 from nbcompile.display.bundle import summary_html, summary_text
@@ -57,3 +60,41 @@ def test_record_and_summary_in_process(ip):
         f"torch logged {n} message" + ("s" if n > 1 else "")]
     assert len([line for line in text.splitlines() if "torch logged" in line]) == 1
     assert "<details>" in summary_html([rep])
+
+
+def test_logs_the_user_turned_on_reach_stderr(ip):
+    """``set_logs(recompiles=True)`` after loading: torch's recompile lines for a target
+    reach stderr whole, as for a plain ``torch.compile`` control; torch's default warning
+    (the hit limit) is still folded into the record (the filter found the new handlers)."""
+    from torch._logging._internal import set_logs  # what torch._logging.set_logs is
+
+    before = [getattr(h, "stream", None) for name in ("torch", "torch._dynamo")
+              for h in logging.getLogger(name).handlers]
+    stream = io.StringIO()
+    with contextlib.redirect_stderr(stream):  # torch's new handlers write to sys.stderr
+        set_logs(recompiles=True)
+    try:
+        ip.run_cell_magic("compile", "--no-dynamic --backend eager",
+                          "def tl_asked(x, k):\n    return x * k\n")
+        run_cell(ip, "import torch._dynamo\n_saved = torch._dynamo.config.recompile_limit\n"
+                     "torch._dynamo.config.recompile_limit = 2\n"
+                     "tl_plain = torch.compile(lambda x, k: x * k, backend='eager',\n"
+                     "                         dynamic=False)\n"
+                     "try:\n    for k in range(3):\n        tl_asked(torch.randn(2), k)\n"
+                     "        tl_plain(torch.randn(2), k)\n"
+                     "finally:\n    torch._dynamo.config.recompile_limit = _saved")
+    finally:
+        with contextlib.redirect_stderr(next(filter(None, before), sys.__stderr__)):
+            set_logs()
+        run_cell(ip, "pass")  # the filter back on torch's default handlers
+    printed = stream.getvalue()
+    ours = re.findall(r"Recompiling function tl_asked in ", printed)
+    theirs = re.findall(r"Recompiling function <lambda> in ", printed)
+    assert len(ours) == len(theirs) == 2, printed
+    assert len(re.findall(r"- \d+/1: k == 1 ", printed)) == 2, printed  # each guard, whole
+    rep = nbcompile.report(ip.user_ns["tl_asked"])
+    assert not [log for log in rep.torch_logs if "Recompiling" in log.message]
+    # torch's default warning: the control's on stderr, the target's folded into its record
+    assert "function: '<lambda>'" in printed and "function: 'tl_asked'" not in printed
+    assert any(LIMIT_WARNING in log.message and "tl_asked" in log.message
+               for log in rep.torch_logs), rep.torch_logs

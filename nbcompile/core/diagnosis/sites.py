@@ -16,6 +16,7 @@ from typing import Any
 import torch
 
 from ..frames import Span, is_cell_file, is_entry_file, is_torch_file
+from ..notebook.cell_names import name_cells
 from ..runs.wrappers import eager_callable
 from .isolate import shown_error
 
@@ -121,7 +122,7 @@ def error_text(exc: BaseException) -> tuple[str, str]:
     the first line: the error Dynamo's fake tensors hit (``got RuntimeError('...')``), or
     a compiler's own ``error:`` line (paths cut to the file name)."""
     name, message = shown_error(exc)
-    message = message.strip()
+    message = name_cells(message.strip())  # a cell named as the summary names it
     lines = message.splitlines()
     first = lines[0] if lines else ""
     short = f"{name}: {first}" if first else name

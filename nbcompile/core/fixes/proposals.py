@@ -12,6 +12,7 @@ import torch
 
 from .. import torch_compat
 from ..frames import is_cell_file
+from ..notebook.cell_names import name_cells
 from ..records import GraphBreak
 from ..runs.wrappers import eager_callable
 from .record import Measured, Problem, Suggestion
@@ -48,7 +49,7 @@ def find_problems(fn: Any, breaks: list[GraphBreak], baseline: Measured) -> list
             continue
         seen.add(key)
         problems.append(Problem(
-            "graph_break", gb.reason, where.filename if where else gb.filename,
+            "graph_break", name_cells(gb.reason), where.filename if where else gb.filename,
             where.lineno if where else gb.lineno, (where.line if where else gb.line).strip(),
             in_library))
     if baseline.recompiles:

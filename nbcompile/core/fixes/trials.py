@@ -11,6 +11,7 @@ from typing import Any
 import torch
 
 from .. import torch_compat
+from ..notebook.cell_names import name_cells
 from ..perf.counters import frames_compiled
 from ..perf.numerics import drift, drift_note, numeric_diff
 from ..perf.timing import WARMUP_CALLS
@@ -126,7 +127,7 @@ def run_trial(fn: Any, calls: list[tuple[tuple, dict]], reference: list[Produced
                     f"{frames_during} Dynamo frame compile(s) during the timed passes: "
                     "the time includes that work")
         except Exception as e:  # a trial that fails says so; the others go on
-            measured.error = f"{type(e).__name__}: {first_line(str(e))}"
+            measured.error = f"{type(e).__name__}: {name_cells(first_line(str(e)))}"
             same.ok = None
         finally:
             for box in boxes:

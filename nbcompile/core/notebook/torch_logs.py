@@ -1,15 +1,21 @@
-"""torch's own log records about captured compiles: kept in the record, not on stderr.
+"""torch's own warnings about captured compiles: kept in the record, not on stderr.
 
 torch logs warnings about compiles (a graph break's ``Tensor.item()`` advice, a hit
 ``recompile_limit``) through stderr handlers on its component loggers (``torch._dynamo``,
 ``torch._inductor``...; ``propagate=False``). While nbcompile is loaded, a
-``logging.Filter`` on those handlers takes the records emitted during a compile that the
-capture session attributes to a target: they go to ``Target.torch_logs`` (shown once,
-folded, in the summary) instead of stderr. Records of other compiles, records outside
-compiles and every other logger pass through untouched; a target compiled with
-``--torch-logs`` (``Target.show_torch_logs``), or ``SHOW_ALL`` (``NBCOMPILE_TORCH_LOGS=show``,
-``%nbcompile torch-logs show``), keeps torch's output as it was. ``uninstall()`` removes
-the filter from exactly the handlers it was added to.
+``logging.Filter`` on those handlers takes the warnings torch prints by default that are
+emitted during a compile the capture session attributes to a target: they go to
+``Target.torch_logs`` (shown once, folded, in the summary) instead of stderr.
+
+What the user turned on (``TORCH_LOGS``, ``torch._logging.set_logs``: an artifact such as
+``recompiles`` or ``output_code``, a component's INFO or DEBUG records) is never taken:
+torch prints it as without nbcompile (``user_asked``). Records of other compiles, records
+outside compiles and every other logger pass through untouched too; a target compiled
+with ``--torch-logs`` (``Target.show_torch_logs``), or ``SHOW_ALL``
+(``NBCOMPILE_TORCH_LOGS=show``, ``%nbcompile torch-logs show``), keeps torch's output as it
+was. ``set_logs`` replaces torch's handlers: ``install()`` again puts the filter on the new
+ones (the extension does so before each cell); ``uninstall()`` removes the filter from
+exactly the handlers it was added to.
 """
 
 from __future__ import annotations
@@ -56,7 +62,8 @@ class TorchLogCapture(logging.Filter):
         self.owner_of = owner_of
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if SHOW_ALL or not record.name.startswith("torch") or record.name in _NOT_LOGS:
+        if (SHOW_ALL or not record.name.startswith("torch") or record.name in _NOT_LOGS
+                or user_asked(record)):
             return True
         key = current_compile()
         target = self.owner_of(*key) if key else None
@@ -87,20 +94,30 @@ class TorchLogRouting:
         return bool(self._handlers)
 
     def install(self) -> None:
-        if self._handlers:
-            return
+        """Put the filter on the compile loggers' handlers; again after
+        ``torch._logging.set_logs`` replaced them (the replaced ones are let go)."""
         torch_compat.import_torch_logging()  # torch sets up its handlers on import
-
-        for name in LOGGERS:
-            for handler in logging.getLogger(name).handlers:
-                if handler not in self._handlers and self.capture not in handler.filters:
-                    handler.addFilter(self.capture)
-                    self._handlers.append(handler)
+        current = [h for name in LOGGERS for h in logging.getLogger(name).handlers]
+        for handler in [h for h in self._handlers if h not in current]:
+            handler.removeFilter(self.capture)
+            self._handlers.remove(handler)
+        for handler in current:
+            if handler not in self._handlers and self.capture not in handler.filters:
+                handler.addFilter(self.capture)
+                self._handlers.append(handler)
 
     def uninstall(self) -> None:
         for handler in self._handlers:
             handler.removeFilter(self.capture)
         self._handlers = []
+
+
+def user_asked(record: logging.LogRecord) -> bool:
+    """Whether torch printed ``record`` because the user turned it on: a record below
+    WARNING (torch's loggers print WARNING and above unless ``TORCH_LOGS``/``set_logs``
+    lowers a level) or one of an artifact logger (``torch._dynamo.guards.__recompiles``,
+    ``torch._inductor.codecache.__output_code``: named outputs the user enables by name)."""
+    return record.levelno < logging.WARNING or ".__" in record.name
 
 
 def _cut(text: str) -> str:

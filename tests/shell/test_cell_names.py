@@ -1,0 +1,72 @@
+"""``%kprun``, ``%suggest`` and ``%diagnose`` name a cell as the summary does (``cell [N]``,
+N the execution count the cell ran as), never by the code filename IPython gave it;
+the records keep that filename for tools."""
+
+from __future__ import annotations
+
+import nbcompile
+from nbcompile.core.notebook.cell_names import name_cells, place
+from nbcompile.display.diagnose import diagnosis_bundle
+from nbcompile.display.profile import profile_bundle
+from nbcompile.display.suggest import suggestions_bundle
+
+RAW = ("ipython-input", "ipykernel_")
+
+CELL = """\
+import torch
+
+@torch.library.custom_op("nbcompile_cellnames::doubled", mutates_args=())
+def cn_doubled(x: torch.Tensor) -> torch.Tensor:  # no fake kernel: Dynamo cannot trace it
+    return x * 2
+
+def cn_f(x):
+    y = cn_doubled(x)
+    return y + 1
+
+def cn_g(x):
+    y = x.sin()
+    n = int(x.sum())
+    return y.cos() + n
+
+x_cn = torch.randn(8)
+"""
+
+
+def _shown(bundle: dict) -> tuple[str, str]:
+    return bundle["text/plain"], bundle["text/html"]
+
+
+def test_commands_name_the_cell_as_the_summary_does(ip):
+    number = ip.execution_count  # the count the cell runs as: the summary's cell [N]
+    ip.run_cell(CELL, store_history=True).raise_error()
+    cell = f"cell [{number}]"
+    filename = ip.user_ns["cn_g"].__code__.co_filename
+
+    prof = ip.run_line_magic("kprun", "cn_g(x_cn) --repeat 2 --no-memory")
+    assert isinstance(prof, nbcompile.Profile) and prof.filename == filename  # kept for tools
+    for shown in _shown(profile_bundle(prof)):
+        assert f"source ({cell})" in shown and not any(r in shown for r in RAW), shown
+
+    sug = ip.run_line_magic("suggest", "cn_g(x_cn) --budget 20")
+    assert isinstance(sug, nbcompile.Suggestions) and sug.items
+    assert sug.items[0].problem.filename == filename
+    for shown in _shown(suggestions_bundle(sug)):
+        assert f"{cell}, line 13: n = int(x.sum())" in shown, shown
+        assert not any(r in shown for r in RAW), shown
+
+    d = ip.run_line_magic("diagnose", "cn_f(x_cn) --budget 30")
+    assert isinstance(d, nbcompile.Diagnosis) and d.kind == "crash"
+    assert d.filename == filename and d.lineno == 8  # the raw place, for tools
+    text, html = _shown(diagnosis_bundle(d))
+    assert f"{cell}, line 8: y = cn_doubled(x)" in text and f"{cell}, line 8" in html
+    for shown in (text, html, d.error_detail, d.error):
+        assert not any(r in shown for r in RAW), shown
+
+
+def test_place_and_name_cells_follow_one_rule(ip):
+    code = compile("1\n", "<ipython-input-41-0123abcd>", "exec")
+    assert place(code.co_filename, 2) == "cell [41], line 2"
+    assert place("/x/lib/mod.py", 7) == "/x/lib/mod.py:7" and place(None, 3) == "line 3"
+    # an ipykernel file IPython does not know: a cell, not its temporary file
+    text = 'File "/tmp/ipykernel_99/123.py", line 5, in f\n  # /tmp/ipykernel_99/123.py:6 in f'
+    assert name_cells(text) == "a notebook cell, line 5, in f\n  # a notebook cell, line 6 in f"
