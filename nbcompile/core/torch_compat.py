@@ -394,11 +394,100 @@ CACHE_ENTRIES = _name(
     "such calls are counted only while nothing was compiled", default=None)
 
 
+SET_STANCE = _name(
+    "torch._dynamo.eval_frame._set_stance",
+    "putting back the whole stance (name and options) after a %%stance cell",
+    "the stance is put back through torch.compiler.set_stance, with the name and options "
+    "it had", default=None)
+CALLBACK_FROM_STANCE = _name(
+    "torch._dynamo.eval_frame._callback_from_stance",
+    "checking a stance name against torch before a cell runs under it",
+    "any name is accepted (torch refuses an unknown one at the next compiled call)",
+    default=None)
+EXAMPLE_INPUTS = _name(
+    "torch._dynamo.eval_frame._EXAMPLE_INPUTS",
+    "counting the first call eager_then_compile runs eagerly",
+    "calls under eager_then_compile are not counted", default=None)
+#: ``torch._dynamo.eval_frame``, once found: the stance is read on every target call.
+_EVAL_FRAME: list[Any] = []
+
+
+def _eval_frame() -> Any:
+    if not _EVAL_FRAME:
+        found = lookup(STANCE.path.rpartition(".")[0], None)
+        if found is None:
+            return None  # looked up again next time (torch may not be imported yet)
+        _EVAL_FRAME.append(found)
+    return _EVAL_FRAME[0]
+
+
+def stance_state() -> Any:
+    """torch's whole stance in force (its ``DynamoStance``: the name and every option),
+    for ``put_stance``; None on a torch that cannot say. Cheap: read on every call."""
+    module = _eval_frame()
+    return STANCE.get(root=module) if module is not None else STANCE.get()
+
+
 def current_stance() -> str:
     """The name of the ``torch.compiler.set_stance`` stance in force (``default``)."""
-    found = STANCE.get()
-    name = getattr(found, "stance", None)
+    name = getattr(stance_state(), "stance", None)
     return name if isinstance(name, str) else "default"
+
+
+def put_stance(saved: Any) -> None:
+    """Put back exactly the stance ``stance_state`` gave (the same object, options and
+    all); nothing for None."""
+    if saved is None:
+        return
+    put = SET_STANCE.get()
+    if put is not None:
+        put(saved)
+        return
+    import torch
+
+    torch.compiler.set_stance(
+        getattr(saved, "stance", "default"),
+        skip_guard_eval_unsafe=bool(getattr(saved, "skip_guard_eval_unsafe", False)),
+        force_backend=getattr(saved, "backend", None))
+
+
+def stance_refusal(name: str) -> str | None:
+    """torch's words refusing stance ``name`` (``torch.compiler.set_stance`` takes any
+    name; the first compiled call under an unknown one raises); None when torch accepts
+    it or cannot be asked. torch's own check is run, with ``name`` in force for that
+    instant only (no compiled call can start meanwhile: no frame is being evaluated)."""
+    check, put, current = CALLBACK_FROM_STANCE.get(), SET_STANCE.get(), stance_state()
+    if check is None or put is None or current is None:
+        return None
+    try:
+        trial = type(current)(name)
+        prior = put(trial)
+    except Exception:  # a torch whose stance type differs, or inside a compile region
+        return None
+    try:
+        check(None)  # no callback: the check compiles nothing
+    except RuntimeError as e:
+        return str(e) or f"invalid torch.compile stance {name!r}"
+    except Exception:
+        return None
+    finally:
+        put(prior)
+    return None
+
+
+def example_input_count(code: Any) -> int | None:
+    """How many calls of ``code`` torch's ``eager_then_compile`` stance has seen (the
+    first runs eagerly, the next compiles); None when torch cannot say."""
+    module = _eval_frame()
+    if module is None or not hasattr(module, EXAMPLE_INPUTS.attr):
+        return None
+    found = EXAMPLE_INPUTS.get(root=module)
+    if found is None:  # torch makes it on first use
+        return 0
+    try:
+        return len(found.get(code.co_filename + str(code.co_firstlineno), ()))
+    except (AttributeError, TypeError):
+        return None
 
 
 def guards_pass(code: Any, f_locals: dict[str, Any]) -> bool | None:

@@ -73,18 +73,21 @@ def describe_unsupported(shell: Any, value: BaseException) -> str:
 def describe_refusal(shell: Any, refusal: Refusal) -> str:
     """A call ``fail_on_recompile`` refused, in words: the target, the guard that failed,
     the cells that changed what it reads, and how to let it recompile."""
-    target = get_session().target_for_stack([{"filename": refusal.filename,
-                                              "line": refusal.lineno}])
-    explain_refusal(refusal, target)
+    session = get_session()
+    target = session.target_for_stack([{"filename": refusal.filename,
+                                        "line": refusal.lineno}])
+    explain_refusal(refusal, target, session.eager.refused)
     who = f"`{target.name}`" if target else f"`{refusal.function}`"
     call = f"the call in cell [{refusal.cell}]" if refusal.cell is not None else "this call"
     lines = [f"nbcompile: {call} would recompile {who}, and the stance is fail_on_recompile, "
              "so torch refused it.",
              f"Guard that failed: {refusal.reason or refusal.guard or 'not given by torch'}"]
     lines.append("Changed by: " + ("; ".join(refusal.changes) if refusal.changes else
-                                   "not known (not a global or a module's mode a cell set)"))
-    lines.append("To let it recompile, run the call outside %%stance fail_on_recompile (or "
-                 "under %%stance eager_on_recompile to run it eagerly).")
+                                   "not known (no cell set a global it reads or that was "
+                                   "passed as the argument, nor a module's mode)"))
+    lines.append("To let it recompile, run the call under the default stance (outside "
+                 "%%stance fail_on_recompile, or after torch.compiler.set_stance('default')); "
+                 "%%stance eager_on_recompile runs it eagerly.")
     return "\n".join(lines)
 
 

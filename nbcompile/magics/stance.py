@@ -1,7 +1,9 @@
-"""``%%stance NAME`` (one cell under ``torch.compiler.set_stance``), the stance set from
-now on (``%nbcompile stance NAME``), and the cell events that feed the kernel's cell
-history (``core/notebook/cell_history.py``): IPython's ``pre_run_cell`` and
-``post_run_cell`` give the execution count; core never imports IPython."""
+"""``%%stance NAME`` (one cell under ``torch.compiler.set_stance``, torch's whole stance
+put back after it), the stance set from now on (``%nbcompile stance NAME``), and the cell
+events that feed the kernel's cell history (``core/notebook/cell_history.py``): IPython's
+``pre_run_cell`` and ``post_run_cell`` give the execution count; core never imports
+IPython. Calls are counted under torch's live stance from ``%load_ext`` on
+(``EagerCounter``), whoever set it."""
 
 from __future__ import annotations
 
@@ -19,16 +21,22 @@ _hooks: dict[int, tuple[Any, Any]] = {}
 
 
 def stance_name(line: str, command: str) -> str:
-    """The one stance named on a magic's line, else a ``UsageError`` listing them."""
+    """The one stance named on a magic's line, checked with torch, else a ``UsageError``
+    (torch's stances listed)."""
     words = line.split()
-    if len(words) != 1 or words[0] not in stance.STANCES:
-        raise UsageError(f"{command}: give one of {', '.join(stance.STANCES)}")
+    if len(words) != 1:
+        raise UsageError(f"{command}: give one stance name, one of "
+                         f"{', '.join(stance.known())}")
+    try:
+        stance.check(words[0])
+    except ValueError as e:
+        raise UsageError(f"{command}: {e}") from None
     return words[0]
 
 
 def set_for_what_follows(name: str) -> None:
-    """``%nbcompile stance NAME``: the stance for the cells that follow (counting the
-    calls that run eagerly from the next cell on)."""
+    """``%nbcompile stance NAME``: the stance for the cells that follow (the calls that
+    run eagerly or are refused are counted, as under any stance torch is in)."""
     stance.set_stance(name)
     print(f"nbcompile: torch.compile stance is now {name} for the cells that follow"
           + (" (calls that run eagerly or are refused are counted)"
@@ -41,8 +49,10 @@ class StanceMagics(Magics):
 
     @cell_magic("stance")
     def stance(self, line: str, cell: str) -> Any:
-        """Run this cell under ``torch.compiler.set_stance(NAME)``, then restore the stance
-        in force before: ``%%stance fail_on_recompile|eager_on_recompile|force_eager|default``.
+        """Run this cell under ``torch.compiler.set_stance(NAME)``, then put back exactly
+        the stance in force before (its options too, whatever the cell did or raised):
+        ``%%stance fail_on_recompile|eager_on_recompile|force_eager|default|...`` (any
+        stance torch accepts).
 
         Under ``fail_on_recompile`` a call that would recompile raises, with the guard that
         failed in words and the cell that changed what it reads; calls that run eagerly
@@ -50,11 +60,6 @@ class StanceMagics(Magics):
         """
         __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks
         name = stance_name(line, "%%stance")
-        session = get_session()
-        before = stance.set_stance(name)
-        counting = session.eager.on
-        if name in stance.EAGER_STANCES:
-            session.eager.start()
         shell = self.shell
         if shell is None:
             raise UsageError("%%stance: no IPython shell")
@@ -63,17 +68,18 @@ class StanceMagics(Magics):
         filename = shell.compile.cache(text, number or 0, raw_code=text)
         try:
             body, tail = cells.split_last_expression(text, filename, shell.compile.flags)
-        except SyntaxError as e:  # nothing ran: shown as a plain cell's syntax error
+        except SyntaxError as e:  # nothing ran, the stance untouched: a plain cell's error
             raise CellSyntaxError.of(e) from None
+        session = get_session()
+        saved = stance.save()
         try:
+            stance.set_stance(name)
             exec(body, shell.user_global_ns, shell.user_ns)  # noqa: S102 - the user's cell
             if tail is not None:
                 return eval(tail, shell.user_global_ns, shell.user_ns)  # noqa: S307
             return None
         finally:
-            stance.set_stance(before)
-            if not counting:
-                session.eager.stop()
+            stance.restore(saved)
             session.flush_eager()
 
 
@@ -82,15 +88,12 @@ def _pre_run_cell(shell: Any, info: Any = None) -> None:
     if isinstance(count, int) and getattr(info, "store_history", False):
         count -= 1  # IPython counted this cell before telling pre_run_cell
     get_history().begin(count, shell.user_ns)
-    if stance.current() in stance.EAGER_STANCES:
-        get_session().eager.start()
+    get_session().eager.refused = None  # a refusal is explained in the cell of its call
 
 
 def _post_run_cell(result: Any = None) -> None:
-    session = get_session()
-    session.eager.stop()
     get_history().end()
-    session.flush_eager()
+    get_session().flush_eager()
 
 
 def install_cell_events(shell: Any) -> None:
@@ -111,6 +114,8 @@ def install_cell_events(shell: Any) -> None:
     shell.events.register("pre_run_cell", pre)
     shell.events.register("post_run_cell", post)
     _hooks[id(shell)] = (pre, post)
+    # calls are counted under whatever stance torch is in when they start, whoever set it
+    get_session().eager.start()
 
 
 def uninstall_cell_events(shell: Any) -> None:

@@ -49,10 +49,22 @@ CELLS = [
     "lim(x)",  # [26]
     "WORD = 'abcd'",  # [27]
     "lim(x)",  # [28]
-    # [29]: the records, torch's counters and reasons
+    # [29]: stances set with torch's own API; a refusal on an argument's rank
+    "%%compile --backend eager\ndef s1(x):\n    return x.exp()\n\ndef s2(x):\n    return x.neg()",
+    "torch.compiler.set_stance('force_eager')\ns1(x)\ns1(x)\n"
+    "torch.compiler.set_stance('default')",  # [30]: counted, whoever set the stance
+    "s2(x)",  # [31]
+    "X2 = torch.ones(2, 4)",  # [32]
+    "%%stance fail_on_recompile\ns2(X2)",  # [33]: refused: rank, X2 set in [32]
+    "torch.compiler.set_stance('default', force_backend='eager')",  # [34]
+    "%%stance force_eager\ns2(x) +",  # [35]: a syntax error: nothing ran
+    # [36]: torch's stance after it, field by field
+    "import dataclasses\nprint(json.dumps(dataclasses.asdict(torch._dynamo.eval_frame._stance)))\n"
+    "torch.compiler.set_stance('default')",
+    # [37]: the records, torch's counters and reasons
     "from nbcompile.display.bundle import published_record\n"
     "out = {n: published_record(nbcompile.report(globals()[n])) "
-    "for n in ('f', 'model', 'g', 'h', 'k', 'lim')}\n"
+    "for n in ('f', 'model', 'g', 'h', 'k', 'lim', 's1', 's2')}\n"
     "out['torch_recompiles'] = dict(counters['recompiles'])\n"
     "out['torch_frames'] = dict(counters['frames'])\n"
     "print(json.dumps(out, default=str))",
@@ -136,6 +148,34 @@ def test_recompile_limit_names_the_guard_and_its_cells(records):
 
 def test_counts_agree_with_torchs_counters(records):
     """torch's own count of frames it compiled, and its own text of the failed guard."""
-    ours = sum(len(records[n]["compiles"]) for n in ("f", "model", "g", "h", "k", "lim"))
+    ours = sum(len(records[n]["compiles"])
+               for n in ("f", "model", "g", "h", "k", "lim", "s1", "s2"))
     assert ours == records["torch_frames"].get("ok"), (ours, records["torch_frames"])
     assert records["f"]["recompiles"][0]["guard"] == "G['MODE'] == 'relu'"
+
+
+def test_calls_under_torchs_own_set_stance_are_counted(records):
+    s1 = records["s1"]
+    assert not s1["compiles"]  # torch ran both calls eagerly
+    assert s1["eager_runs"] == [{"stance": "force_eager", "count": 2, "cells": [30]}]
+    assert s1["status_text"] == "ran eagerly 2 times: force_eager stance, cell [30]"
+
+
+def test_a_rank_refusal_names_the_guard_and_the_cells(executed, records):
+    errors = [o for o in outputs_of(executed.cells[32]) if o.get("output_type") == "error"]
+    assert errors, outputs_of(executed.cells[32])
+    text = "\n".join(errors[0]["traceback"])
+    assert "the call in cell [33] would recompile `s2`" in text, text
+    assert ("Guard that failed: argument x has 2 dimensions now; the compiled code expects "
+            "1 (torch: tensor 'x' rank mismatch. expected 1, actual 2)") in text, text
+    assert "Changed by: cell [32] defined X2 (a Tensor)" in text, text
+    assert len(records["s2"]["compiles"]) == 1  # nothing compiled for the refused call
+
+
+def test_a_stance_cell_with_a_syntax_error_leaves_torchs_stance(executed):
+    errors = [o for o in outputs_of(executed.cells[34]) if o.get("output_type") == "error"]
+    assert errors and errors[0]["ename"] == "SyntaxError", outputs_of(executed.cells[34])
+    text = "".join(o.get("text", "") for o in outputs_of(executed.cells[35])
+                   if o.get("output_type") == "stream")
+    assert json.loads(text.strip().splitlines()[-1]) == {
+        "stance": "default", "skip_guard_eval_unsafe": False, "backend": "eager"}

@@ -14,7 +14,10 @@ wrapper frames (outermost first) and, for each target found, adds a cleanup to t
 (once): at the end of the call it notes the exception the call raised, if any, and tells
 the ``on_end`` listeners (the capture session). Nothing runs on calls that compile
 nothing: no per-call cost. On a torch whose wrapper differs, nothing is found and the
-session attributes compiles by code span, as before.
+session attributes compiles by code span, as before. ``each_call`` (the stance counter's,
+on while the extension is loaded) is the exception: an enter hook per call whose gate
+reads torch's stance (well under a microsecond); more only under a stance that may run
+calls eagerly.
 """
 
 from __future__ import annotations
@@ -86,6 +89,8 @@ def watch(compiled: Any, target: Any) -> bool:
         _contexts[context] = target
     except TypeError:  # not weakly referenceable
         return False
+    if _call_listeners:
+        _hook(context)
     return True
 
 
@@ -141,51 +146,72 @@ def interrupted_in_compile(error: BaseException | None) -> bool:
     return False
 
 
-def each_call(listener: Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], None]
+CallListener = Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], None]
+#: ``each_call``'s listeners, each with its gate (heard only while the gate says so)
+_call_listeners: list[tuple[CallListener, Callable[[], bool] | None]] = []
+_hooked: weakref.WeakKeyDictionary[Any, Callable[[], Callable[[], None]]] = (
+    weakref.WeakKeyDictionary())  # context -> its enter hook
+
+
+def each_call(listener: CallListener, when: Callable[[], bool] | None = None
               ) -> Callable[[], None]:
-    """Hear every call of every watched target from now on, as it starts:
-    ``listener(target, fn, args, kwargs)`` (``fn`` the function torch compiles first). An
-    enter hook on each target's ``torch.compile`` context: a per-call cost while it is on
-    (nbcompile turns it on only under a stance that runs calls eagerly). Returns the
-    remover."""
-    hooked: list[tuple[Any, Callable[[], Callable[[], None]]]] = []
-    for context, target in list(_contexts.items()):
-        hooks = getattr(context, "enter_exit_hooks", None)
-        if not isinstance(hooks, list):
-            continue
-        hook = _entry_hook(weakref.ref(target), listener)
-        hooks.append(hook)
-        hooked.append((weakref.ref(context), hook))
+    """Hear every call of every watched target from now on (targets watched later too),
+    as it starts: ``listener(target, fn, args, kwargs)`` (``fn`` the function torch
+    compiles first), only when ``when()`` says so (checked first, on every call: keep it
+    cheap). An enter hook on each target's ``torch.compile`` context while any listener
+    is on. Returns the remover."""
+    entry = (listener, when)
+    _call_listeners.append(entry)
+    for context in list(_contexts.keys()):
+        _hook(context)
 
     def remove() -> None:
-        for ref, hook in hooked:
-            context = ref()
-            hooks = getattr(context, "enter_exit_hooks", None) if context is not None else None
-            if isinstance(hooks, list) and hook in hooks:
-                hooks.remove(hook)
-        hooked.clear()
+        if entry in _call_listeners:
+            _call_listeners.remove(entry)
+        if not _call_listeners:
+            for context, hook in list(_hooked.items()):
+                hooks = getattr(context, "enter_exit_hooks", None)
+                if isinstance(hooks, list) and hook in hooks:
+                    hooks.remove(hook)
+            _hooked.clear()
     return remove
+
+
+def _hook(context: Any) -> None:
+    hooks = getattr(context, "enter_exit_hooks", None)
+    if not isinstance(hooks, list) or context in _hooked:
+        return
+    hook = _entry_hook(weakref.ref(context))
+    try:
+        _hooked[context] = hook
+    except TypeError:
+        return
+    hooks.append(hook)
 
 
 def _nothing() -> None:
     return None
 
 
-def _entry_hook(target_ref: weakref.ref[Any], listener: Callable[..., None]
-                ) -> Callable[[], Callable[[], None]]:
+def _entry_hook(context_ref: weakref.ref[Any]) -> Callable[[], Callable[[], None]]:
     def enter() -> Callable[[], None]:
-        target = target_ref()
-        if target is not None:
-            try:
-                frame = sys._getframe(1)  # torch's wrapper (through a comprehension's
-                while frame is not None and "args" not in frame.f_code.co_varnames:
-                    frame = frame.f_back  # frame before Python 3.12): fn, args, kwargs
-                if frame is not None and frame.f_code.co_filename.replace(
-                        "\\", "/").endswith(_WRAPPER_FILE):
-                    local = frame.f_locals
+        try:
+            heard = [listener for listener, when in _call_listeners
+                     if when is None or when()]
+            context = context_ref() if heard else None
+            target = _contexts.get(context) if context is not None else None
+            if target is None:
+                return _nothing
+            frame = sys._getframe(1)  # torch's wrapper (through a comprehension's
+            while frame is not None and "args" not in frame.f_code.co_varnames:
+                frame = frame.f_back  # frame before Python 3.12): fn, args, kwargs
+            if frame is not None and frame.f_code.co_filename.replace(
+                    "\\", "/").endswith(_WRAPPER_FILE):
+                local = frame.f_locals
+                for listener in heard:
                     listener(target, local.get("fn"), tuple(local.get("args") or ()),
                              dict(local.get("kwargs") or {}))
-            except Exception:  # a capture bug must never break the user's call
-                pass
+        except Exception:  # a capture bug must never break the user's call
+            pass
         return _nothing
     return enter

@@ -159,13 +159,32 @@ class CellHistory:
         return out
 
     # --- attribution ---
-    def changes_for(self, guard: str, reason: str, since: int) -> list[Change]:
+    def holders(self, values: dict[str, Any]) -> dict[str, list[str]]:
+        """For each of ``values`` (a call's arguments by name), the user's globals that hold
+        that very object while a cell runs (numbers and strings left out: equal values
+        are not the same variable)."""
+        if not self._running:
+            return {}
+        namespace = self._held
+        found: dict[str, list[str]] = {}
+        for arg, value in values.items():
+            if isinstance(value, _SCALARS):
+                continue
+            names = [n for n, v in list(namespace.items())[:MAX_NAMES]
+                     if v is value and not n.startswith("_") and n not in _SKIP]
+            if names:
+                found[arg] = names
+        return found
+
+    def changes_for(self, guard: str, reason: str, since: int,
+                    also: set[str] | frozenset[str] = frozenset()) -> list[Change]:
         """The changes after cell run ``since`` (the previous compile's; -1: all) to what
-        ``guard`` (or its words, ``reason``) reads, the running cell's so far included.
-        Run ``since`` itself counts only when no later run changed it: its change may have
-        come before that compile's call (its diff cannot say), but with no later change the
-        guard failing says it came after."""
-        roots = reads(guard, reason)
+        ``guard`` (or its words, ``reason``) reads, and to the globals ``also`` names
+        (e.g. those passed as the arguments a tensor guard reads), the running cell's so
+        far included. Run ``since`` itself counts only when no later run changed it: its
+        change may have come before that compile's call (its diff cannot say), but with no
+        later change the guard failing says it came after."""
+        roots = reads(guard, reason) | set(also)
         if not roots:
             return []
         text = f"{guard} {reason}"

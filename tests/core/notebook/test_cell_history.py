@@ -36,3 +36,22 @@ def test_changes_since_the_previous_compile_and_the_running_cell():
     assert history.changes_for("G['OTHER'] == 1", "", 0) == []
     history.end()
     assert history.current() is None
+
+
+def test_an_arguments_holders_name_the_cell_that_changed_them():
+    """A tensor guard reads an argument (``tensor 'x' ...``): the globals that held the
+    call's argument are where a cell's change shows."""
+    ns: dict = {"X": torch.ones(3), "N": 3, "other": torch.ones(3)}
+    history = CellHistory()
+    assert history.holders({"x": ns["X"]}) == {}  # no cell running: nothing held
+    history.begin(7, ns)
+    ns["X"] = torch.ones(3, 4)
+    history.end()
+    history.begin(8, ns)
+    held = history.holders({"x": ns["X"], "n": ns["N"], "y": torch.ones(1)})
+    assert held == {"x": ["X"]}  # numbers are values, not variables; y is in no global
+    guard = "tensor 'x' rank mismatch. expected 1, actual 2"
+    assert history.changes_for(guard, "", 0) == []  # the guard alone names no global
+    (change,) = history.changes_for(guard, "", 0, also=set(held["x"]))
+    assert change.words() == "cell [7] set X = a new Tensor"
+    history.end()
