@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.notebook import cell_names
 from ..core.notebook.session import get_session
 from ..core.notebook.stance import Refusal, explain_refusal, parse_refusal
 from ..core.torch_compat import unsupported_error_types
@@ -34,12 +35,6 @@ def _unsupported_types() -> tuple[type, ...]:
     return unsupported_error_types()
 
 
-def cell_label(shell: Any, filename: str | None) -> str:
-    """``In [3]`` for a cell's filename, else the filename."""
-    number = getattr(shell.compile, "_filename_map", {}).get(filename or "")
-    return f"In [{number}]" if number is not None else str(filename)
-
-
 def describe_unsupported(shell: Any, value: BaseException) -> str:
     frame = getattr(value, "innermost_user_frame_summary", None)
     filename = getattr(frame, "filename", None)
@@ -60,10 +55,10 @@ def describe_unsupported(shell: Any, value: BaseException) -> str:
     lines = [f"nbcompile: {who} cannot be compiled as one graph (fullgraph=True)."]
     if filename:
         text = source_line(filename, lineno)
-        lines.append(f"Graph break at {cell_label(shell, filename)}, line {lineno}: {text}")
+        lines.append(f"Graph break at {cell_names.place(filename, lineno)}: {text}")
         if via is not None and (via.filename, via.lineno) != (filename, lineno):
-            lines.append(f"  reached from your code at {cell_label(shell, via.filename)}, "
-                         f"line {via.lineno}: {via.line}")
+            lines.append(f"  reached from your code at {cell_names.place(via.filename, via.lineno)}"
+                         f": {via.line}")
     lines.append(f"Reason: {message.summary}")
     lines.extend(f"Hint: {hint}" for hint in message.hints)
     lines.append("Fix that line, or drop --fullgraph to let torch.compile split the graph there.")

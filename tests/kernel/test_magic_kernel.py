@@ -81,7 +81,7 @@ def test_live_summary_is_updated_in_place_after_the_first_call(executed):
     assert by_name["gelu_chain"]["graph_breaks"][0]["lineno"] == 5
     assert by_name["model"]["status"] == "compiled"
     assert "text/html" in summary["data"] and "text/plain" in summary["data"]
-    # the defining cell's In [N], as the notebook shows it
+    # the defining cell's cell [N], as the summary names it
     assert payload["cell"]["execution_count"] == executed.cells[1].execution_count
     assert by_name["gelu_chain"]["cell"]["execution_count"] == executed.cells[1].execution_count
     assert "waiting for first call" not in summary["data"]["text/plain"]
@@ -106,5 +106,5 @@ def test_fullgraph_error_names_the_cell_line(executed):
     assert errors, "the call must fail in the notebook"
     text = "\n".join(errors[0]["traceback"])
     assert "`strict` cannot be compiled as one graph (fullgraph=True)" in text
-    assert f'In [{executed.cells[7].execution_count}], line 4: print("no")' in text
+    assert f'cell [{executed.cells[7].execution_count}], line 4: print("no")' in text
     assert len(errors[0]["traceback"]) < 10  # a clear message, not a 60-line traceback

@@ -177,7 +177,7 @@ def test_fullgraph_error_names_the_compiled_target_not_an_inlined_one(ip, capsys
     text = "".join(capsys.readouterr())
     assert result.error_in_exec is not None
     assert "`outer` cannot be compiled as one graph (fullgraph=True)" in text, text
-    assert "Graph break at In [1], line 4: print('no')" in text
+    assert "Graph break at cell [1], line 4: print('no')" in text
 
 
 def test_unload_removes_the_trace_handler_and_load_restores_it(ip):
