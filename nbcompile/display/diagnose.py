@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.notebook.cell_names import place
 from ..core.records import MIME_TYPE
 from .budget import Room, fallback_budget, json_size, more_note, output_budget, record_budget
-from .text import clip, escape
+from .text import cap_texts, clip, escape
 from .units import format_duration
 
 if TYPE_CHECKING:
@@ -216,10 +216,10 @@ def published_diagnosis(d: Diagnosis, budget: int | None = None) -> dict[str, An
     budget), long texts cut (the kernel's ``Diagnosis`` keeps them whole)."""
     data = d.to_dict()
     budget = output_budget() if budget is None else budget
-    for cap in (TEXT_CAP, TIGHT_TEXT_CAP, 100):
+    for cap in (TEXT_CAP, TIGHT_TEXT_CAP, 100, 20):
         if json_size(data) <= budget:
             break
-        data["truncated"] = _cap_texts(data, cap) or data["truncated"]
+        data["truncated"] = cap_texts(data, cap, _WHOLE) or data["truncated"]
     if json_size(data) > budget:  # notes and skipped are the only lists that can grow
         for key in ("notes", "skipped"):
             if data[key]:
@@ -228,16 +228,8 @@ def published_diagnosis(d: Diagnosis, budget: int | None = None) -> dict[str, An
     return data
 
 
-def _cap_texts(value: Any, cap: int) -> bool:
-    cut = False
-    items = value.items() if isinstance(value, dict) else enumerate(value)
-    for key, item in list(items):
-        if isinstance(item, str) and len(item) > cap:
-            value[key] = item[:cap] + f" ... [{len(item) - cap} more characters in the kernel]"
-            cut = True
-        elif isinstance(item, (dict, list)):
-            cut = _cap_texts(item, cap) or cut
-    return cut
+#: Where a cut text of a published diagnosis is whole.
+_WHOLE = "the kernel"
 
 
 def diagnosis_bundle(d: Diagnosis) -> dict[str, Any]:

@@ -30,6 +30,20 @@ def cap(text: str, limit: int, name: str, where: str = "") -> tuple[str, bool]:
     return text[:limit] + note, True
 
 
+def cap_texts(value: dict | list, limit: int, where: str) -> bool:
+    """Every string inside ``value`` (dicts and lists, changed in place) cut by ``cap`` to
+    ``limit`` characters, its note naming ``where`` the whole text is; whether any was."""
+    cut = False
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in list(items):
+        if isinstance(item, str):
+            value[key], was_cut = cap(item, limit, "", where)  # type: ignore[index]
+            cut = was_cut or cut
+        elif isinstance(item, (dict, list)):
+            cut = cap_texts(item, limit, where) or cut
+    return cut
+
+
 #: Characters of one item of a list shown in a fallback (a reason, a name, a problem).
 ITEM_TEXT_CAP = 500
 
