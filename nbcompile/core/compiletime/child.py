@@ -1,8 +1,9 @@
 """The fresh process of a compile-time measurement: ``python -c "from
 nbcompile.core.compiletime import child; child.main()" SPEC OUT``.
 
-It rebuilds the user's call from ``SPEC`` (a pickle written by ``fresh.py``: the cell
-definitions to run first, then the pickled callable and its calls), applies one variant
+It rebuilds the user's call from ``SPEC`` (a pickle written by ``fresh.py``: what the
+call needs, as ``needs.py`` read it from the code that runs, then the callable and its
+calls), applies one variant
 (the baseline ``torch.compile``, or a remedy), times the first call of each argument set
 (the compiles) and the steady state, checks the output against eager's, hears torch's
 structured trace, and writes what it measured to ``OUT`` as JSON. Of nbcompile it imports
@@ -55,12 +56,29 @@ class Recorder(logging.Handler):
         self.events.append((metadata, payload if isinstance(payload, str) else ""))
 
 
-class ByName:
-    """A function of the cells, carried by name: the child's ``__main__`` defines it again
-    from the cell (the kernel's name may hold a compiled wrapper of it)."""
+#: The notebook's functions and classes defined again here, by the parent's key.
+_DEFINED: dict[int, Any] = {}
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+
+class NotYetDefined(LookupError):
+    """A pickle refers to a definition that has not run yet (tried again after it)."""
+
+
+def defined(key: int) -> Any:
+    """The notebook function or class the parent pickled as ``key`` (its definition ran
+    here first): what pickles of the call refer to notebook code by."""
+    try:
+        return _DEFINED[key]
+    except KeyError:
+        raise NotYetDefined(key) from None
+
+
+def attribute(module: str, name: str) -> Any:
+    """``module.name``: a library's function that pickle cannot find by its qualified
+    name (made by a factory), carried as the import it is."""
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
 
 
 def _call_module(module: Any, *args: Any, **kwargs: Any) -> Any:
@@ -170,29 +188,47 @@ def _precompile(spec: dict[str, Any], fn: Any, calls: list[Any]) -> Any:
     return compiled
 
 
-def _define(namespace: dict[str, Any], sources: Any, filenames: Any) -> None:
-    """Run the cells' definitions under their own filenames (so traced graphs name the
-    user's cell lines); a cell needing another's names runs after it (a few passes)."""
+def rebuild(namespace: dict[str, Any], spec: dict[str, Any]) -> tuple[Any, list[Any]]:
+    """The call as the kernel holds it now: the globals its code reads imported or
+    unpickled, the notebook's functions and classes defined again from their own
+    statements (on their cells' line numbers, so graphs name the user's lines), their
+    defaults and class attributes set as the kernel has them; then ``(fn, calls)``."""
+    import importlib
     import linecache
 
-    names = list(filenames) + ["<nbcompile cell>"] * len(sources)
-    todo = list(zip(sources, names, strict=False))
-    for source, filename in todo:  # the cells' text, as in the kernel (graphs quote it)
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    for _ in range(len(todo) + 1):
-        failed: list[tuple[str, str]] = []
-        error: Exception | None = None
-        for source, filename in todo:
+    for name, module in spec.get("imports", {}).items():
+        namespace[name] = importlib.import_module(module)
+    early = pickle.loads(spec["early"]) if spec.get("early") else {}  # noqa: S301
+    namespace.update(early)
+    todo = list(spec.get("definitions", ()))
+    for d in todo:  # the cells' text, as in the kernel (graphs quote it)
+        lines = d["cell"].splitlines(True)
+        linecache.cache[d["filename"]] = (len(d["cell"]), None, lines, d["filename"])
+    while todo:  # a statement naming another definition (a base class) runs after it
+        failed, error = [], None
+        for d in todo:
             try:
-                exec(compile(source, filename, "exec"), namespace)  # noqa: S102
+                exec(compile(d["source"], d["filename"], "exec", flags=d["flags"],  # noqa: S102
+                             dont_inherit=True), namespace)
             except NameError as e:
-                failed.append((source, filename))
+                failed.append(d)
                 error = e
-        if not failed:
-            return
+                continue
+            _DEFINED[d["key"]] = namespace[d["name"]]
+            for bind in d["binds"]:
+                namespace[bind] = _DEFINED[d["key"]]
         if len(failed) == len(todo) and error is not None:
             raise error
         todo = failed
+    namespace.update(early)  # each name as the kernel binds it now
+    for d in spec.get("definitions", ()):
+        for bind in d["binds"]:
+            namespace[bind] = _DEFINED[d["key"]]
+    values, patches, fn, calls = pickle.loads(spec["late"])  # noqa: S301
+    namespace.update(values)
+    for key, attr, value in patches:
+        setattr(_DEFINED[key], attr, value)
+    return fn, calls
 
 
 def run(spec: dict[str, Any]) -> dict[str, Any]:
@@ -211,10 +247,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         main = types.ModuleType("__main__")
         main.__dict__["__builtins__"] = __builtins__
         sys.modules["__main__"] = main
-        _define(main.__dict__, spec.get("definitions", ()), spec.get("filenames", ()))
-        fn, calls = pickle.loads(spec["payload"])  # noqa: S301 - written by our parent
-        if isinstance(fn, ByName):
-            fn = main.__dict__[fn.name]
+        fn, calls = rebuild(main.__dict__, spec)
         stage = "the eager call"
         torch.manual_seed(0)
         with torch.no_grad() if spec.get("no_grad") else _null():
