@@ -5,7 +5,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.nbcompile-installed
 
-.PHONY: lab test test-fast setup lint benchmarks chromium labextension compat docs screenshots
+.PHONY: lab test test-fast setup lint benchmarks chromium labextension compat docs screenshots \
+	gpu-wheels test-gpu
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -88,3 +89,51 @@ benchmarks: setup
 compat:
 	@test -n "$(TORCH)" || { echo "usage: make compat TORCH=2.x.y" >&2; exit 2; }
 	TORCH=$(TORCH) PYTHON=$(PYTHON) bash tests/compat/run.sh
+
+# The GPU suite (tests/gpu/; docs/project/gpu.md): `make test-gpu` runs on a lent CUDA
+# device in one call, with the torch and Python (3.12) it has and no network. What
+# nbcompile needs that the device lacks travels as wheels: `make gpu-wheels` fetches them
+# here into .whl/ (ignored), the device call carries `.whl`. Without CUDA every test of
+# tests/gpu/ is skipped (collected by `make test` too).
+WHEELS := .whl
+GPU_WHEELS := ipython==9.18.1 ipython_pygments_lexers==1.1.1 jedi==0.20.1 parso==0.8.7 \
+	matplotlib-inline==0.2.2 pexpect==4.9.0 ptyprocess==0.7.0 prompt_toolkit==3.0.53 \
+	wcwidth==0.9.4 stack_data==0.6.3 executing==2.3.0 asttokens==3.0.2 pure_eval==0.2.4 \
+	traitlets==5.16.1 comm==0.2.3 ipywidgets==8.1.9 \
+	widgetsnbextension==4.0.16 jupyterlab_widgets==3.0.17
+PIP_PYTHON := $(if $(wildcard $(PY)),$(PY),$(PYTHON))
+
+gpu-wheels:
+	mkdir -p $(WHEELS)
+	$(PIP_PYTHON) -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+		--implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
+		--platform manylinux2014_x86_64 -d $(WHEELS) $(GPU_WHEELS)
+
+# On the device: the wheels into GPU_SITE, nbcompile from this tree (PYTHONPATH), then
+# pytest tests/gpu; its junit XML and the scenarios' evidence (records, torch's CUDA-graph
+# messages, trimmed TORCH_TRACE logs) go to GPU_EVIDENCE and, when $OUT is set (the device
+# tool), into $OUT as junit-gpu.xml, gpu-evidence.tar.gz and test-gpu.log.
+GPU_SITE ?= /tmp/site
+GPU_EVIDENCE ?= test-artifacts/gpu
+GPU_TEST_TIMEOUT ?= 400
+test-gpu:
+	@ls $(WHEELS)/*.whl >/dev/null 2>&1 || { echo "no wheels in $(WHEELS)/: run" \
+		"'make gpu-wheels' here and carry .whl to the device" >&2; exit 2; }
+	$(PYTHON) -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+		--target $(GPU_SITE) $(WHEELS)/*.whl
+	rm -rf $(GPU_EVIDENCE) && mkdir -p $(GPU_EVIDENCE)
+	set -o pipefail; start=$$(date +%s); \
+	PYTHONPATH=$(GPU_SITE):$(CURDIR) PYTHONUNBUFFERED=1 NBCOMPILE_GPU_EVIDENCE=$(GPU_EVIDENCE) \
+		timeout $(GPU_TEST_TIMEOUT) $(PYTHON) -m pytest -p no:cacheprovider -n 0 -v --timeout 240 \
+		--junitxml=$(GPU_EVIDENCE)/junit-gpu.xml tests/gpu 2>&1 | tee $(GPU_EVIDENCE)/test-gpu.log; \
+	status=$$?; \
+	PYTHONPATH=$(GPU_SITE) $(PYTHON) -c "import sys, torch, triton; print('python', sys.version.split()[0]); \
+		print('torch', torch.__version__, 'triton', triton.__version__); \
+		print('device', torch.cuda.get_device_name() if torch.cuda.is_available() else 'none')" \
+		>> $(GPU_EVIDENCE)/test-gpu.log 2>&1; \
+	echo "test-gpu: pytest exit $$status in $$(( $$(date +%s) - start )) s" | tee -a $(GPU_EVIDENCE)/test-gpu.log; \
+	if [ -n "$$OUT" ]; then \
+		cp $(GPU_EVIDENCE)/junit-gpu.xml $(GPU_EVIDENCE)/test-gpu.log "$$OUT"/ 2>/dev/null; \
+		tar czf "$$OUT"/gpu-evidence.tar.gz -C $(GPU_EVIDENCE) .; \
+	fi; \
+	exit $$status

@@ -158,6 +158,31 @@ class Kernel(Record):
     OPTIONAL_KEYS = frozenset({"stage", "handle", "nodes", "compile_time_s"})
 
 
+CudagraphStatus = Literal[
+    "recorded",  # torch wrapped the graph to record it as a CUDA graph (at a later call)
+    "skipped",  # torch skipped CUDA graphs for it and said why
+    "not_used",  # nothing to capture: no CUDA device in the graph (torch counts a skip)
+]
+
+
+@dataclass
+class CudagraphOutcome(Record):
+    """What torch did about CUDA graphs for one compile (``--mode reduce-overhead``), read
+    from its own record: its ``cudagraphs`` log messages and
+    ``counters["inductor"]["cudagraph_skips"]``."""
+
+    status: CudagraphStatus
+    # torch's reason in its words (``mutated inputs (1 instances)``, ``cpu device``);
+    # empty when recorded
+    reason: str = ""
+    # the user's line torch named (its ``Found from:`` stack, innermost user frame)
+    line: SourceLine | None = None
+    cell: int | None = None  # execution count of the cell that line is in, when known
+    messages: list[str] = field(default_factory=list)  # torch's messages, verbatim
+
+    OPTIONAL_KEYS = frozenset({"reason", "line", "cell", "messages"})
+
+
 @dataclass
 class CompileRecord(Record):
     """One Dynamo frame compile (``compile_id`` like ``"0/1"``): graphs, guards, code."""
@@ -194,10 +219,10 @@ class CompileRecord(Record):
     # ``cat``...), for ``report(x).save_chrome_trace(path)``; kept in the kernel, left out
     # of published records.
     chromium_events: list[dict[str, Any]] = field(default_factory=list)
-    # What torch logged about CUDA graphs for this compile's graphs, in its own words
-    # ("skipping cudagraphs due to mutated inputs ..."; ``--mode reduce-overhead``): empty
-    # when torch said nothing (a skip it counted with no reason is said as such).
-    cudagraphs: list[str] = field(default_factory=list)
+    # What became of CUDA graphs for this compile's graphs (``--mode reduce-overhead``),
+    # from torch's own messages and skip count; None: CUDA graphs were not asked for, or
+    # torch neither said nor counted anything.
+    cudagraphs: CudagraphOutcome | None = None
     # Execution count of the cell run that made the call (None: unknown, e.g. no cell ran).
     cell: int | None = None
     # Execution counts of the cell runs since the frame's previous compile that changed what

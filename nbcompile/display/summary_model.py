@@ -16,6 +16,7 @@ from ..core.frames import is_cell_file
 from ..core.insight.advice import frame_words
 from ..core.insight.break_ranking import rank_breaks
 from ..core.notebook.cache import describe_cache
+from ..core.notebook.cudagraphs import total as cudagraph_total
 from ..core.records import CompileProgress, Recompile, SourceLine, TargetRecord
 from ..core.trace.stacks import cell_frame
 
@@ -187,6 +188,8 @@ def _items(r: TargetRecord) -> tuple[SummaryItem, ...]:
         items.append(SummaryItem("progress", progress_text(r.progress)))
     if cache_note := describe_cache(c.cache for c in r.compiles):
         items.append(SummaryItem("cache", cache_note))
+    if cudagraphs_note := cudagraph_total(r.compiles):
+        items.append(SummaryItem("note", cudagraphs_note))
     items += [SummaryItem("graph_break", gb.reason, gb.line,
                           locate(gb.filename, gb.lineno, gb.stack),
                           link=gb.doc_url, link_label=gb.gb_id)

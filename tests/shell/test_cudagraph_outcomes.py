@@ -1,23 +1,32 @@
 """CUDA-graph outcomes come from torch's own record (real IPython shell, real compiles):
-its words per compile when it logged them, the skip it counted when it logged none,
-nothing otherwise; no fixed note."""
+``not_used`` on a CPU from torch's skip count and the graph's device, ``skipped`` with
+torch's reason and the cell line its message names, nothing when nothing was asked for;
+the summary's one-line total says the same."""
 
 from __future__ import annotations
 
-import logging
-
 import torch
+from torch._dynamo.utils import counters
 
 import nbcompile
-from nbcompile.core.notebook.cudagraph_log import LOGGER, NO_REASON
+from nbcompile.display.bundle import summary_html, summary_text
+from nbcompile.display.summary_model import summarize
 from tests.support.shell import run_cell
 
 BACKEND = "nbc_cudagraph_words"
 
 
 def _backend(gm, example_inputs):
-    # what Inductor does for a graph it cannot capture (cudagraph_utils), during the compile
-    logging.getLogger(LOGGER).warning("skipping cudagraphs due to mutated inputs (1 instances)")
+    # What Inductor does for a graph whose input is mutated, with torch's own functions:
+    # the message from the placeholder's stack trace, logged and counted (cudagraph_utils).
+    from torch._inductor.cudagraph_utils import (
+        get_mutation_stack_trace,
+        get_placeholder_info,
+        log_cudagraph_skip_and_bump_counter,
+    )
+
+    log_cudagraph_skip_and_bump_counter(
+        get_mutation_stack_trace(get_placeholder_info(gm.graph), [0]))
     return gm.forward
 
 
@@ -25,28 +34,57 @@ if BACKEND not in torch._dynamo.list_backends(None):
     torch._dynamo.register_backend(_backend, name=BACKEND)
 
 
-def test_reduce_overhead_on_cpu_says_the_skip_torch_counted(ip):
+def _notes(report) -> list[str]:
+    (target,) = summarize([report]).targets
+    return [i.text for i in target.items if i.kind == "note"]
+
+
+def test_reduce_overhead_on_cpu_is_not_used_on_cpu(ip):
     run_cell(ip, "import torch")
     ip.run_cell_magic("compile", "--mode reduce-overhead",
                       "def cg_ro(x):\n    return (x + 1).sin()\n")
+    before = counters["inductor"]["cudagraph_skips"]
     run_cell(ip, "_ = cg_ro(torch.randn(6))")
+    skips = counters["inductor"]["cudagraph_skips"] - before
     report = nbcompile.report(ip.user_ns["cg_ro"])
-    assert [c.cudagraphs for c in report.compiles] == [[NO_REASON]]
-    assert not any("CUDA graphs" in n for n in report.notes), report.notes
+    (compile_,) = report.compiles
+    # torch counted its skip and logged no words: its reason for a CPU graph is "cpu device"
+    assert skips >= 1
+    outcome = compile_.cudagraphs
+    assert outcome is not None
+    assert (outcome.status, outcome.reason, outcome.messages) == ("not_used", "cpu device", [])
+    assert report.to_dict()["compiles"][0]["cudagraphs"]["status"] == "not_used"
+    notes = _notes(report)
+    assert [n for n in notes if n.startswith("CUDA graphs:")] == [
+        "CUDA graphs: not used on cpu (torch: cpu device)"]
+    assert not any("0 skips" in n or "0 of" in n for n in notes), notes
+    # the text and HTML summaries (and the report's HTML) render it
+    assert "CUDA graphs: not used on cpu" in summary_text([report])
+    assert "CUDA graphs: not used on cpu" in summary_html([report])
 
 
-def test_torchs_logged_reason_is_kept_with_its_compile(ip):
+def test_torchs_skip_message_gives_reason_and_the_cell_line(ip):
+    cell = ip.execution_count
     ip.run_cell_magic("compile", f"--backend {BACKEND}",
-                      "def cg_words(x):\n    return x * 3\n")
+                      "def cg_words(x):\n    y = x * 3\n    return y\n")
     run_cell(ip, "_ = cg_words(torch.randn(6))")
     report = nbcompile.report(ip.user_ns["cg_words"])
-    assert [c.cudagraphs for c in report.compiles] == [
-        ["skipping cudagraphs due to mutated inputs (1 instances)"]]
-    assert report.to_dict()["compiles"][0]["cudagraphs"] == report.compiles[0].cudagraphs
+    (compile_,) = report.compiles
+    outcome = compile_.cudagraphs
+    assert outcome is not None and outcome.status == "skipped"
+    assert outcome.reason == "mutated inputs (1 instances)"
+    (message,) = outcome.messages
+    assert message.startswith("skipping cudagraphs due to mutated inputs (1 instances). Found")
+    assert outcome.line is not None
+    assert (outcome.line.lineno, outcome.line.line) == (3, "y = x * 3")
+    assert outcome.cell == cell
+    assert _notes(report)[-1] == (f"CUDA graphs: 0 of 1 graph runs as a CUDA graph; skipped: "
+                                  f"mutated inputs (1 instances) (cell [{cell}] line 3: y = x * 3)")
 
 
 def test_default_mode_says_nothing_about_cuda_graphs(ip):
     ip.run_cell_magic("compile", "", "def cg_plain(x):\n    return x - 2\n")
     run_cell(ip, "_ = cg_plain(torch.randn(6))")
     report = nbcompile.report(ip.user_ns["cg_plain"])
-    assert all(c.cudagraphs == [] for c in report.compiles)
+    assert all(c.cudagraphs is None for c in report.compiles)
+    assert not any(n.startswith("CUDA graphs") for n in _notes(report))

@@ -6,7 +6,8 @@ to mutated inputs (1 instances). Found from: ...") and counts every skip in
 ``counters["inductor"]["cudagraph_skips"]``; the structured trace carries no reason. While
 the capture session runs, a handler on that logger hands each message, with the compile
 running when torch logged it (None: logged outside a compile, e.g. at a graph's first
-run), to the session, which keeps it in that compile's record (``CompileRecord.cudagraphs``).
+run), to the session, which reads them into that compile's outcome (``cudagraphs.py``,
+``CompileRecord.cudagraphs``).
 """
 
 from __future__ import annotations
@@ -19,9 +20,6 @@ from .torch_logs import current_compile
 
 #: The logger Inductor's CUDA-graph messages go through (artifact ``cudagraphs``).
 LOGGER = "torch._inductor.cudagraph_utils.__cudagraphs"
-#: What a compile's record says when torch counted a skip and logged no reason.
-NO_REASON = ("torch skipped CUDA graphs for this compile (counters['inductor']"
-             "['cudagraph_skips']) and logged no reason")
 
 OnMessage = Callable[[str, "tuple[int, int] | None"], None]
 

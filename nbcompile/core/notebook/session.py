@@ -24,7 +24,7 @@ from ..trace.listener import TraceEvent, TraceListener
 from ..trace.parsed import Phase
 from ..trace.parsers import PROVENANCE_ARTIFACT
 from ..trace.progress import ProgressTracker
-from . import calls, cudagraph_log
+from . import calls, cudagraph_log, cudagraphs
 from .cell_history import get_history
 from .stance import EagerCounter
 from .targets import Target
@@ -271,15 +271,13 @@ class CaptureSession:
 
     # --- torch's CUDA-graph messages ---
     def _close_cudagraphs(self, key: tuple[int, int], record: CompileRecord) -> None:
-        """Put torch's CUDA-graph messages of a finished compile in its record (a skip
-        torch counted with no message said as such; nothing when torch said nothing)."""
+        """A finished compile's CUDA-graph outcome, from torch's messages and its skip
+        count during the compile (``cudagraphs.of_compile``)."""
         messages = self._cudagraphs.pop(key, [])
         started = self._skips_at.pop(key, None)
-        if not messages and started is not None and cudagraph_log.skips() > started:
-            messages = [cudagraph_log.NO_REASON]
-        for message in messages:
-            if message not in record.cudagraphs:
-                record.cudagraphs.append(message)
+        counted = started is not None and cudagraph_log.skips() > started
+        record.cudagraphs = cudagraphs.of_compile(record, messages, counted,
+                                                  self._alive(self._owners.get(key)))
 
     def _on_cudagraph_message(self, message: str, key: tuple[int, int] | None) -> None:
         """One message torch logged about CUDA graphs: kept for the compile running (its
@@ -298,8 +296,9 @@ class CaptureSession:
             for target in targets:
                 record = next((c for c in reversed(target.compiles)
                                if key is None or _key_of(c.compile_id) == key), None)
-                if record is not None and message not in record.cudagraphs:
-                    record.cudagraphs.append(message)
+                if record is not None and cudagraphs.is_new(record.cudagraphs, message):
+                    record.cudagraphs = cudagraphs.with_message(
+                        record.cudagraphs, message, cudagraphs.cells_of([target]))
                     self._notify(target)
 
     @staticmethod

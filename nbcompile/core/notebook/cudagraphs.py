@@ -1,0 +1,196 @@
+"""What became of CUDA graphs for a compile, read from torch's own record.
+
+Inductor decides per compiled graph (``compile_fx.py``, ``output_code.py``,
+``cudagraph_utils.py``, ``cudagraph_trees.py``):
+
+* a graph with no CUDA device (on a CPU, say) is never captured: torch bumps
+  ``counters["inductor"]["cudagraph_skips"]`` and logs nothing (its reason, ``cpu device``,
+  stays on the compiled graph) -> ``not_used``, with the device read from the graph;
+* a graph it cannot capture: ``log_cudagraph_skip_and_bump_counter`` logs "skipping
+  cudagraphs due to <reason>. Found from : <user stack>" on the ``cudagraphs`` artifact
+  logger, at the compile or at the graph's first run (mutated inputs under CUDA-graph
+  trees), and later for a graph re-recorded past ``cudagraph_unexpected_rerecord_limit``
+  ("skipping cudagraph due to function N exceeding max re-recording limit ...") ->
+  ``skipped``, with torch's reason and the user's line it names;
+* otherwise the graph is wrapped to be recorded at a later call -> ``recorded``.
+Other messages on that logger (the warning about too many distinct input sizes) are
+kept verbatim and change no status.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from .. import torch_compat
+from ..records import CompileRecord, CudagraphOutcome, SourceLine
+from ..trace.payloads import FRAME_LINE, printed_lines, source_line
+from .options import CompileOptions
+
+if TYPE_CHECKING:
+    from .target_state import Target
+
+#: How torch's skip messages begin (``format_default_skip_message``, the re-record limit,
+#: ``disabling cudagraphs due to incompatible op``); a reason may repeat the prefix
+#: (``output_code.py`` wraps a reason that already carries it).
+SKIP_PREFIXES = ("skipping cudagraphs due to ", "skipping cudagraph due to ",
+                 "disabling cudagraphs due to ", "disabling cudagraphs for ")
+#: Where torch's reason ends and the user's stack begins: ``. Found from : \n`` (mutated
+#: inputs, cpu device), ``. Found from:\n`` (input storage mutation), `` Found from ``
+#: (incompatible op, dynamic shapes).
+_FOUND_FROM = re.compile(r"\.?\s*Found from\s*:?\s*", re.S)
+#: A tensor's type in a readable FX graph: ``"f32[6][1]cpu"``, ``"bf16[64, 8][8, 1]cuda:0"``.
+_GRAPH_DEVICE = re.compile(r'"[a-z]+\d*\[[^\]"]*\]\[[^\]"]*\](?P<device>[a-z]+)(?::\d+)?"')
+#: A cell's in-memory filename carries its execution count.
+_IPYTHON_INPUT = re.compile(r"^<ipython-input-(\d+)-[0-9a-f]+>$")
+#: Said when torch counted a skip, logged no reason, and the graph has a CUDA device.
+NO_REASON = ("torch counted a CUDA-graph skip (counters['inductor']['cudagraph_skips']) "
+             "and logged no reason")
+
+CellOf = Callable[[str], "int | None"]
+
+
+def asked_for(options: CompileOptions) -> bool:
+    """Whether ``options`` ask Inductor for CUDA graphs: ``triton.cudagraphs`` in the
+    mode's settings as torch lists them (``reduce-overhead``, ``max-autotune``) or given."""
+    if options.backend != "inductor":
+        return False
+    settings = torch_compat.mode_options(options.mode) if options.mode else options.options
+    return settings.get("triton.cudagraphs") is True
+
+
+def is_skip(message: str) -> bool:
+    """Whether ``message`` is one of torch's skip messages."""
+    return message.lstrip().startswith(SKIP_PREFIXES)
+
+
+def reason_of(message: str) -> str:
+    """torch's reason in a skip message, without its prefixes and the user's stack."""
+    text = message.strip()
+    while text.startswith(SKIP_PREFIXES):
+        text = next(text[len(p):] for p in SKIP_PREFIXES if text.startswith(p)).lstrip()
+    reason = _FOUND_FROM.split(text, maxsplit=1)[0].strip()
+    return reason.split("\n", 1)[0].strip().rstrip(".")  # details on later lines
+
+
+def user_line(message: str) -> SourceLine | None:
+    """The innermost frame of the stack torch printed after ``Found from`` (None: none)."""
+    parts = _FOUND_FROM.split(message, maxsplit=1)
+    if len(parts) < 2:
+        return None
+    printed = printed_lines(parts[1])
+    last: SourceLine | None = None
+    for raw in parts[1].splitlines():
+        m = FRAME_LINE.match(raw)
+        if m:
+            filename, lineno = m.group("file"), int(m.group("line"))
+            logged = printed.get((filename, lineno), "")
+            # the source as it is now, else the line torch printed (a file since gone)
+            text = source_line(filename, lineno, logged) or logged.strip()
+            last = SourceLine(filename, lineno, text)
+    return last
+
+
+def cell_of_filename(filename: str) -> int | None:
+    """The execution count in IPython's in-memory cell filename, else None."""
+    m = _IPYTHON_INPUT.match(filename)
+    return int(m.group(1)) if m else None
+
+
+def graph_device(graphs: Iterable[str], kernel_languages: Iterable[str] = ()) -> str | None:
+    """The device of a compile's graph, from the tensor types torch printed in its FX
+    ``graphs`` (``cuda`` when any tensor is on CUDA), else from its kernels' languages
+    (C++ -> cpu, Triton -> cuda); None: neither says."""
+    devices = {m.group("device") for text in graphs for m in _GRAPH_DEVICE.finditer(text)}
+    if "cuda" in devices:
+        return "cuda"
+    if devices:
+        return "cpu" if "cpu" in devices else sorted(devices)[0]
+    languages = set(kernel_languages)
+    if "triton" in languages:
+        return "cuda"
+    return "cpu" if "cpp" in languages else None
+
+
+def outcome(messages: Iterable[str], *, counted: bool, requested: bool,
+            device: str | None, cell_of: CellOf = cell_of_filename) -> CudagraphOutcome | None:
+    """A compile's outcome from torch's ``messages``, whether torch's skip counter rose
+    during it (``counted``), whether CUDA graphs were asked for and the graph's device.
+    None: nothing was asked for and torch said and counted nothing."""
+    result: CudagraphOutcome | None = None
+    if counted and device != "cuda":
+        reason = f"{device} device" if device else "no CUDA device"
+        result = CudagraphOutcome("not_used", reason)
+    elif requested or counted:
+        result = CudagraphOutcome("recorded")
+    for message in messages:
+        result = with_message(result, message, cell_of)
+    if result is not None and result.status == "recorded" and counted and not any(
+            is_skip(m) for m in result.messages):
+        result.status, result.reason = "skipped", NO_REASON
+    return result
+
+
+def of_compile(record: CompileRecord, messages: Iterable[str], counted: bool,
+               owners: Sequence[Target]) -> CudagraphOutcome | None:
+    """The outcome of a finished compile of ``owners`` (asked for by their options; a
+    compile with no graph, restarted or failed, has nothing to record)."""
+    asked = bool(record.graphs) and record.status == "ok" and any(
+        asked_for(t.options) for t in owners)
+    device = graph_device([*record.graphs, *record.post_grad_graphs],
+                          (k.language for k in record.kernels))
+    return outcome(messages, counted=counted, requested=asked, device=device,
+                   cell_of=cells_of(owners))
+
+
+def cells_of(targets: Sequence[Target]) -> CellOf:
+    """A filename's cell execution count: the targets' defining cells, else IPython's."""
+    cells = {t.cell.filename: t.cell.execution_count for t in targets if t.cell.filename}
+    return lambda filename: cells.get(filename) or cell_of_filename(filename)
+
+
+def is_new(current: CudagraphOutcome | None, message: str) -> bool:
+    """Whether ``message`` is not yet among ``current``'s."""
+    return current is None or message not in current.messages
+
+
+def with_message(current: CudagraphOutcome | None, message: str,
+                 cell_of: CellOf = cell_of_filename) -> CudagraphOutcome:
+    """``current`` after torch logged ``message`` about the compile (at the compile or at
+    a later call): its first skip sets the status, reason and line; every message is kept."""
+    result = current if current is not None else CudagraphOutcome("recorded")
+    if message not in result.messages:
+        result.messages.append(message)
+    if is_skip(message) and result.status != "skipped":
+        result.status, result.reason = "skipped", reason_of(message)
+        result.line = user_line(message)
+        result.cell = cell_of(result.line.filename) if result.line is not None else None
+    return result
+
+
+def total(compiles: Iterable[CompileRecord]) -> str | None:
+    """The one-line total of a target's compiles: ``CUDA graphs: 3 of 4 graphs run as
+    CUDA graphs`` (with the first skip's reason and line), ``CUDA graphs: not used on
+    cpu``; None when no compile has an outcome."""
+    outcomes = [c.cudagraphs for c in compiles if c.cudagraphs is not None]
+    if not outcomes:
+        return None
+    used = [o for o in outcomes if o.status != "not_used"]
+    if not used:
+        devices = sorted({o.reason.removesuffix(" device") for o in outcomes})
+        return f"CUDA graphs: not used on {', '.join(devices)} (torch: {outcomes[0].reason})"
+    n = len(used)
+    k = sum(o.status == "recorded" for o in used)
+    text = (f"CUDA graphs: {k} of {n} graph runs as a CUDA graph" if n == 1
+            else f"CUDA graphs: {k} of {n} graphs run as CUDA graphs")
+    if skipped := next((o for o in used if o.status == "skipped"), None):
+        where = ""
+        if skipped.line is not None:
+            where = (f" (cell [{skipped.cell}] line {skipped.line.lineno}"
+                     if skipped.cell is not None else f" (line {skipped.line.lineno}")
+            where += f": {skipped.line.line})" if skipped.line.line else ")"
+        text += f"; skipped: {skipped.reason}{where}"
+    if len(used) < len(outcomes):
+        text += f"; {len(outcomes) - len(used)} not used (no CUDA device)"
+    return text
