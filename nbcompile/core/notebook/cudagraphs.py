@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from .. import torch_compat
 from ..records import CompileRecord, CudagraphOutcome, SourceLine
 from ..trace.payloads import FRAME_LINE, printed_lines, source_line
+from . import cell_names
 from .options import CompileOptions
 
 if TYPE_CHECKING:
@@ -42,8 +43,6 @@ SKIP_PREFIXES = ("skipping cudagraphs due to ", "skipping cudagraph due to ",
 _FOUND_FROM = re.compile(r"\.?\s*Found from\s*:?\s*", re.S)
 #: A tensor's type in a readable FX graph: ``"f32[6][1]cpu"``, ``"bf16[64, 8][8, 1]cuda:0"``.
 _GRAPH_DEVICE = re.compile(r'"[a-z]+\d*\[[^\]"]*\]\[[^\]"]*\](?P<device>[a-z]+)(?::\d+)?"')
-#: A cell's in-memory filename carries its execution count.
-_IPYTHON_INPUT = re.compile(r"^<ipython-input-(\d+)-[0-9a-f]+>$")
 #: Said when torch counted a skip, logged no reason, and the graph has a CUDA device.
 NO_REASON = ("torch counted a CUDA-graph skip (counters['inductor']['cudagraph_skips']) "
              "and logged no reason")
@@ -92,12 +91,6 @@ def user_line(message: str) -> SourceLine | None:
     return last
 
 
-def cell_of_filename(filename: str) -> int | None:
-    """The execution count in IPython's in-memory cell filename, else None."""
-    m = _IPYTHON_INPUT.match(filename)
-    return int(m.group(1)) if m else None
-
-
 def graph_device(graphs: Iterable[str], kernel_languages: Iterable[str] = ()) -> str | None:
     """The device of a compile's graph, from the tensor types torch printed in its FX
     ``graphs`` (``cuda`` when any tensor is on CUDA), else from its kernels' languages
@@ -114,7 +107,8 @@ def graph_device(graphs: Iterable[str], kernel_languages: Iterable[str] = ()) ->
 
 
 def outcome(messages: Iterable[str], *, counted: bool, requested: bool,
-            device: str | None, cell_of: CellOf = cell_of_filename) -> CudagraphOutcome | None:
+            device: str | None, cell_of: CellOf = cell_names.cell_number
+            ) -> CudagraphOutcome | None:
     """A compile's outcome from torch's ``messages``, whether torch's skip counter rose
     during it (``counted``), whether CUDA graphs were asked for and the graph's device.
     None: nothing was asked for and torch said and counted nothing."""
@@ -147,7 +141,7 @@ def of_compile(record: CompileRecord, messages: Iterable[str], counted: bool,
 def cells_of(targets: Sequence[Target]) -> CellOf:
     """A filename's cell execution count: the targets' defining cells, else IPython's."""
     cells = {t.cell.filename: t.cell.execution_count for t in targets if t.cell.filename}
-    return lambda filename: cells.get(filename) or cell_of_filename(filename)
+    return lambda filename: cells.get(filename) or cell_names.cell_number(filename)
 
 
 def is_new(current: CudagraphOutcome | None, message: str) -> bool:
@@ -156,7 +150,7 @@ def is_new(current: CudagraphOutcome | None, message: str) -> bool:
 
 
 def with_message(current: CudagraphOutcome | None, message: str,
-                 cell_of: CellOf = cell_of_filename) -> CudagraphOutcome:
+                 cell_of: CellOf = cell_names.cell_number) -> CudagraphOutcome:
     """``current`` after torch logged ``message`` about the compile (at the compile or at
     a later call): its first skip sets the status, reason and line; every message is kept."""
     result = current if current is not None else CudagraphOutcome("recorded")
@@ -187,7 +181,7 @@ def total(compiles: Iterable[CompileRecord]) -> str | None:
     if skipped := next((o for o in used if o.status == "skipped"), None):
         where = ""
         if skipped.line is not None:
-            where = (f" (cell [{skipped.cell}] line {skipped.line.lineno}"
+            where = (f" (cell [{skipped.cell}], line {skipped.line.lineno}"
                      if skipped.cell is not None else f" (line {skipped.line.lineno}")
             where += f": {skipped.line.line})" if skipped.line.line else ")"
         text += f"; skipped: {skipped.reason}{where}"

@@ -139,7 +139,7 @@ def test_total_line():
     assert total([_compile(None)]) is None
     assert total([_compile(recorded)] * 3 + [_compile(skipped)]) == (
         "CUDA graphs: 3 of 4 graphs run as CUDA graphs; skipped: mutated inputs "
-        "(1 instances) (cell [5] line 2: x.add_(1))")
+        "(1 instances) (cell [5], line 2: x.add_(1))")
     cpu = outcome([], counted=True, requested=True, device="cpu")
     assert total([_compile(cpu), _compile(cpu)]) == (
         "CUDA graphs: not used on cpu (torch: cpu device)")
