@@ -235,6 +235,19 @@ class CompileRecord(Record):
                                "phases", "guard_latency_s", "chromium_events", "cudagraphs",
                                "cell", "changed_by", "changes"})
 
+    @property
+    def cell_run(self) -> int:
+        """The sequence number of the cell run that made the call (-1: not placed)."""
+        return self._run
+
+    def place(self, cell: int | None, run: int) -> bool:
+        """Put this compile in the cell run that made its call (execution count ``cell``,
+        sequence number ``run``); False when it was placed already."""
+        if self._run >= 0:
+            return False
+        self.cell, self._run = cell, run
+        return True
+
 
 @dataclass
 class LineAnnotation(Record):

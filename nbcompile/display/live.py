@@ -10,7 +10,7 @@ from IPython.display import display
 
 from ..core.notebook.session import CaptureSession
 from ..core.notebook.snapshot import target_record
-from ..core.notebook.targets import Target
+from ..core.notebook.target_state import Target
 from .bundle import summary_bundle
 
 TICK_SECONDS = 1.0

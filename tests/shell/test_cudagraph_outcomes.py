@@ -78,8 +78,9 @@ def test_torchs_skip_message_gives_reason_and_the_cell_line(ip):
     assert outcome.line is not None
     assert (outcome.line.lineno, outcome.line.line) == (3, "y = x * 3")
     assert outcome.cell == cell
-    assert _notes(report)[-1] == (f"CUDA graphs: 0 of 1 graph runs as a CUDA graph; skipped: "
-                                  f"mutated inputs (1 instances) (cell [{cell}], line 3: y = x * 3)")
+    assert _notes(report)[-1] == (
+        f"CUDA graphs: 0 of 1 graph runs as a CUDA graph; skipped: "
+        f"mutated inputs (1 instances) (cell [{cell}], line 3: y = x * 3)")
 
 
 def test_default_mode_says_nothing_about_cuda_graphs(ip):

@@ -9,7 +9,8 @@ from .. import torch_compat
 from ..records import CellRef
 from . import triton_preview
 from .options import CompileOptions, OptionError, parse_option_pairs
-from .targets import Target, compile_target
+from .target_state import Target
+from .targets import compile_target
 
 
 @dataclass(frozen=True)

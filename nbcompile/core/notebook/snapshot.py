@@ -17,8 +17,7 @@ from ..insight.diagnose_hint import failure_hint, required_params
 from ..insight.not_compiled import why_not_compiled, without_internal_place
 from ..records import CompileRecord, GraphBreak, Kernel, Recompile, TargetRecord
 from . import stance
-from .target_state import forward_arg_names
-from .targets import Target
+from .target_state import Target, forward_arg_names
 
 
 def compiled_inside(target: Target) -> str:

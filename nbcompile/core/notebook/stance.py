@@ -305,7 +305,7 @@ def explain_refusal(refusal: Refusal, target: Any,
             refusal.reason = module_text(refusal.reason, target.name, args)
         refusal.guard = words(refusal.guard)
     compiles = getattr(target, "compiles", None) or []
-    since = max((c._run for c in compiles), default=-1)
+    since = max((c.cell_run for c in compiles), default=-1)
     changes = get_history().changes_for(refusal.guard, refusal.reason, since, also=also)
     refusal.changes = list(dict.fromkeys(c.words() for c in changes))
     return refusal

@@ -35,7 +35,7 @@ from .. import torch_compat
 from ..frames import Span
 from ..notebook.options import CompileOptions
 from ..notebook.session import CaptureSession
-from ..notebook.targets import Target
+from ..notebook.target_state import Target
 from ..runs.copies import fresh_copy
 from ..runs.sandbox import Sandbox
 from ..runs.wrappers import eager_callable, unwrap
@@ -210,7 +210,7 @@ def _profile(fn: Any, args: tuple, kwargs: dict, repeat: int, memory: bool,
     copy = fresh_copy(fn)
     target = _copy_target(name, fn, copy, code)
     session = CaptureSession()
-    listener = _CopyListener(session._on_event)
+    listener = _CopyListener(session.on_event)
     listener.strings = session.listener.strings  # the table the session's builder reads
     session.listener = listener
     session.register(target)

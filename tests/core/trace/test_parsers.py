@@ -182,7 +182,7 @@ def test_live_progress_reads_the_builders_fields_one_decode_per_event(monkeypatc
         if event is None:
             continue
         chromium += event.kind == "chromium_event"
-        session._on_event(event)
+        session.on_event(event)
         before = len(decoded)
         alone.feed(event)  # decodes on its own: not counted
         del decoded[before:]

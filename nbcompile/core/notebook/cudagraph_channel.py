@@ -1,0 +1,71 @@
+"""The side channel of torch's CUDA-graph messages (``cudagraph_log.py`` hears them):
+each kept for the compile running when torch logged it, else for the latest compile of
+the innermost target whose call is running (torch decides some skips at a graph's first
+run, outside any compile); a finished compile's outcome read from its messages and the
+skip count torch added during it (``cudagraphs.of_compile``)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from ..records import CompileRecord
+from ..trace.builder import Fed
+from ..trace.compile_id import CompileId
+from . import calls, cudagraph_log, cudagraphs
+from .attribution import Attribution, Key
+from .channels import Notes, SideChannel
+from .target_state import Target
+
+
+class CudagraphChannel(SideChannel):
+    """torch's CUDA-graph messages and skip counts, per compile."""
+
+    def __init__(self, attribution: Attribution, notify: Callable[[Target], None],
+                 lock: threading.RLock) -> None:
+        self._attribution = attribution
+        self._notify = notify
+        self._lock = lock  # the session's: messages come on torch's threads too
+        self._log = cudagraph_log.CudagraphLog(self._on_message)
+        self._messages: dict[Key, list[str]] = {}  # compiles still running
+        self._skips_at: dict[Key, int] = {}  # torch's skip count when each started
+
+    def start(self) -> None:
+        self._log.install()
+
+    def stop(self) -> None:
+        self._log.uninstall()
+
+    def compile_started(self, key: Key, owners: list[Target]) -> None:
+        self._skips_at[key] = cudagraph_log.skips()
+        self._messages.setdefault(key, [])
+
+    def compile_finished(self, key: Key, fed: Fed, record: CompileRecord,
+                         owners: list[Target]) -> Notes:
+        messages = self._messages.pop(key, [])
+        started = self._skips_at.pop(key, None)
+        counted = started is not None and cudagraph_log.skips() > started
+        record.cudagraphs = cudagraphs.of_compile(record, messages, counted, owners)
+        return {}
+
+    def _on_message(self, message: str, key: Key | None) -> None:
+        with self._lock:
+            if key is not None and key in self._messages:
+                if message not in self._messages[key]:
+                    self._messages[key].append(message)
+                return
+            targets = self._attribution.owners(key) if key is not None else []
+            if not targets:
+                targets = [c.target for c in calls.running()[-1:]]
+            for target in targets:
+                record = next((c for c in reversed(target.compiles)
+                               if key is None or _key_of(c.compile_id) == key), None)
+                if record is not None and cudagraphs.is_new(record.cudagraphs, message):
+                    record.cudagraphs = cudagraphs.with_message(
+                        record.cudagraphs, message, cudagraphs.cells_of([target]))
+                    self._notify(target)
+
+
+def _key_of(compile_id: str) -> Key | None:
+    parsed = CompileId.parse(compile_id)
+    return parsed.key if parsed is not None else None
