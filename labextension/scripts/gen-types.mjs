@@ -34,6 +34,6 @@ writeFileSync(join(outDir, 'record.ts'), ts);
 writeFileSync(
   join(outDir, 'schema.ts'),
   '/* Generated from nbcompile/schema/record-v1.schema.json by scripts/gen-types.mjs.\n' +
-    ' * Do not edit: run `npm run gen:types`. Read by ../records/validate.ts. */\n\n' +
+    ' * Do not edit: run `npm run gen:types`. Read by ../records/schema.ts. */\n\n' +
     `export const RECORD_SCHEMA: unknown = ${JSON.stringify(schema, null, 2)};\n`
 );

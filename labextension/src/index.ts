@@ -19,7 +19,7 @@ import { LabIcon } from '@jupyterlab/ui-components';
 
 import { createRendererFactory, InspectorOpener, RENDERER_RANK } from './mime';
 import { ITargetRecord } from './model/target';
-import { NotebookWatcher } from './notebook';
+import { NotebookWatcher } from './notebook/watcher';
 import { InspectorPanel } from './sidebar/panel';
 import { SourceKernelView } from './tab/tabview';
 

@@ -16,7 +16,7 @@ import comm
 from ..core.records import MIME_TYPE
 from ..display.inspector import whole_record
 
-#: The comm target name the labextension opens (labextension/src/notebook.ts).
+#: The comm target name the labextension opens (labextension/src/notebook/wholerecord.ts).
 COMM_TARGET = "nbcompile.inspector"
 
 _TARGET_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")

@@ -345,9 +345,9 @@ export interface CompileRecord {
     [k: string]: unknown;
   }[];
   /**
-   * What torch logged about CUDA graphs for this compile's graphs, in its own words ("skipping cudagraphs due to mutated inputs ..."; `--mode reduce-overhead`): empty when torch said nothing (a skip it counted with no reason is said as such).
+   * What became of CUDA graphs for this compile's graphs (`--mode reduce-overhead`), from torch's own messages and skip count; None: CUDA graphs were not asked for, or torch neither said nor counted anything.
    */
-  cudagraphs?: string[];
+  cudagraphs?: CudagraphOutcome | null;
   /**
    * Execution count of the cell run that made the call (None: unknown, e.g. no cell ran).
    */
@@ -451,6 +451,28 @@ export interface GraphBreak {
    * compiles of the target that hit this break (published on a target's graph_breaks, counted by insight/break_ranking.py)
    */
   hits?: number;
+}
+/**
+ * What torch did about CUDA graphs for one compile (`--mode reduce-overhead`), read from its own record: its `cudagraphs` log messages and `counters["inductor"]["cudagraph_skips"]`.
+ */
+export interface CudagraphOutcome {
+  status: 'recorded' | 'skipped' | 'not_used';
+  /**
+   * torch's reason in its words (`mutated inputs (1 instances)`, `cpu device`); empty when recorded
+   */
+  reason?: string;
+  /**
+   * the user's line torch named (its `Found from:` stack, innermost user frame)
+   */
+  line?: SourceLine | null;
+  /**
+   * execution count of the cell that line is in, when known
+   */
+  cell?: number | null;
+  /**
+   * torch's messages, verbatim
+   */
+  messages?: string[];
 }
 /**
  * A compile triggered because an earlier compile's guards failed.
@@ -2122,7 +2144,7 @@ export interface Remedy {
    */
   change: string;
   /**
-   * verified | did not help | does not apply | failed | not reproducible | not tried
+   * verified | did not help | inconclusive | does not apply | failed | not reproducible | not tried
    */
   status: string;
   /**
@@ -2130,11 +2152,11 @@ export interface Remedy {
    */
   verified: boolean;
   /**
-   * first call in a fresh process with empty caches, after
+   * first call with empty caches, after (median of rounds)
    */
   cold_s: number | null;
   /**
-   * first call after a restart, after
+   * first call after a restart, after (median of rounds)
    */
   restart_s: number | null;
   /**
@@ -2153,6 +2175,23 @@ export interface Remedy {
    * the numbers in words, or torch's words for why it does not apply
    */
   note: string;
+  /**
+   * The baseline's first call in each alternated round (cold, with empty caches)
+   */
+  rounds_before_s?: number[];
+  /**
+   * The remedy's first call in the same rounds (cold, or after a restart), paired
+   */
+  rounds_after_s?: number[];
+  /**
+   * median cut per round of the time it targets (0.3: 30 % less)
+   */
+  cut?: number | null;
+  /**
+   * The interval of that cut the verdict rests on (with few rounds: their range)
+   */
+  cut_low?: number | null;
+  cut_high?: number | null;
 }
 /**
  * One child process: what it ran and what it measured.

@@ -1,5 +1,5 @@
 /* Generated from nbcompile/schema/record-v1.schema.json by scripts/gen-types.mjs.
- * Do not edit: run `npm run gen:types`. Read by ../records/validate.ts. */
+ * Do not edit: run `npm run gen:types`. Read by ../records/schema.ts. */
 
 export const RECORD_SCHEMA: unknown = {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -544,11 +544,15 @@ export const RECORD_SCHEMA: unknown = {
           "description": "torch's Chrome-trace events of this compile (`ph` B/E/i, `ts` in us, `name`, `cat`...), for `report(x).save_chrome_trace(path)`; kept in the kernel, left out of published records."
         },
         "cudagraphs": {
-          "type": "array",
-          "items": {
-            "type": "string"
-          },
-          "description": "What torch logged about CUDA graphs for this compile's graphs, in its own words (\"skipping cudagraphs due to mutated inputs ...\"; `--mode reduce-overhead`): empty when torch said nothing (a skip it counted with no reason is said as such)."
+          "anyOf": [
+            {
+              "$ref": "#/$defs/CudagraphOutcome"
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "What became of CUDA graphs for this compile's graphs (`--mode reduce-overhead`), from torch's own messages and skip count; None: CUDA graphs were not asked for, or torch neither said nor counted anything."
         },
         "cell": {
           "type": [
@@ -746,6 +750,53 @@ export const RECORD_SCHEMA: unknown = {
         "explanation",
         "gb_type",
         "compile_id"
+      ],
+      "additionalProperties": false
+    },
+    "CudagraphOutcome": {
+      "title": "CudagraphOutcome",
+      "type": "object",
+      "description": "What torch did about CUDA graphs for one compile (`--mode reduce-overhead`), read from its own record: its `cudagraphs` log messages and `counters[\"inductor\"][\"cudagraph_skips\"]`.",
+      "properties": {
+        "status": {
+          "enum": [
+            "recorded",
+            "skipped",
+            "not_used"
+          ]
+        },
+        "reason": {
+          "type": "string",
+          "description": "torch's reason in its words (`mutated inputs (1 instances)`, `cpu device`); empty when recorded"
+        },
+        "line": {
+          "anyOf": [
+            {
+              "$ref": "#/$defs/SourceLine"
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "the user's line torch named (its `Found from:` stack, innermost user frame)"
+        },
+        "cell": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "execution count of the cell that line is in, when known"
+        },
+        "messages": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "torch's messages, verbatim"
+        }
+      },
+      "required": [
+        "status"
       ],
       "additionalProperties": false
     },
@@ -3442,7 +3493,7 @@ export const RECORD_SCHEMA: unknown = {
         },
         "status": {
           "type": "string",
-          "description": "verified | did not help | does not apply | failed | not reproducible | not tried"
+          "description": "verified | did not help | inconclusive | does not apply | failed | not reproducible | not tried"
         },
         "verified": {
           "type": "boolean",
@@ -3453,14 +3504,14 @@ export const RECORD_SCHEMA: unknown = {
             "number",
             "null"
           ],
-          "description": "first call in a fresh process with empty caches, after"
+          "description": "first call with empty caches, after (median of rounds)"
         },
         "restart_s": {
           "type": [
             "number",
             "null"
           ],
-          "description": "first call after a restart, after"
+          "description": "first call after a restart, after (median of rounds)"
         },
         "steady_ratio": {
           "type": [
@@ -3486,6 +3537,40 @@ export const RECORD_SCHEMA: unknown = {
         "note": {
           "type": "string",
           "description": "the numbers in words, or torch's words for why it does not apply"
+        },
+        "rounds_before_s": {
+          "type": "array",
+          "items": {
+            "type": "number"
+          },
+          "description": "The baseline's first call in each alternated round (cold, with empty caches)"
+        },
+        "rounds_after_s": {
+          "type": "array",
+          "items": {
+            "type": "number"
+          },
+          "description": "The remedy's first call in the same rounds (cold, or after a restart), paired"
+        },
+        "cut": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "median cut per round of the time it targets (0.3: 30 % less)"
+        },
+        "cut_low": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "The interval of that cut the verdict rests on (with few rounds: their range)"
+        },
+        "cut_high": {
+          "type": [
+            "number",
+            "null"
+          ]
         }
       },
       "required": [

@@ -59,8 +59,18 @@ export type ICompile = View<
     phases: Map<string, number>;
     /** The breaks this compile hit (Dynamo reports them again on every recompile). */
     graph_breaks: IGraphBreak[];
+    /** What torch did about CUDA graphs for it; null: not asked for, or nothing said. */
+    cudagraphs: ICudagraphOutcome | null;
   }
 >;
+
+/** torch's CUDA-graph outcome of one compile (`--mode reduce-overhead`). */
+export interface ICudagraphOutcome {
+  status: R.CudagraphOutcome['status'];
+  reason: string;
+  line: ISourceLine | null;
+  cell: number | null;
+}
 
 export type ITargetError = View<
   R.TargetError,

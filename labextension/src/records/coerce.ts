@@ -1,9 +1,9 @@
 /**
  * What the readers (./parse, ./parseparts, ./parsereports) still do to a record that
- * ./validate typed: the value limits the schema does not state (line numbers floored
- * and non-negative), record-keyed objects as `Map`s, and coercion of the few values the
- * schema leaves open (a target's options, fields of older timing records), so a value of
- * the wrong type there becomes its fallback, never an exception or an object lookup.
+ * ./intake checked (./schema typed): the value limits the schema does not state (line
+ * numbers floored and non-negative), record-keyed objects as `Map`s, and coercion of
+ * the few values the schema leaves open (a target's options, fields of older timing
+ * records), so a value of the wrong type there becomes its fallback, never an exception or an object lookup.
  * No DOM, no JupyterLab.
  */
 
@@ -16,9 +16,7 @@ export type Loose<T> = { [K in keyof T]?: unknown };
 export type Json = unknown;
 
 export function obj<T>(v: Json): Loose<T> | null {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-    ? (v as Loose<T>)
-    : null;
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : null;
 }
 
 export function str(v: Json, fallback = ''): string {

@@ -1,31 +1,25 @@
 /**
  * Record -> view model. Payloads come from notebook outputs, which are untrusted:
- * ./validate checks each against the schema of its kind once, and what passes is read
+ * ./intake checks each once where it enters (./size, ./schema), and what passes is read
  * here as its generated wire type (../generated/record), into plain strings, numbers,
  * arrays and `Map`s. Only the value limits the schema does not state are checked here
  * (see ./coerce, ./parseparts), and the few fields it leaves open are coerced (a
- * target's options, older timing records' fields). The words of tables live in
- * ../views. Nothing is evaluated, nothing becomes HTML.
+ * target's options, older timing records' fields). The words of a timing record's
+ * tables live in ./parsetiming. Nothing is evaluated, nothing becomes HTML.
  *
  * No JupyterLab imports: the unit tests run this under plain node.
  */
 
 import type * as R from '../generated/record';
-import { clip, displayValue } from '../ui/format';
-import {
-  comparisonTable,
-  IOlderTiming,
-  NO_ROWS,
-  timingCharts,
-  timingNotes,
-  timingTitle
-} from '../views/timingtext';
+import { displayValue } from '../ui/format';
+import { parseTiming } from './parsetiming';
 import { Payload } from '../model/payload';
 import {
   IAnnotation,
   ICellRef,
   ICodeDiff,
   ICompile,
+  ICudagraphOutcome,
   ITargetError,
   ITargetOptions,
   ITargetRecord,
@@ -39,11 +33,8 @@ import {
   lines,
   Loose,
   numMap,
-  numOrNull,
-  obj,
   parseSourceLine,
   pick,
-  str,
   strOrNull
 } from './coerce';
 import {
@@ -58,7 +49,7 @@ import {
   parseSuggestions,
   parseTrace
 } from './parsereports';
-import { ILimits, LIMITS, validateRecord, WireRecord } from './validate';
+import type { WireRecord } from './schema';
 
 export function parseCompile(o: R.CompileRecord): ICompile {
   return {
@@ -74,7 +65,17 @@ export function parseCompile(o: R.CompileRecord): ICompile {
     cache: numMap(o.cache),
     phases: numMap(o.phases),
     graph_breaks: o.graph_breaks.map(parseGraphBreak),
-    guard_latency_s: o.guard_latency_s ?? null
+    guard_latency_s: o.guard_latency_s ?? null,
+    cudagraphs: o.cudagraphs ? parseCudagraphs(o.cudagraphs) : null
+  };
+}
+
+function parseCudagraphs(o: R.CudagraphOutcome): ICudagraphOutcome {
+  return {
+    status: o.status,
+    reason: o.reason ?? '',
+    line: o.line ? parseSourceLine(o.line) : null,
+    cell: o.cell ?? null
   };
 }
 
@@ -198,78 +199,8 @@ function parseTorchLog(o: R.TorchLog): ITorchLog {
   return pick(o, ['level', 'logger', 'compile_id', 'message']);
 }
 
-/** A timing record (the comparison of `nbcompile.compare`); unknown without rows. */
-function parseTiming(o: R.Comparison, key: string): Payload {
-  if (!o.rows.length) {
-    return { record: 'unknown', kind: 'timing', key, reason: NO_ROWS };
-  }
-  const older = o as Loose<IOlderTiming>;
-  return {
-    record: 'timing',
-    key: str(older.id) || key,
-    title: timingTitle(o, older),
-    updated_at: numOrNull(older.updated_at),
-    tables: [comparisonTable(o)],
-    ...timingCharts(o.rows),
-    notes: timingNotes(o)
-  };
-}
-
-/**
- * Parse one published payload (the value of the MIME type in a bundle).
- *
- * Accepts the object or its JSON text. Returns `null` for anything that is not a JSON
- * object at all. Records are validated first (./validate): what fails, and kinds and
- * shapes this version does not show, come back as `record: 'unknown'` with the reason.
- * `limits`: those of a published output by default (the whole record the inspector asks
- * the kernel for has its own, `WHOLE_LIMITS`).
- */
-export function parsePayload(
-  data: Json,
-  limits: ILimits = LIMITS
-): Payload | null {
-  return checkPayload(data, limits)();
-}
-
-/**
- * `parsePayload` in two steps, for callers that give each its own task (a big record's
- * check and its reading each take a while): the check now; the returned function
- * reads the checked record.
- */
-export function checkPayload(
-  data: Json,
-  limits: ILimits = LIMITS
-): () => Payload | null {
-  let value = data;
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return () => null;
-    }
-  }
-  const o = obj<R.SummaryRecord>(value);
-  if (!o) {
-    return () => null;
-  }
-  const kind = str(o.record);
-  const key = `${kind || 'record'}:${stableKey(value)}`;
-  const verdict = validateRecord(value, limits);
-  if (!verdict.ok) {
-    const invalid: Payload = {
-      record: 'unknown',
-      kind: clip(kind, 40) || '(none)',
-      key,
-      reason: verdict.reason
-    };
-    return () => invalid;
-  }
-  const record = verdict.record;
-  return () => readRecord(record, key);
-}
-
-/** The payload of a record `validateRecord` accepted. */
-function readRecord(o: WireRecord, key: string): Payload | null {
+/** The payload of a record ./intake checked (the only way in: see there). */
+export function readRecord(o: WireRecord, key: string): Payload | null {
   switch (o.record) {
     case 'summary':
       return {
@@ -312,40 +243,4 @@ function readRecord(o: WireRecord, key: string): Payload | null {
         truncated: o.truncated
       };
   }
-}
-
-/**
- * A short deterministic key for a JSON value: FNV-1a over a bounded walk (the first
- * 20,000 values, each string's first 200 characters), so huge records cost no more.
- */
-function stableKey(v: Json): string {
-  let h = 0x811c9dc5;
-  const mix = (text: string) => {
-    for (let i = 0; i < text.length; i++) {
-      h ^= text.charCodeAt(i);
-      h = Math.imul(h, 0x01000193) >>> 0;
-    }
-  };
-  const stack: Json[] = [v];
-  for (let budget = 20_000; stack.length && budget > 0; budget--) {
-    const x = stack.pop();
-    if (Array.isArray(x)) {
-      mix(`[${x.length}`);
-      for (let i = Math.min(x.length, budget) - 1; i >= 0; i--) {
-        stack.push(x[i]);
-      }
-    } else if (typeof x === 'object' && x !== null) {
-      const keys = Object.keys(x);
-      mix(`{${keys.length}`);
-      for (const k of keys.slice(0, budget).reverse()) {
-        mix(k.slice(0, 200));
-        stack.push((x as Record<string, Json>)[k]);
-      }
-    } else {
-      mix(
-        typeof x === 'string' ? `"${x.length}:${x.slice(0, 200)}` : String(x)
-      );
-    }
-  }
-  return h.toString(16);
 }

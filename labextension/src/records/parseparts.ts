@@ -1,7 +1,7 @@
 /**
  * Readers of the record pieces that several record kinds share (graph breaks, kernels,
  * recompiles) and of links: live targets (./parse) and reports (./parsereports) read
- * them alike, from records ./validate typed; see ./coerce.
+ * them alike, from records ./intake checked (./schema typed); see ./coerce.
  */
 
 import type * as R from '../generated/record';

@@ -2,8 +2,8 @@
  * Readers of the report records listed beside the live targets: a TORCH_TRACE log
  * (`trace`), a measured profile (`profile`), proven fixes (`suggestions`) and a
  * diagnosis of a crash or a numeric difference (`diagnosis`). Same rules as ./parse:
- * records ./validate typed, read as typed; `Map`s for record-keyed data; only the value
- * limits the schema does not state are checked here (ranks and line numbers
+ * records ./intake checked (./schema typed), read as typed; `Map`s for record-keyed
+ * data; only the value limits the schema does not state are checked here (ranks and line numbers
  * non-negative, byte counts at least 0, at most 500 memory-timeline points).
  */
 
@@ -31,7 +31,7 @@ import {
 } from '../model/suggest';
 import { IDivergence, ITraceCompile, ITracePayload } from '../model/trace';
 import { parseGraphBreak, parseKernel, parseOmission } from './parseparts';
-import type { ProfileRecord, SuggestionsRecord } from './validate';
+import type { ProfileRecord, SuggestionsRecord } from './schema';
 
 /** Ranks: the non-negative integers of `v` (others left out). */
 function ranks(v: readonly number[]): number[] {

@@ -2,7 +2,8 @@
  * The records of one notebook: what the sidebar shows.
  *
  * Fed from two places: the notebook's saved outputs (on open, after a kernel
- * restart) and live IOPub messages. Targets are keyed by `id`; the latest record
+ * restart) and live IOPub messages, with payloads ./intake checked and read (typed:
+ * the store checks nothing again). Targets are keyed by `id`; the latest record
  * wins. Every operation is O(size of the payload): targets live in a `Map` keyed by
  * their slot (cell id and name, so a re-run cell's new target takes its old place).
  * No JupyterLab imports beyond Lumino's signals, so node's test runner can use it.
@@ -10,15 +11,9 @@
 
 import { ISignal, Signal } from '@lumino/signaling';
 
-import {
-  IReportPayload,
-  IUnknownPayload,
-  MIME_TYPE,
-  Payload
-} from '../model/payload';
+import { IReportPayload, IUnknownPayload, Payload } from '../model/payload';
 import { ITargetRecord } from '../model/target';
 import { ITimingPayload } from '../model/timing';
-import { parsePayload } from './parse';
 
 /** Where a record came from: a live kernel message, or an output saved in the notebook. */
 export type RecordSource = 'live' | 'saved';
@@ -42,75 +37,6 @@ export interface IStoreChange {
   /** Traces, profiles, suggestions, diagnoses or compile times were added. */
   reports: boolean;
   unknown: boolean;
-}
-
-/** IOPub message types whose `content.data` can carry a record. */
-const DATA_MESSAGES = new Set([
-  'display_data',
-  'update_display_data',
-  'execute_result'
-]);
-
-function mimeData(data: unknown): unknown {
-  if (
-    !data ||
-    typeof data !== 'object' ||
-    !Object.prototype.hasOwnProperty.call(data, MIME_TYPE)
-  ) {
-    return undefined;
-  }
-  return (data as Record<string, unknown>)[MIME_TYPE];
-}
-
-/** The record payload of a kernel IOPub message, if it carries one. */
-export function payloadFromMessage(msg: unknown): Payload | null {
-  if (typeof msg !== 'object' || msg === null) {
-    return null;
-  }
-  const m = msg as {
-    header?: { msg_type?: unknown };
-    content?: { data?: unknown };
-  };
-  const type = m.header?.msg_type;
-  if (typeof type !== 'string' || !DATA_MESSAGES.has(type)) {
-    return null;
-  }
-  const data = mimeData(m.content?.data);
-  return data === undefined ? null : parsePayload(data);
-}
-
-/** The values under nbcompile's MIME type in a list of nbformat outputs, in order. */
-export function recordsInOutputs(outputs: readonly unknown[]): unknown[] {
-  const found: unknown[] = [];
-  for (const output of outputs) {
-    if (typeof output !== 'object' || output === null) {
-      continue;
-    }
-    const o = output as { output_type?: unknown; data?: unknown };
-    if (
-      o.output_type !== 'display_data' &&
-      o.output_type !== 'execute_result'
-    ) {
-      continue;
-    }
-    const data = mimeData(o.data);
-    if (data !== undefined) {
-      found.push(data);
-    }
-  }
-  return found;
-}
-
-/** The record payloads found in a list of nbformat outputs, in order. */
-export function payloadsFromOutputs(outputs: readonly unknown[]): Payload[] {
-  const found: Payload[] = [];
-  for (const data of recordsInOutputs(outputs)) {
-    const payload = parsePayload(data);
-    if (payload) {
-      found.push(payload);
-    }
-  }
-  return found;
 }
 
 export class RecordStore {

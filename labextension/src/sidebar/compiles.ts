@@ -7,6 +7,7 @@
 import { appendPaged, h } from '../ui/dom';
 import { clip, formatSeconds, plural } from '../ui/format';
 import { ITargetRecord } from '../model/target';
+import { cudagraphText } from '../views/cudagraphtext';
 import { phaseBar } from '../views/phasebar';
 import { ISectionHost, PAGE, Section } from './section';
 
@@ -133,6 +134,8 @@ export class CompilesSection extends Section {
     if (!t.compiles.length) {
       return h('p', { class: 'nbc-muted' }, 'Nothing compiled yet.');
     }
+    // CUDA graphs only where torch said something about them (--mode reduce-overhead)
+    const graphed = t.compiles.some(c => c.cudagraphs !== null);
     const head = [
       'compile',
       'frame',
@@ -141,7 +144,8 @@ export class CompilesSection extends Section {
       'time',
       'phases',
       'guards/call',
-      'cache'
+      'cache',
+      ...(graphed ? ['CUDA graphs'] : [])
     ];
     // Bars share one scale (the longest compile) so they compare; the legend sums all.
     let scale = 0;
@@ -191,7 +195,10 @@ export class CompilesSection extends Section {
             { class: 'nbc-num' },
             c.guard_latency_s !== null ? formatSeconds(c.guard_latency_s) : ''
           ),
-          h('td', null, clip(cache, 300))
+          h('td', null, clip(cache, 300)),
+          ...(graphed
+            ? [h('td', null, clip(cudagraphText(c.cudagraphs), 500))]
+            : [])
         );
       },
       PAGE,

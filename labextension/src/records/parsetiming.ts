@@ -1,14 +1,14 @@
 /**
- * The wording of a timing record (`nbcompile.compare`): the comparison table's columns
- * and cells, its notes, its title, its charts' bars and units. ../records/parse reads
- * the record (typed by ../records/validate) and asks this module for the words. No DOM,
- * no JupyterLab.
+ * A timing record (`nbcompile.compare`) read into its payload: the comparison table's
+ * columns and cells, its notes, its title, its charts' bars and units. The record comes
+ * typed (checked once by ./intake); ./parse dispatches here. No DOM, no JupyterLab.
  */
 
 import type * as R from '../generated/record';
+import { Payload } from '../model/payload';
 import { ITable, TableCell } from '../model/timing';
-import { numMap, str } from '../records/coerce';
-import type { Loose } from '../records/coerce';
+import { numMap, numOrNull, str } from './coerce';
+import type { Loose } from './coerce';
 import { clip, formatBytes, formatTime } from '../ui/format';
 
 /** Units of the timing charts' bars. */
@@ -250,5 +250,22 @@ export function comparisonTable(o: R.Comparison): ITable {
     title: 'modes',
     columns: saved ? [...COMPARISON_COLUMNS, SAVED_COLUMN] : COMPARISON_COLUMNS,
     rows: o.rows.map(r => comparisonRow(r, saved, o.confidence))
+  };
+}
+
+/** A timing record (the comparison of `nbcompile.compare`); unknown without rows. */
+export function parseTiming(o: R.Comparison, key: string): Payload {
+  if (!o.rows.length) {
+    return { record: 'unknown', kind: 'timing', key, reason: NO_ROWS };
+  }
+  const older = o as Loose<IOlderTiming>;
+  return {
+    record: 'timing',
+    key: str(older.id) || key,
+    title: timingTitle(o, older),
+    updated_at: numOrNull(older.updated_at),
+    tables: [comparisonTable(o)],
+    ...timingCharts(o.rows),
+    notes: timingNotes(o)
   };
 }

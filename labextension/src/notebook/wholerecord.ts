@@ -1,0 +1,74 @@
+/**
+ * The comm: a published record cut to fit the output budget, or with long texts capped,
+ * is asked for whole from the live kernel, every text whole, once per target. The kernel
+ * answers on the comm target nbcompile registers when loaded
+ * (nbcompile/magics/inspector_comm.py): one message `{data: {[MIME_TYPE]: record}}`,
+ * which enters through ../records/intake within the inspector's own limits.
+ */
+
+import { Kernel } from '@jupyterlab/services';
+
+import { Payload } from '../model/payload';
+import { ITargetRecord } from '../model/target';
+import { payloadFromCommReply } from '../records/intake';
+import { WHOLE_LIMITS } from '../records/size';
+
+/** The comm target nbcompile's kernel side registers (magics/inspector_comm.py). */
+export const COMM_TARGET = 'nbcompile.inspector';
+
+/** What the requests need from their notebook. */
+export interface IWholeRecordHost {
+  /** The live kernel to ask, if any (none: nothing is asked). */
+  liveKernel(): Kernel.IKernelConnection | null;
+  /** Whether the notebook is gone (a late answer is then dropped). */
+  isDisposed(): boolean;
+  /** Apply the whole record that came back. */
+  apply(payload: Payload): void;
+}
+
+/** The targets asked for whole, once each until `forget` or `clear`. */
+export class WholeRecordRequests {
+  constructor(private readonly _host: IWholeRecordHost) {}
+
+  /** Ask for `record` whole if its published copy was cut (once per target). */
+  want(record: ITargetRecord): void {
+    const kernel = this._host.liveKernel();
+    const id = record.id;
+    if (
+      (!record.omitted.length && !record.truncated) ||
+      !kernel ||
+      this._asked.has(id) ||
+      !/^[A-Za-z0-9_-]{1,40}$/.test(id)
+    ) {
+      return;
+    }
+    this._asked.add(id);
+    let comm: Kernel.IComm;
+    try {
+      comm = kernel.createComm(COMM_TARGET);
+    } catch {
+      return;
+    }
+    comm.onMsg = msg => {
+      const payload = this._host.isDisposed()
+        ? null
+        : payloadFromCommReply(msg.content.data, WHOLE_LIMITS);
+      if (payload) {
+        this._host.apply(payload);
+      }
+    };
+    // An older nbcompile (no such target) closes the comm at once: nothing to read.
+    void comm.open({ target_id: id }).done.catch(() => undefined);
+  }
+
+  /** A newer (possibly cut) record of `id` came: ask again if it is cut. */
+  forget(id: string): void {
+    this._asked.delete(id);
+  }
+
+  clear(): void {
+    this._asked.clear();
+  }
+
+  private _asked = new Set<string>();
+}

@@ -1,0 +1,65 @@
+/**
+ * The words of a target: its options and status; prototype keys and odd values stay
+ * plain data.
+ * Run: npm test.
+ */
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import {
+  countsText,
+  editorMimeType,
+  languageLabel,
+  optionsText,
+  statusText
+} from './format';
+
+import { fixture, summary } from '../../test/support';
+
+test('options and status read as words', () => {
+  const [gelu] = summary().targets;
+  assert.equal(optionsText(gelu.options), 'mode=default');
+  assert.equal(statusText(gelu), 'compiled');
+  const compiling = { ...gelu, status: 'compiling', compiling_since: 100 };
+  assert.equal(statusText(compiling, 112.4), 'compiling… 12s');
+  // The words are the kernel's (status_text); a record saved without them reads its status.
+  assert.equal(
+    statusText({
+      ...gelu,
+      status: 'pending',
+      status_text: 'waiting for first call'
+    }),
+    'waiting for first call'
+  );
+  assert.equal(
+    statusText({ ...gelu, status: 'not_compiled', status_text: '' }),
+    'not compiled'
+  );
+});
+
+test('prototype keys and odd values are plain data, never lookups', () => {
+  const raw = fixture() as { targets: Record<string, unknown>[] };
+  const t0 = raw.targets[0] as Record<string, any>;
+  t0.name = 'constructor';
+  t0.options = JSON.parse(
+    '{"__proto__": {"polluted": 1}, "constructor": "c", "options": {"toString": 1}}'
+  );
+  t0.graph_breaks[0].lineno = 2;
+  t0.compiles[0].times = JSON.parse('{"__proto__": 5, "total_s": 1}');
+  t0.compiles[0].cache = JSON.parse('{"hasOwnProperty": 1}');
+  const t = summary(raw).targets[0];
+  assert.equal(languageLabel('toString'), 'toString');
+  assert.equal(editorMimeType('toString'), 'text/plain');
+  assert.equal(
+    statusText({ ...t, status: 'toString', status_text: '' }),
+    'toString'
+  );
+  assert.equal(t.compiles[0].times.get('total_s'), 1);
+  assert.equal(t.compiles[0].times.get('__proto__'), 5);
+  assert.equal(t.compiles[0].cache.get('hasOwnProperty'), 1);
+  assert.match(optionsText(t.options), /constructor=c/);
+  assert.match(optionsText(t.options), /__proto__=/);
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  assert.match(countsText(t), /kernels/);
+});
