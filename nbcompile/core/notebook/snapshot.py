@@ -1,6 +1,6 @@
 """A target's record: the JSON-ready snapshot renderers and the API read.
 
-Sits above ``targets`` (whose ``Target`` holds the live state) and the modules that add
+Sits above ``target_state`` (whose ``Target`` holds the live state) and the modules that add
 views to the record (``annotate``, ``compile_diff``), so none of those import each other
 in a cycle.
 """
@@ -17,7 +17,7 @@ from ..insight.diagnose_hint import failure_hint, required_params
 from ..insight.not_compiled import why_not_compiled, without_internal_place
 from ..records import CompileRecord, GraphBreak, Kernel, Recompile, TargetRecord
 from . import stance
-from .target_state import Target, forward_arg_names
+from .target_state import DerivedViews, Target, forward_arg_names
 
 
 def compiled_inside(target: Target) -> str:
@@ -189,8 +189,9 @@ def _with_codegen_views(record: TargetRecord, target: Target) -> TargetRecord:
            tuple((len(c.output_code), len(c.graph_breaks),
                   tuple(tuple(line.lineno for line in k.lines) for k in c.kernels))
                  for c in target.compiles))
-    if target._views is not None and target._views[0] == key:
-        record.annotations, record.code_diffs = target._views[1], target._views[2]
+    cached = target.derived_views
+    if cached is not None and cached.key == key:
+        record.annotations, record.code_diffs = cached.annotations, cached.code_diffs
         return record
     spans = target.spans
     try:
@@ -199,7 +200,7 @@ def _with_codegen_views(record: TargetRecord, target: Target) -> TargetRecord:
     except Exception as e:  # a parsing bug must not hide the rest of the record
         record.notes.append(f"nbcompile could not annotate the source: {e!r}")
         return record
-    target._views = (key, record.annotations, record.code_diffs)
+    target.derived_views = DerivedViews(key, record.annotations, record.code_diffs)
     return record
 
 

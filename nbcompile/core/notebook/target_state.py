@@ -18,7 +18,16 @@ from typing import Any, Literal
 import torch
 
 from ..frames import Span, is_torch_file
-from ..records import CellRef, CompileRecord, EagerRuns, TargetError, TargetStatus, TorchLog
+from ..records import (
+    CellRef,
+    CodeDiff,
+    CompileRecord,
+    EagerRuns,
+    LineAnnotation,
+    TargetError,
+    TargetStatus,
+    TorchLog,
+)
 from ..runs.wrappers import unwrap
 from ..trace.progress import LiveProgress
 from .calls import interrupted_in_compile
@@ -47,6 +56,16 @@ def forward_arg_names(module: Any) -> tuple[str, ...]:
                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
 
 
+@dataclass(frozen=True)
+class DerivedViews:
+    """A target's annotated source and code diffs, and the key of the compiles they were
+    derived from."""
+
+    key: tuple[Any, ...]
+    annotations: list[LineAnnotation]
+    code_diffs: list[CodeDiff]
+
+
 @dataclass(kw_only=True)
 class Target:
     """One compiled function or module and everything captured for it so far.
@@ -66,12 +85,12 @@ class Target:
     wrapper: str | None = None
     spans: list[Span] = field(default_factory=list)
     entry_filename: str | None = None
-    #: the code compiled for a torch.nn module (torch's ``wrap_inline`` around
-    #: ``_call_impl``, see ``targets.module_entry``): its frames are this target's
     #: the module target's ``ModuleCall``, weakly (the module holds it; its compiled
     #: function's context maps back to this target): its first call is checked for a
     #: compile shared with another target
     module_call: Any = None
+    #: the code compiled for a torch.nn module (torch's ``wrap_inline`` around
+    #: ``_call_impl``, see ``targets.module_entry``): its frames are this target's
     entry_code: types.CodeType | None = None
     notes: list[str] = field(default_factory=list)
     compiles: list[CompileRecord] = field(default_factory=list)
@@ -83,7 +102,9 @@ class Target:
     id: str = field(default_factory=lambda: f"t{next(_target_ids)}")
     preview: str = ""  # "triton": --codegen triton (see triton_preview)
     previous_compiles: list[CompileRecord] = field(default_factory=list)  # before a re-run
-    _views: tuple[Any, ...] | None = field(default=None, repr=False)  # cached derived views
+    #: the annotated source and code diffs last derived, with what they were derived from
+    #: (``snapshot.py`` reuses them while the compiles stay the same)
+    derived_views: DerivedViews | None = field(default=None, repr=False)
     _keep: list[Any] = field(default_factory=list, repr=False)  # strong, until release()
     torch_logs: list[TorchLog] = field(default_factory=list)  # taken off stderr (torch_logs)
     show_torch_logs: bool = False  # --torch-logs: torch's log records stay on stderr
@@ -193,7 +214,7 @@ class Target:
         # Without fullgraph, Dynamo skips a frame it cannot trace ("Unsupported", e.g. an
         # RNN) and the call runs eagerly: not a failure the user saw.
         skipped = (record.status == "failed" and record.error.startswith("Unsupported")
-                   and not getattr(self.options, "fullgraph", False))
+                   and not self.options.fullgraph)
         if record.status == "failed" and not skipped:
             self.status = "failed"
             self.error = failure or self.error
