@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,9 +126,10 @@ def key_changes(layer: str, before: Mapping[str, tuple[str, str]],
 
 
 def cache_note(outcomes: Iterable[CacheOutcome], changes: list[KeyChange],
-               compiled_before: bool) -> str:
+               compiled_before: bool, compared: Collection[str] | None = None) -> str:
     """Why the caches missed (or what served the compile), in words, from torch's own
-    outcome, reason and key components; says so when torch gave no reason."""
+    outcome, reason and key components; says so when torch gave no reason. ``compared``:
+    the layers whose key components both compiles listed (``None``: every layer)."""
     outcomes = list(outcomes)
     if not outcomes:
         return "torch logged no cache lookup for this compile (caches disabled, or a " \
@@ -148,6 +149,10 @@ def cache_note(outcomes: Iterable[CacheOutcome], changes: list[KeyChange],
             if mine:
                 parts.append(f"{name} missed: " + "; ".join(mine[:4])
                              + (f" (and {len(mine) - 4} more)" if len(mine) > 4 else ""))
+            elif compiled_before and compared is not None and o.layer not in compared:
+                parts.append(f"{name} missed ({o.detail or o.outcome}); torch listed no "
+                             "key components of this cache to compare with the earlier "
+                             "compile")
             elif compiled_before:
                 parts.append(f"{name} missed ({o.detail or o.outcome}); torch gave no "
                              "component that differs from the earlier compile")

@@ -6,8 +6,8 @@ the same notebook to say what differed in the key of a frame compiled there befo
 Saved after a cell that compiled (``history.save_cache_keys``, off the compile path: only
 then are the trace payloads parsed, and only those heard since the last save). The file is capped
 (``MAX_FILE_BYTES``, ``MAX_FRAMES``: the newest kept). Reading treats it as untrusted: only
-this user's private file in the private directory, bounded in size, each entry checked;
-anything else is ignored with a one-line note.
+this user's private file in the private directory, bounded in size, every field of every
+entry checked; a file with anything wrong is ignored whole, with a one-line note naming it.
 """
 
 from __future__ import annotations
@@ -25,9 +25,11 @@ from typing import Any
 from ..frames import cell_key, is_cell_file
 from ..notebook import cache
 from ..records import CompileRecord
+from . import untrusted
 from .artifacts import artifacts_dir, notebook_key, private_file, private_problem
 from .cache_keys import Lookup
 from .record import CacheOutcome
+from .untrusted import Malformed, json_shape, obj, read_json
 
 SUFFIX = ".cache-keys.json"
 FORMAT = "nbcompile-cache-keys"
@@ -127,44 +129,39 @@ def _to_json(f: SavedFrame) -> dict[str, Any]:
                         for lk in f.lookups]}
 
 
-def _str(data: dict[str, Any], key: str, cap: int = VALUE_CHARS) -> str:
-    value = data.get(key, "")
-    if not isinstance(value, str):
-        raise ValueError(key)
-    return value[:cap]
+def _lookup(item: Any, where: str) -> Lookup:
+    item = obj(item, where)
+    components = untrusted.field(item, "components", dict, where)
+    comps = {}
+    for name, pair in list(components.items())[:MAX_COMPONENTS]:
+        if (not isinstance(pair, list) or len(pair) != 2
+                or not all(isinstance(x, str) for x in pair)):
+            raise Malformed(f"{where}.components[{name[:40]!r}] is not a [hash, value] pair "
+                            "of strings")
+        comps[name[:VALUE_CHARS]] = (pair[0][:HASH_CHARS], pair[1][:VALUE_CHARS])
+    return Lookup(CacheOutcome(layer=untrusted.field(item, "layer", str, where)[:VALUE_CHARS],
+                               outcome=untrusted.field(item, "outcome", str, where)[:VALUE_CHARS],
+                               detail=untrusted.field(item, "detail", str, where)[:VALUE_CHARS]),
+                  comps)
 
 
-def _from_json(data: Any) -> SavedFrame:
-    """One saved frame, every field checked (``ValueError`` on anything unexpected)."""
-    if not isinstance(data, dict):
-        raise ValueError("frame")
-    lineno, saved_at = data.get("lineno"), data.get("saved_at")
-    if not isinstance(lineno, int) or isinstance(lineno, bool):
-        raise ValueError("lineno")
-    if not isinstance(saved_at, (int, float)) or isinstance(saved_at, bool):
-        raise ValueError("saved_at")
-    graphs = data.get("graphs", [])
-    lookups = data.get("lookups", [])
-    if not isinstance(graphs, list) or not isinstance(lookups, list):
-        raise ValueError("graphs/lookups")
-    found = []
-    for item in lookups[:8]:
-        if not isinstance(item, dict) or not isinstance(item.get("components", {}), dict):
-            raise ValueError("lookup")
-        comps = {}
-        for name, pair in list(item.get("components", {}).items())[:MAX_COMPONENTS]:
-            if (not isinstance(pair, list) or len(pair) != 2
-                    or not all(isinstance(x, str) for x in pair)):
-                raise ValueError("component")
-            comps[name[:VALUE_CHARS]] = (pair[0][:HASH_CHARS], pair[1][:VALUE_CHARS])
-        found.append(Lookup(CacheOutcome(layer=_str(item, "layer"),
-                                         outcome=_str(item, "outcome"),
-                                         detail=_str(item, "detail")), comps))
-    if not all(isinstance(g, str) for g in graphs):
-        raise ValueError("graph")
-    return SavedFrame(_str(data, "frame"), _str(data, "filename", 1000), lineno,
-                      _str(data, "compile_id"), float(saved_at), _str(data, "kernel"),
-                      found, [g[:GRAPH_CHARS] for g in graphs[:4]])
+def _from_json(data: Any, where: str = "frame") -> SavedFrame:
+    """One saved frame, every field checked (``Malformed`` names the first one wrong)."""
+    data = obj(data, where)
+    text = {k: untrusted.field(data, k, str, where) for k in ("frame", "filename", "compile_id",
+                                                     "kernel")}
+    lineno = untrusted.field(data, "lineno", int, where)
+    saved_at = untrusted.field(data, "saved_at", (int, float), where)
+    graphs = untrusted.field(data, "graphs", list, where)
+    lookups = untrusted.field(data, "lookups", list, where)
+    for i, g in enumerate(graphs):
+        if not isinstance(g, str):
+            raise Malformed(f"{where}.graphs[{i}] is {json_shape(g)}, not a string")
+    found = [_lookup(item, f"{where}.lookups[{i}]") for i, item in enumerate(lookups[:8])]
+    return SavedFrame(text["frame"][:VALUE_CHARS], text["filename"][:1000], lineno,
+                      text["compile_id"][:VALUE_CHARS], float(saved_at),
+                      text["kernel"][:VALUE_CHARS], found,
+                      [g[:GRAPH_CHARS] for g in graphs[:4]])
 
 
 # --- the file ----------------------------------------------------------------------------
@@ -172,11 +169,12 @@ def _from_json(data: Any) -> SavedFrame:
 
 def read(path: Path) -> EarlierKeys:
     """The frames saved in ``path``: only this user's private file in a private directory,
-    at most ``MAX_FILE_BYTES``; anything else is ignored with a one-line note."""
+    at most ``MAX_FILE_BYTES``, every field checked; anything else is ignored whole, with a
+    one-line note."""
     out = EarlierKeys(str(path))
     if not path.exists() and not path.is_symlink():
         return out
-    if path.is_symlink():
+    if path.is_symlink():  # before its target's owner and mode are read
         out.note = f"ignored the saved cache keys {path}: it is a symbolic link"
         return out
     problem = private_problem(path)
@@ -184,33 +182,19 @@ def read(path: Path) -> EarlierKeys:
         out.note = f"ignored the saved cache keys {path}: {problem}"
         return out
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
-    except OSError as e:
-        out.note = f"ignored the saved cache keys {path}: {e.strerror or e}"
+        doc = read_json(path, MAX_FILE_BYTES)
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            raise Malformed(f"it is not a {FORMAT} file")
+        if untrusted.field(doc, "version", int) != 1:
+            raise Malformed(f"its version {doc['version']} is not 1")
+        untrusted.field(doc, "key", str)
+        untrusted.field(doc, "saved_at", (int, float))
+        frames = [_from_json(item, f"frames[{i}]")
+                  for i, item in enumerate(untrusted.field(doc, "frames", list))]
+    except Malformed as e:  # one wrong field: the whole file is suspect
+        out.note = f"ignored the saved cache keys {path}: {e}"
         return out
-    if len(data) > MAX_FILE_BYTES:
-        out.note = (f"ignored the saved cache keys {path}: larger than "
-                    f"{MAX_FILE_BYTES} bytes")
-        return out
-    try:
-        doc = json.loads(data.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        out.note = f"ignored the saved cache keys {path}: not valid JSON"
-        return out
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(
-            doc.get("frames"), list):
-        out.note = f"ignored the saved cache keys {path}: not a {FORMAT} file"
-        return out
-    bad = 0
-    for item in doc["frames"][:MAX_FRAMES]:
-        try:
-            out.frames.append(_from_json(item))
-        except (ValueError, TypeError, AttributeError):
-            bad += 1
-    if bad:
-        out.note = f"skipped {bad} malformed entries of the saved cache keys {path}"
+    out.frames = frames[:MAX_FRAMES]
     return out
 
 

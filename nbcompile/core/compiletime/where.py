@@ -8,14 +8,18 @@ serves a fresh child process's events and the kernel's own alike.
 
 from __future__ import annotations
 
+import ast
+import difflib
+import functools
 import inspect
+import linecache
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..frames import cell_key
+from ..frames import cell_key, is_cell_file
 from ..records import CompileRecord
 from ..trace.builder import CompileBuilder
 from ..trace.compile_id import CompileId
@@ -123,19 +127,20 @@ def _frame(record: CompileRecord) -> tuple[str, str, int]:
 
 
 def _changes(before: Sequence[Lookup], mine: Sequence[Lookup], old_graphs: Sequence[str],
-             graphs: Sequence[str]) -> tuple[list[KeyChange], bool | None]:
+             graphs: Sequence[str]) -> tuple[list[KeyChange], bool | None, set[str]]:
     """The key components that differ from an earlier compile's lookups (a layer that
     missed or bypassed, compared where both list components), the graph's changed lines
-    named; and whether every compared layer's components were equal (``None``: none
-    compared)."""
+    named; whether every compared layer's components were equal (``None``: none
+    compared); and the layers compared."""
     changes: list[KeyChange] = []
-    compared, differ_any = 0, False
+    compared: set[str] = set()
+    differ_any = False
     for lookup in mine:
         old = next((b for b in before if b.outcome.layer == lookup.outcome.layer
                     and b.components), None)
         if old is None or not lookup.components:
             continue
-        compared += 1
+        compared.add(lookup.outcome.layer)
         differ = key_changes(lookup.outcome.layer, old.components, lookup.components)
         differ_any = differ_any or bool(differ)
         if lookup.outcome.outcome != "hit":
@@ -145,13 +150,14 @@ def _changes(before: Sequence[Lookup], mine: Sequence[Lookup], old_graphs: Seque
         if change.kind == "graph" and lines:
             change.words = "the graph differs at " + "; ".join(lines[:3]) + (
                 f" (and {len(lines) - 3} more lines)" if len(lines) > 3 else "")
-    return changes, (None if not compared else not differ_any)
+    return changes, (None if not compared else not differ_any), compared
 
 
 def _earlier(saved: SavedFrame, record: CompileRecord, mine: list[Lookup]
-             ) -> tuple[EarlierCompile, list[KeyChange]]:
-    """This compile compared with an earlier kernel's compile of the frame."""
-    changes, same = _changes(saved.lookups, [cut_lookup(lk) for lk in mine],
+             ) -> tuple[EarlierCompile, list[KeyChange], set[str]]:
+    """This compile compared with an earlier kernel's compile of the frame (and the cache
+    layers whose key components both listed)."""
+    changes, same, compared = _changes(saved.lookups, [cut_lookup(lk) for lk in mine],
                              portable_graphs(saved.graphs),
                              portable_graphs(record.graphs))
     same_cell = cell_key(saved.filename) == cell_key(record.filename)
@@ -168,7 +174,74 @@ def _earlier(saved: SavedFrame, record: CompileRecord, mine: list[Lookup]
     else:
         words = head
     return EarlierCompile(saved_at=iso(saved.saved_at), compile_id=saved.compile_id,
-                          same_cell=same_cell, same_key=same, words=words), changes
+                          same_cell=same_cell, same_key=same, words=words), changes, compared
+
+
+def _remember(seen: dict[tuple[str, str, int], Compiled], cells: dict[str, list[Compiled]],
+              record: CompileRecord, lookups: list[Lookup]) -> None:
+    """Keep a compile that logged cache lookups as the frame's latest (and, for code in a
+    notebook cell, under its function's name: a cell run again makes a new file name)."""
+    if not lookups:
+        return
+    seen[_frame(record)] = (record, lookups)
+    if is_cell_file(record.filename):
+        cells.setdefault(record.frame, []).append((record, lookups))
+
+
+def rerun_of(candidates: Sequence[Compiled], record: CompileRecord) -> Compiled | None:
+    """The latest compile of ``record``'s function from an earlier run of its notebook cell
+    (the cell run again, edited or not: a new file name and code object): the same function
+    name, in another cell file, with the same qualified name where the cells' sources say it
+    (``Net.forward`` is not ``Other.forward``)."""
+    if not is_cell_file(record.filename):
+        return None
+    mine = qualname(record.filename, record.firstlineno, record.frame)
+    for earlier_compile in reversed(candidates):
+        old = earlier_compile[0]
+        if old.filename == record.filename or not is_cell_file(old.filename):
+            continue
+        theirs = qualname(old.filename, old.firstlineno, old.frame)
+        if mine is None or theirs is None or mine == theirs:
+            return earlier_compile
+    return None
+
+
+def _rerun_words(old: CompileRecord, record: CompileRecord) -> str:
+    edited = cell_key(old.filename) != cell_key(record.filename)
+    return (f"compared with {old.frame}'s compile {old.compile_id} from an earlier "
+            + ("version" if edited else "run") + f" of its cell ({old.filename})")
+
+
+@functools.lru_cache(maxsize=512)
+def qualname(filename: str, lineno: int, name: str) -> str | None:
+    """The qualified name (``Net.forward``, ``outer.<locals>.inner``) of the function
+    ``name`` defined at ``lineno`` of ``filename``, from the source ``linecache`` holds
+    (``None``: no source, or no such definition there)."""
+    source = "".join(linecache.getlines(filename))
+    if not source:
+        return None
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+    def find(node: ast.AST, prefix: str) -> str | None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                here = prefix + child.name
+                first = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                if (not isinstance(child, ast.ClassDef) and child.name == name
+                        and lineno in (child.lineno, first)):
+                    return here
+                inner = here + ("." if isinstance(child, ast.ClassDef) else ".<locals>.")
+                found = find(child, inner)
+            else:
+                found = find(child, prefix)
+            if found is not None:
+                return found
+        return None
+
+    return find(tree, "")
 
 
 def where(compiles: Sequence[Compiled], root: Any = None,
@@ -176,12 +249,16 @@ def where(compiles: Sequence[Compiled], root: Any = None,
     """The split of ``compiles``' seconds (each with its cache lookups). ``root``: the
     module whose repeated blocks to look for; ``history``: earlier compiles to compare
     cache keys with (e.g. another process's, or this kernel's); a frame compiled twice
-    within ``compiles`` is compared with its previous compile too; ``earlier``: frames an
+    within ``compiles`` is compared with its previous compile too, and a function whose
+    notebook cell was run again with its compile from the earlier run (``rerun_of``);
+    ``earlier``: frames an
     earlier kernel of this notebook saved, compared with a frame compiled for the first
     time here."""
     seen: dict[tuple[str, str, int], Compiled] = {}
+    cells: dict[str, list[Compiled]] = {}  # compiles in notebook cells, by function name
     for record, found in history:
-        seen[_frame(record)] = (record, found)
+        seen[_frame(record)] = (record, found)  # compiled before, lookups logged or not
+        _remember(seen, cells, record, found)
     result = Where()
     phases: Counter[str] = Counter()
     caches: Counter[str] = Counter()
@@ -191,31 +268,36 @@ def where(compiles: Sequence[Compiled], root: Any = None,
                         or record.times.get("total_s") or 0.0)
         recompile = bool(cid and cid.frame_compile_id > 0)
         previous = seen.get(_frame(record))
-        before = previous[1] if previous else None
+        rerun = None if previous is not None else rerun_of(cells.get(record.frame, []), record)
+        previous = previous or rerun
         changes: list[KeyChange] = []
+        compared: set[str] | None = None
         then: EarlierCompile | None = None
-        if previous is not None and before is not None:
-            changes = _changes(before, mine, previous[0].graphs, record.graphs)[0]
+        if previous is not None:
+            changes, _, compared = _changes(previous[1], mine, previous[0].graphs,
+                                            record.graphs)
         elif earlier and (saved := match(earlier, record)) is not None:
-            then, changes = _earlier(saved, record, mine)
+            then, changes, compared = _earlier(saved, record, mine)
         note = cache_note([lookup.outcome for lookup in mine], changes,
-                          before is not None or then is not None)
+                          previous is not None or then is not None, compared)
+        if then is not None:
+            note = then.words + "; " + note
+        elif rerun is not None:
+            note = _rerun_words(rerun[0], record) + "; " + note
         frame = FrameTime(
             compile_id=record.compile_id, frame=record.frame, filename=record.filename,
             lineno=record.firstlineno, seconds=round(seconds, 4), phases=dict(record.phases),
             graph_op_count=record.graph_op_count, recompile=recompile,
             recompile_reason=record.recompile_reason,
             caches=[lookup.outcome for lookup in mine], key_changes=changes,
-            cache_note=(then.words + "; " + note) if then is not None else note,
-            earlier=then)
+            cache_note=note, earlier=then)
         result.frames.append(frame)
         result.total_s += seconds
         if recompile:
             result.recompile_s += seconds
         phases.update(record.phases)
         caches.update(f"{o.layer} {o.outcome}" for o in frame.caches)
-        if mine:
-            seen[_frame(record)] = (record, mine)
+        _remember(seen, cells, record, mine)
     result.total_s = round(result.total_s, 4)
     result.recompile_s = round(result.recompile_s, 4)
     result.phases = {k: round(v, 4) for k, v in phases.items()}
@@ -230,36 +312,63 @@ _GRAPH_LINE = re.compile(r"# File: (?P<file>.+?):(?P<line>\d+) in [^,]*, code: (
 _NODE = re.compile(r"^\s*\w+(?:: \"[^\"]*\")? = (?P<op>.*?)(?:;\s+[\w, ]+= None)?$")
 
 
-def _ops_by_line(graphs: Sequence[str]) -> dict[tuple[str, int], tuple[str, list[str]]]:
-    """Each source line of the Dynamo graphs -> (its code, the ops traced from it)."""
-    found: dict[tuple[str, int], tuple[str, list[str]]] = {}
-    current: tuple[str, int] | None = None
+_ASSIGNED = re.compile(r"^\s*(\w+)(?:: \"[^\"]*\")? = ", re.M)
+_NAME = re.compile(r"\b[A-Za-z_]\w*\b")
+
+#: A stretch of a Dynamo graph traced from one source line: file, line, code, its ops.
+Segment = tuple[str, int, str, tuple[str, ...]]
+
+
+def _segments(graphs: Sequence[str]) -> list[Segment]:
+    """The Dynamo graphs' ``# File: <file>:<line>`` stretches in order, each with the ops
+    traced there; node names (which shift when an op is added before) read as ``v``, so
+    only the ops and their constants are compared."""
+    found: list[Segment] = []
     for graph in graphs:
+        names = set(_ASSIGNED.findall(graph))
+        current: tuple[str, int, str, list[str]] | None = None
         for text in graph.splitlines():
             m = _GRAPH_LINE.search(text)
             if m:
-                current = (m.group("file"), int(m.group("line")))
-                found.setdefault(current, (m.group("code").strip(), []))
+                if current is not None:
+                    found.append((*current[:3], tuple(current[3])))
+                current = (m.group("file"), int(m.group("line")), m.group("code").strip(), [])
                 continue
             node = _NODE.match(text)
             if node and current is not None:
-                op = re.sub(r"\b[a-z_]\w*_\d*\b", "v", node.group("op"))  # names vary
-                found[current][1].append(op)
+                current[3].append(_anonymous(node.group("op"), names))
+        if current is not None:
+            found.append((*current[:3], tuple(current[3])))
     return found
 
 
+def _anonymous(op: str, names: set[str]) -> str:
+    return _NAME.sub(lambda n: "v" if n.group() in names else n.group(), op)
+
+
 def changed_lines(before: Sequence[str], after: Sequence[str]) -> list[str]:
-    """The source lines (``file:line `code```) whose traced ops or constants differ between
-    two compiles' Dynamo graphs (empty when either has no graph text)."""
+    """The source lines (``file:line `code```, the later compile's) whose traced ops or
+    constants differ between two compiles' Dynamo graphs, in graph order (empty when
+    either has no graph text). The graphs are aligned by their ops, so lines that only
+    moved (a line added above) are not named; notebook cell names are compared as one
+    (the same function from two runs of its cell)."""
     if not before or not after:
         return []
-    old, new = _ops_by_line(before), _ops_by_line(after)
-    out = []
-    for key in sorted(set(old) | set(new), key=lambda k: (k[0], k[1])):
-        a, b = old.get(key), new.get(key)
-        if a is None or b is None or sorted(a[1]) != sorted(b[1]):
-            code = (b or a or ("", []))[0]
-            out.append(f"{key[0]}:{key[1]} `{code}`")
+    old, new = _segments(before), _segments(after)
+
+    def key(seg: Segment) -> tuple[str, tuple[str, ...]]:
+        return (portable_graphs([seg[0]])[0], seg[3])
+
+    out: list[str] = []
+    matcher = difflib.SequenceMatcher(None, [key(x) for x in old], [key(x) for x in new],
+                                      autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        for file, line, code, _ in (new[j1:j2] if j2 > j1 else old[i1:i2]):
+            named = f"{file}:{line} `{code}`"
+            if named not in out:
+                out.append(named)
     return out
 
 

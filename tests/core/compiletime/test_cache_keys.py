@@ -97,3 +97,71 @@ def test_a_changed_graph_names_the_cell_line_whose_constant_changed():
     assert changed_lines([GRAPH], [edited]) == ["<ipython-input-3-abc>:3 `y = torch.relu(x) * 3`"]
     assert changed_lines([GRAPH], [GRAPH]) == []
     assert changed_lines([], [GRAPH]) == []
+
+
+def test_a_line_added_above_names_that_line_only():
+    from nbcompile.core.compiletime.where import changed_lines
+
+    # the cell run again with a line added: later lines moved down, Dynamo's node names
+    # shifted (mul -> mul_1), yet only the new line changed what was traced
+    grown = '''class GraphModule(torch.nn.Module):
+    def forward(self, L_x_: "f32[4][1]cpu"):
+        l_x_ = L_x_
+         # File: <ipython-input-9-def>:3 in scale, code: x = x * 5
+        mul: "f32[4][1]cpu" = l_x_ * 5;  l_x_ = None
+         # File: <ipython-input-9-def>:4 in scale, code: y = torch.relu(x) * 2
+        relu: "f32[4][1]cpu" = torch.relu(mul);  mul = None
+        mul_1: "f32[4][1]cpu" = relu * 2;  relu = None
+         # File: <ipython-input-9-def>:5 in scale, code: return y + 1
+        add: "f32[4][1]cpu" = mul_1 + 1;  mul_1 = None
+        return (add,)
+'''
+    assert changed_lines([GRAPH], [grown]) == ["<ipython-input-9-def>:3 `x = x * 5`"]
+    # an op whose name has an underscore is an op, not a node name
+    layer = GRAPH.replace("torch.relu(l_x_)", "torch.nn.functional.layer_norm(l_x_, [4])")
+    group = layer.replace("layer_norm", "group_norm")
+    assert changed_lines([layer], [group]) == ["<ipython-input-3-abc>:3 `y = torch.relu(x) * 2`"]
+    assert changed_lines([layer], [layer]) == []
+
+
+CELLS = {
+    "<ipython-input-7-aaaa>": "class Net:\n    def forward(self, x):\n        return x\n"
+                              "def outer():\n    @staticmethod\n    def inner(x):\n"
+                              "        return x\n    return inner\n",
+    "<ipython-input-8-bbbb>": "class Other:\n    def forward(self, x):\n        return x\n",
+    "<ipython-input-9-cccc>": "class Net:\n    def forward(self, x):\n        return x + 1\n",
+}
+
+
+@pytest.fixture
+def cells():
+    import linecache
+
+    for name, source in CELLS.items():  # what IPython puts there for each cell it runs
+        linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    yield
+    for name in CELLS:
+        linecache.cache.pop(name, None)
+
+
+def test_a_cell_run_again_pairs_the_same_function_by_its_qualified_name(cells):
+    from nbcompile.core.compiletime.cache_keys import Lookup
+    from nbcompile.core.compiletime.record import CacheOutcome
+    from nbcompile.core.compiletime.where import qualname, rerun_of
+    from nbcompile.core.records import CompileRecord
+
+    assert qualname("<ipython-input-7-aaaa>", 2, "forward") == "Net.forward"
+    # a decorated function's code starts at its first decorator
+    assert qualname("<ipython-input-7-aaaa>", 5, "inner") == "outer.<locals>.inner"
+    assert qualname("<ipython-input-7-aaaa>", 3, "forward") is None
+    assert qualname("<no source>", 1, "f") is None
+
+    def compiled(file: str, line: int = 2) -> tuple[CompileRecord, list[Lookup]]:
+        return (CompileRecord(compile_id="0/0", frame="forward", filename=file,
+                              firstlineno=line), [Lookup(CacheOutcome("fx_graph", "miss"))])
+
+    net, other, net_again = (compiled(f) for f in CELLS)
+    assert rerun_of([net, other], net_again[0]) is net  # Other.forward is not Net.forward
+    assert rerun_of([other], net_again[0]) is None
+    assert rerun_of([net], net[0]) is None  # the same file: not a re-run
+    assert rerun_of([net], compiled("/home/me/model.py")[0]) is None  # not a cell

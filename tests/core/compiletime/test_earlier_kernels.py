@@ -157,10 +157,9 @@ def test_an_untrusted_or_broken_file_is_ignored_with_a_note(home, monkeypatch):
     monkeypatch.setattr(earlier, "MAX_FILE_BYTES", 2_000_000)
 
     doc = json.loads(good)
-    doc["frames"] += [{"frame": 3}, "x", {**doc["frames"][0], "lookups": [{"components": 1}]}]
+    doc["frames"] += [{"frame": 3}]  # one wrong entry: the whole file is suspect
     path.write_text(json.dumps(doc))
-    found = earlier.read(path)
-    assert [f.frame for f in found.frames] == ["f"] and "skipped 3 malformed" in found.note
+    assert "frames[1].frame is an integer, not a string" in _note(path)
 
     path.unlink()
     other = path.with_name("elsewhere.json")
@@ -170,6 +169,60 @@ def test_an_untrusted_or_broken_file_is_ignored_with_a_note(home, monkeypatch):
 
     keys = earlier.KernelKeys(NOTEBOOK)  # a later kernel: the note reaches the records
     assert keys.earlier().frames == [] and any("symbolic link" in n for n in keys.notes())
+
+
+def _entry(**change):
+    frame = earlier._to_json(_saved("f", 1000.0))
+    for name, value in change.items():
+        if value is _GONE:
+            del frame[name]
+        else:
+            frame[name] = value
+    return frame
+
+
+_GONE = object()
+_LOOKUP = {"layer": "fx_graph", "outcome": "miss", "detail": "", "components": {}}
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    ({"frames": "f"}, "'frames' is a string, not a list"),
+    ({"frames": {"f": 1}}, "'frames' is an object, not a list"),
+    ({"frames": [["f", 1]]}, "frames[0] is a list, not an object"),
+    ({"frames": ["f"]}, "frames[0] is a string, not an object"),
+    ({"frames": [_entry(lineno="1")]}, "frames[0].lineno is a string, not an integer"),
+    ({"frames": [_entry(lineno=True)]}, "frames[0].lineno is a boolean, not an integer"),
+    ({"frames": [_entry(saved_at=None)]}, "frames[0].saved_at is null, not an integer or a "
+                                          "number"),
+    ({"frames": [_entry(frame=_GONE)]}, "frames[0].frame is missing"),
+    ({"frames": [_entry(kernel=_GONE)]}, "frames[0].kernel is missing"),
+    ({"frames": [_entry(graphs="g")]}, "frames[0].graphs is a string, not a list"),
+    ({"frames": [_entry(graphs=[1])]}, "frames[0].graphs[0] is an integer, not a string"),
+    ({"frames": [_entry(lookups={})]}, "frames[0].lookups is an object, not a list"),
+    ({"frames": [_entry(lookups=["x"])]}, "frames[0].lookups[0] is a string, not an object"),
+    ({"frames": [_entry(lookups=[{**_LOOKUP, "components": 1}])]},
+     "frames[0].lookups[0].components is an integer, not an object"),
+    ({"frames": [_entry(lookups=[{**_LOOKUP, "components": {"gm": "h"}}])]},
+     "frames[0].lookups[0].components['gm'] is not a [hash, value] pair"),
+    ({"frames": [_entry(lookups=[{k: v for k, v in _LOOKUP.items() if k != "layer"}])]},
+     "frames[0].lookups[0].layer is missing"),
+    ({"version": "1"}, "'version' is a string, not an integer"),
+    ({"version": 2}, "its version 2 is not 1"),
+    ({"key": None}, "'key' is null, not a string"),
+    ({"saved_at": _GONE}, "'saved_at' is missing"),
+])
+def test_a_saved_keys_file_of_any_wrong_shape_is_ignored_whole(home, change, words):
+    path, key, _ = earlier.keys_path(NOTEBOOK)
+    earlier.write(path, [_saved("g", 999.0)], key)
+    doc = json.loads(path.read_text())
+    for name, value in change.items():
+        if value is _GONE:
+            del doc[name]
+        else:
+            doc[name] = value
+    path.write_text(json.dumps(doc))
+    note = _note(path)  # nothing read, one line
+    assert note.startswith(f"ignored the saved cache keys {path}: ") and words in note, note
 
 
 def test_a_kernel_without_its_notebook_path_says_which_key(home, monkeypatch):
