@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from ..core.records import MIME_TYPE
 from .budget import fallback_budget, json_size, output_budget, record_budget
-from .text import clip, escape
+from .text import cap_texts, clip, escape
 from .units import format_duration
 
 if TYPE_CHECKING:
@@ -14,8 +15,9 @@ if TYPE_CHECKING:
 
 #: The longest text kept in a published record (the kernel's record keeps it whole).
 TEXT_CAP = 2000
-_COLOURS = {"verified": "#1a7f37", "did not help": "#9a6700", "does not apply": "#57606a",
-            "failed": "#cf222e", "not reproducible": "#cf222e", "not tried": "#57606a"}
+_COLOURS = {"verified": "#1a7f37", "did not help": "#9a6700", "inconclusive": "#57606a",
+            "does not apply": "#57606a", "failed": "#cf222e", "not reproducible": "#cf222e",
+            "not tried": "#57606a"}
 
 
 def _s(value: float | None) -> str:
@@ -30,12 +32,26 @@ def _ratio(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}x"
 
 
+def frame_words(f: FrameTime) -> str:
+    """Which compile of which frame, in words: ``forward, its first compile (torch's
+    compile id 0/0)``; ``forward, recompile 2 (torch's compile id 0/2)``."""
+    found = re.search(r"(\d+)/(\d+)", f.compile_id)
+    if found is None:
+        return f"{f.frame} (torch's compile id {f.compile_id})" if f.compile_id else f.frame
+    n = int(found.group(2))
+    which = "its first compile" if n == 0 else f"recompile {n}"
+    return f"{f.frame}, {which} (torch's compile id {f.compile_id})"
+
+
 def _headline(ct: CompileTime) -> str:
     parts = [f"compile time of {ct.name}: cold {_s(ct.cold_s)}",
              f"warm restart {_s(ct.warm_restart_s)}"]
     best = [r for r in ct.remedies if r.verified]
     if best:
         parts.append("verified: " + ", ".join(r.kind for r in best))
+    unsure = [r for r in ct.remedies if r.status == "inconclusive"]
+    if unsure:
+        parts.append("inconclusive: " + ", ".join(r.kind for r in unsure))
     return ", ".join(parts) + (" (interrupted)" if ct.interrupted else "")
 
 
@@ -65,12 +81,12 @@ def compile_time_text(ct: CompileTime, budget: int | None = None) -> str:
     explained = [f for f in w.frames
                  if f.key_changes or any(c.outcome == "bypass" for c in f.caches)]
     for f in explained[:10]:
-        lines.append(f"  {f.compile_id} {f.frame}: {clip(f.cache_note, 300)}")
+        lines.append(f"  {frame_words(f)}: {clip(f.cache_note, 300)}")
     if len(explained) > 10:
         lines.append(f"  ... {len(explained) - 10} more in .where.frames")
     mine = _kernel_explained(ct)
     for f in mine[:5]:
-        lines.append(f"  this kernel {f.compile_id} {f.frame}: {clip(f.cache_note, 300)}")
+        lines.append(f"  in this kernel, {frame_words(f)}: {clip(f.cache_note, 300)}")
     if len(mine) > 5:
         lines.append(f"  ... {len(mine) - 5} more in .kernel_compiles")
     for r in ct.remedies:
@@ -105,9 +121,9 @@ def compile_time_html(ct: CompileTime, budget: int | None = None) -> str:
              f"{f'<code>{e(b.path)}</code>' if b.path else 'the model'}: traced "
              f"{b.traced_copies} times, {b.node_share:.0%} of the ops (~{e(_s(b.dynamo_s))} "
              f"Dynamo, ~{e(_s(b.inductor_s))} Inductor)</li>" for b in w.repeated]
-    items += [f"<li>{e(f.compile_id)} {e(f.frame)}: {e(clip(f.cache_note, 300))}</li>"
+    items += [f"<li>{e(frame_words(f))}: {e(clip(f.cache_note, 300))}</li>"
               for f in w.frames if f.cache_note]
-    items += [f"<li>this kernel {e(f.compile_id)} {e(f.frame)}: "
+    items += [f"<li>in this kernel, {e(frame_words(f))}: "
               f"{e(clip(f.cache_note, 300))}</li>" for f in _kernel_explained(ct)[:5]]
     if items:
         parts.append(f"<ul style='margin:0'>{''.join(items[:20])}</ul>")
@@ -142,24 +158,12 @@ def published_compile_time(ct: CompileTime, budget: int | None = None) -> dict[s
     for cap in (TEXT_CAP, 300, 80):
         if json_size(data) <= budget:
             break
-        data["truncated"] = _cap_texts(data, cap) or data["truncated"]
+        data["truncated"] = cap_texts(data, cap, "the kernel") or data["truncated"]
     frames, mine = data["where"]["frames"], data["kernel_compiles"]
     while json_size(data) > budget and (frames or mine):
         (frames if len(frames) >= len(mine) else mine).pop()
         data["truncated"] = True
     return data
-
-
-def _cap_texts(value: Any, cap: int) -> bool:
-    cut = False
-    items = value.items() if isinstance(value, dict) else enumerate(value)
-    for key, item in list(items):
-        if isinstance(item, str) and len(item) > cap:
-            value[key] = item[:cap] + " ..."
-            cut = True
-        elif isinstance(item, (dict, list)):
-            cut = _cap_texts(item, cap) or cut
-    return cut
 
 
 def compile_time_bundle(ct: CompileTime) -> dict[str, Any]:

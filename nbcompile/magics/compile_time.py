@@ -12,6 +12,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from ..api import CompileTime, compile_time
 from ..core.compiletime.measure import CompileTimeInterrupted
 from ..core.compiletime.record import REMEDY_KINDS
+from ..core.compiletime.rounds import MIN_ROUNDS, ROUNDS
 from ..core.perf.call_options import CallOptionError, check_repeat
 from .arguments import Once, unquoted
 from .calls import CallCommand, check_budget, checked, run_call_magic
@@ -45,9 +46,10 @@ class CompileTimeMagics(Magics):
     @argument("--remedies", "-r", default=",".join(REMEDY_KINDS), type=unquoted,
               metavar="KIND[,KIND...]", action=Once,
               help=f"Remedies to try (default: {','.join(REMEDY_KINDS)}).")
-    @argument("--rounds", type=int, default=1, metavar="N", action=Once,
-              help="Cold runs of each compile-cutting remedy, each alternated with a "
-                   "baseline cold run; medians compared (default 1).")
+    @argument("--rounds", type=int, default=ROUNDS, metavar="N", action=Once,
+              help="The most alternated rounds (a baseline cold run, a remedy run) per "
+                   f"remedy; a verdict needs at least {MIN_ROUNDS} and the rounds stop at "
+                   f"the first one (default {ROUNDS}).")
     @line_magic("compile_time")
     def compile_time(self, line: str) -> CompileTime:
         """Where EXPR's compile time goes, and what cuts it.
@@ -56,15 +58,17 @@ class CompileTimeMagics(Magics):
         their cells' definitions): a cold first call with empty caches, a restart with
         the warm cache it left, and each remedy (regional compilation of repeated blocks,
         a nested compile region, dynamic shapes, the portable cache, a precompiled
-        function) in processes of its own, outputs checked against eager. A remedy reads
-        verified only with a measured cut of at least 10 % and the same outputs. Your
-        objects, caches and settings are untouched. Ctrl-C keeps what was measured.
+        function) in processes of its own, outputs checked against eager. Each remedy is
+        judged from alternated rounds of a baseline run and a remedy run: verified only
+        with a median cut of at least 10 % beyond the spread of the rounds and the same
+        outputs, inconclusive when the rounds or the budget end first. Your objects,
+        caches and settings are untouched. Ctrl-C keeps what was measured.
 
         Examples::
 
             %compile_time model(x)
             %compile_time model(x) --budget 300 --remedies regional,portable_cache
-            %compile_time model(x) --remedies regional --rounds 3
+            %compile_time model(x) --remedies regional --rounds 9
             r = %compile_time model(x)     # r is an nbcompile.CompileTime
         """
         __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks

@@ -68,9 +68,45 @@ def test_a_frame_compiled_in_an_earlier_kernel_is_shown_with_what_differed():
                                     key_changes=[change], cache_note=note,
                                     earlier=EarlierCompile("2026-11-26T10:00:00+00:00", "0/0",
                                                            same_key=False, words=note[:80]))]
-    assert "this kernel 0/0 f: compiled in an earlier kernel" in compile_time_text(ct)
+    assert ("in this kernel, f, its first compile (torch's compile id 0/0): compiled in an "
+            "earlier kernel") in compile_time_text(ct)
     assert "max_autotune: False -&gt; True" in compile_time_html(ct)
     bundle = compile_time_bundle(ct)
     assert bundle[MIME_TYPE]["kernel_compiles"][0]["earlier"]["same_key"] is False
     ct.kernel_compiles *= 500
     assert bundle_size(compile_time_bundle(ct)) <= output_budget()
+
+
+def test_frame_compiles_are_named_in_words_not_bare_compile_ids():
+    from nbcompile.display.compile_time import compile_time_html
+
+    ct = _record(frames=2)
+    text, html = compile_time_text(ct), compile_time_html(ct).replace("&#x27;", "'")
+    for shown in (text, html):
+        assert "forward, its first compile (torch's compile id 0/0): xxx" in shown
+        assert "forward, recompile 1 (torch's compile id 0/1): xxx" in shown
+    assert "  0/0 forward:" not in text
+
+
+def test_an_inconclusive_remedy_says_what_a_verdict_needs():
+    from nbcompile.core.compiletime.rounds import judge_rounds
+    from nbcompile.display.compile_time import compile_time_html
+
+    verdict = judge_rounds([5.0, 5.2, 4.9], [4.2, 5.6, 4.4], stopped="rounds=3 reached")
+    ct = _record()
+    ct.remedies[0] = Remedy("regional", "for block in model.blocks:\n    block.compile()",
+                            verdict.status, cold_s=4.4, rounds_before_s=[5.0, 5.2, 4.9],
+                            rounds_after_s=[4.2, 5.6, 4.4], cut=verdict.cut,
+                            cut_low=verdict.cut_low, cut_high=verdict.cut_high,
+                            note=verdict.words)
+    text = compile_time_text(ct)
+    assert "inconclusive: regional" in text.splitlines()[0]
+    assert "verified:" not in text.splitlines()[0]
+    line = next(x for x in text.splitlines() if x.startswith("- regional:"))
+    assert line.startswith("- regional: inconclusive (cold 4.4 s")
+    assert "not verified: 10% less" in line and "within the spread measured" in line
+    assert "did not help" not in line
+    html = compile_time_html(ct)
+    assert ">inconclusive</td>" in html and "5.00 / 4.20" in html
+    record = compile_time_bundle(ct)[MIME_TYPE]
+    assert record["remedies"][0]["rounds_after_s"] == [4.2, 5.6, 4.4]

@@ -56,3 +56,29 @@ def test_every_test_folder_is_on_the_map():
     assert not missing, f"docs/architecture.md does not name the test folders: {missing}"
     ghosts = sorted(f for f in named if not (ROOT / f).is_dir())
     assert not ghosts, f"docs/architecture.md names test folders that do not exist: {ghosts}"
+
+
+#: A module longer than this is named, with its one job, under "Large modules".
+LONG = 450
+
+
+def _lines(module: str) -> int:
+    for base in (ROOT / "nbcompile", ROOT, ROOT / "labextension" / "src"):
+        if (base / module).is_file():
+            return len((base / module).read_text().splitlines())
+    raise AssertionError(f"no module {module}")
+
+
+def test_the_long_modules_are_the_ones_the_map_names():
+    """The map's "Large modules" list is true to the files: every module over 450 lines is
+    on it, and everything on it is over 450 lines."""
+    text = MAP.read_text()
+    section = text.split("## Large modules", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"^- `([\w./-]+\.(?:py|ts))`", section, flags=re.M))
+    listed |= set(re.findall(r"`([\w./-]+\.(?:py|ts))` and `[\w./-]+\.(?:py|ts)`", section))
+    listed |= set(re.findall(r"`[\w./-]+\.(?:py|ts)` and `([\w./-]+\.(?:py|ts))`", section))
+    src = ROOT / "labextension" / "src"
+    every = _modules() + [str(p.relative_to(src)) for p in (src / "generated").glob("*.ts")]
+    long = {m for m in every if _lines(m) > LONG}
+    assert sorted(long - listed) == [], "long modules the map does not name under Large modules"
+    assert sorted(listed - long) == [], "modules named under Large modules that are not long"

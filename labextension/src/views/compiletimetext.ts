@@ -26,3 +26,17 @@ export function compileTimeTitle(p: ICompileTimePayload): string {
     (p.interrupted ? ' (interrupted)' : '')
   );
 }
+
+/** Which compile of which frame, in words (as the kernel's text says it):
+ * `forward, its first compile (torch's compile id 0/0)`, `forward, recompile 2 (...)`. */
+export function frameWords(f: { compile_id: string; frame: string }): string {
+  const found = /(\d+)\/(\d+)/.exec(f.compile_id);
+  if (!found) {
+    return f.compile_id
+      ? `${f.frame} (torch's compile id ${f.compile_id})`
+      : f.frame;
+  }
+  const n = Number(found[2]);
+  const which = n === 0 ? 'its first compile' : `recompile ${n}`;
+  return `${f.frame}, ${which} (torch's compile id ${f.compile_id})`;
+}

@@ -8,13 +8,19 @@
 import { h } from '../ui/dom';
 import { clip } from '../ui/format';
 import { ICompileTimePayload } from '../model/compiletime';
-import { compileTimeTitle, ratio, seconds } from './compiletimetext';
+import {
+  compileTimeTitle,
+  frameWords,
+  ratio,
+  seconds
+} from './compiletimetext';
 
 const MAX_ROWS = 20;
 
 const STATUS_CLASS = new Map<string, string>([
   ['verified', 'nbc-status-verified'],
   ['did not help', 'nbc-status-failed'],
+  ['inconclusive', 'nbc-status-unverified'],
   ['failed', 'nbc-status-failed'],
   ['not reproducible', 'nbc-status-failed'],
   ['does not apply', 'nbc-status-pending'],
@@ -61,7 +67,7 @@ export function renderCompileTime(p: ICompileTimePayload): HTMLElement {
   for (const f of p.where.frames.slice(0, MAX_ROWS)) {
     if (f.cache_note) {
       items.appendChild(
-        h('li', null, clip(`${f.compile_id} ${f.frame}: ${f.cache_note}`, 400))
+        h('li', null, clip(`${frameWords(f)}: ${f.cache_note}`, 400))
       );
     }
   }
@@ -72,7 +78,7 @@ export function renderCompileTime(p: ICompileTimePayload): HTMLElement {
         h(
           'li',
           null,
-          clip(`this kernel ${f.compile_id} ${f.frame}: ${f.cache_note}`, 400)
+          clip(`this kernel: ${frameWords(f)}: ${f.cache_note}`, 400)
         )
       );
     }

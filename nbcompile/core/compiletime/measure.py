@@ -19,16 +19,27 @@ from typing import Any
 import torch
 
 from .. import torch_compat
-from ..perf.call_options import CallOptionError, check_budget, check_repeat
+from ..perf.call_options import (
+    CallOptionError,
+    CallOptionTypeError,
+    check_budget,
+    check_repeat,
+)
 from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
 from . import earlier as earlier_keys
 from .fresh import Child, Shipment, private_dir, run_child, ship
 from .history import kernel_frames
 from .record import REMEDY_KINDS, CompileTime, FreshRun, Remedy
+from .rounds import (
+    MIN_ROUNDS,
+    ROUNDS,
+    Rounds,
+    could_settle,
+    cut_words,
+    judge_rounds,
+    secs,
+)
 from .where import Candidate, records_from_events, repeated_blocks, where
-
-#: A remedy is verified only with at least this cut in the time it targets, same outputs.
-MIN_CUT = 0.10
 
 
 class CompileTimeInterrupted(Interrupted):
@@ -77,10 +88,6 @@ def _ratio(after: float | None, before: float | None) -> float | None:
     return round(after / before, 3)
 
 
-def _secs(value: float | None) -> str:
-    return "?" if value is None else f"{value:.2f} s"
-
-
 class _Measurement:
     """The state of one ``compile_time()`` call (so Ctrl-C can hand over what it has)."""
 
@@ -100,8 +107,8 @@ class _Measurement:
         self.work = private_dir()
         self.shipment = Shipment()
         self.step = 0
-        self.rounds = 1
-        self.baseline_colds: list[float] = []  # every baseline cold first call measured
+        self.rounds = ROUNDS
+        self.last_baseline: FreshRun | None = None  # the latest baseline cold run measured
 
     def left(self) -> float | None:
         if not self.budget_s:
@@ -126,24 +133,57 @@ class _Measurement:
         self.result.runs.append(result.run)
         return result
 
-    def cold_rounds(self, label: str, variant: str, cache: str, **extra: Any
-                    ) -> tuple[Child | None, float | None, float | None]:
-        """The remedy's cold run, and with ``rounds`` > 1 more pairs (a baseline cold,
-        then the remedy cold, each into an empty cache directory): ``(its first run,
-        median cold of the baseline, median cold of the remedy)``."""
-        first = self.child(label, variant, cache, **extra)
-        mine = [first.run.first_call_s] if first and first.run.first_call_s else []
+    def alternate(self, first: Child | None, label: str, variant: str, cache: str,
+                  **extra: Any) -> Rounds:
+        """The remedy's alternated rounds: round 1 pairs ``first`` (its first run) with the
+        latest baseline cold run; each later round runs a baseline cold and the remedy,
+        each into an empty cache directory, in ABBA order (baseline first in odd rounds),
+        until ``judge_rounds`` gives a verdict, no round within ``rounds`` could give one,
+        a run fails or the budget ends."""
+        rounds = Rounds()
+        if (first is None or first.run.status != "ok" or not first.run.first_call_s
+                or self.last_baseline is None):
+            return rounds
+        rounds.before.append(self.last_baseline.first_call_s or 0.0)
+        rounds.after.append(first.run.first_call_s)
+        if first.run.same_result is False:  # no timing makes up for other outputs
+            return rounds
+        last = first.run
         for i in range(2, self.rounds + 1):
-            if first is None or first.run.status != "ok":
-                break
-            base = self.child(f"baseline cold (round {i})", "baseline", f"baseline-{cache}-{i}")
-            again = self.child(f"{label} (round {i})", variant, f"{cache}-{i}", **extra)
-            if base and base.run.first_call_s:
-                self.baseline_colds.append(base.run.first_call_s)
-            if again and again.run.first_call_s:
-                mine.append(again.run.first_call_s)
-        before = statistics.median(self.baseline_colds) if self.baseline_colds else None
-        return first, before, statistics.median(mine) if mine else None
+            if self.rounds >= MIN_ROUNDS:  # fewer asked for: run them all, for the numbers
+                if len(rounds.before) >= MIN_ROUNDS and judge_rounds(
+                        rounds.before, rounds.after).status != "inconclusive":
+                    return rounds
+                if not could_settle(rounds.before, rounds.after, self.rounds - i + 1):
+                    rounds.stopped = (f"no further round within rounds={self.rounds} could "
+                                      "settle it")
+                    return rounds
+            left, need = self.left(), self.last_baseline.wall_s + last.wall_s
+            if left is not None and left < need + 1.0:
+                rounds.stopped = (f"the budget ended after round {i - 1} ({left:.0f} s left, "
+                                  f"a round takes about {need:.0f} s)")
+                return rounds
+            pair: dict[str, Child | None] = {}
+            for side in (("baseline", "remedy") if i % 2 else ("remedy", "baseline")):
+                pair[side] = (
+                    self.child(f"baseline cold (round {i})", "baseline",
+                               f"baseline-{cache}-{i}") if side == "baseline" else
+                    self.child(f"{label} (round {i})", variant, f"{cache}-{i}", **extra))
+                got = pair[side]
+                if got is None or got.run.status != "ok" or not got.run.first_call_s:
+                    why = got.run.error if got is not None else "the budget was spent"
+                    rounds.stopped = f"round {i} stopped: the {side} run failed ({why})"
+                    return rounds
+            base, mine = pair["baseline"], pair["remedy"]
+            assert base is not None and mine is not None
+            self.last_baseline, last = base.run, mine.run
+            rounds.before.append(base.run.first_call_s or 0.0)
+            rounds.after.append(mine.run.first_call_s or 0.0)
+        if (len(rounds.before) < MIN_ROUNDS or judge_rounds(
+                rounds.before, rounds.after).status == "inconclusive"):
+            rounds.stopped = (f"rounds={self.rounds} reached" if self.rounds >= MIN_ROUNDS
+                              else f"rounds={self.rounds} asked for")
+        return rounds
 
     def finish(self) -> CompileTime:
         self.result.elapsed_s = round(time.perf_counter() - self.start, 3)
@@ -155,7 +195,7 @@ def compile_time(fn: Any, *args: Any, budget_s: float | None = None,
                  remedies: Sequence[str] | str = REMEDY_KINDS,
                  options: dict[str, Any] | None = None,
                  more_calls: Sequence[tuple[tuple[Any, ...], dict[str, Any]]] = (),
-                 steady_budget_s: float = 1.0, rounds: int = 1,
+                 steady_budget_s: float = 1.0, rounds: int = ROUNDS,
                  progress: Progress | None = None, **kwargs: Any) -> CompileTime:
     """Where ``fn(*args, **kwargs)``'s compile time goes and what cuts it, measured on fresh
     processes (the user's objects, caches and settings untouched).
@@ -164,22 +204,28 @@ def compile_time(fn: Any, *args: Any, budget_s: float | None = None,
     the same with the cache the cold process left (a kernel restart); ``where``: the cold
     compile split by frame, phase, cache layer and repeated block; ``remedies``: each kind
     asked for, tried in fresh processes (``regional``, ``nested_region``, ``dynamic``,
-    ``portable_cache``, ``precompiled``), *verified* only with a measured cut of at least
-    10 % and outputs equal to eager's. ``options``: ``torch.compile`` keyword arguments
-    (``mode``, ``fullgraph``...); ``more_calls``: further ``(args, kwargs)`` the target is
-    called with (their first calls count: a shape that recompiles shows there);
-    ``rounds``: cold runs of each compile-cutting remedy, each alternated with a baseline
-    cold run (medians compared); ``budget_s``: wall-time limit (what is left untried says
-    so). Ctrl-C raises
-    ``CompileTimeInterrupted`` carrying the runs measured so far.
+    ``portable_cache``, ``precompiled``), each judged from alternated rounds of a baseline
+    cold run and a remedy run (``judge_rounds``): *verified* only with a median cut of at
+    least 10 % beyond the spread of its rounds and outputs equal to eager's, *inconclusive*
+    when the rounds or the budget end first (the note gives each round's numbers).
+    ``options``: ``torch.compile`` keyword arguments (``mode``, ``fullgraph``...);
+    ``more_calls``: further ``(args, kwargs)`` the target is called with (their first calls
+    count: a shape that recompiles shows there); ``rounds``: the most alternated rounds per
+    remedy (a verdict needs at least 3; they stop at the first verdict, or when no round left
+    could give one); ``budget_s``: wall-time limit (what is left untried says so). Ctrl-C
+    raises ``CompileTimeInterrupted`` carrying the runs measured so far.
     """
+    if not callable(fn):
+        raise CallOptionTypeError(f"compile_time: {_describe(fn)} is a {type(fn).__name__}, "
+                                  "not a function or module")
     if budget_s is not None:
         budget_s = check_budget(budget_s)
     kinds = _check_kinds(remedies)
+    rounds = check_repeat(rounds, "rounds")
     target = _unwrap(fn)
     calls = [(tuple(args), dict(kwargs))] + [(tuple(a), dict(k)) for a, k in more_calls]
     m = _Measurement(target, calls, dict(options or {}), budget_s, progress, steady_budget_s)
-    m.rounds = check_repeat(rounds, "rounds")
+    m.rounds = rounds
     try:
         with ctrl_c_watched():
             _measure(m, kinds)
@@ -225,8 +271,7 @@ def _measure(m: _Measurement, kinds: tuple[str, ...]) -> None:
                                   note="the baseline failed: " + why) for k in kinds]
         return
     result.cold_s = cold.run.first_call_s
-    if cold.run.first_call_s:
-        m.baseline_colds.append(cold.run.first_call_s)
+    m.last_baseline = cold.run
     result.steady_s = cold.run.steady_s
     compiles = records_from_events(cold.events)
     result.where = where(compiles, root=module)
@@ -243,11 +288,10 @@ def _measure(m: _Measurement, kinds: tuple[str, ...]) -> None:
         result.remedies.append(_REMEDIES[kind](m, cold, blocks))
 
 
-def _judge(kind: str, change: str, before: float | None, after: float | None,
-           child: Child | None, baseline: Child, *, restart: Child | None = None,
-           against: str = "cold", note: str = "", rounds: int = 1) -> Remedy:
-    """A remedy from its fresh run(s): verified with a cut >= ``MIN_CUT`` in the time it
-    targets and the same outputs; otherwise tried and not helping, or failed."""
+def _judge(kind: str, change: str, child: Child | None, baseline: Child, rounds: Rounds,
+           *, restart: Child | None = None, against: str = "cold", note: str = "") -> Remedy:
+    """A remedy from its fresh runs: the timing verdict of its alternated rounds
+    (``judge_rounds``), verified only with the same outputs as eager's; or failed."""
     remedy = Remedy(kind, change=change, status="failed")  # type: ignore[arg-type]
     if child is None:
         remedy.status, remedy.note = "not tried", "the budget was spent before it"
@@ -258,29 +302,34 @@ def _judge(kind: str, change: str, before: float | None, after: float | None,
     run = child.run
     remedy.same_result, remedy.max_abs_diff = run.same_result, run.max_abs_diff
     remedy.steady_ratio = _ratio(run.steady_s, baseline.run.steady_s)
+    remedy.rounds_before_s, remedy.rounds_after_s = list(rounds.before), list(rounds.after)
+    after = statistics.median(rounds.after) if rounds.after else run.first_call_s
     if against == "cold":
-        remedy.cold_s = after  # the median over rounds (one round: its first call)
+        remedy.cold_s = after  # the median over the rounds
         if restart is not None and restart.run.status == "ok":
             remedy.restart_s = restart.run.first_call_s
     else:
         remedy.restart_s = after
-    cut = _cut(before, after)
-    numbers = (f"{against} first call {_secs(after)} vs {_secs(before)} without it"
-               + ("" if cut is None else f" ({cut:.0%} less)" if cut >= 0
-                  else f" ({-cut:.0%} more)")
-               + (f", medians of {rounds} alternated rounds" if rounds > 1 else ""))
     if run.same_result is False:
+        cut = _cut(rounds.before[0], rounds.after[0]) if rounds.before else None
         remedy.status = "did not help"
-        remedy.note = f"outputs differ from eager's (max abs diff {run.max_abs_diff}); {numbers}"
-    elif cut is not None and cut >= MIN_CUT:
-        remedy.status, remedy.verified = "verified", bool(run.same_result)
-        remedy.note = numbers
+        remedy.note = (f"outputs differ from eager's (max abs diff {run.max_abs_diff}); "
+                       f"{against} first call {secs(after)}"
+                       + ("" if cut is None else f" ({cut_words(cut)} in one round)"))
     else:
-        remedy.status = "did not help"
-        remedy.note = numbers
+        verdict = judge_rounds(rounds.before, rounds.after, target=against,
+                               stopped=rounds.stopped)
+        remedy.status, remedy.note = verdict.status, verdict.words
+        remedy.verified = verdict.status == "verified" and bool(run.same_result)
+        remedy.cut, remedy.cut_low, remedy.cut_high = (
+            _round(verdict.cut), _round(verdict.cut_low), _round(verdict.cut_high))
     if note:
         remedy.note += "; " + note
     return remedy
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
 
 
 def _regional(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remedy:
@@ -290,18 +339,16 @@ def _regional(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remedy:
                            "one class with the same structure")
     change = "\n".join(f"for block in model.{b.path}:\n    block.compile()" if b.path else
                        "for block in model:\n    block.compile()" for b in blocks)
-    child, before, after = m.cold_rounds("regional cold", "regional", "regional",
-                                         blocks=[b.path for b in blocks])
-    restart = (m.child("regional restart", "regional", "regional",
-                       blocks=[b.path for b in blocks])
+    paths = [b.path for b in blocks]
+    child = m.child("regional cold", "regional", "regional", blocks=paths)
+    restart = (m.child("regional restart", "regional", "regional", blocks=paths)
                if child is not None and child.run.status == "ok" else None)
-    note = ""
     if child is not None and child.run.status == "ok" and not child.run.frames_compiled:
         return Remedy("regional", change=change, status="did not help",
                       note="the blocks' .compile() compiled nothing in the fresh process "
                            "(torch skips the forward of torch.nn's own classes)")
-    return _judge("regional", change, before, after, child, cold, restart=restart, note=note,
-                  rounds=m.rounds)
+    rounds = m.alternate(child, "regional cold", "regional", "regional", blocks=paths)
+    return _judge("regional", change, child, cold, rounds, restart=restart)
 
 
 def _nested(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remedy:
@@ -311,9 +358,10 @@ def _nested(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remedy:
     names = sorted({b.cls.__name__ for b in blocks})
     change = "\n".join(f"{n}.forward = torch.compiler.nested_compile_region({n}.forward)"
                        for n in names) + "\nmodel = torch.compile(model)"
-    child, before, after = m.cold_rounds("nested_region cold", "nested_region", "nested",
-                                         blocks=[b.path for b in blocks])
-    return _judge("nested_region", change, before, after, child, cold, rounds=m.rounds)
+    paths = [b.path for b in blocks]
+    child = m.child("nested_region cold", "nested_region", "nested", blocks=paths)
+    rounds = m.alternate(child, "nested_region cold", "nested_region", "nested", blocks=paths)
+    return _judge("nested_region", change, child, cold, rounds)
 
 
 def _dynamic(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remedy:
@@ -328,9 +376,10 @@ def _dynamic(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remedy:
                               " (one call measured: pass more_calls= with the other shapes)"))
     name = "model" if isinstance(m.fn, torch.nn.Module) else getattr(m.fn, "__name__", "fn")
     change = f"{name} = torch.compile({name}, dynamic=True)"
-    child, before, after = m.cold_rounds("dynamic cold", "dynamic", "dynamic")
+    child = m.child("dynamic cold", "dynamic", "dynamic")
+    rounds = m.alternate(child, "dynamic cold", "dynamic", "dynamic")
     why = "recompiled for: " + "; ".join(f.recompile_reason for f in shape[:2])
-    return _judge("dynamic", change, before, after, child, cold, note=why, rounds=m.rounds)
+    return _judge("dynamic", change, child, cold, rounds, note=why)
 
 
 def _portable(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remedy:
@@ -342,11 +391,11 @@ def _portable(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remedy:
         return Remedy("portable_cache", change=change, status="failed",
                       note="torch.compiler.save_cache_artifacts() saved nothing in the cold run")
     child = m.child("portable_cache restart", "portable_load", "portable", artifact=artifact)
-    remedy = _judge("portable_cache", change, m.result.cold_s,
-                    child.run.first_call_s if child else None, child, cold, against="restart",
-                    note=(f"a warm Inductor cache directory gives {_secs(m.result.warm_restart_s)}"
-                          if m.result.warm_restart_s is not None else ""))
-    return remedy
+    rounds = m.alternate(child, "portable_cache restart", "portable_load", "portable",
+                         artifact=artifact)
+    return _judge("portable_cache", change, child, cold, rounds, against="restart",
+                  note=(f"a warm Inductor cache directory gives {secs(m.result.warm_restart_s)}"
+                        if m.result.warm_restart_s is not None else ""))
 
 
 def _precompiled(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remedy:
@@ -386,8 +435,9 @@ def _precompiled(m: _Measurement, cold: Child, blocks: list[Candidate]) -> Remed
                       note=f"aot_compile failed in the fresh process: {save.run.error}")
     load = (m.child("precompiled restart", "precompiled_load", "precompiled_load",
                     artifact=artifact) if save is not None else None)
-    remedy = _judge("precompiled", change, m.result.cold_s,
-                    load.run.first_call_s if load else None, load, cold, against="restart")
+    rounds = m.alternate(load, "precompiled restart", "precompiled_load", "precompiled_load",
+                         artifact=artifact)
+    remedy = _judge("precompiled", change, load, cold, rounds, against="restart")
     if save is not None:
         remedy.cold_s = save.run.first_call_s
     return remedy

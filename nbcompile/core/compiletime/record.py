@@ -125,19 +125,38 @@ class FreshRun(Record):
 
 @dataclass
 class Remedy(Record):
-    """One way to cut compile time, tried on fresh processes."""
+    """One way to cut compile time, tried on fresh processes.
+
+    Its timing verdict rests on alternated rounds, each a baseline cold run and a remedy
+    run: *verified* with a median cut of at least 10 % beyond the spread of the rounds and
+    outputs equal to eager's; *did not help* when the rounds rule such a cut out (or the
+    outputs differ); *inconclusive* when the rounds or the budget ended first.
+    """
+
+    # added after v1: a record saved before lacks them
+    OPTIONAL_KEYS = frozenset({"rounds_before_s", "rounds_after_s", "cut", "cut_low",
+                               "cut_high"})
 
     kind: RemedyKind
     change: str  # the code a user would write
-    # verified | did not help | does not apply | failed | not reproducible | not tried
+    # verified | did not help | inconclusive | does not apply | failed | not reproducible |
+    # not tried
     status: str
     verified: bool = False  # a measured cut in cold or restart time, with the same outputs
-    cold_s: float | None = None  # first call in a fresh process with empty caches, after
-    restart_s: float | None = None  # first call after a restart, after
+    cold_s: float | None = None  # first call with empty caches, after (median of rounds)
+    restart_s: float | None = None  # first call after a restart, after (median of rounds)
     steady_ratio: float | None = None  # steady-state time after / before
     same_result: bool | None = None  # outputs equal to eager's within the dtype's tolerance
     max_abs_diff: float | None = None  # against eager's output
     note: str = ""  # the numbers in words, or torch's words for why it does not apply
+    # The baseline's first call in each alternated round (cold, with empty caches)
+    rounds_before_s: list[float] = field(default_factory=list)
+    # The remedy's first call in the same rounds (cold, or after a restart), paired
+    rounds_after_s: list[float] = field(default_factory=list)
+    cut: float | None = None  # median cut per round of the time it targets (0.3: 30 % less)
+    # The interval of that cut the verdict rests on (with few rounds: their range)
+    cut_low: float | None = None
+    cut_high: float | None = None
 
 
 @dataclass
