@@ -35,7 +35,8 @@ class AdminMagics(Magics):
     @argument("path", nargs="?", default=None,
               help="open: a TORCH_TRACE log file or directory (quote paths with spaces); "
                    "cache: save or load; "
-                   "stance: fail_on_recompile | eager_on_recompile | force_eager | default.")
+                   "stance: any stance torch.compiler.set_stance accepts, e.g. "
+                   "fail_on_recompile | eager_on_recompile | force_eager | default.")
     @argument("file", nargs="?", default=None,
               help="cache save|load: the artifacts file (default: this notebook's, in "
                    "the per-user cache directory).")
@@ -63,7 +64,8 @@ class AdminMagics(Magics):
         TORCH_TRACE run (a log file or a directory of per-rank logs): ``%nbcompile open PATH
         [--source-root DIR]``, change settings: ``%nbcompile config [--output-budget SIZE]``,
         or set the ``torch.compiler.set_stance`` stance for the cells that follow:
-        ``%nbcompile stance fail_on_recompile|eager_on_recompile|force_eager|default``.
+        ``%nbcompile stance NAME``, any stance torch accepts (``fail_on_recompile``,
+        ``eager_on_recompile``, ``force_eager``, ``eager_then_compile``, ``default``...).
         Ctrl-C during ``open`` shows the files read so far, marked interrupted.
 
         nbcompile keeps Inductor's compile caches (FX graph cache, AOTAutograd cache,
