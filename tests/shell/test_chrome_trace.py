@@ -18,7 +18,12 @@ def trace_chain(x):
 """
 
 
-def test_save_chrome_trace_writes_paired_dynamo_and_inductor_events(ip, tmp_path):
+@pytest.mark.parametrize("after_reset", [False, True], ids=["fresh", "after-dynamo-reset"])
+def test_save_chrome_trace_writes_paired_dynamo_and_inductor_events(ip, tmp_path, after_reset):
+    """Also after ``torch._dynamo.reset()`` (torch restarts its frame counter, so the new
+    compile has the id of one captured before: its first phases are still its own)."""
+    if after_reset:
+        run_cell(ip, "import torch\ntorch._dynamo.reset()")
     ip.run_cell_magic("compile", "", CELL)
     run_cell(ip, "import torch\n_ = trace_chain(torch.randn(32))")
     rep = nbcompile.report(ip.user_ns["trace_chain"])

@@ -115,8 +115,11 @@ class CompileBuilder:
             return Fed(key, parsed, finished=finished, failure=current.failure,
                        cache_keys=tuple(current.cache_keys))
         done = self._done.get(key)
-        if done is not None:
+        if done is not None and not _starts_a_compile(parsed):
             return Fed(key, parsed, updated=done.record if self._late(done, parsed) else None)
+        # Before its start (a frame compile's first phases come before ``dynamo_start``),
+        # also under the key of a finished compile: ``torch._dynamo.reset()`` restarts
+        # torch's frame counter, so a new compile can have an earlier one's id.
         self._early.setdefault(key, []).append(parsed)
         return Fed(key, parsed)
 
@@ -229,6 +232,15 @@ class CompileBuilder:
         if metrics.failure is not None:  # the parsed value stays as parsed: a new one
             current.failure = replace(metrics.failure, stack=list(current.error_stack))
         return record
+
+
+#: The phases a frame compile opens before its ``dynamo_start`` (and never after it).
+_FIRST_PHASES = frozenset({"dynamo", "entire_frame_compile"})
+
+
+def _starts_a_compile(parsed: Parsed) -> bool:
+    return (isinstance(parsed, ChromiumEvent) and parsed.phase.ph == "B"
+            and parsed.phase.name in _FIRST_PHASES)
 
 
 def _time_kernels(record: CompileRecord, seconds: dict[str, float]) -> None:
