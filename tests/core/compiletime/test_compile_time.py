@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from nbcompile.core.compiletime.measure import compile_time
-from nbcompile.core.compiletime.rounds import MIN_CUT, MIN_ROUNDS, ROUNDS, judge_rounds
+from nbcompile.core.compiletime.rounds import MIN_CUT, MIN_ROUNDS, judge_rounds
 from nbcompile.core.compiletime.where import repeated_blocks
 from nbcompile.core.perf.verdict import judge_speedups
 from tests.support.compile_models import Plain, stack
@@ -37,7 +37,8 @@ BLOCKS = 16
 @pytest.mark.slow
 def test_regional_compilation_of_repeated_blocks_is_judged_from_its_rounds():
     model = stack(BLOCKS)
-    result = compile_time(model, torch.randn(2, 8), remedies=("regional",))
+    # three rounds at most: a verdict's fewest, and a busy machine's inconclusive costs no more
+    result = compile_time(model, torch.randn(2, 8), remedies=("regional",), rounds=MIN_ROUNDS)
     regional = result.remedy("regional")
     assert result.reproducible, result.notes
     assert result.cold_s and result.warm_restart_s
@@ -68,7 +69,7 @@ def test_regional_compilation_of_repeated_blocks_is_judged_from_its_rounds():
         assert regional.cut is not None and regional.cut >= MIN_CUT
         assert regional.cut_low is not None and regional.cut_low > 0
     n = len(regional.rounds_before_s)
-    assert MIN_ROUNDS <= n <= ROUNDS and len(regional.rounds_after_s) == n
+    assert 1 <= n <= MIN_ROUNDS and len(regional.rounds_after_s) == n
     assert [r.label for r in result.runs] == _alternated("regional cold", n)
     assert regional.rounds_before_s[0] == result.cold_s
     assert regional.rounds_after_s[0] == regional_run.first_call_s
