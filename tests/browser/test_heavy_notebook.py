@@ -80,7 +80,8 @@ def test_heavy_notebook_stays_bounded_and_usable(browser, tmp_path, artifacts):
             assert rows.count() == 52  # f0..f49, storm, chain
             # The storm's cut list says so in the inspector, with the way to get it all.
             switch = measure_inspector(page, ["storm", "f0", "chain", "f25", "f49"], 15)
-            assert max(switch["switch_ms"]) < 2000, switch  # a sanity bound, not a figure
+            # stuck, not slow: a switch takes ~0.1-0.3 s here; benchmark 10 keeps the figure
+            assert max(switch["switch_ms"]) < 10_000, switch
             print(f"switch targets: median {statistics.median(switch['switch_ms']):.0f} ms, "
                   f"max {max(switch['switch_ms']):.0f} ms")
             measure_inspector(page, ["chain"], 1)
