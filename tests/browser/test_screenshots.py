@@ -67,7 +67,7 @@ CELLS: list[tuple[str, str | None]] = [
     (SQUASH_CELL, None),
     ("%diagnose fast(xb) --budget 40", "diagnose.png"),
     (BLOCKS_CELL, None),
-    ("%compile_time blocks(x32) --remedies regional", "compile-time.png"),
+    ("%compile_time blocks(x32) --remedies regional --rounds 3", "compile-time.png"),
     (ACT_CELL, None),
     ('MODE = "relu"\nact(x);', None),
     ('MODE = "tanh"', None),
