@@ -134,6 +134,16 @@ def hostile(tmp_path_factory):
 
 
 @pytest.fixture
+def home(tmp_path, monkeypatch):
+    """A private home for nbcompile's per-user files (``XDG_CACHE_HOME`` under a 0700
+    ``tmp_path``), outside any Jupyter session."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    os.chmod(tmp_path, 0o700)
+    return tmp_path
+
+
+@pytest.fixture
 def cache_state(monkeypatch):
     saved = os.environ.get(cache.ENV)
     monkeypatch.setattr(cache, "_state", cache.CacheState())

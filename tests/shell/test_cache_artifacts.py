@@ -15,11 +15,8 @@ from nbcompile.core.notebook import cache
 from tests.support.shell import run_cell
 
 
-def test_a_foreign_artifacts_file_is_refused_without_trust(ip, tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
-    os.chmod(tmp_path, 0o700)
-    foreign = tmp_path / "from-a-colleague.nbcompile-artifacts"
+def test_a_foreign_artifacts_file_is_refused_without_trust(ip, home):
+    foreign = home / "from-a-colleague.nbcompile-artifacts"
     foreign.write_bytes(b"a pickle would run code here")
     os.chmod(foreign, 0o666)
     with pytest.raises(UsageError, match="writable by group or others.*--trust"):
@@ -30,14 +27,6 @@ def test_a_foreign_artifacts_file_is_refused_without_trust(ip, tmp_path, monkeyp
         ip.run_line_magic("nbcompile", "cache save --trust")
     with pytest.raises(UsageError, match=r"are for %nbcompile cache save\|load"):
         ip.run_line_magic("nbcompile", "cache --trust")
-
-
-@pytest.fixture
-def own_home(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
-    os.chmod(tmp_path, 0o700)
-    return tmp_path
 
 
 def _one_line(ip, line: str) -> str:
@@ -56,7 +45,7 @@ def _one_line(ip, line: str) -> str:
      "versions['torch'] is an integer, not a string"),
     (None, "'versions' is null, not an object"),
 ])
-def test_a_malformed_version_record_is_one_line_and_nothing_loaded(ip, own_home, capfd,
+def test_a_malformed_version_record_is_one_line_and_nothing_loaded(ip, home, capfd,
                                                                    versions, words):
     path, _, _ = artifacts.default_path()
     cache.ensure_dir(path.parent)
@@ -77,7 +66,7 @@ def test_a_malformed_version_record_is_one_line_and_nothing_loaded(ip, own_home,
     assert "Traceback" not in out + err
 
 
-def test_a_truncated_artifacts_file_is_one_line_and_an_intact_one_loads(ip, own_home, capfd,
+def test_a_truncated_artifacts_file_is_one_line_and_an_intact_one_loads(ip, home, capfd,
                                                                         monkeypatch):
     """torch's checksum rejects the truncated file (its loader returns None): the magic
     says so in one line and never that anything loaded."""
@@ -92,7 +81,7 @@ def test_a_truncated_artifacts_file_is_one_line_and_an_intact_one_loads(ip, own_
     good = path.read_bytes()
     path.write_bytes(good[:-10])
     # an empty Inductor cache: whatever a load writes there is seen
-    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(own_home / "inductor"))
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(home / "inductor"))
     capfd.readouterr()
     message = _one_line(ip, "cache load")
     assert message.startswith(f"%nbcompile cache load: not loaded: torch could not read {path} "
@@ -100,10 +89,10 @@ def test_a_truncated_artifacts_file_is_one_line_and_an_intact_one_loads(ip, own_
     assert "loaded 0" not in message and "nothing was loaded" in message
     out, err = capfd.readouterr()
     assert "Traceback" not in out + err and "un-pickle" not in out + err
-    assert not [p for p in (own_home / "inductor").rglob("*") if p.is_file()]
+    assert not [p for p in (home / "inductor").rglob("*") if p.is_file()]
     path.write_bytes(good)
     ip.run_line_magic("nbcompile", "cache load")
     out, _ = capfd.readouterr()
     assert out.startswith("nbcompile: loaded ") and "loaded 0 " not in out
-    assert list((own_home / "inductor" / "fxgraph").rglob("*"))
+    assert list((home / "inductor" / "fxgraph").rglob("*"))
     torch._dynamo.reset()

@@ -13,14 +13,6 @@ import pytest
 from nbcompile.core.compiletime import artifacts
 
 
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
-    os.chmod(tmp_path, 0o700)
-    return tmp_path
-
-
 def test_a_kernel_without_its_notebook_path_says_which_key(home, monkeypatch):
     key, note = artifacts.notebook_key()
     assert key == "unnamed-notebook" and "'unnamed-notebook' was used" in note
