@@ -39,6 +39,10 @@
    cache directories, wall and CPU seconds: a random GPT-2, a small ResNet-style CNN,
    HF BigBird (graph breaks), a function with 30 graph breaks under ``--backend eager``
    (``--capture-pairs``; ``benchmarks/capture_overhead.py``)
+15. CUDA graphs, on a CUDA GPU only (one printed line otherwise): ``reduce-overhead`` /
+   ``default`` per call on a launch-bound model, ``%%compile``'d ``reduce-overhead`` / bare
+   ``torch.compile``, ``compare``'s pool bytes / ``torch.cuda.memory_stats``
+   (``benchmarks/cudagraph_bench.py``)
 """
 
 from __future__ import annotations
@@ -313,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="log size for 12, and of each hostile shape (default 0.5)")
     parser.add_argument("--capture-pairs", type=int, default=2,
                         help="capture/plain/listened process rounds per model for 14 (default 2)")
-    parser.add_argument("--only", default="1,2,3,4,5,6,7,9,10,11,12,13,14",
+    parser.add_argument("--only", default="1,2,3,4,5,6,7,9,10,11,12,13,14,15",
                         help="which benchmarks (e.g. 1,5)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
     args = parser.parse_args(argv)
@@ -367,9 +371,13 @@ def main(argv: list[str] | None = None) -> int:
         from .capture_overhead import bench_capture_overhead
 
         rows += bench_capture_overhead(args.capture_pairs)
+    if "15" in only:
+        from .cudagraph_bench import bench_cudagraphs
+
+        rows += bench_cudagraphs()
     date = datetime.date.today().isoformat()
     print(f"nbcompile benchmarks, {date}, {_machine()}")
-    width = max(len(r["name"]) for r in rows)
+    width = max((len(r["name"]) for r in rows), default=len("benchmark"))
     print(f"{'benchmark'.ljust(width)}  {'measured':>14}  {'target':<22}  ok")
     print(f"{'-' * width}  {'-' * 14}  {'-' * 22}  --")
     for r in rows:

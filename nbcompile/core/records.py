@@ -184,6 +184,75 @@ class CudagraphOutcome(Record):
 
 
 @dataclass
+class CudagraphRerecord(Record):
+    """A CUDA graph torch recorded again because an input changed (CUDA-graph trees'
+    ``check_invariants``), in torch's words."""
+
+    compile_id: str  # the compile whose graph was recorded again (``"0/1"``)
+    # torch's reason (``CheckInvariantStatus``): ``static input data pointer changed``
+    reason: str
+    inputs: list[str] = field(default_factory=list)  # the graph inputs whose pointer changed
+    # the user's source line torch gave for the first of those inputs, when it gave one
+    line: str = ""
+
+    OPTIONAL_KEYS = frozenset({"inputs", "line"})
+
+
+@dataclass
+class CudagraphShape(Record):
+    """An input size a compile's CUDA graph was first recorded for (torch's symint key)."""
+
+    compile_id: str  # the compile (``"0/1"``)
+    key: str  # torch's key of dynamic sizes (``(48,)``); ``static`` for a graph without any
+    cell: int | None = None  # execution count of the cell whose call recorded it
+
+    OPTIONAL_KEYS = frozenset({"cell"})
+
+
+@dataclass
+class CudagraphCall(Record):
+    """One call of a target under CUDA-graph trees, as torch's tree manager ran its graphs:
+    warmed up (run eagerly once, in the graph pool), recorded, replayed, or sent to eager."""
+
+    # the target's call number under CUDA graphs, from its first (0: calls that only
+    # replayed went uncounted before it, see `cudagraph_calls.py`)
+    call: int
+    cell: int | None = None  # execution count of the cell that made the call
+    warmups: int = 0  # graph runs that warmed up (the tree's ``run_eager``, first run)
+    recordings: int = 0  # graphs recorded (the tree's ``record_function``)
+    replays: int = 0  # recorded graphs replayed (the tree's ``execute_node``)
+    eager: int = 0  # graph runs torch ran eagerly after warm-up (not as CUDA graphs)
+    rerecords: list[CudagraphRerecord] = field(default_factory=list)  # recorded again, why
+    new_shapes: list[CudagraphShape] = field(default_factory=list)  # sizes first seen here
+    # torch's message when it gave up on a graph and runs it eagerly from now on (past
+    # ``cudagraph_unexpected_rerecord_limit``); empty: none
+    fell_back: str = ""
+    # bytes reserved by the CUDA-graph trees' private memory pool before and after the
+    # call (None: not read); ``pool_source`` says how they were read
+    pool_before: int | None = None
+    pool_after: int | None = None
+    pool_source: str = ""
+
+    OPTIONAL_KEYS = frozenset({"cell", "warmups", "recordings", "replays", "eager",
+                               "rerecords", "new_shapes", "fell_back", "pool_before",
+                               "pool_after", "pool_source"})
+
+
+@dataclass
+class CudagraphShapes(Record):
+    """A target's CUDA graphs per input size: one recording per distinct size."""
+
+    shapes: list[CudagraphShape] = field(default_factory=list)  # each size, in order seen
+    # torch's warning limit on distinct sizes per graph and the config that sets it
+    # (``torch._inductor.config.triton.cudagraph_dynamic_shape_warn_limit``); None: off
+    warn_limit: int | None = None
+    warn_limit_config: str = ""
+    remedy: str = ""  # what fits when sizes keep coming (empty: nothing to do yet)
+
+    OPTIONAL_KEYS = frozenset({"warn_limit", "warn_limit_config", "remedy"})
+
+
+@dataclass
 class CompileRecord(Record):
     """One Dynamo frame compile (``compile_id`` like ``"0/1"``): graphs, guards, code."""
 
@@ -451,11 +520,16 @@ class TargetRecord(Record):
     # the ``torch.compiler.set_stance`` stance in force (``%%stance``, ``%nbcompile stance``)
     stance: str = "default"
     eager_runs: list[EagerRuns] = field(default_factory=list)  # calls that ran eagerly
+    # calls under CUDA graphs (``--mode reduce-overhead`` on a GPU) that warmed up,
+    # recorded, re-recorded or fell back, each with the first call that replayed after
+    cudagraph_calls: list[CudagraphCall] = field(default_factory=list)
+    # the input sizes its CUDA graphs were recorded for (None: none recorded)
+    cudagraph_shapes: CudagraphShapes | None = None
 
     OPTIONAL_KEYS = frozenset({"annotations", "code_diffs", "advice", "preview", "torch_logs",
                              "code_piece_count", "truncated", "omitted", "compiled_inside",
                              "status_text", "progress", "progress_text", "stance",
-                             "eager_runs"})
+                             "eager_runs", "cudagraph_calls", "cudagraph_shapes"})
     COMPUTED = {
         "graph_break_count": (int, "len(graph_breaks)"),
         "recompile_count": (int, "len(recompiles)"),

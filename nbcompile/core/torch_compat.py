@@ -808,3 +808,66 @@ def set_compiled_call_impl(module: Any, value: Any) -> None:
 def tensor_version(tensor: Any) -> int | None:
     """``tensor._version``: bumped by each in-place change (None: not known)."""
     return TENSOR_VERSION.get(tensor)
+
+
+# --- CUDA-graph trees (read only on CUDA, when a target or row asked for CUDA graphs) -----
+
+CUDAGRAPH_MANAGER = _name(
+    "torch._inductor.cudagraph_trees.get_manager",
+    "CUDA graphs: the tree manager's private memory pool (compare's held bytes) and the "
+    "calls of its current generation (the overwritten-output report)",
+    "no pool is read (compare's reduce-overhead row is measured as any other: a replay "
+    "allocates nothing); the overwriting call is not named", default=None)
+
+
+def cudagraph_manager(device_index: int) -> Any:
+    """The CUDA-graph tree manager of a device in this thread, without creating one
+    (``cudagraph_trees.get_manager(index, create_if_none_exists=False)``); None when
+    there is none or this torch lacks it."""
+    get = CUDAGRAPH_MANAGER.get()
+    if get is None:
+        return None
+    try:
+        return get(device_index, create_if_none_exists=False)
+    except Exception:  # noqa: BLE001 - torch's TLS not set up in this thread
+        return None
+
+
+CUDAGRAPH_CONTAINER = _name(
+    "torch._inductor.cudagraph_trees.get_container",
+    "CUDA graphs per call: the device's tree manager (warm-ups, recordings, replays, its "
+    "private pool)", "no per-call CUDA-graph counts or pool memory are read", default=None)
+INDUCTOR_TRITON_CONFIG = _name(
+    "torch._inductor.config.triton",
+    "CUDA graphs per call: torch's warning limit on distinct input sizes",
+    "the limit is said as not known", default=None)
+LOG_STATE = _name(
+    "torch._logging._internal.log_state",
+    "CUDA graphs per call: whether the user turned torch's cudagraphs log on",
+    "taken as off: only what torch's handlers would show reaches them", default=None)
+
+
+def cudagraph_tree_manager(device_index: int) -> Any:
+    """The device's ``CUDAGraphTreeManager`` (``get_container(i).tree_manager``); None
+    before the first CUDA graph there or on a torch without CUDA-graph trees."""
+    get = CUDAGRAPH_CONTAINER.get()
+    if get is None:
+        return None
+    try:
+        return get(device_index).tree_manager
+    except Exception:  # noqa: BLE001 - torch's TLS not set up in this thread
+        return None
+
+
+def inductor_triton_config() -> Any:
+    """Inductor's ``config.triton`` (CUDA-graph settings among them), None without it."""
+    return INDUCTOR_TRITON_CONFIG.get()
+
+
+def log_artifact_enabled(name: str) -> bool:
+    """Whether torch's log artifact ``name`` is on (``TORCH_LOGS``, ``set_logs``)."""
+    state = LOG_STATE.get()
+    try:
+        return bool(state is not None and state.is_artifact_enabled(name))
+    except Exception:  # noqa: BLE001 - a torch whose logging state differs
+        return False

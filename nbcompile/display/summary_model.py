@@ -16,6 +16,8 @@ from ..core.frames import is_cell_file
 from ..core.insight.advice import frame_words
 from ..core.insight.break_ranking import rank_breaks
 from ..core.notebook.cache import describe_cache
+from ..core.notebook.cudagraph_events import call_line as cudagraph_call_line
+from ..core.notebook.cudagraph_events import shapes_line as cudagraph_shapes_line
 from ..core.notebook.cudagraphs import total as cudagraph_total
 from ..core.records import CompileProgress, Recompile, SourceLine, TargetRecord
 from ..core.trace.stacks import cell_frame
@@ -182,6 +184,24 @@ def clip(text: str) -> str:
     return text if len(text) <= ITEM_TEXT_CAP else text[:ITEM_TEXT_CAP] + "\u2026"
 
 
+#: Calls under CUDA graphs explained one line each in a summary (the latest); the rest
+#: are in the record (``report(x).cudagraph_calls``).
+MAX_CUDAGRAPH_CALLS = 4
+
+
+def cudagraph_call_items(r: TargetRecord) -> list[SummaryItem]:
+    """CUDA graphs per call (warm-up, recording, replays, pool) and per input size."""
+    calls = r.cudagraph_calls
+    items = [SummaryItem("note", "CUDA graphs, " + cudagraph_call_line(c))
+             for c in calls[-MAX_CUDAGRAPH_CALLS:]]
+    if (earlier := len(calls) - MAX_CUDAGRAPH_CALLS) > 0:
+        items.insert(0, SummaryItem("note", f"CUDA graphs: {earlier} earlier calls \u2014 "
+                                    f"in the kernel: nbcompile.report({r.name}).cudagraph_calls"))
+    if shapes := cudagraph_shapes_line(r.cudagraph_shapes):
+        items.append(SummaryItem("note", clip(shapes)))
+    return items
+
+
 def _items(r: TargetRecord) -> tuple[SummaryItem, ...]:
     items = [SummaryItem("note", note) for note in r.notes]
     if r.status == "compiling" and r.progress is not None:
@@ -190,6 +210,7 @@ def _items(r: TargetRecord) -> tuple[SummaryItem, ...]:
         items.append(SummaryItem("cache", cache_note))
     if cudagraphs_note := cudagraph_total(r.compiles):
         items.append(SummaryItem("note", cudagraphs_note))
+    items += cudagraph_call_items(r)
     items += [SummaryItem("graph_break", gb.reason, gb.line,
                           locate(gb.filename, gb.lineno, gb.stack),
                           link=gb.doc_url, link_label=gb.gb_id)

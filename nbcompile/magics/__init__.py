@@ -9,7 +9,7 @@ from ..core.compiletime import history as compile_history
 from ..core.notebook import cache, cell_names
 from ..core.notebook.session import get_session
 from ..core.notebook.torch_logs import TorchLogRouting
-from . import inspector_comm
+from . import hazard, inspector_comm
 from .admin import AdminMagics
 from .compare import CompareMagics
 from .compile import CompileMagics
@@ -64,6 +64,7 @@ def load_ipython_extension(shell: Any) -> None:
         shell.events.register("pre_run_cell", _refresh_torch_logs)
     install_error_display(shell)
     install_cell_events(shell)
+    hazard.install(shell)
     inspector_comm.register()
 
 
@@ -90,6 +91,7 @@ def unload_ipython_extension(shell: Any) -> None:
     cache.restore()
     uninstall_error_display(shell)
     uninstall_cell_events(shell)
+    hazard.uninstall(shell)
     for magics in MAGICS:
         for kind, table in magics.magics.items():
             for name in table:

@@ -17,6 +17,7 @@ from ..core.notebook.stance import Refusal, explain_refusal, parse_refusal
 from ..core.torch_compat import unsupported_error_types
 from ..core.trace.payloads import parse_dynamo_message, source_line
 from ..core.trace.stacks import cell_frame, stack_of_frames
+from .hazard import explanation as hazard_explanation
 
 _saved: dict[int, tuple[tuple[type, ...], Any]] = {}
 
@@ -92,6 +93,12 @@ def _handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: 
         stb = shell.SyntaxTB.structured_traceback(SyntaxError, value, [])
         shell._showtraceback(SyntaxError, value, stb)
         return stb
+    explained = hazard_explanation(shell, value) if type(value) is RuntimeError else None
+    if explained is not None:  # a CUDA-graph output read after a later call overwrote it
+        stb = [explained, "", *shell.InteractiveTB.structured_traceback(
+            etype, value, tb, tb_offset=tb_offset)]
+        shell._showtraceback(etype, value, stb)
+        return stb
     refusal = parse_refusal(str(value)) if type(value) is RuntimeError else None
     if refusal is not None:
         text = str(value).strip()
@@ -110,7 +117,8 @@ def _handler(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: 
 
 
 def install_error_display(shell: Any) -> None:
-    types = (CellSyntaxError, RuntimeError, *_unsupported_types())  # RuntimeError: refusals
+    # RuntimeError: refusals, and overwritten CUDA-graph outputs read
+    types = (CellSyntaxError, RuntimeError, *_unsupported_types())
     if id(shell) in _saved:
         return
     _saved[id(shell)] = (tuple(shell.custom_exceptions), shell.CustomTB)

@@ -1,14 +1,22 @@
-"""``--mode reduce-overhead`` on a CUDA GPU: each compile's CUDA-graph outcome agrees with
-torch's own record of the same run: the messages torch logs (its ``cudagraphs`` loggers),
-``counters["inductor"]["cudagraph_skips"]`` and the recordings CUDA-graph trees log."""
+"""``--mode reduce-overhead`` on a CUDA GPU: each compile's CUDA-graph outcome, and each
+call's (warm-up, recording, replay, re-record, sizes, graph pool), agrees with torch's own
+record of the same run: the messages torch logs (its ``cudagraphs`` loggers, turned on with
+``torch._logging.set_logs(cudagraphs=True)`` where the tree's DEBUG/INFO lines are the
+oracle), ``counters["inductor"]["cudagraph_skips"]``, the tree manager's own state
+(``cudagraph_trees.get_container(i).tree_manager``) and ``torch.cuda.memory_stats``."""
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
+import torch
 from torch._dynamo.utils import counters
 from torch._inductor import config as inductor_config
+from torch._inductor import cudagraph_trees
+from torch._logging._internal import set_logs
 
 import nbcompile
 from nbcompile.core.notebook.cudagraphs import is_skip
@@ -74,33 +82,50 @@ def test_mutated_input_is_skipped_at_its_first_run(ip, torch_messages, evidence)
     assert (outcome.line.lineno, outcome.cell) == (3, cell)  # the magic line is line 1
 
 
-def test_recorded_graphs_and_recordings_per_input_size(ip, torch_messages, evidence):
-    recordings = TorchMessages()
-    trees = logging.getLogger(TREES_LOGGER)
-    level = trees.level
-    trees.setLevel(logging.DEBUG)
-    trees.addHandler(recordings)
-    sizes = (32, 48, 64, 80)
+@contextmanager
+def _tree_lines() -> Iterator[TorchMessages]:
+    """torch's own tree lines (warm-up, recording, re-record: DEBUG; a new size: INFO),
+    turned on the way a user does (``set_logs(cudagraphs=True)``), then torch's logging
+    put back to its default."""
+    heard = TorchMessages()
+    set_logs(cudagraphs=True)
+    logging.getLogger(TREES_LOGGER).addHandler(heard)
     try:
-        # torch warns past 2 distinct sizes of one graph (its default is 8)
-        with inductor_config.patch({"triton.cudagraph_dynamic_shape_warn_limit": 2}):
-            ip.run_cell_magic("compile", "--mode reduce-overhead",
-                              "def gcg_ok(x):\n    return (x + 1).sin() * 2\n")
-            before = _skips()
-            run_cell(ip, f"for n in {sizes}:\n    xs = torch.randn(n, device='cuda')\n"
-                         "    for _ in range(3):\n        _ = gcg_ok(xs)")
+        yield heard
     finally:
-        trees.removeHandler(recordings)
-        trees.setLevel(level)
+        logging.getLogger(TREES_LOGGER).removeHandler(heard)
+        set_logs()
+
+
+def _manager() -> cudagraph_trees.CUDAGraphTreeManager:
+    """torch's CUDA-graph tree manager of the current device."""
+    manager = cudagraph_trees.get_container(torch.cuda.current_device()).tree_manager
+    assert manager is not None, "no CUDA graph on this device yet"
+    return manager
+
+
+def test_recorded_graphs_and_recordings_per_input_size(ip, torch_messages, evidence):
+    sizes = (32, 48, 64, 80)
+    # torch warns past 2 distinct sizes of one graph (its default is 8)
+    with (_tree_lines() as lines,
+          inductor_config.patch({"triton.cudagraph_dynamic_shape_warn_limit": 2})):
+        ip.run_cell_magic("compile", "--mode reduce-overhead",
+                          "def gcg_ok(x):\n    return (x + 1).sin() * 2\n")
+        before = _skips()
+        cells = []
+        for n in sizes:
+            cells.append(ip.execution_count)  # the number the next cell runs as
+            run_cell(ip, f"xs = torch.randn({n}, device='cuda')\n"
+                         "for _ in range(3):\n    _ = gcg_ok(xs)")
     report = nbcompile.report(ip.user_ns["gcg_ok"])
-    recorded = [m for m in recordings.messages if "recording cudagraph tree" in m.lower()]
+    recorded = [m for m in lines.messages if "recording cudagraph tree" in m.lower()]
     save(evidence, "sizes", {"record": report.to_dict(), "recordings": recorded},
          torch_messages.messages)
     assert _skips() == before and not any(is_skip(m) for m in torch_messages.messages)
     outcomes = [c.cudagraphs for c in report.compiles]
     assert outcomes and all(o is not None and o.status == "recorded" for o in outcomes)
     # torch records one graph per distinct size a compile sees: all four sizes
-    assert len(recorded) == len(sizes), recordings.messages
+    assert len(recorded) == len(sizes), lines.messages
     warned = [m for m in torch_messages.messages if "distinct sizes" in m]
     if warned:  # past the warn limit, torch's words are kept with the dynamic compile
         observed = re.search(r"observed (\d+) distinct sizes", warned[0])
@@ -109,3 +134,77 @@ def test_recorded_graphs_and_recordings_per_input_size(ip, torch_messages, evide
     n = len(outcomes)
     assert _total(report) == (f"CUDA graphs: {n} of {n} graphs run as CUDA graphs" if n > 1
                               else "CUDA graphs: 1 of 1 graph runs as a CUDA graph")
+    # per size: the sizes torch logged, each with the cell whose call recorded it
+    shapes = report.cudagraph_shapes
+    assert shapes is not None and len(shapes.shapes) == len(recorded)
+    for shape, line in zip(shapes.shapes, recorded, strict=True):
+        assert line.endswith(shape.key) or (shape.key == "static"
+                                            and line.endswith("without symints"))
+    assert [s.cell for s in shapes.shapes] == cells
+    assert (shapes.warn_limit, shapes.warn_limit_config) == (
+        2, "cudagraph_dynamic_shape_warn_limit")
+    assert shapes.remedy  # four sizes: buckets / mark_dynamic / skip_dynamic_graphs
+
+
+def test_calls_warm_up_then_record_then_replay(ip, torch_messages, evidence):
+    ip.run_cell_magic("compile", "--mode reduce-overhead",
+                      "def gcg_calls(x):\n    return (x * 3).cos() + 1\n")
+    run_cell(ip, "xc = torch.randn(256, device='cuda')")
+    states, pools, cells = [], [], []
+    for _ in range(5):
+        cells.append(ip.execution_count)  # the number the next cell runs as
+        run_cell(ip, "_ = gcg_calls(xc)")
+        manager = _manager()
+        states.append(manager.path_state.name)  # torch's own: WARMUP, RECORDING, EXECUTION
+        stats = torch.cuda.memory_stats()
+        key = ("reserved_bytes_by_private_pools."
+               + "_".join(str(p) for p in manager.cuda_graphs_thread_pool) + ".all.current")
+        pools.append(stats.get(key))
+    report = nbcompile.report(ip.user_ns["gcg_calls"])
+    save(evidence, "calls", {"record": report.to_dict(), "tree_states": states,
+                             "private_pool_stats": pools}, torch_messages.messages)
+    assert states[:3] == ["WARMUP", "RECORDING", "EXECUTION"]
+    calls = report.cudagraph_calls
+    # watched until a call only replays: calls 4 and 5 cost one gate read, not itemized
+    assert [(c.call, c.warmups, c.recordings, c.replays) for c in calls] == [
+        (1, 1, 0, 0), (2, 0, 1, 0), (3, 0, 0, 1)]
+    assert [c.cell for c in calls] == cells[:3]
+    # the graph pool, read from torch's snapshot, against torch.cuda.memory_stats's
+    # private-pool figure (torch 2.13+; older torch has none: the snapshot alone)
+    assert calls[0].pool_before is not None and calls[1].pool_after  # the graph's pool
+    for call, stat in zip(calls, pools, strict=False):
+        assert call.pool_after is not None
+        if stat is not None:
+            assert abs(call.pool_after - stat) <= 0.05 * max(stat, 1), (call, stat)
+    lines = [i.text for i in summarize([report]).targets[0].items
+             if i.text.startswith("CUDA graphs, call")]
+    assert lines[0].startswith(f"CUDA graphs, call 1 (cell [{cells[0]}]): warmed up 1 graph")
+    assert lines[2].startswith(f"CUDA graphs, call 3 (cell [{cells[2]}]): replayed 1 graph")
+
+
+def test_a_changed_parameter_rerecords_naming_that_input(ip, torch_messages, evidence):
+    run_cell(ip, "lin_cg = torch.nn.Linear(16, 16, device='cuda')\n"
+                 "xl = torch.randn(4, 16, device='cuda')")
+    ip.run_cell_magic("compile", "--mode reduce-overhead",
+                      "def gcg_param(x):\n    return lin_cg(x).relu()\n")
+    with (_tree_lines() as lines,
+          inductor_config.patch({"triton.cudagraph_unexpected_rerecord_limit": 1})):
+        run_cell(ip, "with torch.no_grad():\n    for _ in range(3):\n        _ = gcg_param(xl)")
+        for _ in range(3):  # the weight's storage replaced: same Parameter, new pointer
+            run_cell(ip, "lin_cg.weight.data = torch.randn_like(lin_cg.weight)\n"
+                         "with torch.no_grad():\n    _ = gcg_param(xl)")
+        new_ptr = ip.user_ns["lin_cg"].weight.data_ptr()
+    report = nbcompile.report(ip.user_ns["gcg_param"])
+    save(evidence, "rerecord", report, [*torch_messages.messages, *lines.messages])
+    said = [m for m in lines.messages if "Re-recording function=" in m]
+    assert said, lines.messages
+    torch_names = re.findall(r"input name: (\S+?)\. data pointer changed", said[-1])
+    rerecords = [r for c in report.cudagraph_calls for r in c.rerecords]
+    assert rerecords and rerecords[-1].inputs == torch_names
+    assert rerecords[-1].reason == said[-1].split("reason=", 1)[1].split("\n")[0].rstrip(".")
+    assert f"to {new_ptr}." in said[-1]  # torch names the new weight's storage
+    # past the limit torch may run the graph eagerly for good (2.13 does not count a
+    # parameter's pointer change): said as such exactly when torch said it
+    gave_up = [m for m in torch_messages.messages if "exceeding max re-recording limit" in m]
+    fell_back = [c.fell_back for c in report.cudagraph_calls if c.fell_back]
+    assert fell_back == gave_up[:len(fell_back)] and bool(fell_back) == bool(gave_up)

@@ -166,6 +166,14 @@ export interface TargetRecord {
    */
   eager_runs?: EagerRuns[];
   /**
+   * calls under CUDA graphs (`--mode reduce-overhead` on a GPU) that warmed up, recorded, re-recorded or fell back, each with the first call that replayed after
+   */
+  cudagraph_calls?: CudagraphCall[];
+  /**
+   * the input sizes its CUDA graphs were recorded for (None: none recorded)
+   */
+  cudagraph_shapes?: CudagraphShapes | null;
+  /**
    * len(graph_breaks)
    */
   graph_break_count: number;
@@ -704,6 +712,109 @@ export interface EagerRuns {
    * execution counts of their cells
    */
   cells: number[];
+}
+/**
+ * One call of a target under CUDA-graph trees, as torch's tree manager ran its graphs: warmed up (run eagerly once, in the graph pool), recorded, replayed, or sent to eager.
+ */
+export interface CudagraphCall {
+  /**
+   * the target's call number under CUDA graphs, from its first (0: calls that only replayed went uncounted before it, see `cudagraph_calls.py`)
+   */
+  call: number;
+  /**
+   * execution count of the cell that made the call
+   */
+  cell?: number | null;
+  /**
+   * graph runs that warmed up (the tree's `run_eager`, first run)
+   */
+  warmups?: number;
+  /**
+   * graphs recorded (the tree's `record_function`)
+   */
+  recordings?: number;
+  /**
+   * recorded graphs replayed (the tree's `execute_node`)
+   */
+  replays?: number;
+  /**
+   * graph runs torch ran eagerly after warm-up (not as CUDA graphs)
+   */
+  eager?: number;
+  /**
+   * recorded again, why
+   */
+  rerecords?: CudagraphRerecord[];
+  /**
+   * sizes first seen here
+   */
+  new_shapes?: CudagraphShape[];
+  /**
+   * torch's message when it gave up on a graph and runs it eagerly from now on (past `cudagraph_unexpected_rerecord_limit`); empty: none
+   */
+  fell_back?: string;
+  /**
+   * bytes reserved by the CUDA-graph trees' private memory pool before and after the call (None: not read); `pool_source` says how they were read
+   */
+  pool_before?: number | null;
+  pool_after?: number | null;
+  pool_source?: string;
+}
+/**
+ * A CUDA graph torch recorded again because an input changed (CUDA-graph trees' `check_invariants`), in torch's words.
+ */
+export interface CudagraphRerecord {
+  /**
+   * the compile whose graph was recorded again (`"0/1"`)
+   */
+  compile_id: string;
+  /**
+   * torch's reason (`CheckInvariantStatus`): `static input data pointer changed`
+   */
+  reason: string;
+  /**
+   * the graph inputs whose pointer changed
+   */
+  inputs?: string[];
+  /**
+   * the user's source line torch gave for the first of those inputs, when it gave one
+   */
+  line?: string;
+}
+/**
+ * An input size a compile's CUDA graph was first recorded for (torch's symint key).
+ */
+export interface CudagraphShape {
+  /**
+   * the compile (`"0/1"`)
+   */
+  compile_id: string;
+  /**
+   * torch's key of dynamic sizes (`(48,)`); `static` for a graph without any
+   */
+  key: string;
+  /**
+   * execution count of the cell whose call recorded it
+   */
+  cell?: number | null;
+}
+/**
+ * A target's CUDA graphs per input size: one recording per distinct size.
+ */
+export interface CudagraphShapes {
+  /**
+   * each size, in order seen
+   */
+  shapes: CudagraphShape[];
+  /**
+   * torch's warning limit on distinct sizes per graph and the config that sets it (`torch._inductor.config.triton.cudagraph_dynamic_shape_warn_limit`); None: off
+   */
+  warn_limit?: number | null;
+  warn_limit_config?: string;
+  /**
+   * what fits when sizes keep coming (empty: nothing to do yet)
+   */
+  remedy?: string;
 }
 /**
  * The result of `compare()`: one row per mode, eager first.

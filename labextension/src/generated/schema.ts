@@ -288,6 +288,24 @@ export const RECORD_SCHEMA: unknown = {
           },
           "description": "calls that ran eagerly"
         },
+        "cudagraph_calls": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/CudagraphCall"
+          },
+          "description": "calls under CUDA graphs (`--mode reduce-overhead` on a GPU) that warmed up, recorded, re-recorded or fell back, each with the first call that replayed after"
+        },
+        "cudagraph_shapes": {
+          "anyOf": [
+            {
+              "$ref": "#/$defs/CudagraphShapes"
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "the input sizes its CUDA graphs were recorded for (None: none recorded)"
+        },
         "graph_break_count": {
           "type": "integer",
           "description": "len(graph_breaks)"
@@ -1156,6 +1174,168 @@ export const RECORD_SCHEMA: unknown = {
         "stance",
         "count",
         "cells"
+      ],
+      "additionalProperties": false
+    },
+    "CudagraphCall": {
+      "title": "CudagraphCall",
+      "type": "object",
+      "description": "One call of a target under CUDA-graph trees, as torch's tree manager ran its graphs: warmed up (run eagerly once, in the graph pool), recorded, replayed, or sent to eager.",
+      "properties": {
+        "call": {
+          "type": "integer",
+          "description": "the target's call number under CUDA graphs, from its first (0: calls that only replayed went uncounted before it, see `cudagraph_calls.py`)"
+        },
+        "cell": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "execution count of the cell that made the call"
+        },
+        "warmups": {
+          "type": "integer",
+          "description": "graph runs that warmed up (the tree's `run_eager`, first run)"
+        },
+        "recordings": {
+          "type": "integer",
+          "description": "graphs recorded (the tree's `record_function`)"
+        },
+        "replays": {
+          "type": "integer",
+          "description": "recorded graphs replayed (the tree's `execute_node`)"
+        },
+        "eager": {
+          "type": "integer",
+          "description": "graph runs torch ran eagerly after warm-up (not as CUDA graphs)"
+        },
+        "rerecords": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/CudagraphRerecord"
+          },
+          "description": "recorded again, why"
+        },
+        "new_shapes": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/CudagraphShape"
+          },
+          "description": "sizes first seen here"
+        },
+        "fell_back": {
+          "type": "string",
+          "description": "torch's message when it gave up on a graph and runs it eagerly from now on (past `cudagraph_unexpected_rerecord_limit`); empty: none"
+        },
+        "pool_before": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "bytes reserved by the CUDA-graph trees' private memory pool before and after the call (None: not read); `pool_source` says how they were read"
+        },
+        "pool_after": {
+          "type": [
+            "integer",
+            "null"
+          ]
+        },
+        "pool_source": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "call"
+      ],
+      "additionalProperties": false
+    },
+    "CudagraphRerecord": {
+      "title": "CudagraphRerecord",
+      "type": "object",
+      "description": "A CUDA graph torch recorded again because an input changed (CUDA-graph trees' `check_invariants`), in torch's words.",
+      "properties": {
+        "compile_id": {
+          "type": "string",
+          "description": "the compile whose graph was recorded again (`\"0/1\"`)"
+        },
+        "reason": {
+          "type": "string",
+          "description": "torch's reason (`CheckInvariantStatus`): `static input data pointer changed`"
+        },
+        "inputs": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "the graph inputs whose pointer changed"
+        },
+        "line": {
+          "type": "string",
+          "description": "the user's source line torch gave for the first of those inputs, when it gave one"
+        }
+      },
+      "required": [
+        "compile_id",
+        "reason"
+      ],
+      "additionalProperties": false
+    },
+    "CudagraphShape": {
+      "title": "CudagraphShape",
+      "type": "object",
+      "description": "An input size a compile's CUDA graph was first recorded for (torch's symint key).",
+      "properties": {
+        "compile_id": {
+          "type": "string",
+          "description": "the compile (`\"0/1\"`)"
+        },
+        "key": {
+          "type": "string",
+          "description": "torch's key of dynamic sizes (`(48,)`); `static` for a graph without any"
+        },
+        "cell": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "execution count of the cell whose call recorded it"
+        }
+      },
+      "required": [
+        "compile_id",
+        "key"
+      ],
+      "additionalProperties": false
+    },
+    "CudagraphShapes": {
+      "title": "CudagraphShapes",
+      "type": "object",
+      "description": "A target's CUDA graphs per input size: one recording per distinct size.",
+      "properties": {
+        "shapes": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/CudagraphShape"
+          },
+          "description": "each size, in order seen"
+        },
+        "warn_limit": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "torch's warning limit on distinct sizes per graph and the config that sets it (`torch._inductor.config.triton.cudagraph_dynamic_shape_warn_limit`); None: off"
+        },
+        "warn_limit_config": {
+          "type": "string"
+        },
+        "remedy": {
+          "type": "string",
+          "description": "what fits when sizes keep coming (empty: nothing to do yet)"
+        }
+      },
+      "required": [
+        "shapes"
       ],
       "additionalProperties": false
     },

@@ -72,6 +72,23 @@ export interface ICudagraphOutcome {
   cell: number | null;
 }
 
+/** One call under CUDA-graph trees: what torch's tree manager did in it. */
+export interface ICudagraphCall {
+  call: number;
+  cell: number | null;
+  warmups: number;
+  recordings: number;
+  replays: number;
+  eager: number;
+  /** Re-records: torch's reason and the inputs whose data pointer changed. */
+  rerecords: { reason: string; inputs: string[]; line: string }[];
+  /** Input sizes first recorded in this call (torch's symint key, `static`). */
+  new_shapes: string[];
+  fell_back: string;
+  pool_before: number | null;
+  pool_after: number | null;
+}
+
 export type ITargetError = View<
   R.TargetError,
   'type' | 'message' | 'filename' | 'lineno' | 'line',
@@ -135,6 +152,8 @@ export type ITargetRecord = View<
     code_diffs: ICodeDiff[];
     /** The torch.compiler.set_stance stance in force (`default` when not said). */
     stance: string;
+    /** Calls under CUDA graphs (warm-up, recording, replays, pool), oldest first. */
+    cudagraph_calls: ICudagraphCall[];
   }
 >;
 

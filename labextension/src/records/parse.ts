@@ -19,6 +19,7 @@ import {
   ICellRef,
   ICodeDiff,
   ICompile,
+  ICudagraphCall,
   ICudagraphOutcome,
   ITargetError,
   ITargetOptions,
@@ -170,7 +171,28 @@ export function parseTarget(o: R.TargetRecord): ITargetRecord | null {
     torch_logs: (o.torch_logs ?? []).map(parseTorchLog),
     annotations: (o.annotations ?? []).map(parseAnnotation),
     code_diffs: (o.code_diffs ?? []).map(parseCodeDiff),
-    stance: o.stance ?? 'default'
+    stance: o.stance ?? 'default',
+    cudagraph_calls: (o.cudagraph_calls ?? []).map(parseCudagraphCall)
+  };
+}
+
+function parseCudagraphCall(o: R.CudagraphCall): ICudagraphCall {
+  return {
+    call: o.call,
+    cell: o.cell ?? null,
+    warmups: o.warmups ?? 0,
+    recordings: o.recordings ?? 0,
+    replays: o.replays ?? 0,
+    eager: o.eager ?? 0,
+    rerecords: (o.rerecords ?? []).map(r => ({
+      reason: r.reason,
+      inputs: [...(r.inputs ?? [])],
+      line: r.line ?? ''
+    })),
+    new_shapes: (o.new_shapes ?? []).map(s => s.key),
+    fell_back: o.fell_back ?? '',
+    pool_before: o.pool_before ?? null,
+    pool_after: o.pool_after ?? null
   };
 }
 

@@ -7,7 +7,11 @@
 import { appendPaged, h } from '../ui/dom';
 import { clip, formatSeconds, plural } from '../ui/format';
 import { ITargetRecord } from '../model/target';
-import { cudagraphText } from '../views/cudagraphtext';
+import {
+  CUDAGRAPH_CALL_HEAD,
+  cudagraphCallRow,
+  cudagraphText
+} from '../views/cudagraphtext';
 import { phaseBar } from '../views/phasebar';
 import { ISectionHost, PAGE, Section } from './section';
 
@@ -220,6 +224,43 @@ export class CompilesSection extends Section {
       wrap.appendChild(phaseBar(totals, sum, true));
     }
     wrap.appendChild(h('div', { class: 'nbc-table-wrap' }, table));
+    if (t.cudagraph_calls.length) {
+      wrap.appendChild(cudagraphCalls(t));
+    }
     return wrap;
   }
+}
+
+/** CUDA graphs per call: warm-up, recording, replays and the graph pool, per cell. */
+function cudagraphCalls(t: ITargetRecord): HTMLElement {
+  const tbody = h('tbody');
+  appendPaged(
+    tbody,
+    t.cudagraph_calls,
+    c =>
+      h(
+        'tr',
+        null,
+        ...cudagraphCallRow(c).map((x, i) =>
+          h('td', i < 8 && i !== 1 ? { class: 'nbc-num' } : null, clip(x, 500))
+        )
+      ),
+    PAGE,
+    'calls'
+  );
+  return h(
+    'div',
+    { class: 'nbc-table-wrap' },
+    h('div', { class: 'nbc-meta' }, 'CUDA graphs per call'),
+    h(
+      'table',
+      { class: 'nbc-table nbc-cudagraph-calls' },
+      h(
+        'thead',
+        null,
+        h('tr', null, ...CUDAGRAPH_CALL_HEAD.map(x => h('th', null, x)))
+      ),
+      tbody
+    )
+  );
 }

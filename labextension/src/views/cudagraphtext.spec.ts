@@ -6,7 +6,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { cudagraphText } from './cudagraphtext';
+import {
+  CUDAGRAPH_CALL_HEAD,
+  cudagraphCallRow,
+  cudagraphText
+} from './cudagraphtext';
 
 import { fixture, summary } from '../../test/support';
 
@@ -34,4 +38,55 @@ test('a compile CUDA-graph outcome is read and worded (skipped, not used, none)'
     assert.equal(cudagraphText(parsed[1].cudagraphs), 'not used: cpu device');
   }
   assert.equal(cudagraphText(null), '');
+});
+
+test('calls under CUDA graphs are read and worded one row each', () => {
+  const raw = fixture() as { targets: Record<string, unknown>[] };
+  raw.targets[0].cudagraph_calls = [
+    { call: 1, cell: 4, warmups: 1, pool_before: 0, pool_after: 2097152 },
+    { call: 2, cell: 4, recordings: 1, new_shapes: [] },
+    { call: 3, cell: 5, replays: 1 },
+    {
+      call: 0,
+      cell: 6,
+      rerecords: [
+        {
+          compile_id: '0/0',
+          reason: 'static input data pointer changed',
+          inputs: ['primals_1'],
+          line: 'return x @ self.w'
+        }
+      ],
+      new_shapes: [{ compile_id: '0/0', key: '(48,)', cell: 6 }],
+      fell_back: ''
+    }
+  ];
+  const calls = summary(raw).targets[0].cudagraph_calls;
+  assert.equal(calls.length, 4);
+  assert.deepEqual(cudagraphCallRow(calls[0]), [
+    '1',
+    '[4]',
+    '1',
+    '0',
+    '0',
+    '0',
+    '0 B',
+    '2.0 MiB',
+    'first run is eager (warm-up): a slow call'
+  ]);
+  assert.equal(cudagraphCallRow(calls[1])[8], 'captured: a slow call');
+  assert.deepEqual(cudagraphCallRow(calls[2]).slice(2, 5), ['0', '0', '1']);
+  const fourth = cudagraphCallRow(calls[3]);
+  assert.equal(fourth[0], '');
+  assert.equal(
+    fourth[8],
+    'recorded again: static input data pointer changed (primals_1); new size (48,)'
+  );
+  assert.equal(fourth.length, CUDAGRAPH_CALL_HEAD.length);
+});
+
+test('a record without calls under CUDA graphs reads as none', () => {
+  const raw = fixture() as { targets: Record<string, unknown>[] };
+  delete raw.targets[0].cudagraph_calls;
+  assert.deepEqual(summary(raw).targets[0].cudagraph_calls, []);
 });

@@ -3,7 +3,8 @@
  * reason are torch's, decided in the kernel (nbcompile/core/notebook/cudagraphs.py).
  */
 
-import { ICudagraphOutcome } from '../model/target';
+import { ICudagraphCall, ICudagraphOutcome } from '../model/target';
+import { formatBytes } from '../ui/format';
 
 /** A compile's CUDA-graph outcome in words: `recorded`, `skipped: <torch's reason>
  * (cell [5] line 3)`, `not used: cpu device`. */
@@ -23,4 +24,50 @@ export function cudagraphText(o: ICudagraphOutcome | null): string {
         (o.line.line ? `: ${o.line.line})` : ')')
       : '';
   return `skipped: ${o.reason}${where}`;
+}
+
+/** The per-call table's header (the inspector's "CUDA graphs per call"). */
+export const CUDAGRAPH_CALL_HEAD = [
+  'call',
+  'cell',
+  'warm-up',
+  'recorded',
+  'replayed',
+  'eager',
+  'pool before',
+  'pool after',
+  'what happened'
+];
+
+/** One call's row: counts, pool bytes and, in words, re-records (with the inputs whose
+ * pointer changed), a fall back to eager and new sizes. */
+export function cudagraphCallRow(c: ICudagraphCall): string[] {
+  const said: string[] = [];
+  for (const r of c.rerecords) {
+    const inputs = r.inputs.length ? ` (${r.inputs.join(', ')})` : '';
+    said.push(`recorded again: ${r.reason}${inputs}`);
+  }
+  if (c.fell_back) {
+    said.push(`fell back to eager: ${c.fell_back}`);
+  }
+  if (c.new_shapes.length) {
+    said.push(`new size ${c.new_shapes.join(', ')}`);
+  }
+  if (!said.length && c.warmups && !c.recordings) {
+    said.push('first run is eager (warm-up): a slow call');
+  }
+  if (!said.length && c.recordings) {
+    said.push('captured: a slow call');
+  }
+  return [
+    c.call > 0 ? String(c.call) : '',
+    c.cell !== null ? `[${c.cell}]` : '',
+    String(c.warmups),
+    String(c.recordings),
+    String(c.replays),
+    String(c.eager),
+    c.pool_before !== null ? formatBytes(c.pool_before) : '',
+    c.pool_after !== null ? formatBytes(c.pool_after) : '',
+    said.join('; ')
+  ];
 }

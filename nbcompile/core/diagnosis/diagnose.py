@@ -52,7 +52,15 @@ from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tel
 from .culprit import find_culprit
 from .judge import tolerance_text
 from .ladder import LADDER, ladder, rounded, rung_from, settle_layer
-from .precision import low_dtypes
+from .precision import (
+    graph_dtypes,
+    has_conv,
+    has_matmul,
+    low_dtypes,
+    matmul_precision_note,
+    read_matmul_settings,
+    value_dtypes,
+)
 from .record import Diagnosis, Rung
 from .reference import reference
 from .runs import Bench, Run, Trial
@@ -267,6 +275,8 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
         step("reference", "the float64 reference", "the float64 reference")
     ref = (reference(result, bench, top, options, deadline) if result.kind == "accuracy"
            else None)
+    if result.kind == "accuracy":
+        _name_matmul_precision(result, bench, top)
 
     # the dtypes it computes in come from its graphs: float32 in and out can hide bfloat16
     low = low_dtypes(top.dynamo_graphs, [*bench.expected, *(top.leaves or [])])
@@ -275,6 +285,24 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
     try_workarounds(result, bench, listed, ref, deadline, lambda change: step(
         "workarounds", f"the workaround {change}", "trying a workaround", label=change))
     result.summary = summary(result)
+
+
+def _name_matmul_precision(result: Diagnosis, bench: Bench, top: Run) -> None:
+    """On a CUDA GPU, a note naming the TF32 or reduced-precision matmuls torch's settings
+    put in force for what the graphs compute (the summary names the cause from it)."""
+    outputs = [*bench.expected, *(top.leaves or [])]
+    if bench.device.type != "cuda" and not any(
+            isinstance(v, torch.Tensor) and v.is_cuda for v in outputs):
+        return  # on a CPU these settings change no result
+    graphs = top.dynamo_graphs
+    ref = result.reference
+    note = matmul_precision_note(
+        read_matmul_settings(), graph_dtypes(graphs) | value_dtypes(outputs),
+        has_matmul(graphs), has_conv(graphs),
+        ref.eager_error if ref is not None else None,
+        ref.compiled_error if ref is not None else None)
+    if note:
+        result.notes.append(note)
 
 
 def _not_comparable(result: Diagnosis, top: Run) -> None:

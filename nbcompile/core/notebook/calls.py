@@ -146,7 +146,8 @@ def interrupted_in_compile(error: BaseException | None) -> bool:
     return False
 
 
-CallListener = Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], None]
+#: a listener may return a callable, run when that call ends (returns or raises)
+CallListener = Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], "Callable[[], None] | None"]
 #: ``each_call``'s listeners, each with its gate (heard only while the gate says so)
 _call_listeners: list[tuple[CallListener, Callable[[], bool] | None]] = []
 _hooked: weakref.WeakKeyDictionary[Any, Callable[[], Callable[[], None]]] = (
@@ -157,9 +158,10 @@ def each_call(listener: CallListener, when: Callable[[], bool] | None = None
               ) -> Callable[[], None]:
     """Hear every call of every watched target from now on (targets watched later too),
     as it starts: ``listener(target, fn, args, kwargs)`` (``fn`` the function torch
-    compiles first), only when ``when()`` says so (checked first, on every call: keep it
-    cheap). An enter hook on each target's ``torch.compile`` context while any listener
-    is on. Returns the remover."""
+    compiles first; what it returns, if callable, runs when the call ends), only when
+    ``when()`` says so (checked first, on every call: keep it cheap). An enter hook on
+    each target's ``torch.compile`` context while any listener is on. Returns the
+    remover."""
     entry = (listener, when)
     _call_listeners.append(entry)
     for context in list(_contexts.keys()):
@@ -208,10 +210,21 @@ def _entry_hook(context_ref: weakref.ref[Any]) -> Callable[[], Callable[[], None
             if frame is not None and frame.f_code.co_filename.replace(
                     "\\", "/").endswith(_WRAPPER_FILE):
                 local = frame.f_locals
-                for listener in heard:
-                    listener(target, local.get("fn"), tuple(local.get("args") or ()),
-                             dict(local.get("kwargs") or {}))
+                ends = [end for listener in heard
+                        if (end := listener(target, local.get("fn"),
+                                            tuple(local.get("args") or ()),
+                                            dict(local.get("kwargs") or {}))) is not None]
+                if ends:
+                    return lambda: _run_all(ends)
         except Exception:  # a capture bug must never break the user's call
             pass
         return _nothing
     return enter
+
+
+def _run_all(ends: list[Callable[[], None]]) -> None:
+    for end in ends:
+        try:
+            end()
+        except Exception:  # a capture bug must never break the user's call
+            pass

@@ -14,8 +14,8 @@ torch's structured trace (``TraceListener``) and hands each event on, once, in o
 
 Each job is a module of its own: ``registry`` (the targets), ``listeners``, ``attribution``,
 ``placement``, ``eager_calls`` and the side channels (``channels.SideChannel``:
-``cudagraph_channel``, ``cache_reuse``, ``shared_compiles``). A new side channel is a new
-module added to ``self.channels`` in ``CaptureSession.__init__``.
+``cudagraph_channel``, ``cudagraph_calls``, ``cache_reuse``, ``shared_compiles``). A new
+side channel is a new module added to ``self.channels`` in ``CaptureSession.__init__``.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from . import calls, placement
 from .attribution import Attribution
 from .cache_reuse import CacheReuse
 from .channels import Notes, SideChannel
+from .cudagraph_calls import CudagraphCalls
 from .cudagraph_channel import CudagraphChannel
 from .eager_calls import EagerCalls
 from .listeners import Listener, Listeners
@@ -64,6 +65,7 @@ class CaptureSession:
                                      self.listeners.notify, self._lock)
         self.channels: tuple[SideChannel, ...] = (
             CudagraphChannel(self.attribution, self.listeners.notify, self._lock),
+            CudagraphCalls(self.registry, self.attribution, self.listeners.notify, self._lock),
             CacheReuse(),
             self.shared,
         )

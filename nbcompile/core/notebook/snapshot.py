@@ -122,6 +122,8 @@ def target_record(target: Target) -> TargetRecord:
         torch_logs=list(target.torch_logs),
         stance=stance.current(),
         eager_runs=[dataclasses.replace(r, cells=list(r.cells)) for r in target.eager_runs],
+        cudagraph_calls=list(target.cudagraph_calls),
+        cudagraph_shapes=target.cudagraph_shapes,
     )
     return _with_codegen_views(record, target)
 

@@ -22,6 +22,8 @@ from ..records import (
     CellRef,
     CodeDiff,
     CompileRecord,
+    CudagraphCall,
+    CudagraphShapes,
     EagerRuns,
     LineAnnotation,
     TargetError,
@@ -114,6 +116,9 @@ class Target:
     progress: LiveProgress | None = field(default=None, repr=False)
     #: calls that ran eagerly under a stance (``stance.py``), per stance
     eager_runs: list[EagerRuns] = field(default_factory=list)
+    #: calls under CUDA-graph trees and the sizes recorded (``cudagraph_calls.py``)
+    cudagraph_calls: list[CudagraphCall] = field(default_factory=list)
+    cudagraph_shapes: CudagraphShapes | None = None
 
     def __post_init__(self) -> None:
         self.keep(self.original, self.bound, self.compiled_module)

@@ -16,6 +16,7 @@ from ..steps import Progress, tell
 from .comparison import TimingRow
 from .environment import device_of, sync
 from .modes import ModeSpec
+from .pool_memory import PoolMemory
 from .verdict import judge_speedups, quartiles
 
 MIN_REPEATS = 5
@@ -33,6 +34,7 @@ class Candidate:
     block: Any = None
     number: int = 1
     times: list[float] = field(default_factory=list)  # per-call seconds, one per repeat
+    pool: PoolMemory | None = None  # a CUDA-graph row's pool, read after its warm-up
 
 
 def make_timer(call: Callable[..., Any], args: tuple, kwargs: dict, threads: int) -> Any:

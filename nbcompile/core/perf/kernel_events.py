@@ -1,14 +1,27 @@
 """Reading ``torch.profiler`` events of a profiled call: nbcompile's marks, Dynamo's
 machinery, graph calls, and their launches matched to the captured kernels.
 
-Each C++ kernel shows as ``graph_<N>_<kernel name>`` and each extern call as its aten op,
-inside ``## Call CompiledFxGraph <key> ##`` (torch < 2.9 logs no such event: the launches
-sit directly in the compiled region).
+Each C++ kernel shows as ``graph_<N>_<kernel name>`` (``cpp.enable_kernel_profile``), each
+Triton kernel on a GPU under its own name (``CachingAutotuner._pre_launch`` opens a
+``_RecordFunctionFast`` named ``inductor_meta["kernel_name"]``, no ``graph_<N>_`` prefix)
+and each extern call as its aten op (``extern_kernels.mm`` -> ``aten::mm``), inside
+``## Call CompiledFxGraph <key> ##`` (torch < 2.9 logs no such event: the launches sit
+directly in the compiled region). With caches off every graph call's key reads ``None``,
+forward and backward alike: the launches themselves say which graph ran.
+
+On a GPU the device's work reaches these CPU events through CUPTI's correlation ids:
+``_parse_kineto_results`` appends each CUDA kernel (cuBLAS's ``sm90_xmma_gemm_...``, a
+Triton kernel) to the frontend op whose ``correlation_id`` equals the kernel's
+``linked_correlation_id`` (the innermost op open at the launch: ``aten::mm`` for an extern
+matmul, the Triton kernel's own event), and ``device_time_total`` sums an event's kernels
+and its children's.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,7 +71,17 @@ _CONTAINERS = (REGION, "CompiledFunction",
                "autograd::engine::evaluate_function: CompiledFunctionBackward")
 
 
-def graph_calls(events: list[Any], extern_ops: set[str]) -> list[Any]:
+def launched_kernel(name: str, kernel_names: Collection[str] = ()) -> str | None:
+    """The generated kernel an event launches: ``graph_<N>_<name>`` (C++), or a captured
+    kernel's own name (Triton on a GPU); None for anything else (extern ops, allocations)."""
+    m = KERNEL_EVENT.match(name)
+    if m:
+        return m.group("name")
+    return name if name in kernel_names else None
+
+
+def graph_calls(events: list[Any], extern_ops: set[str],
+                kernel_names: Collection[str] = ()) -> list[Any]:
     """The ``## Call CompiledFxGraph`` events; on a torch that logs none, each compiled
     region's launches: its children from the first kernel (or captured extern op) on, up
     to the first child that is neither (the eager code after a graph break, a nested
@@ -73,7 +96,8 @@ def graph_calls(events: list[Any], extern_ops: set[str]) -> list[Any]:
         launches: list[Any] = []
         lo = float(e.time_range.start)  # the wrapper allocates before its first launch
         for child in sorted(e.cpu_children, key=lambda c: c.time_range.start):
-            if KERNEL_EVENT.match(child.name) or op_name(child.name) in extern_ops:
+            if (launched_kernel(child.name, kernel_names) is not None
+                    or op_name(child.name) in extern_ops):
                 launches.append(child)
             elif launches or not child.name.startswith(MACHINERY):
                 break
@@ -112,25 +136,42 @@ class KernelRows:
     groups: dict[tuple[str, str], list[Kernel]]
     filename: str  # the target's source file: lines elsewhere are not the target's
     rows: dict[Any, KernelTime] = field(default_factory=dict)
-    matches: dict[tuple[str, ...], tuple[str, str] | None] = field(default_factory=dict)
+    matches: dict[tuple[Any, ...], tuple[str, str] | None] = field(default_factory=dict)
 
     def extern_ops(self) -> set[str]:
         """The ops of the captured extern kernels (``aten::mm`` shows as ``mm``)."""
         return {op_name(k.name) for ks in self.groups.values() for k in ks
                 if k.kind == "extern"}
 
-    def group_for(self, graph_event: str, names: list[str]) -> tuple[str, str] | None:
-        """The captured (compile, stage) whose kernels the graph call launched."""
-        cache_key = (graph_event, *names)  # the graph key is "None" when caches are off
+    def kernel_names(self) -> set[str]:
+        """The names of the captured generated kernels (C++ or Triton)."""
+        return {k.name for ks in self.groups.values() for k in ks if k.kind == "kernel"}
+
+    def group_for(self, graph_event: str, names: list[str],
+                  externs: list[str] | None = None) -> tuple[str, str] | None:
+        """The captured (compile, stage) whose kernels the graph call launched: the
+        ``names`` of its kernels, then the ops of its extern calls (``externs``), decide.
+
+        A group qualifies when it holds every launched kernel; among those, one that also
+        holds every launched extern op wins over one that does not, then one with exactly
+        the launched kernels, then exactly the launched externs; the first such wins. A GPU
+        backward of a Linear launches only ``aten::mm`` and a reduction: its externs tell
+        it from the forward, whose graph call has the same name."""
+        launched = Counter(externs or [])
+        cache_key = (graph_event, tuple(names), tuple(sorted(launched.items())))
         if cache_key not in self.matches:
             best: tuple[str, str] | None = None
+            best_score = (False, False, False)
             for key, kernels in self.groups.items():
                 mine = [k.name for k in kernels if k.kind == "kernel"]
-                if all(n in mine for n in names):
-                    if len(mine) == len(names):
-                        best = key
-                        break
-                    best = best or key
+                if not all(n in mine for n in names):
+                    continue
+                held = Counter(op_name(k.name) for k in kernels if k.kind == "extern")
+                score = (not launched - held, len(mine) == len(names), held == launched)
+                if best is None or score > best_score:
+                    best, best_score = key, score
+                if all(score):
+                    break
             self.matches[cache_key] = best
         return self.matches[cache_key]
 
@@ -154,17 +195,22 @@ class KernelRows:
         children = sorted((e for e in graph_event.cpu_children
                            if not e.name.startswith(PROFILER_INTERNAL)),
                           key=lambda e: e.time_range.start)
-        names = [k.group("name") for e in children if (k := KERNEL_EVENT.match(e.name))]
-        key = self.group_for(graph_event.name, names)
+        known = self.kernel_names()
+        externs = self.extern_ops()
+        launched = [launched_kernel(e.name, known) for e in children]
+        names = [n for n in launched if n is not None]
+        ops = [op_name(e.name) for e, n in zip(children, launched, strict=True)
+               if n is None and op_name(e.name) in externs]
+        key = self.group_for(graph_event.name, names, ops)
         kernels = self.groups.get(key, []) if key else []
         used: set[int] = set()
         found_rows: list[tuple[Any, KernelTime]] = []
-        for event in children:
-            m = KERNEL_EVENT.match(event.name)
-            wanted = m.group("name") if m else op_name(event.name)
-            kind = "kernel" if m else "extern"
+        for event, name in zip(children, launched, strict=True):
+            wanted = name if name is not None else op_name(event.name)
+            kind = "kernel" if name is not None else "extern"
             found = next((i for i, k in enumerate(kernels) if i not in used and k.kind == kind
-                          and (k.name if m else op_name(k.name)) == wanted), None)
+                          and (k.name if name is not None else op_name(k.name)) == wanted),
+                         None)
             if found is not None:
                 used.add(found)
                 k = kernels[found]
@@ -176,9 +222,8 @@ class KernelRows:
             else:
                 row_key = ("", event.name)
                 row = self.rows.get(row_key) or KernelTime(
-                    name=m.group("name") if m else event.name,
-                    kind="kernel" if m else "other", event=event.name)
+                    name=name if name is not None else event.name,
+                    kind="kernel" if name is not None else "other", event=event.name)
             self.rows[row_key] = row
             found_rows.append((event, row))
         return found_rows
-

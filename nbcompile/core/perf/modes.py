@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..torch_compat import list_backends
+from ..torch_compat import list_backends, mode_options
 from .call_options import CallOptionError, CallOptionTypeError
 
 EAGER = "eager"
@@ -46,6 +46,15 @@ class ModeSpec:
     kind: str  # eager | mode | backend
     mode: str | None = None
     backend: Any = "inductor"
+
+    @property
+    def cudagraphs(self) -> bool:
+        """Whether this row runs as CUDA graphs where it can: an Inductor mode whose
+        settings, as torch lists them (``list_mode_options``), turn ``triton.cudagraphs``
+        on (``reduce-overhead``, ``max-autotune``)."""
+        if self.kind != "mode" or self.mode is None or self.backend != "inductor":
+            return False
+        return mode_options(self.mode).get("triton.cudagraphs") is True
 
     def compile_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"backend": self.backend}

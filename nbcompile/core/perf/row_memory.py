@@ -1,6 +1,8 @@
 """Each row's memory in ``compare``: one more call of a warm mode measured by
 ``memory.measure_call`` from the sandbox's starting state (as ``profile`` measures), and
-its peak said against eager's beside the time verdict."""
+its peak said against eager's beside the time verdict. A CUDA-graph row's bytes are in
+CUDA-graph trees' private pool, read after its warm-up (``pool_memory.py``): a replay
+allocates nothing, so its peak is the recording's and its held bytes the pool's."""
 
 from __future__ import annotations
 
@@ -31,6 +33,29 @@ def measure_memory(cand: Candidate, box: Sandbox, device: torch.device,
     row.allocated_bytes = measured.allocated_bytes
     row.saved_bytes = measured.saved_bytes
     row.memory_note = measured.note
+    if cand.pool is not None:  # the replay's buffers were allocated at its recording
+        row.peak_memory_bytes = max(measured.peak_bytes or 0, cand.pool.recorded_peak_bytes)
+        row.memory_note = (f"{cand.pool.where()} (one replay measured: peak "
+                           f"{format_bytes(measured.peak_bytes or 0)}, "
+                           f"{format_bytes(measured.allocated_bytes or 0)} allocated)")
+
+
+def held_memory(cand: Candidate, before: int | None, after: int | None) -> None:
+    """What a row keeps between calls after its compile and warm-up: a CUDA-graph row's
+    pool growth (``cand.pool``), else the allocated bytes ``after`` minus ``before``
+    (``memory.allocated_now``; None off CUDA)."""
+    row = cand.row
+    if cand.pool is not None:
+        row.held_bytes = cand.pool.held_bytes
+        if row.held_bytes:
+            row.notes.append(
+                f"keeps {format_bytes(row.held_bytes)} in CUDA-graph trees' private memory "
+                "pool between calls (the recorded graphs' static inputs, outputs and "
+                "intermediates; the pool's own segments), not freed until the compiled "
+                "function is")
+        return
+    if before is not None and after is not None:
+        row.held_bytes = max(0, after - before)
 
 def memory_verdicts(result: Comparison) -> None:
     """Each row's peak against eager's, said beside the time verdict."""

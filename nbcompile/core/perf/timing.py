@@ -82,8 +82,8 @@ from ..runs.timed import first_line
 from ..runs.wrappers import eager_callable
 from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
 from ..trace.listener import suppressed
-from ..units import format_bytes
 from . import explain as explain_mod
+from . import pool_memory
 from . import profile as profile_mod
 from .call_options import check_budget, check_flag, check_fraction, check_modes
 from .comparison import Comparison, TimingRow
@@ -93,7 +93,7 @@ from .interleaved import Candidate, cut_to_complete_repeats, measure_blocks, sum
 from .memory import allocated_now
 from .modes import DEFAULT_MODES, CompareError, ModeSpec, resolve_modes
 from .numerics import drift, drift_note
-from .row_memory import measure_memory, memory_verdicts
+from .row_memory import held_memory, measure_memory, memory_verdicts
 from .row_numerics import judge_call, randomness
 from .verdict import MIN_EFFECT
 
@@ -375,6 +375,7 @@ def _prepare(cand: Candidate, fn: Any, box: Sandbox, device: torch.device,
     skips_before = counter("inductor", "cudagraph_skips")
     cache_before = cache_counts()
     held_before = allocated_now(device)
+    pool = pool_memory.watch(device, spec.cudagraphs)
     try:
         copy = fresh_copy(fn)
         compiled = torch.compile(copy, **spec.compile_kwargs())
@@ -388,10 +389,13 @@ def _prepare(cand: Candidate, fn: Any, box: Sandbox, device: torch.device,
             diff, ok, tol, notes = judge_call(box, out, reference, result.mutated_inputs)
             del out
             step("warming up")
+            if pool is not None:
+                pool.recording()
             for _ in range(WARMUP_CALLS):
                 compiled(*args, **kwargs)
             sync(device)
             held_after = allocated_now(device)
+            cand.pool = pool.finish() if pool is not None else None
     except Exception as e:  # one failing mode must not hide the others
         row.status = "failed"
         row.verdict = "failed"
@@ -399,14 +403,7 @@ def _prepare(cand: Candidate, fn: Any, box: Sandbox, device: torch.device,
         row.notes.append(DIAGNOSE_HINT)
         return
     cand.call = compiled
-    if held_before is not None and held_after is not None:
-        row.held_bytes = max(0, held_after - held_before)
-        if row.held_bytes and spec.mode in ("reduce-overhead", "max-autotune"):
-            row.notes.append(
-                f"keeps {format_bytes(row.held_bytes)} allocated between calls after its compile "
-                "and warm-up: CUDA graphs' memory pool (static inputs, outputs and "
-                "intermediates of the recorded graphs), not freed until the compiled "
-                "function is")
+    held_memory(cand, held_before, held_after)
     row.max_abs_diff = diff
     row.numerics_ok = ok
     row.tolerance = tol

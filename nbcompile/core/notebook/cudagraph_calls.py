@@ -1,0 +1,309 @@
+"""The side channel of CUDA-graph trees per call (``--mode reduce-overhead`` on a GPU):
+what torch's tree manager did in each call of a target (warm-up, recording, replay,
+re-record, fall back to eager), the sizes it recorded, and its private pool's memory
+before and after, onto ``Target.cudagraph_calls`` / ``cudagraph_shapes``
+(``cudagraph_events.py`` turns what is read here into those values).
+
+Read from torch's own state (``torch/_inductor/cudagraph_trees.py``):
+
+* the tree's log lines (``cudagraph_trees.log``, artifact ``cudagraphs``): warm-up,
+  recording and re-record lines are DEBUG, a new size INFO. Once a compile that asks for
+  CUDA graphs starts on a CUDA machine, that logger is set to DEBUG with a filter that
+  hands each line here and lets through to handlers only what they got before (the level
+  the logger had), or everything when the user turned the artifact on
+  (``TORCH_LOGS=cudagraphs``): nothing new on stderr. A re-record's reason is then worked
+  out by torch at once (``_run``: ``status_logger()`` when DEBUG is on; only on a re-record);
+* replays: while a call is watched, the manager's ``execute_node`` (the replay of a
+  recorded graph) is counted through an instance attribute removed at the call's end;
+* the pool: segments of the manager's ``cuda_graphs_thread_pool`` in
+  ``torch.cuda.memory_snapshot()`` (``segment_pool_id``, ``total_size``: bytes reserved).
+
+Per-call cost: a target's calls are watched (``calls.each_call``) from its compile until a
+call only replays (then again after the tree records for it anew, heard in its log); a
+steady-state replay costs one gate read. On a CPU, or when no target asks for CUDA
+graphs, nothing is installed.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import torch_compat
+from . import calls, cudagraph_events, cudagraph_log
+from .attribution import Attribution, Key
+from .cell_history import get_history
+from .channels import Notes, SideChannel
+from .cudagraphs import asked_for
+from .registry import TargetRegistry
+from .target_state import Target
+
+#: The tree manager's logger (``cudagraph_trees.log``).
+TREES_LOGGER = "torch._inductor.cudagraph_trees.__cudagraphs"
+POOL_SOURCE = ("torch.cuda.memory_snapshot(): bytes reserved by segments of the CUDA-graph "
+               "trees' private pool (tree manager's cuda_graphs_thread_pool)")
+
+
+def cuda_available() -> bool:
+    try:
+        import torch
+        return bool(torch.cuda.is_available())
+    except Exception:  # a broken CUDA install reads as none
+        return False
+
+
+# --- the reader of torch's live state (GPU only) ---
+def tree_manager() -> Any:
+    """The current device's ``CUDAGraphTreeManager`` (``get_container(i).tree_manager``),
+    None before the first CUDA graph there."""
+    try:
+        import torch
+        return torch_compat.cudagraph_tree_manager(torch.cuda.current_device())
+    except Exception:  # a torch without CUDA-graph trees
+        return None
+
+
+def pool_bytes(manager: Any) -> int | None:
+    """Bytes reserved by the manager's private pool (0 before the manager exists)."""
+    if manager is None:
+        return 0
+    try:
+        import torch
+        pool = tuple(manager.cuda_graphs_thread_pool)
+        device = manager.device_index
+        return sum(int(s.get("total_size", 0)) for s in torch.cuda.memory_snapshot()
+                   if tuple(s.get("segment_pool_id") or ()) == pool
+                   and s.get("device", device) == device)
+    except Exception:  # a torch whose manager or snapshot differs
+        return None
+
+
+def warn_limit() -> tuple[int | None, str]:
+    """torch's warning limit on distinct sizes and the config's name (``config.triton``)."""
+    triton = torch_compat.inductor_triton_config()
+    for name in cudagraph_events.WARN_LIMIT_CONFIGS:
+        if triton is not None and hasattr(triton, name):
+            value = getattr(triton, name)
+            return (int(value) if value else None), name
+    return None, ""
+
+
+class _Replays:
+    """Counts the manager's ``execute_node`` calls while installed (one watched call)."""
+
+    def __init__(self, manager: Any) -> None:
+        self.count = 0
+        self.manager = manager
+        self._wrapper: Any = None
+        if manager is None or "execute_node" in vars(manager):
+            return  # an outer watched call counts already
+        original = manager.execute_node
+
+        def execute_node(node: Any, new_inputs: Any) -> Any:
+            self.count += 1
+            return original(node, new_inputs)
+        self._wrapper = execute_node
+        manager.execute_node = execute_node
+
+    def remove(self) -> None:
+        if self._wrapper is not None and vars(self.manager).get("execute_node") is self._wrapper:
+            del self.manager.execute_node
+        self._wrapper = None
+
+
+def _user_enabled() -> bool:
+    """Whether the user turned torch's ``cudagraphs`` artifact on (``TORCH_LOGS``,
+    ``torch._logging.set_logs``): then torch prints every line, as without nbcompile."""
+    return torch_compat.log_artifact_enabled("cudagraphs")
+
+
+class _TreeLogFilter(logging.Filter):
+    """On the tree's logger: each line to ``on_line``; to handlers only what they got
+    before the level was lowered (or all, when the user turned the artifact on)."""
+
+    def __init__(self, on_line: Callable[[str], None]) -> None:
+        super().__init__("nbcompile.cudagraph_calls")
+        self.on_line = on_line
+        self._logger: logging.Logger | None = None
+        self._level = logging.NOTSET  # the logger's own level before it was lowered
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            self.on_line(record.getMessage())
+        except Exception:  # a capture bug must never break torch
+            pass
+        return record.levelno >= self._shown_from() or _user_enabled()
+
+    def _shown_from(self) -> int:
+        """The level the logger would have without nbcompile (its own, else its parent's)."""
+        if self._level != logging.NOTSET or self._logger is None:
+            return self._level
+        parent = self._logger.parent
+        return parent.getEffectiveLevel() if parent is not None else logging.WARNING
+
+    def install(self) -> None:
+        """Put the filter on (once) and the level at DEBUG (again, if torch's
+        ``set_logs`` or the user reset it)."""
+        logger = logging.getLogger(TREES_LOGGER)
+        if self._logger is None:
+            logger.addFilter(self)
+            self._logger = logger
+            self._level = logger.level  # DEBUG already: the user's choice, all shown
+        if logger.level != logging.DEBUG:
+            self._level = logger.level
+            logger.setLevel(logging.DEBUG)
+
+    def uninstall(self) -> None:
+        if self._logger is not None:
+            self._logger.removeFilter(self)
+            if self._logger.level == logging.DEBUG:
+                self._logger.setLevel(self._level)
+            self._logger = None
+
+
+# --- the channel ---
+@dataclass
+class _Open:
+    """A call being watched: its events so far."""
+
+    number: int
+    cell: int | None
+    pool_before: int | None
+    replays: _Replays | None = None
+    events: list[cudagraph_events.TreeEvent] = field(default_factory=list)
+
+
+@dataclass
+class _State:
+    calls: int = 0  # calls watched (numbering)
+    watching: bool = True  # watch its next call (not steady yet)
+    counted: bool = True  # every call so far was watched (else numbers are unknown: 0)
+    open: _Open | None = None
+    loose: dict[int, _Open] = field(default_factory=dict)  # by id(calls.Call)
+
+
+class CudagraphCalls(SideChannel):
+    """Per call of each target compiled with CUDA graphs: what the tree did."""
+
+    def __init__(self, registry: TargetRegistry, attribution: Attribution,
+                 notify: Callable[[Target], None], lock: threading.RLock) -> None:
+        self._registry = registry
+        self._attribution = attribution
+        self._notify = notify
+        self._lock = lock
+        self._states: dict[str, _State] = {}  # by target id
+        self._filter = _TreeLogFilter(self._on_line)
+        self._utils_log = cudagraph_log.CudagraphLog(lambda m, _k: self._on_line(m))
+        self._remove_calls: Callable[[], None] | None = None
+        self._cuda: bool | None = None
+        self._watching = False  # any target's next call is watched (the per-call gate)
+
+    def stop(self) -> None:
+        self._filter.uninstall()
+        self._utils_log.uninstall()
+        if self._remove_calls is not None:
+            self._remove_calls()
+            self._remove_calls = None
+
+    def compile_started(self, key: Key, owners: list[Target]) -> None:
+        wanted = [t for t in owners if asked_for(t.options)]
+        if not wanted:
+            return
+        if self._cuda is None:
+            self._cuda = cuda_available()
+        if not self._cuda:
+            return  # CPU: torch says "not used" per compile (cudagraph_channel)
+        self._filter.install()
+        self._utils_log.install()
+        if self._remove_calls is None:
+            self._remove_calls = calls.each_call(self._on_call, when=lambda: self._watching)
+        for target in wanted:
+            self._states.setdefault(target.id, _State()).watching = True
+        self._watching = True
+
+    # --- calls ---
+    def _on_call(self, target: Any, fn: Any, args: tuple[Any, ...],
+                 kwargs: dict[str, Any]) -> Callable[[], None] | None:
+        with self._lock:
+            state = self._states.get(getattr(target, "id", ""))
+            if state is None or not state.watching or state.open is not None:
+                return None
+            manager = tree_manager()
+            state.calls += 1
+            opened = _Open(state.calls, get_history().current(), pool_bytes(manager),
+                           _Replays(manager))
+            state.open = opened
+        return lambda: self._end(target, state, opened)
+
+    def _end(self, target: Target, state: _State, opened: _Open) -> None:
+        with self._lock:
+            if opened.replays is not None:
+                opened.replays.remove()
+            state.open = None
+            self._close(target, state, opened, opened.replays.count if opened.replays else 0)
+
+    def call_ended(self, call: calls.Call, records: list[Any]) -> Notes:
+        state = self._states.get(getattr(call.target, "id", ""))
+        if state is not None and (opened := state.loose.pop(id(call), None)) is not None:
+            self._close(call.target, state, opened, 0)
+        return {}
+
+    def _close(self, target: Target, state: _State, opened: _Open, replays: int) -> None:
+        manager = tree_manager()
+        value = cudagraph_events.call_value(
+            opened.number if state.counted else 0, opened.cell, opened.events, replays,
+            (opened.pool_before, pool_bytes(manager), POOL_SOURCE))
+        target.cudagraph_calls.append(value)
+        shapes = [*(target.cudagraph_shapes.shapes if target.cudagraph_shapes else []),
+                  *value.new_shapes]
+        if shapes:
+            target.cudagraph_shapes = cudagraph_events.shapes_value(shapes, *warn_limit())
+        if cudagraph_events.replay_only(value) or not (opened.events or replays):
+            state.watching = False  # steady (or nothing under the tree): stop watching
+            state.counted = False  # the calls from now on go uncounted
+            self._watching = any(s.watching for s in self._states.values())
+        self._notify(target)
+
+    # --- torch's lines ---
+    def _on_line(self, message: str) -> None:
+        event = cudagraph_events.parse(message)
+        if event is None:
+            return
+        with self._lock:
+            target = self._target_of(event)
+            if target is None:
+                return
+            state = self._states.setdefault(target.id, _State())
+            if state.open is not None:
+                state.open.events.append(event)
+                return
+            # a call not watched (steady, then a new size or a re-record): its end is
+            # heard through the call itself (``calls.running``)
+            call = next((c for c in reversed(calls.running()) if c.target is target), None)
+            if call is None:
+                return
+            opened = state.loose.get(id(call))
+            if opened is None:
+                state.calls += 1
+                opened = state.loose[id(call)] = _Open(
+                    state.calls, get_history().current(), pool_bytes(tree_manager()))
+            opened.events.append(event)
+            state.watching = True
+            self._watching = True
+
+    def _target_of(self, event: cudagraph_events.TreeEvent) -> Target | None:
+        """The target whose compile torch named, else the innermost watched call's."""
+        if event.compile_id:
+            for target in reversed(self._registry.targets):
+                if any(cudagraph_events.same_compile(c.compile_id, event.compile_id)
+                       for c in target.compiles):
+                    return target
+        for target in self._registry.targets:
+            state = self._states.get(target.id)
+            if state is not None and state.open is not None:
+                return target
+        return None
+

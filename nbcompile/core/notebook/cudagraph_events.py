@@ -1,0 +1,227 @@
+"""What CUDA-graph trees did during one call, in words: the tree's own log lines read into
+events, a call's events into a ``CudagraphCall``, a target's recorded sizes into
+``CudagraphShapes`` (with torch's warning limit and the remedy that fits).
+
+Pure: no torch. ``cudagraph_calls.py`` hears the lines and reads the tree's live state.
+The lines are torch's (``torch/_inductor/cudagraph_trees.py``, logger ``log``, artifact
+``cudagraphs``):
+
+* ``CUDAGraphTreeManager.run_eager``: ``[0/0] Running warmup function=f, mode=INFERENCE``
+  (a graph's first run: eagerly, in the graph pool) or ``[0/0] Running eager function=f``
+  (a later run that stays eager: the tree is warming up another graph);
+* ``record_function``: ``[0/0] Recording function=f, mode=..., cuda_graph_id=0, inputs: ...``;
+* ``_run``: ``[0/0] Re-recording function=f, mode=..., reason=<CheckInvariantStatus>.``
+  then, per input, ``input name: primals_2. data pointer changed from A to B. input stack
+  trace: <stack>`` (``cudagraph_utils.log_data_ptr_mismatch``);
+* ``cudagraphify_impl``: ``[0/0] Recording cudagraph tree for symint key (48,)`` (or ``for
+  graph without symints``): the first run of a compiled graph at a new size.
+A replay (``execute_node``) logs nothing; the reader counts it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from ..records import CudagraphCall, CudagraphRerecord, CudagraphShape, CudagraphShapes
+from ..units import format_bytes
+
+EventKind = Literal["warmup", "eager", "record", "rerecord", "shape", "fell_back"]
+
+_PREFIX = r"^\s*(?:\[(?P<cid>[^\]]*)\]\s*)?"
+_PATTERNS: tuple[tuple[EventKind, re.Pattern[str]], ...] = (
+    ("warmup", re.compile(_PREFIX + r"Running warmup function=(?P<fn>[^,\s]*)")),
+    ("eager", re.compile(_PREFIX + r"Running eager function=(?P<fn>[^,\s]*)")),
+    ("rerecord", re.compile(_PREFIX + r"Re-recording function=(?P<fn>[^,\s]*),"
+                            r"(?:\s*mode=\w+,)?\s*reason=(?P<reason>.*)", re.S)),
+    ("record", re.compile(_PREFIX + r"Recording function=(?P<fn>[^,\s]*)")),
+    ("shape", re.compile(_PREFIX + r"[Rr]ecording cudagraph tree for (?:symint key "
+                         r"(?P<key>.+?)|(?P<static>graph without symints)|(?P<old>.+?))\s*$",
+                         re.S)),
+    # cudagraph_utils.log_cudagraph_skip_and_bump_counter, from CUDAGraphTreeManager._run
+    ("fell_back", re.compile(r"^\s*skipping cudagraph due to function \S+ exceeding max "
+                             r"re-recording limit.*", re.S)),
+)
+_INPUT = re.compile(r"input name: (?P<name>[^\s.]+(?:\.[^\s.]+)*?)\. data pointer changed "
+                    r"from \S+ to \S+?\.(?: input stack trace: (?P<stack>.*?))?"
+                    r"(?=\ninput name: |\Z)", re.S)
+#: torch's reason for a re-record after the limit: ``... due to <reason>.``
+_LIMIT_REASON = re.compile(r"exceeding max re-recording limit \(=(?P<limit>\d+)\).*?"
+                           r" due to (?P<reason>.*)", re.S)
+
+#: The config that sets torch's warning limit on distinct sizes, newest name first
+#: (``torch._inductor.config.triton``; the reader keeps the first torch has).
+WARN_LIMIT_CONFIGS = ("cudagraph_dynamic_shape_warn_limit",)
+SKIP_DYNAMIC = "torch._inductor.config.triton.cudagraph_skip_dynamic_graphs = True"
+
+
+@dataclass(frozen=True)
+class TreeEvent:
+    """One thing the tree did, from its log line."""
+
+    kind: EventKind
+    compile_id: str = ""  # ``"0/1"`` as torch printed it ("" when it printed none)
+    function: str = ""
+    reason: str = ""  # rerecord / fell_back: torch's text after ``reason=`` / the message
+    key: str = ""  # shape: torch's symint key, ``static`` for a graph without symints
+
+
+def parse(message: str) -> TreeEvent | None:
+    """The event a tree log line tells of (None: another line)."""
+    for kind, pattern in _PATTERNS:
+        m = pattern.match(message)
+        if m is None:
+            continue
+        groups = m.groupdict()
+        cid = (groups.get("cid") or "").strip()
+        if kind == "shape":
+            key = groups.get("key") or ("static" if groups.get("static") else "")
+            old = (groups.get("old") or "").strip()
+            key = key or ("static" if old in ("", "None") else old)
+            return TreeEvent("shape", cid, key=key.strip())
+        if kind == "fell_back":
+            return TreeEvent("fell_back", cid, reason=message.strip())
+        return TreeEvent(kind, cid, groups.get("fn") or "",
+                         reason=(groups.get("reason") or "").strip())
+    return None
+
+
+def same_compile(a: str, b: str) -> bool:
+    """Whether two printed compile ids are the same frame compile (``0/1`` vs ``0/1_0``)."""
+    def norm(text: str) -> str:
+        return re.sub(r"_\d+$", "", text.strip().strip("[]").lstrip("!"))
+    return bool(a) and bool(b) and norm(a) == norm(b)
+
+
+def rerecord_of(event: TreeEvent) -> CudagraphRerecord:
+    """A re-record in torch's words: its ``CheckInvariantStatus`` and the inputs whose
+    data pointer changed, with the user's line torch gave for the first."""
+    text = event.reason
+    if event.kind == "fell_back" and (m := _LIMIT_REASON.search(text)):
+        text = m.group("reason")
+    head = text.split("\n", 1)[0].strip().rstrip(".")
+    inputs: list[str] = []
+    line = ""
+    for m in _INPUT.finditer(text):
+        inputs.append(m.group("name"))
+        if not line and m.group("stack"):
+            line = _last_source_line(m.group("stack"))
+    return CudagraphRerecord(event.compile_id, head, inputs, line)
+
+
+def _last_source_line(stack: str) -> str:
+    """The innermost source line of a printed stack (the line under its last ``File``)."""
+    lines = [ln.strip() for ln in stack.strip().splitlines() if ln.strip()]
+    source = [ln for ln in lines if not ln.startswith(("File ", "None"))]
+    return source[-1] if source else ""
+
+
+def call_value(number: int, cell: int | None, events: Iterable[TreeEvent], replays: int,
+               pool: tuple[int | None, int | None, str] = (None, None, "")) -> CudagraphCall:
+    """One call from the tree's events during it and the replays counted."""
+    result = CudagraphCall(number, cell, replays=replays)
+    result.pool_before, result.pool_after, result.pool_source = pool
+    for event in events:
+        if event.kind == "warmup":
+            result.warmups += 1
+        elif event.kind == "eager":
+            result.eager += 1
+        elif event.kind == "record":
+            result.recordings += 1
+        elif event.kind == "rerecord":
+            result.rerecords.append(rerecord_of(event))
+        elif event.kind == "shape":
+            result.new_shapes.append(CudagraphShape(event.compile_id, event.key, cell))
+        elif event.kind == "fell_back" and not result.fell_back:
+            result.fell_back = event.reason
+    return result
+
+
+def replay_only(call: CudagraphCall) -> bool:
+    """Whether the call only replayed recorded graphs (the steady state)."""
+    return call.replays > 0 and not (call.warmups or call.recordings or call.eager
+                                     or call.rerecords or call.fell_back)
+
+
+def shapes_value(shapes: Sequence[CudagraphShape], warn_limit: int | None,
+                 config: str) -> CudagraphShapes:
+    """A target's recorded sizes, torch's limit and the remedy that fits: several
+    ``static`` graphs (one compile per size) -> ``mark_dynamic``; many sizes of a dynamic
+    graph -> buckets or ``cudagraph_skip_dynamic_graphs``."""
+    result = CudagraphShapes(list(shapes), warn_limit, config)
+    static = [s for s in shapes if s.key == "static"]
+    per_compile: dict[str, int] = {}
+    for s in shapes:
+        if s.key != "static":
+            per_compile[s.compile_id] = per_compile.get(s.compile_id, 0) + 1
+    dynamic = max(per_compile.values(), default=0)
+    if len(static) > 1:
+        result.remedy = (f"each new input size compiled again ({len(static)} compiles, each "
+                         "recorded): torch._dynamo.mark_dynamic(x, dim) on the input whose "
+                         "size varies compiles one graph for all sizes (still one recording "
+                         "per size), or pad inputs to a few fixed sizes (buckets)")
+    elif dynamic > 1:
+        past = warn_limit is not None and dynamic > warn_limit
+        result.remedy = ("each distinct size records its own CUDA graph (a warm-up and a "
+                         "recording call, more pool memory)"
+                         + (f", past torch's limit of {warn_limit}" if past else "")
+                         + f": pad inputs to a few fixed sizes (buckets), or {SKIP_DYNAMIC} "
+                         "(dynamic graphs then run without CUDA graphs)")
+    return result
+
+
+def shapes_line(shapes: CudagraphShapes | None) -> str | None:
+    """``CUDA graphs per input size: 4 sizes recorded (torch warns past 8, ...)``."""
+    if shapes is None or not shapes.shapes:
+        return None
+    n = len(shapes.shapes)
+    where = ", ".join(f"{s.key}" + (f" in cell [{s.cell}]" if s.cell is not None else "")
+                      for s in shapes.shapes[:6])
+    more = f", {n - 6} more" if n > 6 else ""
+    text = f"CUDA graphs per input size: {n} recorded ({where}{more})"
+    if shapes.warn_limit is not None and shapes.warn_limit_config:
+        text += (f"; torch warns past {shapes.warn_limit} "
+                 f"(torch._inductor.config.triton.{shapes.warn_limit_config})")
+    if shapes.remedy:
+        text += f"; {shapes.remedy}"
+    return text
+
+
+Bytes = Callable[[int], str]
+
+
+def call_line(call: CudagraphCall, size: Bytes = format_bytes) -> str:
+    """One call in words: ``call 1 (cell [4]): warmed up 1 graph (a first run is eager,
+    so it is slow); graph pool 0 B -> 1.0 MiB``."""
+    parts: list[str] = []
+    if call.warmups:
+        parts.append(f"warmed up {_graphs(call.warmups)} (a graph's first run is eager, "
+                     "in the graph pool: a slow call)")
+    if call.recordings:
+        parts.append(f"recorded {_graphs(call.recordings)} (capture: a slow call)")
+    for r in call.rerecords:
+        named = f" ({', '.join(r.inputs)}" + (f": {r.line}" if r.line else "") + ")" \
+            if r.inputs else ""
+        parts.append(f"recorded again: {r.reason}{named}")
+    if call.replays:
+        parts.append(f"replayed {_graphs(call.replays)}")
+    if call.eager:
+        parts.append(f"ran {_graphs(call.eager)} eagerly")
+    if call.fell_back:
+        reason = rerecord_of(TreeEvent("fell_back", reason=call.fell_back))
+        parts.append("fell back to eager for good: torch re-recorded past "
+                     f"cudagraph_unexpected_rerecord_limit ({reason.reason})")
+    if call.new_shapes:
+        parts.append("new size " + ", ".join(s.key for s in call.new_shapes))
+    where = f" (cell [{call.cell}])" if call.cell is not None else ""
+    label = f"call {call.call}" if call.call > 0 else "a later call"  # 0: uncounted before
+    text = f"{label}{where}: " + ("; ".join(parts) or "no graph run under CUDA graphs")
+    if call.pool_before is not None and call.pool_after is not None:
+        text += f"; graph pool {size(call.pool_before)} -> {size(call.pool_after)}"
+    return text
+
+
+def _graphs(n: int) -> str:
+    return f"{n} graph" if n == 1 else f"{n} graphs"

@@ -1,0 +1,314 @@
+"""Names still bound to CUDA-graph outputs that a later call overwrote.
+
+CUDA-graph trees (``torch/_inductor/cudagraph_trees.py``) give a graph's outputs memory in
+their private pool and reuse it at the next replay. When a compiled function is called
+again in a new generation (a new ``torch.compile`` invocation), the tree manager's
+``dealloc_current_path_weakrefs`` frees the outputs of the previous one that are still
+alive and marks them: ``torch._C._set_storage_access_error_msg`` on each output tensor and
+``_set_storage_data_ptr_access_error_msg`` on each live storage, with the text of its
+``format_dealloc_msg`` ("Error: accessing tensor output of CUDAGraphs that has been
+overwritten by a subsequent run. Stack trace: ..."). Reading such a tensor raises
+``RuntimeError`` with that text (pytorch#148439). In a notebook that is the common case:
+``y1 = f(x)`` in one cell, ``f(x)`` again in a later one.
+
+After each cell (told by ``magics/``; core never imports IPython), when a target of the
+session asked for CUDA graphs and CUDA is available, ``HazardWatch.after_cell`` reads
+torch's mark on the CUDA tensors the user's names hold (``data_ptr()`` raises with torch's
+text: no storage object is made, nothing changes their liveness) and names, once each, the
+ones overwritten in that cell, with the cell that bound them and the call that overwrote
+them (the functions of the tree manager's current path, from the stack traces torch kept
+for their outputs). ``explain`` says the same when torch's error comes later. Everything
+but the two readers (``torch_mark``, ``generation_stacks``) is pure.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from ..frames import is_entry_file, is_torch_file
+from ..torch_compat import cudagraph_manager
+
+#: The part of torch's text (``CUDAGraphTreeManager.format_dealloc_msg``) shared by the
+#: output and gradient-output variants.
+MARK = "output of CUDAGraphs that has been overwritten by a subsequent run"
+#: Containers looked into, one level, and at most this many items each (``outs[0]``).
+MAX_ITEMS = 64
+#: Reports and explanations kept (the latest).
+MAX_KEPT = 20
+_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>[^\s]+)')
+_STACK = re.compile(r"Stack trace: (?P<stack>.*?)\. (?:To prevent overwriting|This can happen)",
+                    re.S)
+
+
+@dataclass(frozen=True)
+class TorchMessage:
+    """torch's text on an overwritten output, read."""
+
+    gradient: bool  # a gradient output (``is_grad_output``)
+    stack_trace: str  # where the output was produced, as torch kept it ("" when it had none)
+
+    @property
+    def produced_in(self) -> str:
+        """The function the output's stack trace ends in (``""`` when not found)."""
+        frames = _FRAME.findall(self.stack_trace)
+        return frames[-1][2] if frames else ""
+
+
+@dataclass(frozen=True)
+class Overwritten:
+    """One user name whose CUDA-graph output was overwritten."""
+
+    name: str  # ``y1``, ``outs[0]``, ``d['k']``
+    bound_in: int | None  # execution count of the cell that bound it (None: not known)
+    message: TorchMessage
+
+
+@dataclass(frozen=True)
+class HazardReport:
+    """The names a cell's call overwrote, reported at that cell."""
+
+    cell: int | None  # execution count of the cell whose call overwrote them
+    names: tuple[Overwritten, ...]
+    calls: tuple[str, ...]  # the functions of the call(s) that overwrote them ("" unknown)
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """torch's error on reading an overwritten output, explained."""
+
+    names: tuple[Overwritten, ...]  # the names it can be (the one whose text matches first)
+    overwritten_in: int | None  # the cell whose call overwrote them (None: not seen)
+    calls: tuple[str, ...]  # that call's functions
+    message: TorchMessage
+
+
+def is_overwritten_error(text: str) -> bool:
+    """Whether ``text`` is torch's error on an overwritten CUDA-graph output."""
+    return MARK in text
+
+
+def parse_message(text: str) -> TorchMessage | None:
+    """torch's text (``format_dealloc_msg``) read: gradient or not, its stack trace; None
+    for any other text."""
+    if not is_overwritten_error(text):
+        return None
+    found = _STACK.search(text)
+    stack = found.group("stack").strip() if found else ""
+    if stack == "[Could not find stack trace]":
+        stack = ""
+    return TorchMessage("gradient tensor output of CUDAGraphs" in text, stack)
+
+
+def tensor_leaves(namespace: Mapping[str, Any]) -> Iterator[tuple[str, torch.Tensor]]:
+    """The tensors the user's names hold: each name's value, and one level into a list,
+    tuple or dict (at most ``MAX_ITEMS`` items each), labelled as the user writes them."""
+    for name, value in list(namespace.items()):
+        if isinstance(value, torch.Tensor):
+            yield name, value
+        elif isinstance(value, (list, tuple)):
+            for i, item in enumerate(value[:MAX_ITEMS]):
+                if isinstance(item, torch.Tensor):
+                    yield f"{name}[{i}]", item
+        elif isinstance(value, dict):
+            for i, (key, item) in enumerate(value.items()):
+                if i >= MAX_ITEMS:
+                    break
+                if isinstance(item, torch.Tensor) and isinstance(key, (str, int)):
+                    yield f"{name}[{key!r}]", item
+
+
+@dataclass
+class _Binding:
+    ref: weakref.ref[torch.Tensor]
+    cell: int | None
+    reported: bool = False
+    overwritten_in: int | None = None
+    calls: tuple[str, ...] = ()
+
+
+class Ledger:
+    """Which cell bound each name to the tensor it holds (weakly: nothing is kept alive,
+    the outputs' liveness, which CUDA-graph trees read, is left as the user made it)."""
+
+    def __init__(self) -> None:
+        self._bound: dict[str, _Binding] = {}
+
+    def binding(self, name: str, value: torch.Tensor) -> _Binding | None:
+        found = self._bound.get(name)
+        return found if found is not None and found.ref() is value else None
+
+    def note(self, name: str, value: torch.Tensor, cell: int | None) -> _Binding:
+        """``name`` holds ``value`` after ``cell``: a new binding unless it held it before."""
+        found = self.binding(name, value)
+        if found is None:
+            found = self._bound[name] = _Binding(weakref.ref(value), cell)
+        return found
+
+    def keep_only(self, names: set[str]) -> None:
+        """Forget the names no longer bound."""
+        for name in [n for n in self._bound if n not in names]:
+            del self._bound[name]
+
+
+def newly_overwritten(leaves: list[tuple[str, torch.Tensor]], marks: Mapping[int, str],
+                      ledger: Ledger, cell: int | None, calls: tuple[str, ...]
+                      ) -> list[Overwritten]:
+    """The names whose tensor carries torch's mark (``marks``: ``id(tensor)`` -> torch's
+    text) not reported before, each noted as overwritten by ``cell``'s ``calls``; every
+    other name's binding noted. A name first seen now was bound in this cell."""
+    found: list[Overwritten] = []
+    for name, value in leaves:
+        binding = ledger.note(name, value, cell)
+        text = marks.get(id(value))
+        if text is None or binding.reported:
+            continue
+        message = parse_message(text)
+        if message is None:
+            continue
+        binding.reported, binding.overwritten_in, binding.calls = True, cell, calls
+        found.append(Overwritten(name, binding.cell, message))
+    ledger.keep_only({name for name, _ in leaves})
+    return found
+
+
+def explain(error_text: str, leaves: list[tuple[str, torch.Tensor]],
+            marks: Mapping[int, str], ledger: Ledger) -> Explanation | None:
+    """torch's error explained: the names whose tensor carries the same text (the same
+    output), else every overwritten name; the cell that bound each and the call that
+    overwrote them, as the ledger noted. None for any other error."""
+    message = parse_message(error_text)
+    if message is None:
+        return None
+    marked = [(name, value, parse_message(marks[id(value)]))
+              for name, value in leaves if id(value) in marks]
+    same = [m for m in marked if m[2] == message] or marked
+    names: list[Overwritten] = []
+    cell: int | None = None
+    calls: tuple[str, ...] = ()
+    for name, value, _ in same:
+        binding = ledger.binding(name, value)
+        names.append(Overwritten(name, binding.cell if binding else None, message))
+        if binding is not None and binding.overwritten_in is not None and cell is None:
+            cell, calls = binding.overwritten_in, binding.calls
+    return Explanation(tuple(names), cell, calls, message)
+
+
+def call_names(stacks: list[list[str | None]], resolve: Callable[[str, int], str | None]
+               ) -> tuple[str, ...]:
+    """The functions of the calls on the tree manager's current path (``stacks``: per
+    node, the stack traces torch kept for its outputs, ``ids_to_stack_traces``): each
+    node's outermost frame that ``resolve(filename, line)`` names (the user's name of a
+    target), else its outermost user frame's function (nbcompile's entry functions and
+    torch's files left out); each once, in order."""
+    names: list[str] = []
+    for node in stacks:
+        frames = [f for trace in node if trace for f in _FRAME.findall(trace)
+                  if not is_entry_file(f[0]) and not is_torch_file(f[0])]
+        if not frames:
+            continue
+        name = next((found for file, line, _ in frames
+                     if (found := resolve(file, int(line))) is not None), frames[0][2])
+        if name not in names:
+            names.append(name)
+    return tuple(names)
+
+
+# --- the readers (CUDA only) ------------------------------------------------------------------
+
+
+def torch_mark(value: torch.Tensor) -> str | None:
+    """torch's text on a tensor it marked as an overwritten CUDA-graph output
+    (``data_ptr()`` raises it: a tensor-level mark has no storage, a storage-level one
+    throws on its data), else None. Makes no storage object."""
+    try:
+        value.data_ptr()
+    except Exception as e:  # noqa: BLE001 - any tensor subclass's refusal: not torch's mark
+        text = str(e)
+        return text if isinstance(e, RuntimeError) and is_overwritten_error(text) else None
+    return None
+
+
+def generation_stacks(device_index: int) -> list[list[str | None]]:
+    """Per node of the tree manager's current path (root first: the call that started
+    this generation), the stack traces torch kept for its function's outputs
+    (``CUDAGraphTreeManager.current_node._path_from_root``, each node's
+    ``wrapped_function.id`` in ``ids_to_stack_traces``); [] when not readable."""
+    manager = cudagraph_manager(device_index)
+    node = getattr(manager, "current_node", None)
+    traces = getattr(manager, "ids_to_stack_traces", None)
+    if node is None or not isinstance(traces, dict):
+        return []
+    try:
+        path = list(node._path_from_root)
+        return [list(traces.get(n.wrapped_function.id) or []) for n in path]
+    except Exception:  # noqa: BLE001 - a torch whose nodes differ: no call named
+        return []
+
+
+@dataclass
+class HazardWatch:
+    """The kernel's watch: the ledger, and the latest reports and explanations."""
+
+    ledger: Ledger = field(default_factory=Ledger)
+    reports: list[HazardReport] = field(default_factory=list)
+    explained: list[Explanation] = field(default_factory=list)
+
+    def _marks(self, leaves: list[tuple[str, torch.Tensor]]) -> dict[int, str]:
+        marks: dict[int, str] = {}
+        for _, value in leaves:
+            text = torch_mark(value)
+            if text is not None:
+                marks[id(value)] = text
+        return marks
+
+    def after_cell(self, cell: int | None, namespace: Mapping[str, Any],
+                   resolve: Callable[[str, int], str | None]) -> HazardReport | None:
+        """After a cell (the caller checked ``in_use``): the names its calls overwrote,
+        once each; None when there are none."""
+        leaves = list(tensor_leaves(namespace))
+        marks = self._marks(leaves)
+        calls: tuple[str, ...] = ()
+        if marks and torch.cuda.is_available():
+            index = torch.cuda.current_device()
+            calls = call_names(generation_stacks(index), resolve)
+        found = newly_overwritten(leaves, marks, self.ledger, cell, calls)
+        if not found:
+            return None
+        report = HazardReport(cell, tuple(found), calls)
+        self.reports = [*self.reports[-(MAX_KEPT - 1):], report]
+        return report
+
+    def explain(self, error_text: str, namespace: Mapping[str, Any]) -> Explanation | None:
+        """torch's error in a later cell, explained (None for any other error)."""
+        if not is_overwritten_error(error_text):
+            return None
+        leaves = list(tensor_leaves(namespace))
+        found = explain(error_text, leaves, self._marks(leaves), self.ledger)
+        if found is not None:
+            self.explained = [*self.explained[-(MAX_KEPT - 1):], found]
+        return found
+
+
+def in_use(targets: list[Any], asked_for: Callable[[Any], bool]) -> bool:
+    """Whether to watch: CUDA is available (checked first: on a CPU nothing else is
+    read) and a live target asked for CUDA graphs (``asked_for(options)``)."""
+    if not torch.cuda.is_available():
+        return False
+    return any(t.alive and asked_for(t.options) for t in targets)
+
+
+_watch: HazardWatch | None = None
+
+
+def get_watch() -> HazardWatch:
+    """The process-wide watch (created on first use)."""
+    global _watch
+    if _watch is None:
+        _watch = HazardWatch()
+    return _watch

@@ -1,0 +1,159 @@
+"""Memory of a CUDA-graph row (``reduce-overhead``, ``max-autotune``): where its bytes are.
+
+A CUDA graph's replay allocates nothing: its buffers (the inputs copied in, the
+intermediates, the output) were allocated once, while CUDA-graph trees recorded it, in
+the tree manager's private memory pool. So the caching allocator's per-call statistics
+read 0 B for a replay, and after the caller dropped the output the pool's blocks are
+free (not ``allocated``) yet reserved for the graphs: ``memory_allocated`` misses them.
+Measured here instead, around the row's compile, first call and warm-up (its recording):
+
+* ``held_bytes``: the pool's growth, the ``total_size`` of the segments whose
+  ``segment_pool_id`` is the tree manager's ``cuda_graphs_thread_pool``
+  (``torch.cuda.memory_snapshot()``); the allocator's ``reserved_bytes.all.current``
+  growth (``torch.cuda.memory_stats``) is kept beside it. No manager after the warm-up
+  (torch skipped CUDA graphs for every graph): no pool, the row is measured as any other;
+* ``recorded_peak_bytes``: the peak of allocated bytes over the warm-up (the recording),
+  above the bytes allocated before it (``reset_peak_memory_stats``, then
+  ``max_memory_allocated``): the pool's blocks the graph works in, which each replay
+  reuses.
+
+The readers run on CUDA only, for rows that asked for CUDA graphs; the arithmetic on what
+torch's functions return (``pool_segments``, ``grown``) is pure and tested on a CPU.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from ..torch_compat import cudagraph_manager
+from ..units import format_bytes
+
+#: ``torch.cuda.memory_stats`` key of the bytes the allocator reserved from CUDA.
+RESERVED = "reserved_bytes.all.current"
+#: ``torch.cuda.memory_stats`` key of the bytes allocated to tensors now.
+ALLOCATED = "allocated_bytes.all.current"
+
+
+@dataclass(frozen=True)
+class PoolState:
+    """The allocator and the CUDA-graph pool at one moment (plain data)."""
+
+    reserved: int  # ``memory_stats()[RESERVED]``
+    allocated: int  # ``memory_stats()[ALLOCATED]``
+    pool: tuple[int, int] | None  # the tree manager's pool id (None: no manager)
+    pool_bytes: int  # that pool's segments, ``total_size`` summed (0 without one)
+
+
+@dataclass(frozen=True)
+class PoolMemory:
+    """What a CUDA-graph row holds, read after its compile and warm-up."""
+
+    held_bytes: int  # the pool's growth over the row's compile and warm-up
+    recorded_peak_bytes: int  # allocated during the warm-up (recording), above before it
+    pool_bytes: int  # the whole pool now (shared with other CUDA-graph functions)
+    reserved_growth: int  # ``reserved_bytes.all.current`` after minus before
+
+    def where(self) -> str:
+        """The row's words for where its bytes are."""
+        return (f"in the CUDA-graph pool: {format_bytes(self.held_bytes)} held between calls "
+                "(the segments of CUDA-graph trees' private pool, torch.cuda.memory_snapshot; "
+                f"the allocator's reserved bytes grew by {format_bytes(self.reserved_growth)}, "
+                "torch.cuda.memory_stats); "
+                "peak = the bytes its recording allocated in the pool (max_memory_allocated "
+                "over the warm-up), which every replay reuses; a replay allocates nothing")
+
+
+def pool_segments(segments: Iterable[Mapping[str, Any]], pool: tuple[int, int],
+                  device_index: int) -> int:
+    """Bytes of ``pool``'s segments on a device: ``total_size`` summed over the segments
+    of ``torch.cuda.memory_snapshot()`` whose ``segment_pool_id`` is ``pool``."""
+    total = 0
+    for seg in segments:
+        if seg.get("device", device_index) != device_index:
+            continue
+        if tuple(seg.get("segment_pool_id") or ()) == tuple(pool):
+            total += int(seg.get("total_size", 0))
+    return total
+
+
+def grown(before: PoolState, after: PoolState) -> int | None:
+    """The pool's growth from ``before`` to ``after``: its segments after, less those
+    before when it is the same pool (all of them when it is new); None without a pool
+    after (no tree manager: no graph was recorded)."""
+    if after.pool is None:
+        return None
+    start = before.pool_bytes if before.pool == after.pool else 0
+    return max(0, after.pool_bytes - start)
+
+
+# --- the readers (CUDA only) ------------------------------------------------------------------
+
+
+def pool_id(device: torch.device) -> tuple[int, int] | None:
+    """The device's CUDA-graph pool id: the tree manager's ``cuda_graphs_thread_pool``
+    (a ``torch.cuda.graph_pool_handle()``), None without a manager."""
+    manager = cudagraph_manager(device.index if device.index is not None
+                                else torch.cuda.current_device())
+    handle = getattr(manager, "cuda_graphs_thread_pool", None)
+    if not isinstance(handle, tuple) or len(handle) != 2:
+        return None
+    return int(handle[0]), int(handle[1])
+
+
+def read_state(device: torch.device) -> PoolState:
+    """The allocator's statistics and the CUDA-graph pool now (the device idle)."""
+    torch.cuda.synchronize(device)
+    stats = torch.cuda.memory_stats(device)
+    pool = pool_id(device)
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    size = pool_segments(torch.cuda.memory_snapshot(), pool, index) if pool else 0
+    return PoolState(int(stats.get(RESERVED, 0)), int(stats.get(ALLOCATED, 0)), pool, size)
+
+
+class PoolWatch:
+    """A CUDA-graph row's pool, watched across its compile and warm-up: made before the
+    compile, ``recording`` just before the warm-up calls, ``finish`` after them. A reading
+    that fails gives no pool figure (memory must never cost the row its timing)."""
+
+    def __init__(self, device: torch.device) -> None:
+        self.device = device
+        self.before = read_state(device)
+        self.base: int | None = self.before.allocated
+
+    def recording(self) -> None:
+        """The warm-up starts: its peak is measured from here."""
+        try:
+            torch.cuda.synchronize(self.device)
+            torch.cuda.reset_peak_memory_stats(self.device)
+            self.base = int(torch.cuda.memory_allocated(self.device))
+        except Exception:  # noqa: BLE001 - see the class
+            self.base = None
+
+    def finish(self) -> PoolMemory | None:
+        """What the row holds in the pool; None when no pool exists (see ``grown``)."""
+        if self.base is None:
+            return None
+        try:
+            peak = max(0, int(torch.cuda.max_memory_allocated(self.device)) - self.base)
+            after = read_state(self.device)
+        except Exception:  # noqa: BLE001 - see the class
+            return None
+        held = grown(self.before, after)
+        if held is None:
+            return None
+        return PoolMemory(held, peak, after.pool_bytes, after.reserved - self.before.reserved)
+
+
+def watch(device: torch.device, cudagraphs: bool) -> PoolWatch | None:
+    """A watch for a row that asked for CUDA graphs on a CUDA device; None otherwise
+    (nothing is read: on a CPU this costs nothing) or when the allocator cannot be read."""
+    if not cudagraphs or device.type != "cuda":
+        return None
+    try:
+        return PoolWatch(device)
+    except Exception:  # noqa: BLE001 - memory must never cost the row its timing
+        return None

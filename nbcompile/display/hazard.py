@@ -1,0 +1,84 @@
+"""Words for CUDA-graph outputs overwritten while a name still held them
+(``core/notebook/cudagraph_hazard.py``): the report at the cell whose call overwrote them,
+and the explanation of torch's error when one is read later."""
+
+from __future__ import annotations
+
+import html
+
+from ..core.notebook.cudagraph_hazard import Explanation, HazardReport, Overwritten
+
+#: Why ``cudagraph_mark_step_begin`` is not the fix, said once wherever the fix is.
+MARK_STEP = ("torch.compiler.cudagraph_mark_step_begin() does not keep it: it marks where "
+             "a new iteration starts, and the previous iteration's outputs are overwritten "
+             "all the same.")
+
+
+def _cell(number: int | None) -> str:
+    return f"cell [{number}]" if number is not None else "an earlier cell"
+
+
+def _names(names: tuple[Overwritten, ...]) -> str:
+    return ", ".join(f"`{o.name}` (bound in {_cell(o.bound_in)})" for o in names)
+
+
+def _calls(calls: tuple[str, ...], cell: int | None, here: bool) -> str:
+    where = "this cell" if here else _cell(cell)
+    if not calls:
+        return f"a call of a CUDA-graph function in {where}"
+    what = " then ".join(f"`{c}`" for c in calls)
+    return f"the call of {what} in {where}"
+
+
+def _fix(names: tuple[Overwritten, ...]) -> str:
+    first = names[0].name if names else "y"
+    return (f"Fix: keep a copy of an output you hold across calls, e.g. `{first} = "
+            f"f(x).clone()` (f your compiled function); or use it before the next call. "
+            + MARK_STEP)
+
+
+def report_text(report: HazardReport) -> str:
+    """The report at the cell whose call overwrote the outputs."""
+    plural = len(report.names) > 1
+    when = f" ({_cell(report.cell)})" if report.cell is not None else ""
+    lines = [
+        f"nbcompile: {_calls(report.calls, report.cell, True)}{when} overwrote the CUDA-graph "
+        f"output{'s' if plural else ''} still held by {_names(report.names)}.",
+        "CUDA-graph trees (mode reduce-overhead) reuse an output's memory at the next "
+        f"replay: {'these names hold' if plural else 'it holds'} nothing now, and reading "
+        f"{'them' if plural else 'it'} raises torch's \"accessing tensor output of CUDAGraphs "
+        "that has been overwritten by a subsequent run\".",
+        _fix(report.names),
+    ]
+    return "\n".join(lines)
+
+
+def explanation_text(found: Explanation) -> str:
+    """torch's error explained, shown above it."""
+    if found.names:
+        who = _names(found.names)
+        verb = "is a CUDA-graph output" if len(found.names) == 1 else "are CUDA-graph outputs"
+        by = (_calls(found.calls, found.overwritten_in, False)
+              if found.overwritten_in is not None else "a later call of its compiled function")
+        head = f"nbcompile: {who} {verb} that {by} overwrote."
+    else:
+        head = ("nbcompile: this tensor is a CUDA-graph output that a later call of its "
+                "compiled function overwrote.")
+    produced = found.message.produced_in
+    lines = [head]
+    if produced:
+        lines.append(f"It was produced in `{produced}`; CUDA-graph trees reuse an output's "
+                     "memory at the next replay of the graph.")
+    else:
+        lines.append("CUDA-graph trees reuse an output's memory at the next replay of the graph.")
+    lines.append(_fix(found.names))
+    return "\n".join(lines)
+
+
+def report_bundle(report: HazardReport) -> dict[str, str]:
+    """The report as a MIME bundle: text, and the same text as a warning block."""
+    text = report_text(report)
+    return {"text/plain": text,
+            "text/html": '<pre class="nbcompile-warning" style="white-space:pre-wrap;'
+                         'border-left:3px solid #d9822b;padding-left:8px">'
+                         f"{html.escape(text)}</pre>"}

@@ -1,0 +1,71 @@
+"""After each cell, CUDA-graph outputs a call overwrote while a name still held them
+(``core/notebook/cudagraph_hazard.py``), reported at that cell; and torch's error on
+reading one, explained (``explanation``, for ``errors.py``). The user's namespace goes to
+core without IPython's hidden names; nothing runs unless a target asked for CUDA graphs
+and CUDA is available."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.notebook import cudagraphs
+from ..core.notebook.cudagraph_hazard import get_watch, in_use, is_overwritten_error
+from ..core.notebook.session import get_session
+from ..display.hazard import explanation_text, report_bundle
+
+_hooks: dict[int, Any] = {}
+
+
+def _namespace(shell: Any) -> dict[str, Any]:
+    hidden = getattr(shell, "user_ns_hidden", {})
+    return {k: v for k, v in shell.user_ns.items()
+            if not k.startswith("_") and k not in hidden}
+
+
+def _resolve(filename: str, line: int) -> str | None:
+    target = get_session().target_for_stack([{"filename": filename, "line": line}])
+    return target.name if target is not None else None
+
+
+def after_cell(shell: Any, result: Any = None) -> None:
+    """Report the names the cell's calls overwrote (displayed in the cell's output)."""
+    if not in_use(get_session().targets, cudagraphs.asked_for):
+        return
+    cell = getattr(result, "execution_count", None)
+    report = get_watch().after_cell(cell, _namespace(shell), _resolve)
+    if report is not None:
+        from IPython.display import display
+
+        display(report_bundle(report), raw=True)
+
+
+def explanation(shell: Any, error: BaseException) -> str | None:
+    """torch's error on an overwritten CUDA-graph output, explained; None otherwise."""
+    text = str(error)
+    if not is_overwritten_error(text):
+        return None
+    found = get_watch().explain(text, _namespace(shell))
+    return explanation_text(found) if found is not None else None
+
+
+def install(shell: Any) -> None:
+    if id(shell) in _hooks:
+        return
+
+    def post(result: Any = None) -> None:
+        try:
+            after_cell(shell, result)
+        except Exception:  # noqa: BLE001 - the report must never break a cell
+            pass
+    shell.events.register("post_run_cell", post)
+    _hooks[id(shell)] = post
+
+
+def uninstall(shell: Any) -> None:
+    hook = _hooks.pop(id(shell), None)
+    if hook is None:
+        return
+    try:
+        shell.events.unregister("post_run_cell", hook)
+    except ValueError:
+        pass

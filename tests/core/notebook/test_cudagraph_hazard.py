@@ -1,0 +1,114 @@
+"""CUDA-graph outputs overwritten while a name held them (``core/notebook/cudagraph_hazard.py``):
+the pure logic, on a CPU. torch's text is made by torch's own
+``CUDAGraphTreeManager.format_dealloc_msg`` (what ``dealloc_current_path_weakrefs`` sets on
+each overwritten output); the stack traces are shaped as the FX nodes' ``stack_trace``
+that torch keeps per output (``ids_to_stack_traces``). The tensors are CPU tensors standing
+for the outputs: which of them carry torch's mark is given here, as ``torch_mark`` reads
+it on a GPU (``tests/gpu/test_hazard_gpu.py`` checks that against torch)."""
+
+from __future__ import annotations
+
+import torch
+from torch._inductor.cudagraph_trees import CUDAGraphTreeManager
+
+from nbcompile.core.notebook import cudagraph_hazard as hz
+from nbcompile.display.hazard import explanation_text, report_text
+
+STACK_Y = '  File "<ipython-input-3-5f1a>", line 2, in gk\n    y = (x @ x).relu()\n'
+STACK_Z = '  File "<ipython-input-3-5f1a>", line 3, in gk\n    return y * 2 + 1\n'
+
+
+def _torch_text(stack: str | None, **kwargs) -> str:
+    return CUDAGraphTreeManager.format_dealloc_msg(stack, **kwargs)
+
+
+def test_torch_text_is_read_and_other_errors_are_not():
+    message = hz.parse_message(_torch_text(STACK_Y))
+    assert message is not None and not message.gradient
+    assert message.stack_trace == STACK_Y.strip() and message.produced_in == "gk"
+    none = hz.parse_message(_torch_text(None))
+    assert none is not None and none.stack_trace == "" and none.produced_in == ""
+    assert hz.parse_message("RuntimeError: CUDA out of memory") is None
+    assert not hz.is_overwritten_error("expected all tensors to be on the same device")
+
+
+def test_gradient_outputs_are_read_too():
+    try:
+        text = _torch_text(STACK_Y, is_grad_output=True)
+    except TypeError:  # a torch whose format_dealloc_msg has no gradient variant
+        return
+    message = hz.parse_message(text)
+    assert message is not None and message.gradient and message.produced_in == "gk"
+
+
+def _namespace():
+    y1, y2, o0, o1, dk = (torch.ones(2) for _ in range(5))
+    return {"y1": y1, "y2": y2, "outs": [o0, o1], "d": {"k": dk}, "n": 3, "s": "text"}
+
+
+def test_the_names_of_the_marked_tensors_once_each_with_the_cell_that_bound_them():
+    ns = _namespace()
+    ledger = hz.Ledger()
+    leaves = list(hz.tensor_leaves(ns))
+    assert [name for name, _ in leaves] == ["y1", "y2", "outs[0]", "outs[1]", "d['k']"]
+    assert hz.newly_overwritten(leaves, {}, ledger, 4, ()) == []  # cell [4] bound them
+    marks = {id(ns["y1"]): _torch_text(STACK_Y), id(ns["outs"][1]): _torch_text(STACK_Z)}
+    found = hz.newly_overwritten(leaves, marks, ledger, 5, ("gk",))
+    assert [(o.name, o.bound_in) for o in found] == [("y1", 4), ("outs[1]", 4)]
+    assert found[1].message.stack_trace == STACK_Z.strip()
+    # reported once: the next cell says nothing of them
+    assert hz.newly_overwritten(leaves, marks, ledger, 6, ("gk",)) == []
+    # y1 bound again (cell [7]) to an output overwritten in cell [8]: said again
+    ns["y1"] = torch.ones(2)
+    leaves = list(hz.tensor_leaves(ns))
+    assert hz.newly_overwritten(leaves, marks, ledger, 7, ()) == []
+    marks[id(ns["y1"])] = _torch_text(STACK_Y)
+    (again,) = hz.newly_overwritten(leaves, marks, ledger, 8, ("gk",))
+    assert (again.name, again.bound_in) == ("y1", 7)
+
+
+def test_torch_error_in_a_later_cell_names_the_output_it_came_from():
+    ns = _namespace()
+    ledger = hz.Ledger()
+    leaves = list(hz.tensor_leaves(ns))
+    hz.newly_overwritten(leaves, {}, ledger, 4, ())
+    marks = {id(ns["y1"]): _torch_text(STACK_Y), id(ns["y2"]): _torch_text(STACK_Z)}
+    hz.newly_overwritten(leaves, marks, ledger, 5, ("gk",))
+    found = hz.explain(_torch_text(STACK_Y), leaves, marks, ledger)
+    assert found is not None
+    assert [(o.name, o.bound_in) for o in found.names] == [("y1", 4)]
+    assert (found.overwritten_in, found.calls) == (5, ("gk",))
+    text = explanation_text(found)
+    assert "`y1` (bound in cell [4])" in text and "the call of `gk` in cell [5]" in text
+    assert ".clone()" in text and "cudagraph_mark_step_begin() does not" in text
+    assert hz.explain("some other error", leaves, marks, ledger) is None
+
+
+def test_the_overwriting_call_is_named_from_torchs_stack_traces():
+    stacks = [[STACK_Y, None], [], ['  File "<ipython-input-4-9c>", line 1, in head\n    x\n']]
+    assert hz.call_names(stacks, lambda f, line: None) == ("gk", "head")
+    named = hz.call_names(stacks, lambda f, line: "model" if line == 2 else None)
+    assert named == ("model", "head")
+    # nbcompile's entry function, outermost in a target's traces, is not the call
+    entry = '  File "<nbcompile-entry-7>", line 1, in entry\n    return fn(*args)\n'
+    assert hz.call_names([[entry + STACK_Y]], lambda f, line: None) == ("gk",)
+
+
+def test_the_report_says_names_cells_call_and_fix():
+    message = hz.parse_message(_torch_text(STACK_Y))
+    assert message is not None
+    report = hz.HazardReport(5, (hz.Overwritten("y1", 4, message),), ("gk",))
+    text = report_text(report)
+    assert text.startswith("nbcompile: the call of `gk` in this cell (cell [5]) overwrote "
+                           "the CUDA-graph output still held by `y1` (bound in cell [4]).")
+    assert "`y1 = f(x).clone()`" in text and "cudagraph_mark_step_begin() does not" in text
+
+
+def test_nothing_is_watched_without_a_cuda_graph_target_or_without_cuda():
+    class T:
+        alive, options = True, "reduce-overhead"
+
+    assert not hz.in_use([], lambda options: True)
+    assert not hz.in_use([T()], lambda options: False)
+    assert hz.in_use([T()], lambda options: True) == torch.cuda.is_available()
+

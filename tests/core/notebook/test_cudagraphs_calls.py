@@ -1,0 +1,216 @@
+"""CUDA-graph trees per call, on CPU: the tree's log lines read into events, a call's
+events into a ``CudagraphCall``, recorded sizes into ``CudagraphShapes``, in words.
+
+No CPU run makes the tree log anything. The lines below are made the way torch makes them:
+the format strings of ``torch/_inductor/cudagraph_trees.py`` (``run_eager``,
+``record_function``, ``_run``'s re-record line, ``cudagraphify_impl``'s new-size line,
+the re-record limit's skip message) filled with torch's own objects (``CompileId``,
+``CompilationMode``), and the re-record reason made by torch itself:
+``cudagraph_utils.log_data_ptr_mismatch`` on real tensors whose pointer changed.
+The GPU suite (tests/gpu/test_cudagraphs_gpu.py) checks the same on a live tree.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+import torch
+from torch._guards import CompileId
+from torch._inductor import config as inductor_config
+from torch._inductor.cudagraph_trees import CompilationMode
+from torch._inductor.cudagraph_utils import (
+    CheckInvariantStatus,
+    PlaceholderInfo,
+    log_data_ptr_mismatch,
+)
+
+import nbcompile
+from nbcompile.core.notebook import calls
+from nbcompile.core.notebook import cudagraph_events as ev
+from nbcompile.core.notebook.cudagraph_calls import (
+    TREES_LOGGER,
+    CudagraphCalls,
+    _TreeLogFilter,
+    warn_limit,
+)
+from nbcompile.core.notebook.session import get_session
+from nbcompile.core.records import CudagraphShape
+from nbcompile.display.summary_model import summarize
+from tests.support.shell import run_cell
+
+CID = CompileId(frame_id=0, frame_compile_id=0)
+STACK = ('  File "<ipython-input-4-0a1b2c3d>", line 3, in forward\n'
+         '    return x @ self.w\n')
+
+
+def _line(fmt: str, *args: object) -> str:
+    """A line as torch's logger makes it (``log.debug(fmt, *args)``: %-formatting)."""
+    return logging.LogRecord(TREES_LOGGER, logging.DEBUG, "", 0, fmt, args, None).getMessage()
+
+
+def _warmup(fn: str = "f") -> str:
+    return _line("[%s] Running warmup function=%s, mode=%s", CID, fn,
+                 CompilationMode.INFERENCE.name)
+
+
+def _recording(fn: str = "f") -> str:
+    return _line("[%s] Recording function=%s, mode=%s, cuda_graph_id=%d, inputs: %s", CID, fn,
+                 CompilationMode.INFERENCE.name, 0,
+                 "[0]: Tensor(size=[8], stride=(1,), dtype=torch.float32, data_ptr=0x7F00)")
+
+
+def _new_size(key: object) -> str:
+    """``cudagraphify_impl``'s line; its key is ``operator.itemgetter(*int_key)`` of the
+    inputs: one int for one symint, a tuple for several, None for none."""
+    if key is None:
+        return _line("[%s] Recording cudagraph tree for graph without symints", CID)
+    return _line("[%s] Recording cudagraph tree for symint key %s", CID, key)
+
+
+def _rerecord_reason() -> str:
+    """torch's own reason: a parameter replaced between calls (its pointer changed)."""
+    recorded = torch.zeros(4)
+    replaced = torch.zeros(4)
+    placeholders = [PlaceholderInfo("primals_1", STACK, [], None),
+                    PlaceholderInfo("arg1_1", None, [], None)]
+    return log_data_ptr_mismatch(placeholders, [replaced, torch.zeros(2)],
+                                 [recorded.data_ptr(), None], [0],
+                                 CheckInvariantStatus.StaticInputIdxMismatch)
+
+
+def _rerecording(reason: str) -> str:
+    return _line("[%s] Re-recording function=%s, mode=%s, reason=%s", CID, "forward",
+                 CompilationMode.FORWARD.name, reason)
+
+
+def test_tree_lines_read_into_events():
+    assert ev.parse(_warmup()) == ev.TreeEvent("warmup", "0/0", "f")
+    assert ev.parse("[0/0] Running eager function=f") == ev.TreeEvent("eager", "0/0", "f")
+    assert ev.parse(_recording()) == ev.TreeEvent("record", "0/0", "f")
+    assert ev.parse(_new_size(48)) == ev.TreeEvent("shape", "0/0", key="48")
+    assert ev.parse(_new_size((48, 16))) == ev.TreeEvent("shape", "0/0", key="(48, 16)")
+    assert ev.parse(_new_size(None)) == ev.TreeEvent("shape", "0/0", key="static")
+    assert ev.parse("skipping cudagraphs due to mutated inputs (1 instances)") is None
+    assert ev.parse("anything else") is None
+    assert ev.same_compile("0/0", "0/0_1") and not ev.same_compile("0/0", "0/1")
+
+
+def test_a_rerecord_names_the_input_whose_pointer_changed():
+    reason = _rerecord_reason()
+    assert reason.startswith("static input data pointer changed.\ninput name: primals_1.")
+    event = ev.parse(_rerecording(reason))
+    assert event is not None and event.kind == "rerecord"
+    rerecord = ev.rerecord_of(event)
+    assert rerecord.reason == "static input data pointer changed"
+    assert rerecord.inputs == ["primals_1"]  # arg1_1 was not checked (torch's target_idxs)
+    assert rerecord.line == "return x @ self.w"
+
+
+def test_the_fall_back_to_eager_is_said_as_such():
+    limit = inductor_config.triton.cudagraph_unexpected_rerecord_limit
+    message = (f"skipping cudagraph due to function 0 exceeding max re-recording limit "
+               f"(={limit}) on cudagraph node 3 due to {_rerecord_reason()}.")
+    event = ev.parse(message)
+    assert event is not None and event.kind == "fell_back"
+    call = ev.call_value(7, 9, [event], 0)
+    assert call.fell_back == message.strip()
+    assert ev.rerecord_of(event).inputs == ["primals_1"]
+    later = ev.call_value(0, 9, [e for e in [ev.parse(_rerecording(_rerecord_reason()))] if e], 0)
+    assert ev.call_line(later) == ("a later call (cell [9]): recorded again: static input data "
+                                   "pointer changed (primals_1: return x @ self.w)")
+    line = ev.call_line(call)
+    assert line.startswith("call 7 (cell [9]): fell back to eager for good: torch re-recorded "
+                           "past cudagraph_unexpected_rerecord_limit (static input data "
+                           "pointer changed)")
+
+
+def test_first_calls_warm_up_then_record_then_replay():
+    events = [ev.parse(m) for m in (_new_size(None), _warmup())]
+    first = ev.call_value(1, 4, [e for e in events if e], 0, (0, 2 << 20, "snapshot"))
+    second = ev.call_value(2, 4, [e for e in [ev.parse(_recording())] if e], 0,
+                           (2 << 20, 4 << 20, "snapshot"))
+    third = ev.call_value(3, 5, [], 1, (4 << 20, 4 << 20, "snapshot"))
+    assert (first.warmups, first.recordings, first.replays) == (1, 0, 0)
+    assert first.new_shapes == [CudagraphShape("0/0", "static", 4)]
+    assert (second.warmups, second.recordings, second.replays) == (0, 1, 0)
+    assert (third.warmups, third.recordings, third.replays) == (0, 0, 1)
+    assert not ev.replay_only(first) and not ev.replay_only(second)
+    assert ev.replay_only(third)
+    assert ev.call_line(first) == (
+        "call 1 (cell [4]): warmed up 1 graph (a graph's first run is eager, in the graph "
+        "pool: a slow call); new size static; graph pool 0 B -> 2.0 MiB")
+    assert ev.call_line(second).startswith("call 2 (cell [4]): recorded 1 graph (capture")
+    assert ev.call_line(third) == ("call 3 (cell [5]): replayed 1 graph; "
+                                   "graph pool 4.0 MiB -> 4.0 MiB")
+
+
+def test_sizes_and_the_remedy_that_fits():
+    limit, config = warn_limit()
+    assert config == "cudagraph_dynamic_shape_warn_limit"  # the name torch has
+    assert limit == inductor_config.triton.cudagraph_dynamic_shape_warn_limit
+    dynamic = [CudagraphShape("0/1", f"({n},)", 5 + i) for i, n in enumerate((32, 48, 64))]
+    shapes = ev.shapes_value(dynamic, 2, config)
+    assert "past torch's limit of 2" in shapes.remedy
+    assert "cudagraph_skip_dynamic_graphs = True" in shapes.remedy
+    text = ev.shapes_line(shapes)
+    assert text is not None and text.startswith(
+        "CUDA graphs per input size: 3 recorded ((32,) in cell [5], (48,) in cell [6], "
+        "(64,) in cell [7]); torch warns past 2 "
+        "(torch._inductor.config.triton.cudagraph_dynamic_shape_warn_limit)")
+    static = [CudagraphShape(f"0/{i}", "static", 5) for i in range(2)]
+    assert "torch._dynamo.mark_dynamic" in ev.shapes_value(static, 8, config).remedy
+    one = ev.shapes_value(static[:1], 8, config)
+    assert one.remedy == "" and ev.shapes_line(None) is None
+
+
+@pytest.fixture
+def trees_logger():
+    logger = logging.getLogger(TREES_LOGGER)
+    level = logger.level
+    yield logger
+    logger.setLevel(level)
+
+
+def test_the_tree_filter_hears_debug_lines_and_prints_nothing_new(trees_logger):
+    heard: list[str] = []
+    printed: list[str] = []
+
+    class Printed(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            printed.append(record.getMessage())
+
+    handler = Printed(logging.DEBUG)
+    trees_logger.addHandler(handler)
+    flt = _TreeLogFilter(heard.append)
+    try:
+        flt.install()
+        assert trees_logger.isEnabledFor(logging.DEBUG)
+        trees_logger.debug(_warmup())
+        trees_logger.warning("a warning torch prints anyway")
+    finally:
+        flt.uninstall()
+        trees_logger.removeHandler(handler)
+    assert heard == [_warmup(), "a warning torch prints anyway"]
+    assert printed == ["a warning torch prints anyway"]
+    assert not trees_logger.isEnabledFor(logging.DEBUG)  # the level it had is back
+
+
+def test_on_cpu_nothing_is_watched_per_call(ip):
+    """reduce-overhead on a CPU: no per-call value, no lowered logger, no per-call hook."""
+    level = logging.getLogger(TREES_LOGGER).level
+    hooks = len(calls._call_listeners)
+    run_cell(ip, "import torch")
+    ip.run_cell_magic("compile", "--mode reduce-overhead",
+                      "def cgc_cpu(x):\n    return (x - 1).cos()\n")
+    run_cell(ip, "for _ in range(3):\n    _ = cgc_cpu(torch.randn(5))")
+    report = nbcompile.report(ip.user_ns["cgc_cpu"])
+    assert report.compiles[0].cudagraphs is not None  # torch said "not used" per compile
+    assert report.cudagraph_calls == [] and report.cudagraph_shapes is None
+    assert "cudagraph_calls" not in report.to_dict() or not report.to_dict()["cudagraph_calls"]
+    assert logging.getLogger(TREES_LOGGER).level == level
+    assert len(calls._call_listeners) == hooks
+    channel = next(c for c in get_session().channels if isinstance(c, CudagraphCalls))
+    assert channel._cuda is False and not channel._watching
+    (target,) = summarize([report]).targets
+    assert not any(i.text.startswith("CUDA graphs, call") for i in target.items)

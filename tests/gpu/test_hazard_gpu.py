@@ -1,0 +1,89 @@
+"""A CUDA-graph output overwritten while a name held it (pytorch#148439), on a GPU, in a real
+IPython shell: ``y1 = f(x)`` in one cell, ``f(x)`` again in the next. torch is the oracle:
+its own mark on the overwritten tensor (reading it raises its "overwritten by a subsequent
+run" error) and the tree manager's stack traces for the overwriting call."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import torch
+from torch._inductor.cudagraph_trees import CUDAGraphTreeManager
+
+from nbcompile.core.notebook import cudagraph_hazard as hz
+from nbcompile.core.notebook.cudagraph_hazard import get_watch, torch_mark
+from tests.support.gpu import save
+
+CELL = "def hz_f(x):\n    y = torch.relu(x)\n    return y * 2 + 1\n"
+
+
+def _cell(ip, source: str):
+    result = ip.run_cell(source, store_history=True)
+    result.raise_error()
+    return result
+
+
+def test_an_overwritten_output_is_named_at_the_cell_that_overwrote_it(ip, capsys, evidence):
+    _cell(ip, "import torch\nimport nbcompile")
+    ip.run_cell_magic("compile", "--mode reduce-overhead", CELL)
+    _cell(ip, "hz_x = torch.randn(256, 256, device='cuda')")
+    watch = get_watch()
+    reports = len(watch.reports)
+    bound = _cell(ip, "hz_y1 = hz_f(hz_x)")
+    assert len(watch.reports) == reports  # nothing overwritten yet
+    capsys.readouterr()
+    again = _cell(ip, "hz_y2 = hz_f(hz_x)")
+    shown = capsys.readouterr().out
+    # torch's own mark: the tensor hz_y1 holds was overwritten by this call
+    marked = torch_mark(ip.user_ns["hz_y1"])
+    assert marked is not None and "overwritten by a subsequent run" in marked
+    assert torch_mark(ip.user_ns["hz_y2"]) is None
+    assert len(watch.reports) == reports + 1, shown
+    report = watch.reports[-1]
+    assert report.cell == again.execution_count
+    assert [(o.name, o.bound_in) for o in report.names] == [("hz_y1", bound.execution_count)]
+    assert report.calls == ("hz_f",), report.calls
+    assert "`hz_y1`" in shown and ".clone()" in shown, shown
+    # reading it: torch's error, explained the same way
+    failed = ip.run_cell("hz_y1.sum().item()", store_history=True)
+    error = failed.error_in_exec
+    assert type(error) is RuntimeError and "overwritten by a subsequent run" in str(error)
+    shown_error = capsys.readouterr().out
+    explained = watch.explained[-1]
+    assert [(o.name, o.bound_in) for o in explained.names] == [
+        ("hz_y1", bound.execution_count)]
+    assert (explained.overwritten_in, explained.calls) == (again.execution_count, ("hz_f",))
+    assert f"`hz_y1` (bound in cell [{bound.execution_count}])" in shown_error, shown_error
+    save(evidence, "hazard", {"report": asdict(report), "explained": asdict(explained),
+                              "torch_error": str(error), "shown": shown,
+                              "shown_error": shown_error}, [])
+    # a clone is the user's own memory: no report when the next call runs
+    _cell(ip, "hz_c = hz_f(hz_x).clone()")
+    reports = len(watch.reports)
+    _cell(ip, "hz_y3 = hz_f(hz_x)")
+    assert torch_mark(ip.user_ns["hz_c"]) is None
+    assert len(watch.reports) == reports, watch.reports[reports:]
+
+
+def test_torchs_own_mark_is_what_the_watch_reads():
+    """torch's marking function (``dealloc_current_path_weakrefs`` calls it on each output
+    tensor; CUDA builds only) on a tensor, and its text: read, named once, explained."""
+    t1, t2 = torch.ones(4, device="cuda"), torch.ones(4, device="cuda")
+    ns = {"t1": t1, "t2": t2}
+    watch = hz.HazardWatch()
+    assert watch.after_cell(4, ns, lambda f, line: None) is None
+    text = CUDAGraphTreeManager.format_dealloc_msg(
+        '  File "<ipython-input-3-5f1a>", line 2, in gk\n    y = x.relu()\n')
+    torch._C._set_storage_access_error_msg(t1, text)
+    assert torch_mark(t1) == text and torch_mark(t2) is None
+    report = watch.after_cell(5, ns, lambda f, line: None)
+    assert report is not None and [(o.name, o.bound_in) for o in report.names] == [("t1", 4)]
+    assert watch.after_cell(6, ns, lambda f, line: None) is None  # once
+    try:
+        t1.sum()
+    except RuntimeError as e:
+        found = watch.explain(str(e), ns)
+    else:
+        raise AssertionError("torch did not refuse the marked tensor")
+    assert found is not None and [o.name for o in found.names] == ["t1"]
+    assert found.overwritten_in == 5
