@@ -36,10 +36,10 @@ SLOW_FOLDERS = ("shell", "kernel", "browser")
 #: Under pytest-xdist (``make test``: one process per core, a test file per work unit),
 #: the folders whose files take longest go out first, so no long file starts last.
 HEAVY_FIRST = ("browser", "kernel", "shell", "core")
-#: Files that must run in one process, in this order: the documentation build reads the
-#: tutorials that tests/kernel/test_notebooks.py executed (it would run them again).
-SAME_PROCESS = {"tests/kernel/test_notebooks.py": "tutorials-then-docs",
-                "tests/project/test_docs.py": "tutorials-then-docs"}
+#: Files whose every test is a work unit of its own (a tutorial runs for minutes): the
+#: documentation build (tests/project, last) waits for those still running elsewhere
+#: (``tests.support.tutorials.running``) and reads the copies they saved.
+EACH_TEST_A_UNIT = ("tests/kernel/test_notebooks.py",)
 
 
 def _folder(item) -> str:
@@ -63,14 +63,14 @@ def pytest_collection_modifyitems(config, items) -> None:
 
 
 def pytest_xdist_make_scheduler(config, log):
-    """A test file per work unit (``--dist loadfile``), in collection order, with the
-    files of ``SAME_PROCESS`` one unit."""
+    """A test file per work unit (``--dist loadfile``), in collection order, each test of
+    ``EACH_TEST_A_UNIT`` a unit of its own."""
     from xdist.scheduler import LoadScopeScheduling
 
     class ByFile(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
-            return SAME_PROCESS.get(path, path)
+            return nodeid if path in EACH_TEST_A_UNIT else path
 
     config.option.loadscopereorder = False
     return ByFile(config, log)

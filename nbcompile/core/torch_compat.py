@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections
 import importlib
+import os
 import sys
 import types
 from collections.abc import Callable, Iterable, Mapping
@@ -871,3 +872,32 @@ def log_artifact_enabled(name: str) -> bool:
         return bool(state is not None and state.is_artifact_enabled(name))
     except Exception:  # noqa: BLE001 - a torch whose logging state differs
         return False
+
+
+# --- compile_time's fresh processes ------------------------------------------------------
+VEC_ISA_PROBES = _name(
+    "torch._inductor.cpu_vec_isa.valid_vec_isa_list",
+    "compile_time: Inductor's CPU-ISA probes made outside the measured call",
+    "the probes are made inside the first compile of each cold run, as torch does",
+    default=None)
+
+
+def make_vec_isa_probes(cache_dir: str) -> bool:
+    """Have Inductor build its CPU-ISA probes (small C++ programs it builds once per cache
+    directory, then keeps per process) into ``cache_dir``, the cache directory put back
+    after; False where this torch has no such probes or they fail."""
+    probe = VEC_ISA_PROBES.get()
+    if probe is None:
+        return False
+    saved = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache_dir
+    try:
+        probe()
+        return True
+    except Exception:  # noqa: BLE001 - no compiler, or a torch whose probes differ
+        return False
+    finally:
+        if saved is None:
+            os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
+        else:
+            os.environ["TORCHINDUCTOR_CACHE_DIR"] = saved

@@ -27,7 +27,7 @@ import pytest
 
 from tests.support import ROOT
 from tests.support.kernel import execute_notebook
-from tests.support.tutorials import save_executed
+from tests.support.tutorials import running, save_executed
 
 NOTEBOOKS_DIR = ROOT / "notebooks"
 
@@ -144,6 +144,13 @@ def _find(nb, start: str, contains: str):
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs_top_to_bottom(path: Path, record_property):
+    # the documentation build (tests/project/test_docs.py, maybe in another test process)
+    # waits for this run and reads the copy it saves
+    with running(path):
+        _run_and_check(path, record_property)
+
+
+def _run_and_check(path: Path, record_property) -> None:
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
     # allow_errors: the run goes on, so the assertions below see (and name) every error

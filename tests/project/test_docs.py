@@ -3,7 +3,8 @@
 The build runs with warnings as errors: a link to a page, heading anchor or image that
 does not exist, a page outside every table of contents, a docstring that does not parse
 all fail it. It reads the tutorials executed by ``tests/kernel/test_notebooks.py``
-(``docs/tutorials/``; those missing or stale are executed first) and needs no network.
+(``docs/tutorials/``; those missing or stale are executed first, those running in
+another test process waited for) and needs no network.
 The README is the landing page: short, every relative link and image present, every
 command's page linked.
 """
@@ -61,10 +62,8 @@ def test_every_command_page_shows_a_screenshot(page):
 
 @pytest.mark.slow
 def test_the_site_builds_without_warnings(tmp_path):
-    stale = [p.name for p in tutorials.tutorials() if not tutorials.is_current(p)]
-    for source in tutorials.tutorials():
-        if source.name in stale:
-            tutorials.execute(source)
+    for source in tutorials.tutorials():  # waits for those running in another process
+        tutorials.execute_if_stale(source)
     out = tmp_path / "html"
     done = subprocess.run(
         [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",

@@ -5,11 +5,18 @@ passes, saves the executed copy in ``docs/tutorials/`` (gitignored), where the S
 reads it (``nb_execution_mode = "off"``): the suite does not run the tutorials twice.
 ``python -m tests.support.tutorials`` (``make docs``) executes those that are missing or
 stale (their cells differ from ``notebooks/NN-name.ipynb``).
+
+Each tutorial runs under its own lock (``running``): the suite's processes run tutorials
+side by side, and the documentation build, finding one still running in another process,
+waits for it instead of running it again.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -43,6 +50,26 @@ def is_current(source: Path) -> bool:
     committed = nbformat.read(source, as_version=4)
     ran = all(c.get("execution_count") for c in executed.cells if c.cell_type == "code")
     return ran and _cells(executed) == _cells(committed)
+
+
+@contextlib.contextmanager
+def running(source: Path) -> Iterator[None]:
+    """Hold ``source``'s lock (one per tutorial, across processes) while it runs."""
+    EXECUTED_DIR.mkdir(parents=True, exist_ok=True)
+    with open(EXECUTED_DIR / f".{source.stem}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def execute_if_stale(source: Path) -> None:
+    """Run ``source`` unless its executed copy is current, once its lock is free (a
+    run in another process saves a current copy first)."""
+    with running(source):
+        if not is_current(source):
+            execute(source)
 
 
 def save_executed(source: Path, executed: nbformat.NotebookNode) -> Path:
@@ -81,7 +108,8 @@ def main(argv: list[str]) -> int:
     for source in tutorials():
         if force or not is_current(source):
             print(f"executing {source.name} ...", flush=True)
-            execute(source)
+            with running(source):
+                execute(source)
         else:
             print(f"{source.name}: executed copy is current")
     return 0

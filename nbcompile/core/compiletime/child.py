@@ -243,6 +243,15 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         logger.setLevel(logging.DEBUG)
         logger.addHandler(trace)
         out["events"] = trace.events
+        if spec.get("probes_dir"):
+            # Inductor's CPU-ISA probes: built once per cache directory (every machine that
+            # compiled once has them in its cache), kept per process; made here, outside the
+            # measured call, in a directory the measurement's runs share, so a cold run
+            # measures the compile of the call, not of torch's probes
+            stage = "Inductor's CPU-ISA probes"
+            from nbcompile.core import torch_compat
+
+            torch_compat.make_vec_isa_probes(spec["probes_dir"])
         stage = "rebuilding the call"
         main = types.ModuleType("__main__")
         main.__dict__["__builtins__"] = __builtins__

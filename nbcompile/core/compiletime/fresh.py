@@ -72,7 +72,9 @@ def run_child(shipment: Shipment, label: str, variant: str, cache_dir: Path, wor
             "definitions": [asdict(d) for d in found.definitions],
             "variant": variant, "options": dict(options or {}), "blocks": list(blocks),
             "artifact": str(artifact) if artifact else "", "sys_path": list(sys.path),
-            "steady_budget_s": steady_budget_s}
+            "steady_budget_s": steady_budget_s,
+            # shared by the runs of one measurement (``work``): see child.py
+            "probes_dir": str(work / "isa-probes")}
     spec_path = work / f"{label.replace(' ', '_')}.spec"
     out_path = work / f"{label.replace(' ', '_')}.json"
     with open(spec_path, "wb") as f:
