@@ -305,7 +305,96 @@ for name, cmp in [("wave", wave_cmp), ("stack", stack_cmp)]:
 # %% [markdown]
 # (Compile times here depend on Inductor's on-disk cache: a graph compiled before,
 # by you or by another notebook, costs far less the second time.)
+
+
+# %% [markdown]
+# ## CUDA graphs: `--mode reduce-overhead`
 #
+# `%compare` above timed `reduce-overhead` as one mode among others. Compiled with
+# `%%compile --mode reduce-overhead`, a function also says, per compile, what torch did
+# about CUDA graphs, read from torch's own record: `recorded`, `skipped` (torch's reason and
+# the line of yours its message names), or `not_used` when the graph has no CUDA device.
+# On this CPU it is the last: torch counts a skip in
+# `torch._dynamo.utils.counters["inductor"]["cudagraph_skips"]` and keeps its reason
+# (`cpu device`) without logging a word. The summary says `CUDA graphs: not used on cpu`,
+# never "0 skips".
+
+# %%
+# %%compile --mode reduce-overhead
+def shift_scale(x):
+    return x * 2 + 1
+
+# %%
+from torch._dynamo.utils import counters
+
+skips_before = counters["inductor"]["cudagraph_skips"]
+_ = shift_scale(torch.randn(8))
+skips = counters["inductor"]["cudagraph_skips"] - skips_before
+outcome = nbcompile.report(shift_scale).compiles[0].cudagraphs
+print("torch counted", skips, "CUDA-graph skip(s); nbcompile read:", outcome)
+
+# %%
+# check: the claim agrees with torch: not used (on a CPU, "cpu device"), and torch's own
+# counter counted the skip it is read from
+assert outcome is not None and outcome.status == "not_used", outcome
+assert outcome.reason == "cpu device" and skips >= 1
+
+# %% [markdown]
+# ### What a CUDA GPU shows
+#
+# On a CUDA GPU the same cell runs as CUDA graphs, and nbcompile explains each call from
+# CUDA-graph trees' own state (the guide's `%%compile` page, section *CUDA graphs*,
+# `docs/guide/compile.md`, has the details):
+#
+# * **Per call**: a graph's first call runs eagerly to warm up, the second records it,
+#   later calls replay it. So the first two calls are slow and a timing that includes
+#   them misleads (`%compare` times the replays after both). The summary lists the calls
+#   with their cells (warmed up, recorded, replayed); `report(f).cudagraph_calls` holds
+#   the counts.
+# * **Per input size**: each new input size records a graph of its own.
+#   `report(f).cudagraph_shapes` lists each size with the cell that first ran it, torch's
+#   warning limit (`cudagraph_dynamic_shape_warn_limit`) and the remedy that fits: pad to
+#   a few sizes, `torch._dynamo.mark_dynamic`, or `cudagraph_skip_dynamic_graphs`.
+# * **Re-records**: when a static input's data pointer changes (a parameter's storage
+#   replaced, say) torch records the graph again; the summary names the input whose
+#   pointer changed and its line, and says so when torch gives up past
+#   `cudagraph_unexpected_rerecord_limit` and runs the graph eagerly.
+# * **Memory**: the bytes the graphs' private memory pool reserves before and after each
+#   cell's call, and in `%compare`'s `reduce-overhead` row the bytes it holds between
+#   calls.
+# * **Overwritten outputs**: CUDA-graph trees reuse an output's memory at the next replay.
+#   `y1 = f(x)` in one cell and `f(x)` again in a later one leaves `y1` holding nothing;
+#   reading it raises torch's "accessing tensor output of CUDAGraphs that has been
+#   overwritten by a subsequent run". nbcompile names `y1` at the cell whose call
+#   overwrote it, with the cell that bound it. The fix: `y1 = f(x).clone()`
+#   (`torch.compiler.cudagraph_mark_step_begin()` does not keep it).
+#
+# No figures measured on a GPU are shown here yet: they come from the GPU suite,
+# `make test-gpu` (`docs/project/gpu.md` keeps its last run). On a machine with CUDA, the
+# two cells below show the doctor live; on a CPU they say there is nothing to show.
+
+# %%
+if torch.cuda.is_available():
+    xc = torch.randn(256, 256, device="cuda")
+    for _ in range(3):
+        shift_scale(xc)
+    for call in nbcompile.report(shift_scale).cudagraph_calls:
+        pool = ("" if call.pool_after is None else
+                f"; graph pool {call.pool_before or 0} -> {call.pool_after} bytes")
+        print(f"call {call.call} (cell [{call.cell}]): {call.warmups} warm-up(s), "
+              f"{call.recordings} recording(s), {call.replays} replay(s){pool}")
+    y1 = shift_scale(xc)  # kept across cells: memory of the CUDA graph's pool
+else:
+    print("No CUDA device here: this cell shows nothing.")
+
+# %%
+if torch.cuda.is_available():
+    y2 = shift_scale(xc)  # replays into y1's memory: nbcompile reports y1 below this cell
+else:
+    print("No CUDA device here: no CUDA-graph output to overwrite.")
+
+
+# %% [markdown]
 # ## Try it: batch size and mode
 #
 # Speedups depend on the input size. In JupyterLab, pick a batch size and a mode for
@@ -339,7 +428,8 @@ display(widgets.VBox([widgets.HBox([batch, mode, run]), result]))
 # * Compiling pays off when fusion removes memory traffic and per-operation
 #   overhead (elementwise chains, normalisations, activations, optimizer updates);
 #   it does little for time spent inside one big library matmul.
-# * `reduce-overhead` is about CUDA graphs: a GPU feature; on a CPU it changes nothing.
+# * `reduce-overhead` is about CUDA graphs: a GPU feature; on a CPU it changes nothing,
+#   and `%%compile` says so (`CUDA graphs: not used on cpu`), from torch's own count.
 # * `max-autotune` trades compile time for trying more implementations; measure
 #   before you keep it.
 # * Time with interleaved repeats and look at the interval: a speedup whose interval

@@ -57,6 +57,9 @@ SHOWS: dict[str, list[tuple[str, str, str]]] = {
          r"^eager .*1.00x \(baseline\).*^default .* ok .*^reduce-overhead .*"
          r"^max-autotune-no-cudagraphs .*"
          r"reduce-overhead: CUDA graphs do not apply on CPU"),
+        ("%%compile --mode reduce-overhead", "def shift_scale",
+         r"shift_scale \(function\): compiled; 1 graph\(s\).*"
+         r"CUDA graphs: not used on cpu \(torch: cpu device\)"),
     ],
     "04-recompiles-and-dynamic-shapes": [
         ("%%compile", "def soft_norm",
