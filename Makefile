@@ -48,13 +48,19 @@ LINT = $(VENV)/bin/ruff check nbcompile tests benchmarks && \
 	$(VENV_PATH) $(VENV)/bin/pyright && \
 	cd labextension && npm run --silent lint
 
-# The whole suite: static checks, then every layer, Chromium included, in one process per
-# core (pytest-xdist; at most 4: every test compiles): a test file per work unit, the
-# longest folders first (tests/conftest.py). `make test TEST_PROCESSES=0` runs it in one.
+# The whole suite: static checks beside every layer of tests, Chromium included, in one
+# process per core (pytest-xdist; at most 4: every test compiles): a test file per work
+# unit, the longest folders first (tests/conftest.py). The static checks (one core, about a
+# minute) run alongside and print when the tests end; either failing fails `make test`.
+# `make test TEST_PROCESSES=0` runs the tests in one process.
 TEST_PROCESSES ?= auto
 test: setup labextension chromium
-	$(LINT)
-	$(PY) -m pytest -n $(TEST_PROCESSES) --maxprocesses=4
+	@lintlog=$$(mktemp); { $(LINT); } > $$lintlog 2>&1 & lint=$$!; \
+	$(PY) -m pytest -n $(TEST_PROCESSES) --maxprocesses=4; tests=$$?; \
+	wait $$lint; linted=$$?; echo "--- static checks (ruff, pyright, ESLint, Prettier)"; \
+	cat $$lintlog; rm -f $$lintlog; \
+	if [ $$linted -ne 0 ]; then echo "make test: the static checks failed (above)" >&2; fi; \
+	if [ $$tests -ne 0 ] || [ $$linted -ne 0 ]; then exit 1; fi
 
 # The fast tier, for every change (about a minute): tests/core, display, schema and project
 # less the tests marked `slow`; tests/shell, kernel and browser are slow as folders

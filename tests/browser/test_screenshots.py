@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import shutil
 import subprocess
 import sys
 import time
@@ -22,7 +23,6 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.fixtures.traces.record_runs import record
 from tests.support.tour import CALL_CELL, COMPILE_CELL
 
 from .conftest import ROOT, lab_server
@@ -132,14 +132,15 @@ def shoot_cells(page, first: int, last: int, path: Path, max_height: int = 780) 
                                          "width": panel["width"], "height": height})
 
 
-def test_screenshots(browser, tmp_path, artifacts):
+def test_screenshots(browser, tmp_path, artifacts, runs):
     out = shots_dir(artifacts)
     root = tmp_path / "root"
     root.mkdir()
     state = tmp_path / "state"
     make_notebook(root / NOTEBOOK)
-    # A real two-rank job (torchrun, gloo) whose rank 1 recompiled: the trace to open.
-    record("ddp_divergent", root).rename(root / "job_trace")
+    # A real two-rank job (torchrun, gloo) whose rank 1 recompiled: the trace to open
+    # (recorded once per run for every test that reads it: conftest's ``runs``).
+    shutil.copytree(runs("ddp_divergent"), root / "job_trace")
 
     context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
     page = context.new_page()

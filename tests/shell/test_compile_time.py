@@ -41,6 +41,14 @@ def test_magic_measures_a_cell_defined_model_on_fresh_processes(ip):
     regional = ct.remedy("regional")
     assert regional is not None and regional.same_result is True
     assert regional.change.startswith("for block in model.layers:")
+    # one round asked for: round 1 pairs the baseline's cold run with the remedy's, and a
+    # verdict needs more
+    runs = {r.label: r for r in ct.runs}
+    assert regional.rounds_before_s == [runs["baseline cold"].first_call_s]
+    assert regional.rounds_after_s == [runs["regional cold"].first_call_s]
+    assert regional.status == "inconclusive" and not regional.verified
+    assert "a verdict needs at least 3" in regional.note and "rounds=1" in regional.note, \
+        regional.note
     bundle = ct._repr_mimebundle_()
     assert bundle[MIME_TYPE]["record"] == "compile_time"
     assert "regional" in bundle["text/plain"] and "regional" in bundle["text/html"]
