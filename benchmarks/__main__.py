@@ -59,10 +59,9 @@ import subprocess
 import sys
 import tempfile
 import time
-import types
 from pathlib import Path
 
-from .shared import interleaved_ratio, ipython_shell
+from .shared import compiled_and_bare, interleaved_ratio
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -85,14 +84,7 @@ small_net = SmallNet()
 def bench_steady_state(repeats: int) -> list[dict]:
     import torch
 
-    ip = ipython_shell()
-    with contextlib.redirect_stdout(io.StringIO()):  # the live summary's text/plain
-        ip.run_cell_magic("compile", "", STEADY_CELL)
-    ns = ip.user_ns
-    bare = types.ModuleType("nbcompile_bench_bare")
-    sys.modules[bare.__name__] = bare
-    bare_ns = bare.__dict__
-    exec(compile(STEADY_CELL, "<bare>", "exec"), bare_ns)  # same code, own code objects
+    ns, bare_ns = compiled_and_bare(STEADY_CELL, "", "nbcompile_bench_bare")
     bare_fn = torch.compile(bare_ns["small_fn"])
     bare_net = bare_ns["small_net"]
     bare_net.load_state_dict(ns["small_net"].state_dict())

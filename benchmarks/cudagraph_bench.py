@@ -19,12 +19,10 @@ import contextlib
 import gc
 import io
 import statistics
-import sys
 import time
-import types
 from typing import Any
 
-from .shared import interleaved_ratio, ipython_shell
+from .shared import compiled_and_bare, interleaved_ratio
 
 SKIPPED = "15. CUDA graphs: skipped (no CUDA GPU; run `make benchmarks` on a GPU machine)"
 
@@ -89,14 +87,8 @@ def bench_cudagraphs(repeats: int = 21, budget_s: float = 2.0) -> list[dict]:
         return []
     import nbcompile
 
-    ip = ipython_shell()
-    with contextlib.redirect_stdout(io.StringIO()):  # the live summary's text/plain
-        ip.run_cell_magic("compile", "--mode reduce-overhead --only mlp", CELL)
-    ns = ip.user_ns
-    bare_mod = types.ModuleType("nbcompile_bench_cudagraphs")
-    sys.modules[bare_mod.__name__] = bare_mod
-    bare_ns = bare_mod.__dict__
-    exec(compile(CELL, "<bare>", "exec"), bare_ns)  # same code, own code objects
+    ns, bare_ns = compiled_and_bare(CELL, "--mode reduce-overhead --only mlp",
+                                    "nbcompile_bench_cudagraphs")
     bare_ns["launch_bound"].load_state_dict(ns["launch_bound"].state_dict())
     plain = bare_ns["mlp"]
     x = torch.randn(8, 256, device="cuda")

@@ -103,7 +103,8 @@ def worker(name: str) -> dict:
     """Measure one workload eagerly and compiled, both ways (run in a fresh process)."""
     import torch
 
-    from nbcompile.core.perf.memory import measure_call, storages_of
+    from nbcompile.core.perf.memory import measure_call
+    from nbcompile.core.runs.sandbox import storages_of
 
     fn, args = _workload(name)
     compiled = torch.compile(fn)

@@ -1,10 +1,13 @@
-"""What several benchmarks share: one IPython shell per process, and an interleaved A/B
-time ratio."""
+"""What several benchmarks share: one IPython shell per process, a cell compiled under
+``%%compile`` beside the same code bare, and an interleaved A/B time ratio."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import statistics
 import sys
+import types
 from typing import Any
 
 
@@ -22,6 +25,19 @@ def ipython_shell() -> Any:
     if "nbcompile" not in ip.extension_manager.loaded:
         ip.run_line_magic("load_ext", "nbcompile")
     return ip
+
+
+def compiled_and_bare(cell: str, flags: str, module: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``cell`` run under ``%%compile <flags>`` in the shell, and the same code executed
+    again in a module of its own (``module``: its own code objects, for a bare
+    ``torch.compile``): the two namespaces."""
+    ip = ipython_shell()
+    with contextlib.redirect_stdout(io.StringIO()):  # the live summary's text/plain
+        ip.run_cell_magic("compile", flags, cell)
+    bare = types.ModuleType(module)
+    sys.modules[bare.__name__] = bare
+    exec(compile(cell, "<bare>", "exec"), bare.__dict__)  # same code, own code objects
+    return ip.user_ns, bare.__dict__
 
 
 def interleaved_ratio(a: Any, b: Any, args: tuple, repeats: int,

@@ -1,6 +1,8 @@
-"""``compile_time()`` on fresh processes: a repeated-block model gets a verified regional
-remedy with equal outputs; a model without repeated blocks gets none; what cannot be
-carried into a fresh process is said, never measured."""
+"""``compile_time()`` on fresh processes: a model without repeated blocks gets no regional
+remedy; shape-driven recompiles get the dynamic one; what cannot be carried into a fresh
+process is said, never measured; the rounds' rule. A repeated-block model's regional
+remedy judged from its rounds is checked on tutorial 10's own run
+(``tests/kernel/test_notebooks.py``, ``_regional_rounds``): the same fresh processes."""
 
 from __future__ import annotations
 
@@ -28,65 +30,12 @@ def test_a_closure_is_not_reproducible_and_nothing_is_measured():
     assert [r.status for r in result.remedies] == ["not reproducible"]
 
 
-#: Blocks in the regional test: enough that one block's compile is clearly cheaper than
-#: all of them (16 small blocks: ~0.7 of the whole model's cold compile here, against
-#: the 0.9 a verdict needs; 4 blocks read ~0.8-0.9, a verdict noise can flip).
-BLOCKS = 16
-
-
-@pytest.mark.slow
-def test_regional_compilation_of_repeated_blocks_is_judged_from_its_rounds():
-    model = stack(BLOCKS)
-    # three rounds at most: a verdict's fewest, and a busy machine's inconclusive costs no more
-    result = compile_time(model, torch.randn(2, 8), remedies=("regional",), rounds=MIN_ROUNDS)
-    regional = result.remedy("regional")
-    assert result.reproducible, result.notes
-    assert result.cold_s and result.warm_restart_s
-    # where: torch's own compile record of the cold run, the blocks traced once each
-    assert result.where.frames and result.where.total_s > 0
-    assert result.where.phases.get("Dynamo tracing", 0) > 0
-    assert result.where.caches.get("fx_graph miss", 0) >= 1
-    block = result.where.repeated[0]
-    assert (block.path, block.count, block.traced_copies) == ("blocks", BLOCKS, BLOCKS)
-    assert 0.5 < block.node_share <= 1
-    assert regional is not None
-    assert regional.change == "for block in model.blocks:\n    block.compile()"
-    assert regional.same_result is True
-    # torch's own record: the regional run traced one block's ops, the baseline all of them
-    cold, regional_run = result.runs[0], result.runs[2]
-    assert regional_run.label == "regional cold" and regional_run.frames_compiled >= 1
-    assert regional_run.graph_ops * BLOCKS == cold.graph_ops, (regional_run, cold)
-    # The verdict is the rule's on the rounds measured (each round's pair from the runs).
-    # A cut of ~30 % here (benchmark 13 measures it) reads "verified" on a quiet machine; a
-    # busy one widens the rounds' spread to "inconclusive", never to "did not help", so the
-    # test's verdict does not hang on the machine's load.
-    assert regional.cold_s is not None and "cold first call" in regional.note
-    verdict = judge_rounds(regional.rounds_before_s, regional.rounds_after_s)
-    assert regional.status == verdict.status, (regional, verdict)
-    assert regional.status in ("verified", "inconclusive"), (regional, result.cold_s)
-    assert regional.verified == (regional.status == "verified")
-    if regional.verified:
-        assert regional.cut is not None and regional.cut >= MIN_CUT
-        assert regional.cut_low is not None and regional.cut_low > 0
-    n = len(regional.rounds_before_s)
-    assert 1 <= n <= MIN_ROUNDS and len(regional.rounds_after_s) == n
-    assert [r.label for r in result.runs] == _alternated("regional cold", n)
-    # each round's pair is the two runs it measured (round 1: the baseline cold and the
-    # remedy's first run; later rounds in ABBA order)
-    runs = {r.label: r for r in result.runs}
-    assert regional.rounds_before_s == [result.cold_s] + [
-        runs[f"baseline cold (round {i})"].first_call_s for i in range(2, n + 1)]
-    assert regional.rounds_after_s == [regional_run.first_call_s] + [
-        runs[f"regional cold (round {i})"].first_call_s for i in range(2, n + 1)]
-    assert regional.cut == pytest.approx(verdict.cut, abs=1e-4)
-    # the user's model is untouched: not compiled, its parameters the same
-    assert not getattr(model, "_compiled_call_impl", None)
-
-
 @pytest.mark.slow
 def test_no_repeated_blocks_no_regional_remedy():
-    result = compile_time(Plain().requires_grad_(False), torch.randn(2, 8),
-                          remedies=("regional", "nested_region"))
+    model = Plain().requires_grad_(False)
+    result = compile_time(model, torch.randn(2, 8), remedies=("regional", "nested_region"))
+    # the user's model is untouched: not compiled here (only in the fresh processes)
+    assert not getattr(model, "_compiled_call_impl", None)
     assert [(r.kind, r.status) for r in result.remedies] == [
         ("regional", "does not apply"), ("nested_region", "does not apply")]
     assert "no repeated blocks" in result.remedies[0].note
@@ -137,17 +86,6 @@ def test_shape_driven_recompiles_get_the_dynamic_remedy():
     assert run.frames_compiled == 1  # one dynamic compile serves both sizes
     regional = result.remedy("regional")
     assert regional is not None and regional.status == "does not apply"
-
-
-def _alternated(label: str, rounds: int) -> list[str]:
-    """The runs of one remedy with a restart run, in order: the baseline's cold and warm
-    restart, the remedy's first run and restart (round 1 with the baseline cold), then
-    each later round in ABBA order."""
-    labels = ["baseline cold", "baseline warm restart", label, label.replace("cold", "restart")]
-    for i in range(2, rounds + 1):
-        pair = [f"baseline cold (round {i})", f"{label} (round {i})"]
-        labels += pair if i % 2 else pair[::-1]
-    return labels
 
 
 def test_one_pair_is_inconclusive_whatever_its_difference():
