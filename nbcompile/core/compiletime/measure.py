@@ -164,9 +164,11 @@ class _Measurement:
                                   f"a round takes about {need:.0f} s)")
                 return rounds
             pair: dict[str, Child | None] = {}
+            # the baseline's run named with its remedy: each remedy has rounds of its own
+            remedy = label.split(" ", 1)[0]
             for side in (("baseline", "remedy") if i % 2 else ("remedy", "baseline")):
                 pair[side] = (
-                    self.child(f"baseline cold (round {i})", "baseline",
+                    self.child(f"baseline cold ({remedy} round {i})", "baseline",
                                f"baseline-{cache}-{i}") if side == "baseline" else
                     self.child(f"{label} (round {i})", variant, f"{cache}-{i}", **extra))
                 got = pair[side]
