@@ -834,10 +834,6 @@ def cudagraph_manager(device_index: int) -> Any:
         return None
 
 
-CUDAGRAPH_CONTAINER = _name(
-    "torch._inductor.cudagraph_trees.get_container",
-    "CUDA graphs per call: the device's tree manager (warm-ups, recordings, replays, its "
-    "private pool)", "no per-call CUDA-graph counts or pool memory are read", default=None)
 INDUCTOR_TRITON_CONFIG = _name(
     "torch._inductor.config.triton",
     "CUDA graphs per call: torch's warning limit on distinct input sizes",
@@ -846,18 +842,6 @@ LOG_STATE = _name(
     "torch._logging._internal.log_state",
     "CUDA graphs per call: whether the user turned torch's cudagraphs log on",
     "taken as off: only what torch's handlers would show reaches them", default=None)
-
-
-def cudagraph_tree_manager(device_index: int) -> Any:
-    """The device's ``CUDAGraphTreeManager`` (``get_container(i).tree_manager``); None
-    before the first CUDA graph there or on a torch without CUDA-graph trees."""
-    get = CUDAGRAPH_CONTAINER.get()
-    if get is None:
-        return None
-    try:
-        return get(device_index).tree_manager
-    except Exception:  # noqa: BLE001 - torch's TLS not set up in this thread
-        return None
 
 
 def inductor_triton_config() -> Any:
