@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import collections
 import importlib
-import os
 import sys
 import types
 from collections.abc import Callable, Iterable, Mapping
@@ -864,24 +863,24 @@ VEC_ISA_PROBES = _name(
     "compile_time: Inductor's CPU-ISA probes made outside the measured call",
     "the probes are made inside the first compile of each cold run, as torch does",
     default=None)
+TEMPORARY_CACHE_DIR = _name(
+    "torch._inductor.runtime.cache_dir_utils.temporary_cache_dir",
+    "compile_time: Inductor's CPU-ISA probes made outside the measured call",
+    "the probes are made inside the first compile of each cold run, as torch does",
+    default=None)
 
 
 def make_vec_isa_probes(cache_dir: str) -> bool:
     """Have Inductor build its CPU-ISA probes (small C++ programs it builds once per cache
-    directory, then keeps per process) into ``cache_dir``, the cache directory put back
-    after; False where this torch has no such probes or they fail."""
-    probe = VEC_ISA_PROBES.get()
-    if probe is None:
+    directory, then keeps per process) into ``cache_dir`` (torch's
+    ``temporary_cache_dir``: the cache directory and Inductor's in-memory caches put back
+    after); False where this torch has no such probes or they fail."""
+    probe, in_dir = VEC_ISA_PROBES.get(), TEMPORARY_CACHE_DIR.get()
+    if probe is None or in_dir is None:
         return False
-    saved = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache_dir
     try:
-        probe()
+        with in_dir(cache_dir):
+            probe()
         return True
     except Exception:  # noqa: BLE001 - no compiler, or a torch whose probes differ
         return False
-    finally:
-        if saved is None:
-            os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
-        else:
-            os.environ["TORCHINDUCTOR_CACHE_DIR"] = saved
