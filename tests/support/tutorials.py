@@ -13,13 +13,11 @@ waits for it instead of running it again.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
+from filelock import FileLock
 
 from tests.support import ROOT
 
@@ -52,16 +50,10 @@ def is_current(source: Path) -> bool:
     return ran and _cells(executed) == _cells(committed)
 
 
-@contextlib.contextmanager
-def running(source: Path) -> Iterator[None]:
-    """Hold ``source``'s lock (one per tutorial, across processes) while it runs."""
+def running(source: Path) -> FileLock:
+    """``source``'s lock (one per tutorial, across processes), held while it runs."""
     EXECUTED_DIR.mkdir(parents=True, exist_ok=True)
-    with open(EXECUTED_DIR / f".{source.stem}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    return FileLock(str(EXECUTED_DIR / f".{source.stem}.lock"))
 
 
 def execute_if_stale(source: Path) -> None:

@@ -15,8 +15,8 @@ Read from torch's own state (``torch/_inductor/cudagraph_trees.py``):
   out by torch at once (``_run``: ``status_logger()`` when DEBUG is on; only on a re-record);
 * replays: while a call is watched, the manager's ``execute_node`` (the replay of a
   recorded graph) is counted through an instance attribute removed at the call's end;
-* the pool: segments of the manager's ``cuda_graphs_thread_pool`` in
-  ``torch.cuda.memory_snapshot()`` (``segment_pool_id``, ``total_size``: bytes reserved).
+* the pool: ``cudagraph_pool.pool_bytes`` (the segments of the manager's
+  ``cuda_graphs_thread_pool`` in ``torch.cuda.memory_snapshot()``).
 
 Per-call cost: a target's calls are watched (``calls.each_call``) from its compile until a
 call only replays (then again after the tree records for it anew, heard in its log); a
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import torch_compat
-from . import calls, cudagraph_events, cudagraph_log
+from . import calls, cudagraph_events, cudagraph_log, cudagraph_pool
 from .attribution import Attribution, Key
 from .cell_history import get_history
 from .channels import Notes, SideChannel
@@ -56,29 +56,25 @@ def cuda_available() -> bool:
 
 
 # --- the reader of torch's live state (GPU only) ---
+def _device() -> int | None:
+    try:
+        import torch
+        return torch.cuda.current_device()
+    except Exception:  # no CUDA context: no manager
+        return None
+
+
 def tree_manager() -> Any:
-    """The current device's ``CUDAGraphTreeManager`` (``get_container(i).tree_manager``),
-    None before the first CUDA graph there."""
-    try:
-        import torch
-        return torch_compat.cudagraph_tree_manager(torch.cuda.current_device())
-    except Exception:  # a torch without CUDA-graph trees
-        return None
+    """The current device's ``CUDAGraphTreeManager``, None before the first CUDA graph
+    there (none is created)."""
+    index = _device()
+    return None if index is None else torch_compat.cudagraph_manager(index)
 
 
-def pool_bytes(manager: Any) -> int | None:
-    """Bytes reserved by the manager's private pool (0 before the manager exists)."""
-    if manager is None:
-        return 0
-    try:
-        import torch
-        pool = tuple(manager.cuda_graphs_thread_pool)
-        device = manager.device_index
-        return sum(int(s.get("total_size", 0)) for s in torch.cuda.memory_snapshot()
-                   if tuple(s.get("segment_pool_id") or ()) == pool
-                   and s.get("device", device) == device)
-    except Exception:  # a torch whose manager or snapshot differs
-        return None
+def pool_now() -> int | None:
+    """Bytes the current device's CUDA-graph pool reserves (``cudagraph_pool``)."""
+    index = _device()
+    return None if index is None else cudagraph_pool.pool_bytes(index)
 
 
 def warn_limit() -> tuple[int | None, str]:
@@ -233,7 +229,7 @@ class CudagraphCalls(SideChannel):
                 return None
             manager = tree_manager()
             state.calls += 1
-            opened = _Open(state.calls, get_history().current(), pool_bytes(manager),
+            opened = _Open(state.calls, get_history().current(), pool_now(),
                            _Replays(manager))
             state.open = opened
         return lambda: self._end(target, state, opened)
@@ -252,10 +248,9 @@ class CudagraphCalls(SideChannel):
         return {}
 
     def _close(self, target: Target, state: _State, opened: _Open, replays: int) -> None:
-        manager = tree_manager()
         value = cudagraph_events.call_value(
             opened.number if state.counted else 0, opened.cell, opened.events, replays,
-            (opened.pool_before, pool_bytes(manager), POOL_SOURCE))
+            (opened.pool_before, pool_now(), POOL_SOURCE))
         target.cudagraph_calls.append(value)
         shapes = [*(target.cudagraph_shapes.shapes if target.cudagraph_shapes else []),
                   *value.new_shapes]
@@ -289,7 +284,7 @@ class CudagraphCalls(SideChannel):
             if opened is None:
                 state.calls += 1
                 opened = state.loose[id(call)] = _Open(
-                    state.calls, get_history().current(), pool_bytes(tree_manager()))
+                    state.calls, get_history().current(), pool_now())
             opened.events.append(event)
             state.watching = True
             self._watching = True

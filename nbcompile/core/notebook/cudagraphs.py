@@ -50,13 +50,20 @@ NO_REASON = ("torch counted a CUDA-graph skip (counters['inductor']['cudagraph_s
 CellOf = Callable[[str], "int | None"]
 
 
+def mode_asks_for(mode: str) -> bool:
+    """Whether Inductor's ``mode`` turns CUDA graphs on: ``triton.cudagraphs`` in its
+    settings as torch lists them (``reduce-overhead``, ``max-autotune``)."""
+    return torch_compat.mode_options(mode).get("triton.cudagraphs") is True
+
+
 def asked_for(options: CompileOptions) -> bool:
-    """Whether ``options`` ask Inductor for CUDA graphs: ``triton.cudagraphs`` in the
-    mode's settings as torch lists them (``reduce-overhead``, ``max-autotune``) or given."""
+    """Whether ``options`` ask Inductor for CUDA graphs: by their mode (``mode_asks_for``)
+    or ``triton.cudagraphs`` given."""
     if options.backend != "inductor":
         return False
-    settings = torch_compat.mode_options(options.mode) if options.mode else options.options
-    return settings.get("triton.cudagraphs") is True
+    if options.mode:
+        return mode_asks_for(options.mode)
+    return options.options.get("triton.cudagraphs") is True
 
 
 def is_skip(message: str) -> bool:

@@ -23,6 +23,7 @@ import re
 from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ..records import Kernel
@@ -138,13 +139,16 @@ class KernelRows:
     rows: dict[Any, KernelTime] = field(default_factory=dict)
     matches: dict[tuple[Any, ...], tuple[str, str] | None] = field(default_factory=dict)
 
+    @cached_property
     def extern_ops(self) -> set[str]:
-        """The ops of the captured extern kernels (``aten::mm`` shows as ``mm``)."""
+        """The ops of the captured extern kernels (``aten::mm`` shows as ``mm``); the
+        groups are fixed, so read once."""
         return {op_name(k.name) for ks in self.groups.values() for k in ks
                 if k.kind == "extern"}
 
+    @cached_property
     def kernel_names(self) -> set[str]:
-        """The names of the captured generated kernels (C++ or Triton)."""
+        """The names of the captured generated kernels (C++ or Triton), read once."""
         return {k.name for ks in self.groups.values() for k in ks if k.kind == "kernel"}
 
     def group_for(self, graph_event: str, names: list[str],
@@ -195,8 +199,8 @@ class KernelRows:
         children = sorted((e for e in graph_event.cpu_children
                            if not e.name.startswith(PROFILER_INTERNAL)),
                           key=lambda e: e.time_range.start)
-        known = self.kernel_names()
-        externs = self.extern_ops()
+        known = self.kernel_names
+        externs = self.extern_ops
         launched = [launched_kernel(e.name, known) for e in children]
         names = [n for n in launched if n is not None]
         ops = [op_name(e.name) for e, n in zip(children, launched, strict=True)

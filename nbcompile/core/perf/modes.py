@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..torch_compat import list_backends, mode_options
+from ..notebook.cudagraphs import mode_asks_for
+from ..torch_compat import list_backends
 from .call_options import CallOptionError, CallOptionTypeError
 
 EAGER = "eager"
@@ -49,12 +50,11 @@ class ModeSpec:
 
     @property
     def cudagraphs(self) -> bool:
-        """Whether this row runs as CUDA graphs where it can: an Inductor mode whose
-        settings, as torch lists them (``list_mode_options``), turn ``triton.cudagraphs``
-        on (``reduce-overhead``, ``max-autotune``)."""
+        """Whether this row runs as CUDA graphs where it can: an Inductor mode that turns
+        them on (``cudagraphs.mode_asks_for``: ``reduce-overhead``, ``max-autotune``)."""
         if self.kind != "mode" or self.mode is None or self.backend != "inductor":
             return False
-        return mode_options(self.mode).get("triton.cudagraphs") is True
+        return mode_asks_for(self.mode)
 
     def compile_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"backend": self.backend}

@@ -18,18 +18,17 @@ Measured here instead, around the row's compile, first call and warm-up (its rec
   reuses.
 
 The readers run on CUDA only, for rows that asked for CUDA graphs; the arithmetic on what
-torch's functions return (``pool_segments``, ``grown``) is pure and tested on a CPU.
+torch's functions return (``grown``; the pool's reading: ``core/notebook/cudagraph_pool.py``)
+is pure and tested on a CPU.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import torch
 
-from ..torch_compat import cudagraph_manager
+from ..notebook.cudagraph_pool import pool_id, pool_segments
 from ..units import format_bytes
 
 #: ``torch.cuda.memory_stats`` key of the bytes the allocator reserved from CUDA.
@@ -67,19 +66,6 @@ class PoolMemory:
                 "over the warm-up), which every replay reuses; a replay allocates nothing")
 
 
-def pool_segments(segments: Iterable[Mapping[str, Any]], pool: tuple[int, int],
-                  device_index: int) -> int:
-    """Bytes of ``pool``'s segments on a device: ``total_size`` summed over the segments
-    of ``torch.cuda.memory_snapshot()`` whose ``segment_pool_id`` is ``pool``."""
-    total = 0
-    for seg in segments:
-        if seg.get("device", device_index) != device_index:
-            continue
-        if tuple(seg.get("segment_pool_id") or ()) == tuple(pool):
-            total += int(seg.get("total_size", 0))
-    return total
-
-
 def grown(before: PoolState, after: PoolState) -> int | None:
     """The pool's growth from ``before`` to ``after``: its segments after, less those
     before when it is the same pool (all of them when it is new); None without a pool
@@ -93,23 +79,12 @@ def grown(before: PoolState, after: PoolState) -> int | None:
 # --- the readers (CUDA only) ------------------------------------------------------------------
 
 
-def pool_id(device: torch.device) -> tuple[int, int] | None:
-    """The device's CUDA-graph pool id: the tree manager's ``cuda_graphs_thread_pool``
-    (a ``torch.cuda.graph_pool_handle()``), None without a manager."""
-    manager = cudagraph_manager(device.index if device.index is not None
-                                else torch.cuda.current_device())
-    handle = getattr(manager, "cuda_graphs_thread_pool", None)
-    if not isinstance(handle, tuple) or len(handle) != 2:
-        return None
-    return int(handle[0]), int(handle[1])
-
-
 def read_state(device: torch.device) -> PoolState:
     """The allocator's statistics and the CUDA-graph pool now (the device idle)."""
     torch.cuda.synchronize(device)
     stats = torch.cuda.memory_stats(device)
-    pool = pool_id(device)
     index = device.index if device.index is not None else torch.cuda.current_device()
+    pool = pool_id(index)
     size = pool_segments(torch.cuda.memory_snapshot(), pool, index) if pool else 0
     return PoolState(int(stats.get(RESERVED, 0)), int(stats.get(ALLOCATED, 0)), pool, size)
 

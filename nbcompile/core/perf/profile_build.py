@@ -48,7 +48,7 @@ def build(name: str, target: Target, code: types.CodeType | None, prof: Any,
     machinery: list[Interval] = []
     regions: list[Interval] = []
     graphs: list[Interval] = []
-    for g in graph_calls(events, rows.extern_ops(), rows.kernel_names()):
+    for g in graph_calls(events, rows.extern_ops, rows.kernel_names):
         graphs.append(span(g))
         launches += rows.add(g)
     for e in events:

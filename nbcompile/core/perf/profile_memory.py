@@ -29,7 +29,7 @@ def compiled_memory(rows: KernelRows, measured: CallMemory,
     lo, hi = bounds
     mine = window(events, lo, hi)
     fevents = list(prof.events())
-    graphs = sorted((e for e in graph_calls(fevents, rows.extern_ops(), rows.kernel_names())
+    graphs = sorted((e for e in graph_calls(fevents, rows.extern_ops, rows.kernel_names)
                      if lo <= e.time_range.start <= hi), key=lambda e: e.time_range.start)
     launches: list[tuple[Interval, Interval, KernelTime]] = []  # (graph, launch, row)
     for g in graphs:

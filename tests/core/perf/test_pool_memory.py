@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import torch
 
+from nbcompile.core.notebook.cudagraph_pool import pool_segments
 from nbcompile.core.perf import pool_memory, row_memory
 from nbcompile.core.perf.comparison import TimingRow
 from nbcompile.core.perf.interleaved import Candidate
 from nbcompile.core.perf.modes import resolve_modes
-from nbcompile.core.perf.pool_memory import PoolMemory, PoolState, grown, pool_segments
+from nbcompile.core.perf.pool_memory import PoolMemory, PoolState, grown
 
 MiB = 1 << 20
 POOL = (0, 3)  # a private pool's id, as graph_pool_handle() returns one

@@ -136,7 +136,7 @@ def test_torch_links_each_gemm_to_its_aten_op():
 def test_backward_extern_matmuls_are_matched_with_their_device_time():
     rows = KernelRows(_captured(), CELL)
     events = list(_step())
-    calls = graph_calls(events, rows.extern_ops(), rows.kernel_names())
+    calls = graph_calls(events, rows.extern_ops, rows.kernel_names)
     assert len(calls) == 2
     for call in calls:
         rows.add(call)

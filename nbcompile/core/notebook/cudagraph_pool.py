@@ -1,0 +1,48 @@
+"""The CUDA-graph trees' private memory pool: its id and the bytes its segments reserve,
+read from torch (the tree manager's ``cuda_graphs_thread_pool``, the segments of
+``torch.cuda.memory_snapshot()``). One reading for every figure of the pool: per call
+(``cudagraph_calls.py``) and per ``%compare`` row (``core/perf/pool_memory.py``).
+``pool_segments`` is pure; the readers run on CUDA only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..torch_compat import cudagraph_manager
+
+
+def pool_segments(segments: Iterable[Mapping[str, Any]], pool: tuple[int, int],
+                  device_index: int) -> int:
+    """Bytes of ``pool``'s segments on a device: ``total_size`` summed over the segments
+    of ``torch.cuda.memory_snapshot()`` whose ``segment_pool_id`` is ``pool``."""
+    total = 0
+    for seg in segments:
+        if seg.get("device", device_index) != device_index:
+            continue
+        if tuple(seg.get("segment_pool_id") or ()) == tuple(pool):
+            total += int(seg.get("total_size", 0))
+    return total
+
+
+def pool_id(device_index: int) -> tuple[int, int] | None:
+    """The device's CUDA-graph pool id: the tree manager's ``cuda_graphs_thread_pool``
+    (a ``torch.cuda.graph_pool_handle()``), None without a manager."""
+    handle = getattr(cudagraph_manager(device_index), "cuda_graphs_thread_pool", None)
+    if not isinstance(handle, tuple) or len(handle) != 2:
+        return None
+    return int(handle[0]), int(handle[1])
+
+
+def pool_bytes(device_index: int) -> int | None:
+    """Bytes the device's CUDA-graph pool reserves now: 0 without a pool (no graph
+    recorded yet), None when torch's snapshot cannot be read."""
+    pool = pool_id(device_index)
+    if pool is None:
+        return 0
+    try:
+        import torch
+
+        return pool_segments(torch.cuda.memory_snapshot(), pool, device_index)
+    except Exception:  # noqa: BLE001 - a torch whose snapshot differs
+        return None
