@@ -45,6 +45,8 @@ SUGGEST_CELL = "%suggest scaled(x, 2.0) --budget 60"
 TRACE_CELL = "%nbcompile open job_trace"
 # One remedy: a cold and a warm-restart process, the regional row judged without a run.
 COMPILE_TIME_CELL = "%compile_time scaled(x, 2.0) --remedies regional"
+COMPARE_CELL = "%compare scaled(x, 2.0) --modes default --budget 2"
+DIAGNOSE_CELL = "%diagnose scaled(x, 2.0) --budget 20"
 
 
 def make_trace_dir(root: Path) -> Path:
@@ -61,7 +63,7 @@ def make_notebook(root: Path) -> Path:
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(src) for src in (
         "%load_ext nbcompile", COMPILE_CELL, CALL_CELL, PROFILE_CELL, SUGGEST_CELL, TRACE_CELL,
-        COMPILE_TIME_CELL)]
+        COMPILE_TIME_CELL, COMPARE_CELL, DIAGNOSE_CELL)]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
                                  "language": "python"}
     execute_notebook(nb, cwd=root)
@@ -90,7 +92,8 @@ def test_trace_profile_and_suggestions_views(browser, tmp_path, artifacts):
     mime = "application/vnd.nbcompile.v1+json"
     kinds = [o["data"][mime]["record"] for c in saved.cells for o in c.get("outputs", [])
              if mime in o.get("data", {})]
-    assert {"summary", "profile", "suggestions", "trace", "compile_time"} <= set(kinds), kinds
+    assert {"summary", "profile", "suggestions", "trace", "compile_time", "timing",
+            "diagnosis"} <= set(kinds), kinds
     remedies = [r["kind"] for c in saved.cells for o in c.get("outputs", [])
                 if o.get("data", {}).get(mime, {}).get("record") == "compile_time"
                 for r in o["data"][mime]["remedies"]]
@@ -110,7 +113,7 @@ def test_trace_profile_and_suggestions_views(browser, tmp_path, artifacts):
         with lab_server(root, state, secrets.token_hex(16),
                         ["--KernelSpecManager.allowed_kernelspecs=nbcompile-no-kernel"]) as server:
             page.goto(server.lab_url(NOTEBOOK))
-            cells(page).nth(6).wait_for(timeout=60_000)
+            cells(page).nth(8).wait_for(timeout=60_000)
             choose_no_kernel(page)
 
             # ---- Inline, from the saved outputs, no kernel. ----
@@ -139,6 +142,13 @@ def test_trace_profile_and_suggestions_views(browser, tmp_path, artifacts):
             ct = cells(page).nth(6).locator(".nbc-inline .nbc-compile-time")
             ct.wait_for(timeout=20_000)
             assert ct.locator('tr[data-kind="regional"]').count() == 1
+            timing = cells(page).nth(7).locator(".nbc-inline .nbc-timing")
+            timing.wait_for(timeout=20_000)
+            assert timing.locator("tbody tr").count() >= 2  # eager and default
+            assert "default" in (timing.text_content() or "")
+            diagnosis = cells(page).nth(8).locator(".nbc-inline .nbc-diagnosis")
+            diagnosis.wait_for(timeout=20_000)
+            assert "matches eager" in (diagnosis.text_content() or "")
 
             # ---- The inspector shows the same records. ----
             open_sidebar_tab(page)

@@ -6,7 +6,12 @@ TORCH_TRACE job recorded by ``torchrun``, ``%nbcompile cache``, ``%nbcompile con
 cell by cell in JupyterLab (light theme, a fixed viewport) in Debian's Chromium; each shot
 waits for what it shows (so a UI change that breaks a picture fails here), then saves it.
 ``make screenshots`` (``NBCOMPILE_SCREENSHOTS=docs``) writes them where the docs use them,
-``docs/_static/screenshots/``; otherwise they go to ``test-artifacts/screenshots/``.
+``docs/_static/screenshots/``; ``NBCOMPILE_SCREENSHOTS=artifacts`` to
+``test-artifacts/screenshots/``. Without it the test is skipped: it runs every command for
+its picture (two and a half minutes of a 2-core machine), while each view it shows is
+checked in a real Lab by the other browser tests (``test_report_views``: trace, profile,
+suggestions, compile time, comparison, diagnosis; ``test_sidebar``/``test_frontends``:
+the summary, the inspector, source and kernels).
 """
 
 from __future__ import annotations
@@ -28,7 +33,9 @@ from tests.support.tour import CALL_CELL, COMPILE_CELL
 from .conftest import ROOT, lab_server
 from .test_sidebar import cells, open_sidebar_tab, prompt_text, wait_idle_status, widen_sidebar
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(1800)]
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(1800),
+              pytest.mark.skipif(not os.environ.get("NBCOMPILE_SCREENSHOTS"),
+                                 reason="the docs' pictures: `make screenshots` takes them")]
 
 DOCS_SHOTS = ROOT / "docs" / "_static" / "screenshots"
 VIEWPORT = {"width": 1360, "height": 860}

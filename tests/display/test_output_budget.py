@@ -257,3 +257,25 @@ def test_a_diagnosis_and_a_comparison_with_long_lists_are_within_the_budget(
         assert re.search(r"\.\.\. and [\d,]+ more notes; the full list: ",
                          bundle["text/plain"])
     assert "crashes &lt;here&gt;" in d._repr_mimebundle_()["text/html"]
+
+
+def test_the_timing_chart_draws_its_first_rows_and_says_so():
+    """A comparison of thousands of rows charts its first ``CHART_ROWS`` (the same
+    picture as a comparison of exactly that many), with a title that says so."""
+    import io
+
+    from matplotlib.image import imread
+
+    from nbcompile.api import Comparison
+    from nbcompile.core.perf.comparison import TimingRow
+    from nbcompile.display.timing import CHART_ROWS, timing_chart_png
+
+    def chart(n: int) -> tuple[int, ...]:
+        rows = [TimingRow(mode="eager", kind="eager", median_s=1e-3)] + [
+            TimingRow(mode=f"m{i}", kind="mode", median_s=1e-3, speedup=1.0)
+            for i in range(n)]
+        png = timing_chart_png(Comparison(name="f", rows=rows))
+        assert png is not None
+        return imread(io.BytesIO(png)).shape
+
+    assert chart(3_000)[0] == chart(CHART_ROWS)[0] > chart(2)[0]
