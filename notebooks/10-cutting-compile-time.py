@@ -74,9 +74,9 @@ x = torch.randn(4, 32)
 # `--remedies regional,portable_cache` tries compiling each block instead of the whole
 # model (`for block in model.blocks: block.compile()`), and torch's portable cache
 # (`torch.compiler.save_cache_artifacts()` in one process, `load_cache_artifacts()` in
-# the next, into empty cache directories). Each remedy runs in alternated rounds (a baseline
-# process, then a remedy process, side by side); `--rounds 3` asks for three, the fewest a
-# verdict rests on. A remedy reads *verified* only with a cut of at least 10 % beyond the
+# the next, into empty cache directories). Each remedy runs in alternated rounds (a
+# baseline process, then a remedy process, side by side; the remedies share each round's
+# baseline process); `--rounds 3` asks for three, the fewest a verdict rests on. A remedy reads *verified* only with a cut of at least 10 % beyond the
 # spread of its rounds and the same outputs; otherwise the row says what was measured
 # (*inconclusive* when the rounds' spread, on a busy machine, hides the cut).
 

@@ -109,6 +109,8 @@ class _Measurement:
         self.step = 0
         self.rounds = ROUNDS
         self.last_baseline: FreshRun | None = None  # the latest baseline cold run measured
+        #: each later round's baseline cold run, by round: the remedies share it
+        self.round_baselines: dict[int, Child] = {}
 
     def left(self) -> float | None:
         if not self.budget_s:
@@ -136,15 +138,18 @@ class _Measurement:
     def alternate(self, first: Child | None, label: str, variant: str, cache: str,
                   **extra: Any) -> Rounds:
         """The remedy's alternated rounds: round 1 pairs ``first`` (its first run) with the
-        latest baseline cold run; each later round runs a baseline cold and the remedy,
-        each into an empty cache directory, in ABBA order (baseline first in odd rounds),
-        until ``judge_rounds`` gives a verdict, no round within ``rounds`` could give one,
-        a run fails or the budget ends."""
+        baseline's cold run; each later round runs a baseline cold and the remedy, each
+        into an empty cache directory, in ABBA order (baseline first in odd rounds), until
+        ``judge_rounds`` gives a verdict, no round within ``rounds`` could give one, a run
+        fails or the budget ends. A round's baseline run is shared: a remedy whose round
+        ``i`` comes after another's pairs with the baseline that round measured, as every
+        remedy's round 1 pairs with the one cold run."""
         rounds = Rounds()
+        cold = self.round_baselines.get(1)
         if (first is None or first.run.status != "ok" or not first.run.first_call_s
-                or self.last_baseline is None):
+                or cold is None or self.last_baseline is None):
             return rounds
-        rounds.before.append(self.last_baseline.first_call_s or 0.0)
+        rounds.before.append(cold.run.first_call_s or 0.0)
         rounds.after.append(first.run.first_call_s)
         if first.run.same_result is False:  # no timing makes up for other outputs
             return rounds
@@ -158,18 +163,20 @@ class _Measurement:
                     rounds.stopped = (f"no further round within rounds={self.rounds} could "
                                       "settle it")
                     return rounds
-            left, need = self.left(), self.last_baseline.wall_s + last.wall_s
+            shared = self.round_baselines.get(i)
+            left = self.left()
+            need = last.wall_s + (0.0 if shared else self.last_baseline.wall_s)
             if left is not None and left < need + 1.0:
                 rounds.stopped = (f"the budget ended after round {i - 1} ({left:.0f} s left, "
                                   f"a round takes about {need:.0f} s)")
                 return rounds
-            pair: dict[str, Child | None] = {}
-            # the baseline's run named with its remedy: each remedy has rounds of its own
-            remedy = label.split(" ", 1)[0]
+            pair: dict[str, Child | None] = {"baseline": shared}
             for side in (("baseline", "remedy") if i % 2 else ("remedy", "baseline")):
+                if side == "baseline" and shared is not None:
+                    continue
                 pair[side] = (
-                    self.child(f"baseline cold ({remedy} round {i})", "baseline",
-                               f"baseline-{cache}-{i}") if side == "baseline" else
+                    self.child(f"baseline cold (round {i})", "baseline", f"baseline-{i}")
+                    if side == "baseline" else
                     self.child(f"{label} (round {i})", variant, f"{cache}-{i}", **extra))
                 got = pair[side]
                 if got is None or got.run.status != "ok" or not got.run.first_call_s:
@@ -178,6 +185,7 @@ class _Measurement:
                     return rounds
             base, mine = pair["baseline"], pair["remedy"]
             assert base is not None and mine is not None
+            self.round_baselines.setdefault(i, base)
             self.last_baseline, last = base.run, mine.run
             rounds.before.append(base.run.first_call_s or 0.0)
             rounds.after.append(mine.run.first_call_s or 0.0)
@@ -207,9 +215,10 @@ def compile_time(fn: Any, *args: Any, budget_s: float | None = None,
     compile split by frame, phase, cache layer and repeated block; ``remedies``: each kind
     asked for, tried in fresh processes (``regional``, ``nested_region``, ``dynamic``,
     ``portable_cache``, ``precompiled``), each judged from alternated rounds of a baseline
-    cold run and a remedy run (``judge_rounds``): *verified* only with a median cut of at
-    least 10 % beyond the spread of its rounds and outputs equal to eager's, *inconclusive*
-    when the rounds or the budget end first (the note gives each round's numbers).
+    cold run and a remedy run (the remedies share each round's baseline; ``judge_rounds``):
+    *verified* only with a median cut of at least 10 % beyond the spread of its rounds and
+    outputs equal to eager's, *inconclusive* when the rounds or the budget end first (the
+    note gives each round's numbers).
     ``options``: ``torch.compile`` keyword arguments (``mode``, ``fullgraph``...);
     ``more_calls``: further ``(args, kwargs)`` the target is called with (their first calls
     count: a shape that recompiles shows there); ``rounds``: the most alternated rounds per
@@ -274,6 +283,7 @@ def _measure(m: _Measurement, kinds: tuple[str, ...]) -> None:
         return
     result.cold_s = cold.run.first_call_s
     m.last_baseline = cold.run
+    m.round_baselines[1] = cold
     result.steady_s = cold.run.steady_s
     compiles = records_from_events(cold.events)
     result.where = where(compiles, root=module)
