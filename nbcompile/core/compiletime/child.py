@@ -246,7 +246,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         if spec.get("probes_dir"):
             # Inductor's CPU-ISA probes: built once per cache directory (every machine that
             # compiled once has them in its cache), kept per process; made here, outside the
-            # measured call, in a directory the measurement's runs share, so a cold run
+            # measured call, in a private directory all runs of the parent share, so a cold run
             # measures the compile of the call, not of torch's probes
             stage = "Inductor's CPU-ISA probes"
             from nbcompile.core import torch_compat

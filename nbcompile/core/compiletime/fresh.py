@@ -10,9 +10,11 @@ measured then.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import pickle
+import shutil
 import signal
 import subprocess
 import sys
@@ -61,6 +63,21 @@ def private_dir(prefix: str = "nbcompile-ct-") -> Path:
     return Path(tempfile.mkdtemp(prefix=prefix))
 
 
+_PROBES: list[Path] = []
+
+
+def probes_dir() -> Path:
+    """Where the fresh processes of this Python build Inductor's CPU-ISA probes (outside
+    their measured calls: see child.py): one private directory for every measurement of
+    this process, removed at its exit, so only the first run pays the ~4 s of building
+    them. They are shared libraries the children load: never a directory another user
+    could write."""
+    if not _PROBES or not _PROBES[0].is_dir():
+        _PROBES[:] = [private_dir("nbcompile-isa-")]
+        atexit.register(shutil.rmtree, _PROBES[0], True)
+    return _PROBES[0]
+
+
 def run_child(shipment: Shipment, label: str, variant: str, cache_dir: Path, work: Path,
               *, options: dict[str, Any] | None = None, blocks: Iterable[str] = (),
               artifact: Path | None = None, timeout_s: float | None = None,
@@ -73,8 +90,7 @@ def run_child(shipment: Shipment, label: str, variant: str, cache_dir: Path, wor
             "variant": variant, "options": dict(options or {}), "blocks": list(blocks),
             "artifact": str(artifact) if artifact else "", "sys_path": list(sys.path),
             "steady_budget_s": steady_budget_s,
-            # shared by the runs of one measurement (``work``): see child.py
-            "probes_dir": str(work / "isa-probes")}
+            "probes_dir": str(probes_dir())}
     spec_path = work / f"{label.replace(' ', '_')}.spec"
     out_path = work / f"{label.replace(' ', '_')}.json"
     with open(spec_path, "wb") as f:

@@ -131,3 +131,21 @@ def test_notebook_classes_travel_with_the_call_as_they_are_now(monkeypatch):
     assert type(args[1]).__name__ == "Cfg" and args[1].k == 3
     assert _graph_ops(fn, *args) == _graph_ops(ns["scaled"], x, ns["Cfg"](3)) == 3
     torch.testing.assert_close(fn(*args), ns["scaled"](x, ns["Cfg"](3)))
+
+
+def test_the_cpu_probes_directory_is_private_and_shared_by_measurements():
+    """Inductor's CPU-ISA probes (shared libraries the fresh processes load) are built
+    once per kernel process, in a directory only this user can enter; removed, it is
+    made again."""
+    import os
+    import shutil
+    import stat
+
+    from nbcompile.core.compiletime.fresh import probes_dir
+
+    first = probes_dir()
+    assert probes_dir() == first and first.is_dir()
+    assert stat.S_IMODE(os.stat(first).st_mode) == 0o700
+    shutil.rmtree(first)
+    again = probes_dir()
+    assert again.is_dir() and again != first
