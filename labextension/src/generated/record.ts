@@ -1791,6 +1791,10 @@ export interface Diagnosis {
   skipped: string[];
   notes: string[];
   /**
+   * on a CUDA GPU, the reduced matmul precision torch's settings put in force for what the graphs compute ("TF32 matmuls", ...; a note explains them); [] none, or not on CUDA
+   */
+  matmul_precision?: string[];
+  /**
    * texts were cut to fit the output budget (the kernel has them)
    */
   truncated: boolean;

@@ -2868,6 +2868,13 @@ export const RECORD_SCHEMA: unknown = {
             "type": "string"
           }
         },
+        "matmul_precision": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "on a CUDA GPU, the reduced matmul precision torch's settings put in force for what the graphs compute (\"TF32 matmuls\", ...; a note explains them); [] none, or not on CUDA"
+        },
         "truncated": {
           "type": "boolean",
           "description": "texts were cut to fit the output budget (the kernel has them)"

@@ -57,7 +57,7 @@ from .precision import (
     has_conv,
     has_matmul,
     low_dtypes,
-    matmul_precision_note,
+    matmul_precision,
     read_matmul_settings,
     value_dtypes,
 )
@@ -289,20 +289,21 @@ def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, 
 
 def _name_matmul_precision(result: Diagnosis, bench: Bench, top: Run) -> None:
     """On a CUDA GPU, a note naming the TF32 or reduced-precision matmuls torch's settings
-    put in force for what the graphs compute (the summary names the cause from it)."""
+    put in force for what the graphs compute, and their causes (the summary names them)."""
     outputs = [*bench.expected, *(top.leaves or [])]
     if bench.device.type != "cuda" and not any(
             isinstance(v, torch.Tensor) and v.is_cuda for v in outputs):
         return  # on a CPU these settings change no result
     graphs = top.dynamo_graphs
     ref = result.reference
-    note = matmul_precision_note(
+    found = matmul_precision(
         read_matmul_settings(), graph_dtypes(graphs) | value_dtypes(outputs),
         has_matmul(graphs), has_conv(graphs),
         ref.eager_error if ref is not None else None,
         ref.compiled_error if ref is not None else None)
-    if note:
-        result.notes.append(note)
+    result.matmul_precision = list(found.causes)
+    if found.note:
+        result.notes.append(found.note)
 
 
 def _not_comparable(result: Diagnosis, top: Run) -> None:

@@ -8,7 +8,7 @@ in bfloat16 inside shows ``bf16`` there, so the precision workarounds apply to i
 On a CUDA GPU the matmul precision torch is set to changes results too: TF32 for float32
 matmuls (``torch.set_float32_matmul_precision('high')``) and convolutions, reduced-precision
 reductions for float16/bfloat16 matmuls. ``read_matmul_settings`` reads those settings;
-``matmul_precision_note`` names them (pure: settings, dtypes and ops in, words out).
+``matmul_precision`` names them (pure: settings, dtypes and ops in, causes and words out).
 """
 
 from __future__ import annotations
@@ -109,64 +109,60 @@ def has_conv(graphs: Iterable[str]) -> bool:
     return any(_CONV.search(text) for text in graphs)
 
 
-#: The start of the diagnosis note that names reduced matmul precision (``verdict``
-#: reads it back to name the cause in the summary).
+#: The start of the diagnosis note that names reduced matmul precision.
 MATMUL_NOTE = "reduced matmul precision: "
 
 
-def matmul_precision_note(settings: MatmulSettings, dtypes: set[str], matmul: bool,
-                          conv: bool, eager_error: float | None = None,
-                          compiled_error: float | None = None) -> str:
-    """The note naming TF32 and reduced-precision matmuls, from the settings torch reports,
-    the dtypes the call's graphs compute in (``graph_dtypes``) and whether they multiply
-    matrices or convolve, with the float64 verdict's errors when there is one; "" when
-    none applies. Only for a call on a CUDA GPU (the caller checks): on a CPU none of these
+@dataclass(frozen=True)
+class MatmulPrecision:
+    """The reduced matmul precision in force for a call: its ``causes`` in short words
+    (``"TF32 matmuls"``, what the summary names) and the diagnosis ``note`` that explains
+    them with their settings and fixes; both empty when none applies."""
+
+    causes: tuple[str, ...] = ()
+    note: str = ""
+
+
+def matmul_precision(settings: MatmulSettings, dtypes: set[str], matmul: bool, conv: bool,
+                     eager_error: float | None = None,
+                     compiled_error: float | None = None) -> MatmulPrecision:
+    """TF32 and reduced-precision matmuls, from the settings torch reports, the dtypes the
+    call's graphs compute in (``graph_dtypes``) and whether they multiply matrices or
+    convolve, with the float64 verdict's errors when there is one; empty when none
+    applies. Only for a call on a CUDA GPU (the caller checks): on a CPU none of these
     settings changes a result."""
-    named: list[str] = []
+    named: list[tuple[str, str, str]] = []  # (cause, words, fix)
     fp32 = "float32" in dtypes
     if matmul and fp32 and (settings.cuda_tf32 or settings.float32_precision != "highest"):
-        named.append(
+        named.append((
+            "TF32 matmuls",
             "float32 matmuls run in TF32"
             + (" or bfloat16" if settings.float32_precision == "medium" else "")
             + " (torch.get_float32_matmul_precision() is "
             f"'{settings.float32_precision}', torch.backends.cuda.matmul.allow_tf32 is "
             f"{settings.cuda_tf32}); TF32 keeps 10 of float32's 23 mantissa bits, about "
             "1e-3 relative per product, so eager and compiled each round their matmuls "
-            "and differ wherever their kernels split or sum them differently")
+            "and differ wherever their kernels split or sum them differently",
+            "torch.set_float32_matmul_precision('highest')"))
     if conv and fp32 and settings.cudnn_tf32:
-        named.append("float32 convolutions run in TF32 (torch.backends.cudnn.allow_tf32 is "
-                     "True, torch's default)")
+        named.append(("TF32 convolutions",
+                      "float32 convolutions run in TF32 (torch.backends.cudnn.allow_tf32 is "
+                      "True, torch's default)", "torch.backends.cudnn.allow_tf32 = False"))
     for dtype, on in (("float16", settings.fp16_reduced), ("bfloat16", settings.bf16_reduced)):
         if matmul and on and dtype in dtypes:
-            named.append(
+            named.append((
+                "reduced-precision matmul reductions",
                 f"{dtype} matmuls may reduce in reduced precision (torch.backends.cuda."
                 f"matmul.allow_{dtype.replace('bfloat', 'bf').replace('float', 'fp')}"
-                "_reduced_precision_reduction is True)")
+                "_reduced_precision_reduction is True)",
+                "the allow_*_reduced_precision_reduction flags set to False"))
     if not named:
-        return ""
-    text = MATMUL_NOTE + "; ".join(named)
+        return MatmulPrecision()
+    text = MATMUL_NOTE + "; ".join(words for _, words, _ in named)
     if eager_error is not None and compiled_error is not None:
         text += (f". Against float64 eager is off by {eager_error:.3g} and compiled by "
                  f"{compiled_error:.3g}: both carry that rounding")
-    fixes = []
-    if any(n.startswith("float32 matmuls") for n in named):
-        fixes.append("torch.set_float32_matmul_precision('highest')")
-    if any(n.startswith("float32 convolutions") for n in named):
-        fixes.append("torch.backends.cudnn.allow_tf32 = False")
-    if any("reduced precision" in n for n in named):
-        fixes.append("the allow_*_reduced_precision_reduction flags set to False")
-    return text + f". To compute them in full precision (slower): {' and '.join(fixes)}"
-
-
-def matmul_cause(note: str) -> str:
-    """The cause the summary names from the note (``""`` when the note names none)."""
-    if not note.startswith(MATMUL_NOTE):
-        return ""
-    causes = []
-    if "float32 matmuls run in TF32" in note:
-        causes.append("TF32 matmuls")
-    if "float32 convolutions run in TF32" in note:
-        causes.append("TF32 convolutions")
-    if "reduce in reduced precision" in note:
-        causes.append("reduced-precision matmul reductions")
-    return " and ".join(causes)
+    fixes = list(dict.fromkeys(fix for _, _, fix in named))
+    causes = tuple(dict.fromkeys(cause for cause, _, _ in named))
+    return MatmulPrecision(causes, text + ". To compute them in full precision (slower): "
+                           + " and ".join(fixes))

@@ -125,9 +125,12 @@ class Diagnosis(Record):
     elapsed_s: float = 0.0  # seconds it took
     skipped: list[str] = field(default_factory=list)  # steps left out, and why
     notes: list[str] = field(default_factory=list)
+    # on a CUDA GPU, the reduced matmul precision torch's settings put in force for what the
+    # graphs compute ("TF32 matmuls", ...; a note explains them); [] none, or not on CUDA
+    matmul_precision: list[str] = field(default_factory=list)
     truncated: bool = False  # texts were cut to fit the output budget (the kernel has them)
     interrupted: bool = False  # Ctrl-C stopped it: what was established so far (see notes[0])
     schema_version: Literal[1] = SCHEMA_VERSION
     record: Literal["diagnosis"] = "diagnosis"
 
-    OPTIONAL_KEYS = frozenset({"interrupted"})
+    OPTIONAL_KEYS = frozenset({"interrupted", "matmul_precision"})

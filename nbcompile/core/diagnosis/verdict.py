@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ladder import LAYER_NAMES, settle_layer
-from .precision import MATMUL_NOTE, matmul_cause
 from .record import Diagnosis
 
 #: The steps of a diagnosis, in order (``Place.stage``).
@@ -99,7 +98,7 @@ def summary(d: Diagnosis) -> str:
                      f" compiled {ref.compiled_error:.3g})")
     elif ref is not None and ref.closer == "unknown":
         text += f". No float64 verdict: {ref.note.removeprefix('no float64 reference: ')}"
-    cause = matmul_cause(next((n for n in d.notes if n.startswith(MATMUL_NOTE)), ""))
+    cause = " and ".join(d.matmul_precision)
     if cause and d.kind == "accuracy":
         text += (f". {cause[0].upper()}{cause[1:]} are in force (torch's settings on this "
                  "GPU): both sides round their matmuls, so a kernel that splits or sums one "

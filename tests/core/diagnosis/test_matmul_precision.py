@@ -22,8 +22,7 @@ from nbcompile.core.diagnosis.precision import (
     graph_dtypes,
     has_conv,
     has_matmul,
-    matmul_cause,
-    matmul_precision_note,
+    matmul_precision,
     read_matmul_settings,
 )
 from nbcompile.core.diagnosis.record import Diagnosis, Reference, Rung
@@ -85,54 +84,56 @@ def test_settings_as_torch_reports_them_after_set_float32_matmul_precision():
 
 def test_tf32_is_named_with_the_settings_and_the_float64_errors(graphs):
     high = MatmulSettings(float32_precision="high", cuda_tf32=True)
-    note = matmul_precision_note(high, graph_dtypes(graphs["at"]), has_matmul(graphs["at"]),
-                                 has_conv(graphs["at"]), 2.1e-3, 4e-7)
+    found = matmul_precision(high, graph_dtypes(graphs["at"]), has_matmul(graphs["at"]),
+                             has_conv(graphs["at"]), 2.1e-3, 4e-7)
+    note = found.note
     assert note.startswith(MATMUL_NOTE)
     assert "float32 matmuls run in TF32" in note and "'high'" in note
     assert "allow_tf32 is True" in note
     assert "eager is off by 0.0021 and compiled by 4e-07" in note
     assert "torch.set_float32_matmul_precision('highest')" in note
-    assert matmul_cause(note) == "TF32 matmuls"
+    assert found.causes == ("TF32 matmuls",)
     medium = MatmulSettings(float32_precision="medium", cuda_tf32=True)
-    assert "TF32 or bfloat16" in matmul_precision_note(medium, {"float32"}, True, False)
+    assert "TF32 or bfloat16" in matmul_precision(medium, {"float32"}, True, False).note
 
 
 def test_nothing_is_named_without_evidence(graphs):
     high = MatmulSettings(float32_precision="high", cuda_tf32=True)
     highest = MatmulSettings()
     # full float32 precision, no matmul, or no float32 matmul: nothing to name
-    assert matmul_precision_note(highest, {"float32"}, True, False) == ""
-    assert matmul_precision_note(high, graph_dtypes(graphs["pointwise"]),
-                                 has_matmul(graphs["pointwise"]), False) == ""
-    assert matmul_precision_note(high, {"float64"}, True, False) == ""
-    assert matmul_cause("some other note") == ""
+    none = matmul_precision(highest, {"float32"}, True, False)
+    assert none.note == "" and none.causes == ()
+    assert matmul_precision(high, graph_dtypes(graphs["pointwise"]),
+                            has_matmul(graphs["pointwise"]), False).note == ""
+    assert matmul_precision(high, {"float64"}, True, False).causes == ()
 
 
 def test_reduced_precision_reductions_and_tf32_convolutions_are_named(graphs):
     torch_defaults = MatmulSettings(cudnn_tf32=True, fp16_reduced=True, bf16_reduced=True)
-    bf16 = matmul_precision_note(torch_defaults, graph_dtypes(graphs["bmm_bf16"]),
-                                 has_matmul(graphs["bmm_bf16"]), False)
+    found = matmul_precision(torch_defaults, graph_dtypes(graphs["bmm_bf16"]),
+                             has_matmul(graphs["bmm_bf16"]), False)
+    bf16 = found.note
     assert "bfloat16 matmuls may reduce in reduced precision" in bf16
     assert "allow_bf16_reduced_precision_reduction is True" in bf16
     assert "float16 matmuls" not in bf16.replace("bfloat16 matmuls", "")
-    assert matmul_cause(bf16) == "reduced-precision matmul reductions"
-    conv = matmul_precision_note(torch_defaults, graph_dtypes(graphs["conv"]), False,
-                                 has_conv(graphs["conv"]))
+    assert found.causes == ("reduced-precision matmul reductions",)
+    conv = matmul_precision(torch_defaults, graph_dtypes(graphs["conv"]), False,
+                            has_conv(graphs["conv"])).note
     assert "float32 convolutions run in TF32" in conv
     assert "torch.backends.cudnn.allow_tf32 = False" in conv
 
 
 def test_the_summary_names_the_cause_of_an_accuracy_verdict():
-    note = matmul_precision_note(MatmulSettings(float32_precision="high", cuda_tf32=True),
-                                 {"float32"}, True, False, 1e-3, 1e-3)
+    found = matmul_precision(MatmulSettings(float32_precision="high", cuda_tf32=True),
+                             {"float32"}, True, False, 1e-3, 1e-3)
     d = Diagnosis(name="f", kind="accuracy", layer="inductor", max_abs_diff=1e-3,
                   mismatched=10, numel=100, rungs=[Rung("inductor", "inductor", "accuracy")],
                   reference=Reference(eager_error=1e-3, compiled_error=1e-3,
                                       closer="neither"),
-                  notes=[note])
+                  notes=[found.note], matmul_precision=list(found.causes))
     text = summary(d)
     assert "TF32 matmuls are in force (torch's settings on this GPU)" in text
-    d.notes = []
-    assert "TF32" not in summary(d)  # no note, no cause
-    d.notes, d.kind = [note], "ok"
+    d.matmul_precision = []
+    assert "TF32" not in summary(d)  # no cause found, none named
+    d.matmul_precision, d.kind = list(found.causes), "ok"
     assert "TF32" not in summary(d)  # nothing to explain
