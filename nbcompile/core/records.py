@@ -232,10 +232,11 @@ class CudagraphCall(Record):
     pool_before: int | None = None
     pool_after: int | None = None
     pool_source: str = ""
+    what: str = ""  # what happened, in the words the summary's line and the inspector show
 
     OPTIONAL_KEYS = frozenset({"cell", "warmups", "recordings", "replays", "eager",
                                "rerecords", "new_shapes", "fell_back", "pool_before",
-                               "pool_after", "pool_source"})
+                               "pool_after", "pool_source", "what"})
 
 
 @dataclass

@@ -759,6 +759,10 @@ export interface CudagraphCall {
   pool_before?: number | null;
   pool_after?: number | null;
   pool_source?: string;
+  /**
+   * what happened, in the words the summary's line and the inspector show
+   */
+  what?: string;
 }
 /**
  * A CUDA graph torch recorded again because an input changed (CUDA-graph trees' `check_invariants`), in torch's words.

@@ -1242,6 +1242,10 @@ export const RECORD_SCHEMA: unknown = {
         },
         "pool_source": {
           "type": "string"
+        },
+        "what": {
+          "type": "string",
+          "description": "what happened, in the words the summary's line and the inspector show"
         }
       },
       "required": [

@@ -87,6 +87,8 @@ export interface ICudagraphCall {
   fell_back: string;
   pool_before: number | null;
   pool_after: number | null;
+  /** What happened, in the kernel's words (the summary's line says the same). */
+  what: string;
 }
 
 export type ITargetError = View<

@@ -192,7 +192,8 @@ function parseCudagraphCall(o: R.CudagraphCall): ICudagraphCall {
     new_shapes: (o.new_shapes ?? []).map(s => s.key),
     fell_back: o.fell_back ?? '',
     pool_before: o.pool_before ?? null,
-    pool_after: o.pool_after ?? null
+    pool_after: o.pool_after ?? null,
+    what: o.what ?? ''
   };
 }
 

@@ -42,10 +42,19 @@ test('a compile CUDA-graph outcome is read and worded (skipped, not used, none)'
 
 test('calls under CUDA graphs are read and worded one row each', () => {
   const raw = fixture() as { targets: Record<string, unknown>[] };
+  const warmed =
+    "warmed up 1 graph (a graph's first run is eager, in the graph pool: a slow call)";
   raw.targets[0].cudagraph_calls = [
-    { call: 1, cell: 4, warmups: 1, pool_before: 0, pool_after: 2097152 },
+    {
+      call: 1,
+      cell: 4,
+      warmups: 1,
+      pool_before: 0,
+      pool_after: 2097152,
+      what: warmed
+    },
     { call: 2, cell: 4, recordings: 1, new_shapes: [] },
-    { call: 3, cell: 5, replays: 1 },
+    { call: 3, cell: 5, replays: 1, what: 'replayed 1 graph' },
     {
       call: 0,
       cell: 6,
@@ -58,7 +67,8 @@ test('calls under CUDA graphs are read and worded one row each', () => {
         }
       ],
       new_shapes: [{ compile_id: '0/0', key: '(48,)', cell: 6 }],
-      fell_back: ''
+      fell_back: '',
+      what: 'recorded again: static input data pointer changed (primals_1); new size (48,)'
     }
   ];
   const calls = summary(raw).targets[0].cudagraph_calls;
@@ -72,10 +82,12 @@ test('calls under CUDA graphs are read and worded one row each', () => {
     '0',
     '0 B',
     '2.0 MiB',
-    'first run is eager (warm-up): a slow call'
+    warmed
   ]);
-  assert.equal(cudagraphCallRow(calls[1])[8], 'captured: a slow call');
+  // a record saved without the kernel's words shows none (the view words nothing itself)
+  assert.equal(cudagraphCallRow(calls[1])[8], '');
   assert.deepEqual(cudagraphCallRow(calls[2]).slice(2, 5), ['0', '0', '1']);
+  assert.equal(cudagraphCallRow(calls[2])[8], 'replayed 1 graph');
   const fourth = cudagraphCallRow(calls[3]);
   assert.equal(fourth[0], '');
   assert.equal(

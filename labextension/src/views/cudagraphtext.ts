@@ -39,26 +39,9 @@ export const CUDAGRAPH_CALL_HEAD = [
   'what happened'
 ];
 
-/** One call's row: counts, pool bytes and, in words, re-records (with the inputs whose
- * pointer changed), a fall back to eager and new sizes. */
+/** One call's row: counts, pool bytes and what happened in the kernel's words (the
+ * record's `what`, worded where the summary's line is: cudagraph_events.py). */
 export function cudagraphCallRow(c: ICudagraphCall): string[] {
-  const said: string[] = [];
-  for (const r of c.rerecords) {
-    const inputs = r.inputs.length ? ` (${r.inputs.join(', ')})` : '';
-    said.push(`recorded again: ${r.reason}${inputs}`);
-  }
-  if (c.fell_back) {
-    said.push(`fell back to eager: ${c.fell_back}`);
-  }
-  if (c.new_shapes.length) {
-    said.push(`new size ${c.new_shapes.join(', ')}`);
-  }
-  if (!said.length && c.warmups && !c.recordings) {
-    said.push('first run is eager (warm-up): a slow call');
-  }
-  if (!said.length && c.recordings) {
-    said.push('captured: a slow call');
-  }
   return [
     c.call > 0 ? String(c.call) : '',
     c.cell !== null ? `[${c.cell}]` : '',
@@ -68,6 +51,6 @@ export function cudagraphCallRow(c: ICudagraphCall): string[] {
     String(c.eager),
     c.pool_before !== null ? formatBytes(c.pool_before) : '',
     c.pool_after !== null ? formatBytes(c.pool_after) : '',
-    said.join('; ')
+    c.what
   ];
 }

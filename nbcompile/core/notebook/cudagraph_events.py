@@ -136,6 +136,7 @@ def call_value(number: int, cell: int | None, events: Iterable[TreeEvent], repla
             result.new_shapes.append(CudagraphShape(event.compile_id, event.key, cell))
         elif event.kind == "fell_back" and not result.fell_back:
             result.fell_back = event.reason
+    result.what = what_happened(result)
     return result
 
 
@@ -192,9 +193,9 @@ def shapes_line(shapes: CudagraphShapes | None) -> str | None:
 Bytes = Callable[[int], str]
 
 
-def call_line(call: CudagraphCall, size: Bytes = format_bytes) -> str:
-    """One call in words: ``call 1 (cell [4]): warmed up 1 graph (a first run is eager,
-    so it is slow); graph pool 0 B -> 1.0 MiB``."""
+def what_happened(call: CudagraphCall) -> str:
+    """What torch's tree manager did in one call, in words (the record's ``what``):
+    ``warmed up 1 graph (a graph's first run is eager, in the graph pool: a slow call)``."""
     parts: list[str] = []
     if call.warmups:
         parts.append(f"warmed up {_graphs(call.warmups)} (a graph's first run is eager, "
@@ -215,9 +216,15 @@ def call_line(call: CudagraphCall, size: Bytes = format_bytes) -> str:
                      f"cudagraph_unexpected_rerecord_limit ({reason.reason})")
     if call.new_shapes:
         parts.append("new size " + ", ".join(s.key for s in call.new_shapes))
+    return "; ".join(parts) or "no graph run under CUDA graphs"
+
+
+def call_line(call: CudagraphCall, size: Bytes = format_bytes) -> str:
+    """One call in words, its ``what`` after its number and cell: ``call 1 (cell [4]):
+    warmed up 1 graph (...); graph pool 0 B -> 1.0 MiB``."""
     where = f" (cell [{call.cell}])" if call.cell is not None else ""
     label = f"call {call.call}" if call.call > 0 else "a later call"  # 0: uncounted before
-    text = f"{label}{where}: " + ("; ".join(parts) or "no graph run under CUDA graphs")
+    text = f"{label}{where}: {call.what or what_happened(call)}"
     if call.pool_before is not None and call.pool_after is not None:
         text += f"; graph pool {size(call.pool_before)} -> {size(call.pool_after)}"
     return text

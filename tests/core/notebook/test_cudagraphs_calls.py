@@ -143,6 +143,9 @@ def test_first_calls_warm_up_then_record_then_replay():
     assert ev.call_line(second).startswith("call 2 (cell [4]): recorded 1 graph (capture")
     assert ev.call_line(third) == ("call 3 (cell [5]): replayed 1 graph; "
                                    "graph pool 4.0 MiB -> 4.0 MiB")
+    # the record carries the words the line uses (the inspector's column shows them)
+    assert third.what == "replayed 1 graph" and third.to_dict()["what"] == third.what
+    assert first.what in ev.call_line(first)
 
 
 def test_sizes_and_the_remedy_that_fits():
