@@ -9,15 +9,16 @@ from ..core.compiletime import history as compile_history
 from ..core.notebook import cache, cell_names
 from ..core.notebook.session import get_session
 from ..core.notebook.torch_logs import TorchLogRouting
-from . import hazard, inspector_comm
+from . import cell_hooks, hazard, inspector_comm, stance
 from .admin import AdminMagics
+from .cell_hooks import CellHook
 from .compare import CompareMagics
 from .compile import CompileMagics
 from .compile_time import CompileTimeMagics
 from .diagnose import DiagnoseMagics
 from .errors import install_error_display, uninstall_error_display
 from .profile import ProfileMagics
-from .stance import StanceMagics, install_cell_events, uninstall_cell_events
+from .stance import StanceMagics
 from .suggest import SuggestMagics
 
 #: torch's compile log records routed into records while loaded (see core.notebook.torch_logs).
@@ -28,7 +29,7 @@ MAGICS: list[type] = [CompileMagics, CompareMagics, SuggestMagics, AdminMagics, 
                       DiagnoseMagics, StanceMagics, CompileTimeMagics]
 
 
-def _save_cache_keys(result: Any = None) -> None:
+def _save_cache_keys(shell: Any = None, result: Any = None) -> None:
     """After a cell: the cache keys of the compiles heard since the last save, written for
     a later kernel of this notebook (nothing heard: nothing parsed or written)."""
     keys = earlier_keys.current()
@@ -40,10 +41,20 @@ def _save_cache_keys(result: Any = None) -> None:
         keys.problem = f"the cache keys of this kernel's compiles were not saved: {e!r}"
 
 
-def _refresh_torch_logs(info: Any = None) -> None:
+def _refresh_torch_logs(shell: Any = None, info: Any = None) -> None:
     """Before a cell: the filter back on torch's handlers (``set_logs`` replaces them)."""
     if _torch_logs is not None:
         _torch_logs.install()
+
+
+#: What runs around each cell, in order (registered in one place: ``cell_hooks``).
+CELL_HOOKS = [
+    CellHook("pre_run_cell", "torch_log_filter", _refresh_torch_logs),
+    CellHook("pre_run_cell", "cell_history", stance.before_cell),
+    CellHook("post_run_cell", "cell_history", stance.after_cell),
+    CellHook("post_run_cell", "cudagraph_hazards", hazard.after_cell),
+    CellHook("post_run_cell", "cache_keys", _save_cache_keys),
+]
 
 
 def load_ipython_extension(shell: Any) -> None:
@@ -51,8 +62,7 @@ def load_ipython_extension(shell: Any) -> None:
         shell.register_magics(magics)
     cache.setup_default()  # persistent per-user compile cache, unless the user chose one
     compile_history.install()  # cache outcomes of this kernel's compiles, read on demand
-    if earlier_keys.install() is not None:  # their cache keys, kept for later kernels
-        shell.events.register("post_run_cell", _save_cache_keys)
+    earlier_keys.install()  # their cache keys, kept for later kernels (saved after cells)
     session = get_session()
     session.start()
     # a cell's code filename -> its execution count, as IPython keeps it
@@ -61,22 +71,19 @@ def load_ipython_extension(shell: Any) -> None:
     if _torch_logs is None:
         _torch_logs = TorchLogRouting(session.owner_of)
         _torch_logs.install()
-        shell.events.register("pre_run_cell", _refresh_torch_logs)
     install_error_display(shell)
-    install_cell_events(shell)
-    hazard.install(shell)
+    # calls are counted under whatever stance torch is in when they start, whoever set it
+    session.eager.start()
+    cell_hooks.install(shell, CELL_HOOKS)
     inspector_comm.register()
 
 
 def unload_ipython_extension(shell: Any) -> None:
     global _torch_logs
     get_session().stop()
+    cell_hooks.uninstall(shell)
     if earlier_keys.current() is not None:
         _save_cache_keys()
-        try:
-            shell.events.unregister("post_run_cell", _save_cache_keys)
-        except ValueError:
-            pass
         earlier_keys.uninstall()
     compile_history.uninstall()
     inspector_comm.unregister()
@@ -84,14 +91,9 @@ def unload_ipython_extension(shell: Any) -> None:
     if _torch_logs is not None:
         _torch_logs.uninstall()
         _torch_logs = None
-        try:
-            shell.events.unregister("pre_run_cell", _refresh_torch_logs)
-        except ValueError:
-            pass
     cache.restore()
     uninstall_error_display(shell)
-    uninstall_cell_events(shell)
-    hazard.uninstall(shell)
+    get_session().eager.stop()
     for magics in MAGICS:
         for kind, table in magics.magics.items():
             for name in table:

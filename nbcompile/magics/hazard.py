@@ -13,8 +13,6 @@ from ..core.notebook.cudagraph_hazard import get_watch, in_use, is_overwritten_e
 from ..core.notebook.session import get_session
 from ..display.hazard import explanation_text, report_bundle
 
-_hooks: dict[int, Any] = {}
-
 
 def _namespace(shell: Any) -> dict[str, Any]:
     hidden = getattr(shell, "user_ns_hidden", {})
@@ -46,26 +44,3 @@ def explanation(shell: Any, error: BaseException) -> str | None:
         return None
     found = get_watch().explain(text, _namespace(shell))
     return explanation_text(found) if found is not None else None
-
-
-def install(shell: Any) -> None:
-    if id(shell) in _hooks:
-        return
-
-    def post(result: Any = None) -> None:
-        try:
-            after_cell(shell, result)
-        except Exception:  # noqa: BLE001 - the report must never break a cell
-            pass
-    shell.events.register("post_run_cell", post)
-    _hooks[id(shell)] = post
-
-
-def uninstall(shell: Any) -> None:
-    hook = _hooks.pop(id(shell), None)
-    if hook is None:
-        return
-    try:
-        shell.events.unregister("post_run_cell", hook)
-    except ValueError:
-        pass

@@ -17,8 +17,6 @@ from ..core.notebook.cell_history import get_history
 from ..core.notebook.session import get_session
 from .errors import CellSyntaxError
 
-_hooks: dict[int, tuple[Any, Any]] = {}
-
 
 def stance_name(line: str, command: str) -> str:
     """The one stance named on a magic's line, checked with torch, else a ``UsageError``
@@ -83,7 +81,8 @@ class StanceMagics(Magics):
             session.flush_eager()
 
 
-def _pre_run_cell(shell: Any, info: Any = None) -> None:
+def before_cell(shell: Any, info: Any = None) -> None:
+    """Before a cell (``pre_run_cell``): its history opened under its execution count."""
     count = getattr(shell, "execution_count", None)
     if isinstance(count, int) and getattr(info, "store_history", False):
         count -= 1  # IPython counted this cell before telling pre_run_cell
@@ -91,40 +90,7 @@ def _pre_run_cell(shell: Any, info: Any = None) -> None:
     get_session().eager.refused = None  # a refusal is explained in the cell of its call
 
 
-def _post_run_cell(result: Any = None) -> None:
+def after_cell(shell: Any, result: Any = None) -> None:
+    """After a cell (``post_run_cell``): its history closed, its eager calls said."""
     get_history().end()
     get_session().flush_eager()
-
-
-def install_cell_events(shell: Any) -> None:
-    if id(shell) in _hooks:
-        return
-
-    def pre(info: Any = None) -> None:
-        try:
-            _pre_run_cell(shell, info)
-        except Exception:  # the history must never break a cell
-            pass
-
-    def post(result: Any = None) -> None:
-        try:
-            _post_run_cell(result)
-        except Exception:
-            pass
-    shell.events.register("pre_run_cell", pre)
-    shell.events.register("post_run_cell", post)
-    _hooks[id(shell)] = (pre, post)
-    # calls are counted under whatever stance torch is in when they start, whoever set it
-    get_session().eager.start()
-
-
-def uninstall_cell_events(shell: Any) -> None:
-    hooks = _hooks.pop(id(shell), None)
-    if hooks is None:
-        return
-    for event, hook in zip(("pre_run_cell", "post_run_cell"), hooks, strict=True):
-        try:
-            shell.events.unregister(event, hook)
-        except ValueError:
-            pass
-    get_session().eager.stop()

@@ -14,6 +14,7 @@ from nbcompile.core.notebook.session import get_session
 from nbcompile.core.records import MIME_TYPE
 from nbcompile.core.trace.listener import TRACE_LOGGER
 from nbcompile.display import summary_bundle
+from nbcompile.magics import cell_hooks
 from tests.support.schema import SCHEMA
 from tests.support.shell import run_cell
 
@@ -186,13 +187,47 @@ def test_unload_removes_the_trace_handler_and_load_restores_it(ip):
     logger = logging.getLogger(TRACE_LOGGER)
     listener = get_session().listener
     assert listener in logger.handlers
+    hooks = ["pre_run_cell:torch_log_filter", "pre_run_cell:cell_history",
+             "post_run_cell:cell_history", "post_run_cell:cudagraph_hazards",
+             "post_run_cell:cache_keys"]
+    assert cell_hooks.installed(ip) == hooks
+    ours = [cb for cbs in ip.events.callbacks.values() for cb in cbs
+            if getattr(cb, "__name__", "").startswith("nbcompile_")]
+    assert len(ours) == len(hooks)
     ip.run_line_magic("unload_ext", "nbcompile")
     try:
         assert listener not in logger.handlers
         assert ip.find_cell_magic("compile") is None
+        assert cell_hooks.installed(ip) == []
+        assert not any(cb in cbs for cbs in ip.events.callbacks.values() for cb in ours)
     finally:
         ip.run_line_magic("load_ext", "nbcompile")
     assert listener in logger.handlers
+    assert cell_hooks.installed(ip) == hooks
+
+
+def test_a_failing_cell_hook_never_breaks_the_cell():
+    """A job around a cell that raises is swallowed there: the cell runs and the next hook
+    still runs (IPython's own events, a shell of their own)."""
+    from IPython.core.events import EventManager, available_events
+
+    class Shell:
+        events = EventManager(None, available_events)
+
+    shell, ran = Shell(), []
+
+    def boom(_shell, _arg):
+        raise RuntimeError("a bug in a hook")
+
+    cell_hooks.install(shell, [cell_hooks.CellHook("post_run_cell", "boom", boom),
+                               cell_hooks.CellHook("post_run_cell", "after",
+                                                   lambda sh, res: ran.append(res))])
+    try:
+        shell.events.trigger("post_run_cell", "result")
+        assert ran == ["result"]
+    finally:
+        cell_hooks.uninstall(shell)
+    assert not shell.events.callbacks["post_run_cell"]
 
 
 def test_cuda_graph_mode_on_cpu_says_what_it_does(ip):
