@@ -76,9 +76,10 @@ x = torch.randn(4, 32)
 # (`torch.compiler.save_cache_artifacts()` in one process, `load_cache_artifacts()` in
 # the next, into empty cache directories). Each remedy runs in alternated rounds (a
 # baseline process, then a remedy process, side by side; the remedies share each round's
-# baseline process); `--rounds 3` asks for three, the fewest a verdict rests on. A remedy reads *verified* only with a cut of at least 10 % beyond the
-# spread of its rounds and the same outputs; otherwise the row says what was measured
-# (*inconclusive* when the rounds' spread, on a busy machine, hides the cut).
+# baseline process); `--rounds 3` asks for three, the fewest a verdict rests on. A remedy
+# reads *verified* only with a cut of at least 10 % beyond the spread of its rounds and the
+# same outputs; otherwise the row says what was measured (*inconclusive* when the rounds'
+# spread, on a busy machine, hides the cut).
 
 # %%
 # ct = %compile_time model(x) --remedies regional,portable_cache --rounds 3
