@@ -4,6 +4,7 @@ published twice in one output is gone; the published records still validate."""
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 
@@ -28,13 +29,28 @@ def _records(nb):
 
 
 @pytest.fixture(scope="module")
-def gpt2_nb():
-    return run(notebook(GPT2_CELLS))
+def both_nbs():
+    """Both cases run in one kernel (the GPT-2 cells, then the one-line function's), each
+    returned as its own notebook: the setup cell and its cells."""
+    nb = run(notebook(GPT2_CELLS + ONE_LINE_CELLS))
+    setup, cells = nb.cells[0], nb.cells[1:]
+    split = len(GPT2_CELLS)
+    views = []
+    for part in (cells[:split], cells[split:]):
+        view = copy.deepcopy(nb)
+        view.cells = [setup, *part]
+        views.append(view)
+    return views
 
 
 @pytest.fixture(scope="module")
-def one_line_nb():
-    return run(notebook(ONE_LINE_CELLS))
+def gpt2_nb(both_nbs):
+    return both_nbs[0]
+
+
+@pytest.fixture(scope="module")
+def one_line_nb(both_nbs):
+    return both_nbs[1]
 
 
 def test_gpt2_with_12_compiles_saves_under_1mb(gpt2_nb):

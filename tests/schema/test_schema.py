@@ -140,11 +140,10 @@ def test_missing_required_key_and_unknown_record_kind_fail():
 
 
 @pytest.mark.slow
-def test_real_trace_record_validates(tmp_path):
+def test_real_trace_record_validates(runs):
     from nbcompile.display.trace import published_trace
-    from tests.fixtures.traces import record_runs
 
-    report = nbcompile.open_trace(record_runs.record("breaks", tmp_path))
+    report = nbcompile.open_trace(runs("breaks"))
     record = report.to_dict()
     assert record["record"] == "trace" and record["compiles"]
     assert any(c["graph_breaks"] for c in record["compiles"])
