@@ -139,8 +139,15 @@ def _regional_rounds(executed) -> None:
     rounds measured, each round's pair the two runs it measured. A cut of ~40 % reads
     "verified" on a quiet machine; a busy one widens the rounds' spread to "inconclusive",
     never to "did not help", so the verdict does not hang on the machine's load."""
-    ct = _record(_find(executed, "ct = %compile_time", ""))
+    cell = _find(executed, "ct = %compile_time", "")
+    ct = _record(cell)
     assert ct["reproducible"] and ct["cold_s"] and ct["warm_restart_s"], ct["notes"]
+    # the notebook's own classes went to the fresh processes as their cells' definitions
+    assert "definitions of" in ct["how"] and all(n in ct["how"] for n in ("Tower", "Block")), \
+        ct["how"]
+    text = "".join(o["data"].get("text/plain", "") for o in cell.get("outputs", [])
+                   if MIME_TYPE in o.get("data", {}))
+    assert "regional" in text and "portable_cache" in text, text[:2000]
     where = ct["where"]
     assert where["frames"] and where["total_s"] > 0
     assert where["phases"].get("Dynamo tracing", 0) > 0

@@ -1,6 +1,7 @@
-"""%compile_time on a model defined in cells: the cells' definitions carried into fresh
-processes, the regional remedy measured with equal outputs, the record displayed within
-its budget (the verdict on repeated blocks: tests/core/compiletime)."""
+"""%compile_time on code defined in cells: the cells' definitions carried into fresh
+processes, a remedy measured with equal outputs, the record displayed within its budget
+(a cell-defined model's repeated blocks and the regional remedy's rounds: tutorial 10's
+record, checked in tests/kernel/test_notebooks.py; the verdict's rule: tests/core)."""
 
 from __future__ import annotations
 
@@ -9,49 +10,6 @@ import pytest
 import nbcompile
 from nbcompile.core.records import MIME_TYPE
 from tests.support.shell import run_cell
-
-
-def test_magic_measures_a_cell_defined_model_on_fresh_processes(ip):
-    run_cell(ip, "import torch\n"
-                 "from torch import nn\n"
-                 "WIDTH = 8\n"
-                 "class Layer(nn.Module):\n"
-                 "    def __init__(self):\n"
-                 "        super().__init__()\n"
-                 "        self.fc = nn.Linear(WIDTH, WIDTH)\n"
-                 "    def forward(self, x):\n"
-                 "        return x + torch.relu(self.fc(x))\n"
-                 "class Net(nn.Module):\n"
-                 "    def __init__(self):\n"
-                 "        super().__init__()\n"
-                 "        self.layers = nn.ModuleList(Layer() for _ in range(4))\n"
-                 "    def forward(self, x):\n"
-                 "        for layer in self.layers:\n"
-                 "            x = layer(x)\n"
-                 "        return x\n"
-                 "print('a side effect the fresh process must not repeat')\n")
-    run_cell(ip, "net = Net().requires_grad_(False)\nxin = torch.randn(2, WIDTH)\n")
-    ct = ip.run_line_magic("compile_time", "net(xin) --remedies regional --rounds 1")
-    assert isinstance(ct, nbcompile.CompileTime)
-    assert "definitions of" in ct.how and "Net" in ct.how, ct.how
-    assert ct.reproducible and ct.cold_s, ct.notes
-    # the graph names the user's cell lines: the blocks found traced 4 times
-    assert ct.where.repeated and ct.where.repeated[0].traced_copies == 4
-    assert ct.where.repeated[0].node_share > 0.5  # the graph quotes the cell's lines
-    regional = ct.remedy("regional")
-    assert regional is not None and regional.same_result is True
-    assert regional.change.startswith("for block in model.layers:")
-    # one round asked for: round 1 pairs the baseline's cold run with the remedy's, and a
-    # verdict needs more
-    runs = {r.label: r for r in ct.runs}
-    assert regional.rounds_before_s == [runs["baseline cold"].first_call_s]
-    assert regional.rounds_after_s == [runs["regional cold"].first_call_s]
-    assert regional.status == "inconclusive" and not regional.verified
-    assert "a verdict needs at least 3" in regional.note and "rounds=1" in regional.note, \
-        regional.note
-    bundle = ct._repr_mimebundle_()
-    assert bundle[MIME_TYPE]["record"] == "compile_time"
-    assert "regional" in bundle["text/plain"] and "regional" in bundle["text/html"]
 
 
 def test_magic_refuses_a_bad_remedy_before_running_anything(ip):
@@ -70,8 +28,16 @@ def test_a_cell_function_gets_a_precompiled_remedy_that_loads_in_a_fresh_process
     assert "squash" in ct.how
     pre = ct.remedy("precompiled")
     assert pre is not None and pre.same_result is True, pre
-    # one round: numbers, no verdict (a verdict needs alternated rounds)
+    # one round: numbers, no verdict (a verdict needs alternated rounds), said so; round 1
+    # pairs the baseline's cold run with the remedy's restart
     assert pre.restart_s is not None and pre.status == "inconclusive", pre
+    assert "a verdict needs at least 3" in pre.note and "rounds=1" in pre.note, pre.note
+    runs = {r.label: r for r in ct.runs}
+    assert pre.rounds_before_s == [runs["baseline cold"].first_call_s]
+    assert pre.rounds_after_s == [runs["precompiled restart"].first_call_s]
+    bundle = ct._repr_mimebundle_()
+    assert bundle[MIME_TYPE]["record"] == "compile_time"
+    assert "precompiled" in bundle["text/plain"] and "precompiled" in bundle["text/html"]
     # torch's own record: the loaded function compiled nothing (no Dynamo, no cache lookup)
     restart = next(r for r in ct.runs if r.label == "precompiled restart")
     assert restart.frames_compiled == 0 and not restart.caches
