@@ -4,7 +4,8 @@ Debian's Chromium.
 A notebook runs in a real kernel (nbclient): a ``%%compile`` target with a graph break,
 ``%kprun`` on it, ``%suggest`` on it, ``%nbcompile open`` on a two-rank TORCH_TRACE
 directory whose ranks compiled differently (real logs recorded by torch, one per rank),
-and ``%compile_time`` on the target (one remedy, the cheapest run).
+``%compile_time`` on the target (one remedy, the cheapest run), ``%compare`` (its
+displayed result: record, fallbacks, chart) and ``%diagnose``.
 Saved, then opened in Lab where no kernel can start: each output renders inline from the
 saved record (trace grid with the divergent compile marked, the source painted by
 measured time, the proven fix with its change), and the Compile inspector shows the same
@@ -94,6 +95,12 @@ def test_trace_profile_and_suggestions_views(browser, tmp_path, artifacts):
              if mime in o.get("data", {})]
     assert {"summary", "profile", "suggestions", "trace", "compile_time", "timing",
             "diagnosis"} <= set(kinds), kinds
+    # %compare's result as the kernel displayed it: the record, its fallbacks and the chart
+    (timing,) = [o["data"] for o in saved.cells[7].get("outputs", [])
+                 if o.get("output_type") == "execute_result"]
+    assert {mime, "text/html", "text/plain", "image/png"} <= set(timing), set(timing)
+    assert [r["mode"] for r in timing[mime]["rows"]] == ["eager", "default"]
+    assert timing[mime]["schema_version"] == 1 and "<table>" in timing["text/html"]
     remedies = [r["kind"] for c in saved.cells for o in c.get("outputs", [])
                 if o.get("data", {}).get(mime, {}).get("record") == "compile_time"
                 for r in o["data"][mime]["remedies"]]
