@@ -62,6 +62,24 @@ def pytest_collection_modifyitems(config, items) -> None:
     items.sort(key=lambda item: item.get_closest_marker("before_torch_state_changes") is None)
 
 
+#: ``NBCOMPILE_TEST_TIMELINE=FILE``: each test's process, start and end (Unix seconds) and
+#: id appended to FILE, one line per test: where a run's wall time went (which process
+#: waited for which test at the end).
+TIMELINE = os.environ.get("NBCOMPILE_TEST_TIMELINE")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    import time
+
+    start = time.time()
+    yield
+    if TIMELINE:
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        with open(TIMELINE, "a") as f:
+            f.write(f"{worker} {start:.2f} {time.time():.2f} {item.nodeid}\n")
+
+
 def pytest_xdist_make_scheduler(config, log):
     """A test file per work unit (``--dist loadfile``), in collection order, each test of
     ``EACH_TEST_A_UNIT`` a unit of its own."""
