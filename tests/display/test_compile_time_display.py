@@ -110,3 +110,21 @@ def test_an_inconclusive_remedy_says_what_a_verdict_needs():
     assert ">inconclusive</td>" in html and "5.00 / 4.20" in html
     record = compile_time_bundle(ct)[MIME_TYPE]
     assert record["remedies"][0]["rounds_after_s"] == [4.2, 5.6, 4.4]
+
+
+def test_the_published_record_is_cut_to_exactly_what_fits():
+    """The size kept while cutting frames is the record's real size: within the budget,
+    and one more frame would not have fitted."""
+    import json
+
+    from nbcompile.display.budget import json_size
+    from nbcompile.display.compile_time import published_compile_time
+
+    ct = _record(frames=300)
+    whole = json_size(ct.to_dict())
+    budget = whole // 20  # below what capping the texts alone reaches
+    data = published_compile_time(ct, budget)
+    assert json_size(data) <= budget and data["truncated"]
+    assert 0 < len(data["where"]["frames"]) < 300
+    bigger = published_compile_time(ct, json_size(data) + 1)
+    assert json.dumps(bigger) == json.dumps(data)  # the same cut: nothing more fitted
