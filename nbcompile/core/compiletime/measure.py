@@ -14,6 +14,7 @@ from typing import Any
 import torch
 
 from .. import torch_compat
+from ..perf.call_args import describe_argument
 from ..perf.call_options import (
     CallOptionError,
     CallOptionTypeError,
@@ -24,7 +25,7 @@ from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched
 from . import earlier as earlier_keys
 from .fresh import ship
 from .history import kernel_frames
-from .measurement import Measurement, describe
+from .measurement import Measurement
 from .record import REMEDY_KINDS, CompileTime, Remedy
 from .remedies import REMEDIES
 from .rounds import ROUNDS
@@ -78,8 +79,8 @@ def compile_time(fn: Any, *args: Any, budget_s: float | None = None,
     raises ``CompileTimeInterrupted`` carrying the runs measured so far.
     """
     if not callable(fn):
-        raise CallOptionTypeError(f"compile_time: {describe(fn)} is a {type(fn).__name__}, "
-                                  "not a function or module")
+        raise CallOptionTypeError(f"compile_time: {describe_argument(fn)} is a "
+                                  f"{type(fn).__name__}, not a function or module")
     if budget_s is not None:
         budget_s = check_budget(budget_s)
     kinds = _check_kinds(remedies)

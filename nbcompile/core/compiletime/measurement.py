@@ -12,19 +12,11 @@ from typing import Any
 
 import torch
 
+from ..perf.call_args import describe_argument
 from ..steps import Progress, tell
 from .fresh import Child, Shipment, private_dir, run_child
 from .record import CompileTime, FreshRun
 from .rounds import MIN_ROUNDS, ROUNDS, Rounds, could_settle, judge_rounds
-
-
-def describe(value: Any) -> str:
-    """An argument in a few words (a tensor's shape, dtype and device)."""
-    if isinstance(value, torch.Tensor):
-        return (f"Tensor{list(value.shape)} {str(value.dtype).removeprefix('torch.')} "
-                f"{value.device}")
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def name_of(fn: Any) -> str:
@@ -44,7 +36,7 @@ class Measurement:
         self.start = time.perf_counter()
         self.result = CompileTime(
             name=name_of(fn), budget_s=budget_s or 0.0,
-            inputs=[describe(a) for a in calls[0][0]],
+            inputs=[describe_argument(a) for a in calls[0][0]],
             environment={"torch": torch.__version__, "python": platform.python_version(),
                          "machine": platform.machine()},
             created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))

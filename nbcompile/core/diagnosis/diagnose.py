@@ -38,6 +38,7 @@ import torch
 
 from ..notebook.session import get_session
 from ..notebook.torch_logs import TorchLogRouting
+from ..perf.call_args import describe_call
 from ..perf.call_options import check_budget
 from ..perf.numerics import drift_note
 from ..runs.produced import (
@@ -83,14 +84,6 @@ class DiagnosisInterrupted(Interrupted):
 
     def __init__(self, partial: Diagnosis) -> None:
         super().__init__("diagnose", partial)
-
-
-def _describe(value: Any) -> str:
-    if isinstance(value, torch.Tensor):
-        return (f"Tensor{list(value.shape)} {str(value.dtype).removeprefix('torch.')} "
-                f"{value.device}")
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def user_options(fn: Any) -> tuple[Any, dict[str, Any], str]:
@@ -139,8 +132,7 @@ def diagnose(fn: Any, *args: Any, budget_s: float = DEFAULT_BUDGET_S,
     name = getattr(fn, "__name__", None) or type(fn).__name__
     backend, options, source = user_options(fn)
     result = Diagnosis(name=name, kind="not run", budget_s=float(budget_s),
-                       inputs=[_describe(a) for a in args]
-                       + [f"{k}={_describe(v)}" for k, v in kwargs.items()],
+                       inputs=describe_call(args, kwargs),
                        options=f"{_options_text(backend, options)} ({source})")
     saved = SavedSettings.save()
     sink = SimpleNamespace(torch_logs=[], show_torch_logs=False)

@@ -85,6 +85,7 @@ from ..trace.listener import suppressed
 from . import explain as explain_mod
 from . import pool_memory
 from . import profile as profile_mod
+from .call_args import describe_call
 from .call_options import check_budget, check_flag, check_fraction, check_modes
 from .comparison import Comparison, TimingRow
 from .counters import cache_counts, counter, frames_compiled
@@ -102,11 +103,6 @@ EXPLAIN_REPEAT = 5
 WARMUP_CALLS = 3
 
 
-def _describe_input(value: Any) -> str:
-    if isinstance(value, torch.Tensor):
-        return f"Tensor{list(value.shape)} {str(value.dtype).removeprefix('torch.')} {value.device}"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 def compare(
     fn: Callable[..., Any],
@@ -153,8 +149,7 @@ def compare(
         num_threads=threads,
         budget_s=float(budget_s),
         min_effect=min_effect,
-        inputs=[_describe_input(a) for a in args]
-        + [f"{k}={_describe_input(v)}" for k, v in kwargs.items()],
+        inputs=describe_call(args, kwargs),
         environment=environment(device),
         created_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         memory_measured=bool(memory),
