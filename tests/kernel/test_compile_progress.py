@@ -1,7 +1,7 @@
 """Live compile progress: the steps of a running compile, from torch's own trace events.
 
 A real kernel compiles a function for several seconds on its first call; the live summary's
-updates name the steps torch goes through while it runs, then end in the usual record.
+updates name the step torch is in while it runs, then end in the usual record.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import random
 from jupyter_client.manager import start_new_kernel
 
 from nbcompile.core.records import MIME_TYPE
+from nbcompile.core.trace.progress import AFTER, FIRST_STEP, STEPS
 from tests.support.kernel import execute
 
 
@@ -38,10 +39,11 @@ def test_running_compile_names_its_steps_then_ends_in_the_record():
         running = [(t, u) for t, u in zip(targets, updates, strict=True)
                    if t["status"] == "compiling"]
         steps = [t["progress"]["phase"] for t, _ in running if "progress" in t]
-        assert len(set(steps)) >= 2, steps  # e.g. AOTAutograd, then Inductor lowering
-        assert {"tracing bytecode", "AOTAutograd", "Inductor lowering",
-                "Inductor code generation", "compiling kernels",
-                "loading the compiled code"} & set(steps), steps
+        # which steps an update shows depends on when its tick falls (1 a second; on a
+        # busy machine one step can span them all): each is one of torch's steps in
+        # words, in the order the tracker keeps (tests/core/trace/test_compile_progress.py)
+        known = {*STEPS.values(), *AFTER.values(), FIRST_STEP}
+        assert steps and set(steps) <= known, steps
         last_running = next(t for t, _ in reversed(running) if "progress" in t)
         assert last_running["progress"]["frame"] == "slow_chain"
         assert last_running["progress"]["compile_id"] == "0/0"
