@@ -55,7 +55,9 @@ def test_compare_shows_its_steps_in_one_display_then_only_the_result(kernel):
     _, texts = _progress_texts(messages)
     running = texts[:-1]
     assert any("mode 2 of 2 (default): compiling" in t for t in running), running
-    assert any("timing 2 modes" in t and "of the budget left" in t for t in running), running
+    # every update is one of the command's steps; which ones fall on the 1 Hz updates
+    # depends on the machine's load (the timing step's words: tests/core)
+    assert all(t.startswith("%compare: ") for t in running), running
     assert texts[-1] == ""  # emptied: a saved notebook keeps only the result
     assert not [m for m in messages if m["msg_type"] == "stream"
                 and "%compare" in m["content"]["text"]]  # not a stream of prints
