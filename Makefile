@@ -62,9 +62,6 @@ LINT = $(VENV)/bin/ruff check nbcompile tests benchmarks && \
 # `make test TEST_PROCESSES=0` runs the tests in one process.
 TEST_PROCESSES ?= auto
 test: setup labextension chromium
-	@# bytecode for nbcompile and the test helpers, read by every kernel and fresh process
-	@# the suite starts (where PYTHONDONTWRITEBYTECODE is set, each compiled them again)
-	@$(PY) -m compileall -q -j 0 nbcompile benchmarks tests > /dev/null
 	@lintlog=$$(mktemp); { $(LINT); } > $$lintlog 2>&1 & lint=$$!; \
 	$(PY) -m pytest -n $(TEST_PROCESSES) --maxprocesses=4; tests=$$?; \
 	wait $$lint; linted=$$?; echo "--- static checks (ruff, pyright, ESLint, Prettier)"; \
