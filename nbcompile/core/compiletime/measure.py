@@ -134,7 +134,6 @@ def _measure(m: Measurement, kinds: tuple[str, ...]) -> None:
                                   note="the baseline failed: " + why) for k in kinds]
         return
     result.cold_s = cold.run.first_call_s
-    m.last_baseline = cold.run
     m.round_baselines[1] = cold
     result.steady_s = cold.run.steady_s
     compiles = records_from_events(cold.events)

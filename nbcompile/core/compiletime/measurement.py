@@ -44,8 +44,7 @@ class Measurement:
         self.shipment = Shipment()
         self.step = 0
         self.rounds = ROUNDS
-        self.last_baseline: FreshRun | None = None  # the latest baseline cold run measured
-        #: each later round's baseline cold run, by round: the remedies share it
+        #: each round's baseline cold run, by round (1: the cold run): the remedies share it
         self.round_baselines: dict[int, Child] = {}
 
     def left(self) -> float | None:
@@ -83,7 +82,7 @@ class Measurement:
         rounds = Rounds()
         cold = self.round_baselines.get(1)
         if (first is None or first.run.status != "ok" or not first.run.first_call_s
-                or cold is None or self.last_baseline is None):
+                or cold is None):
             return rounds
         rounds.before.append(cold.run.first_call_s or 0.0)
         rounds.after.append(first.run.first_call_s)
@@ -101,7 +100,8 @@ class Measurement:
                     return rounds
             shared = self.round_baselines.get(i)
             left = self.left()
-            need = last.wall_s + (0.0 if shared else self.last_baseline.wall_s)
+            latest = self.round_baselines[max(self.round_baselines)].run
+            need = last.wall_s + (0.0 if shared else latest.wall_s)
             if left is not None and left < need + 1.0:
                 rounds.stopped = (f"the budget ended after round {i - 1} ({left:.0f} s left, "
                                   f"a round takes about {need:.0f} s)")
@@ -122,7 +122,7 @@ class Measurement:
             base, mine = pair["baseline"], pair["remedy"]
             assert base is not None and mine is not None
             self.round_baselines.setdefault(i, base)
-            self.last_baseline, last = base.run, mine.run
+            last = mine.run
             rounds.before.append(base.run.first_call_s or 0.0)
             rounds.after.append(mine.run.first_call_s or 0.0)
         if (len(rounds.before) < MIN_ROUNDS or judge_rounds(
