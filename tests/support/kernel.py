@@ -3,9 +3,15 @@ driven message by message through jupyter_client."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import queue
 import re
+import shutil
+import signal
+import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import nbformat
@@ -24,12 +30,85 @@ def make_notebook(cells: list[str]) -> nbformat.NotebookNode:
     return nb
 
 
+#: A kernel answers an execute request with "busy" at once, however long the cell then
+#: runs; no "busy" this long after the request means the request is stuck, not slow.
+NO_BUSY_S = 45.0
+
+
+class _StuckRequestWatch:
+    """Watches each cell's request for its "busy" reply. A request still unanswered after
+    ``NO_BUSY_S`` is reported as a warning (the kernel's Python stacks, dumped by
+    ``faulthandler`` on SIGUSR1, and each thread's kernel wait channel), and the kernel is
+    sent a ``kernel_info_request`` on the shell channel, which wakes a request left unread
+    on its socket (what ``jupyter_server`` does for each new connection)."""
+
+    def __init__(self, no_busy_s: float = NO_BUSY_S) -> None:
+        self.client: NotebookClient | None = None
+        self.no_busy_s = no_busy_s
+        self.stacks = Path(tempfile.mkdtemp(prefix="nbcompile-kernel-")) / "stacks.txt"
+        self._tasks: set[asyncio.Task] = set()
+
+    def kernel_arguments(self) -> list[str]:
+        """The kernel's command-line flags: dump every thread's stack on SIGUSR1."""
+        code = (f"__import__('faulthandler').register(__import__('signal').SIGUSR1, "
+                f"file=open({str(self.stacks)!r}, 'w'), all_threads=True)")
+        return [f"--IPKernelApp.exec_lines={code}"]
+
+    async def started(self, cell, cell_index: int) -> None:
+        task = asyncio.ensure_future(self._watch(cell, cell_index))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def finished(self, **_) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+
+    async def closed(self, **_) -> None:
+        await self.finished()
+        shutil.rmtree(self.stacks.parent, ignore_errors=True)
+
+    async def _watch(self, cell, cell_index: int) -> None:
+        while True:
+            await asyncio.sleep(self.no_busy_s)
+            if "iopub.status.busy" in cell.metadata.get("execution", {}):
+                return
+            warnings.warn(f"cell {cell_index} had no 'busy' reply {self.no_busy_s:.0f} s after its "
+                          f"request; kernel state:\n{await self._kernel_state()}\n"
+                          f"sending a kernel_info_request to wake it", stacklevel=1)
+            if self.client is not None and self.client.kc is not None:
+                self.client.kc.kernel_info()
+
+    async def _kernel_state(self) -> str:
+        km = self.client.km if self.client is not None else None
+        pid = getattr(getattr(km, "provisioner", None), "pid", None)
+        if pid is None:
+            return "(no kernel process)"
+        try:
+            os.kill(pid, signal.SIGUSR1)
+            await asyncio.sleep(1)
+            threads = []
+            for task in sorted(Path(f"/proc/{pid}/task").iterdir()):
+                name = (task / "comm").read_text().strip()
+                wchan = (task / "wchan").read_text().strip()
+                threads.append(f"  thread {task.name} {name}: {wchan}")
+            return "\n".join(threads) + "\n" + self.stacks.read_text()
+        except OSError as err:
+            return f"(could not read the kernel's state: {err})"
+
+
 def execute_notebook(nb: nbformat.NotebookNode, cwd: Path | None = None, timeout: int = 900,
-                     allow_errors: bool = False) -> nbformat.NotebookNode:
-    """Execute a notebook in a real kernel (nbclient); returns it with outputs."""
+                     allow_errors: bool = False,
+                     no_busy_s: float = NO_BUSY_S) -> nbformat.NotebookNode:
+    """Execute a notebook in a real kernel (nbclient); returns it with outputs. A request
+    the kernel leaves unanswered is reported and nudged (``_StuckRequestWatch``)."""
+    watch = _StuckRequestWatch(no_busy_s)
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
                             allow_errors=allow_errors,
+                            extra_arguments=watch.kernel_arguments(),
+                            on_cell_execute=watch.started, on_cell_executed=watch.finished,
+                            on_notebook_complete=watch.closed,
                             resources={"metadata": {"path": str(cwd or ROOT)}})
+    watch.client = client
     client.execute()
     return nb
 

@@ -423,10 +423,11 @@ def _prepare(cand: Candidate, fn: Any, box: Sandbox, device: torch.device,
     after = cache_counts()
     row.cache = {k: after[k] - cache_before[k] for k in after if after[k] - cache_before[k]}
     skips = counter("inductor", "cudagraph_skips") - skips_before
-    if skips:
-        if device.type == "cuda":
-            row.notes.append(f"CUDA graphs were skipped for {skips} graph(s) "
-                             "(Inductor found them unsafe here): ran without them.")
-        else:
-            row.notes.append("CUDA graphs do not apply on CPU: this mode ran without them "
-                             "(Inductor skipped cudagraphs).")
+    if spec.cudagraphs and device.type != "cuda":
+        # Said from the device: torch counts a skip only when it compiles the graph (a
+        # function Dynamo already compiled in this mode runs again without a count).
+        row.notes.append(f"CUDA graphs do not apply on {device.type.upper()}: this mode ran "
+                         "without them" + (" (Inductor skipped cudagraphs)." if skips else "."))
+    elif skips and device.type == "cuda":
+        row.notes.append(f"CUDA graphs were skipped for {skips} graph(s) "
+                         "(Inductor found them unsafe here): ran without them.")
