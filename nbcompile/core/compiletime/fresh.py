@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..notebook import cache
 from .needs import Call, Needs, needs
 from .record import FreshRun
 
@@ -64,17 +65,24 @@ def private_dir(prefix: str = "nbcompile-ct-") -> Path:
 
 
 _PROBES: list[Path] = []
+#: nbcompile's per-user directory of Inductor's CPU-ISA probes, beside its compile cache.
+PROBES_NAME = "isa-probes"
 
 
 def probes_dir() -> Path:
-    """Where the fresh processes of this Python build Inductor's CPU-ISA probes (outside
-    their measured calls: see child.py): one private directory for every measurement of
-    this process, removed at its exit, so only the first run pays the ~4 s of building
-    them. They are shared libraries the children load: never a directory another user
-    could write."""
+    """Where the fresh processes build Inductor's CPU-ISA probes (outside their measured
+    calls: see child.py): nbcompile's per-user directory beside its compile cache (mode
+    0700, checked as the cache is), kept as Inductor keeps its cache, so only the first
+    measurement on this machine pays the ~4 s of building them; a private temporary
+    directory, removed at exit, where that one cannot be used. They are shared libraries
+    the children load: never a directory another user could write."""
     if not _PROBES or not _PROBES[0].is_dir():
-        _PROBES[:] = [private_dir("nbcompile-isa-")]
-        atexit.register(shutil.rmtree, _PROBES[0], True)
+        try:
+            path = cache.ensure_dir(cache.default_cache_dir().parent / PROBES_NAME)
+        except (cache.CacheDirError, OSError):
+            path = private_dir("nbcompile-isa-")
+            atexit.register(shutil.rmtree, path, True)
+        _PROBES[:] = [path]
     return _PROBES[0]
 
 

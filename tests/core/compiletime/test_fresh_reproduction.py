@@ -133,19 +133,30 @@ def test_notebook_classes_travel_with_the_call_as_they_are_now(monkeypatch):
     torch.testing.assert_close(fn(*args), ns["scaled"](x, ns["Cfg"](3)))
 
 
-def test_the_cpu_probes_directory_is_private_and_shared_by_measurements():
+def test_the_cpu_probes_directory_is_per_user_private_and_shared_by_measurements(
+        home, monkeypatch):
     """Inductor's CPU-ISA probes (shared libraries the fresh processes load) are built
-    once per kernel process, in a directory only this user can enter; removed, it is
-    made again."""
+    once per user, beside nbcompile's compile cache, in a directory only this user can
+    enter; removed, it is made again; where that place is not private, a temporary one."""
     import os
     import shutil
     import stat
 
-    from nbcompile.core.compiletime.fresh import probes_dir
+    from nbcompile.core.compiletime import fresh
 
-    first = probes_dir()
-    assert probes_dir() == first and first.is_dir()
+    monkeypatch.setattr(fresh, "_PROBES", [])
+    first = fresh.probes_dir()
+    assert first == home / "cache" / "nbcompile" / fresh.PROBES_NAME
+    assert fresh.probes_dir() == first and first.is_dir()
     assert stat.S_IMODE(os.stat(first).st_mode) == 0o700
     shutil.rmtree(first)
-    again = probes_dir()
-    assert again.is_dir() and again != first
+    again = fresh.probes_dir()
+    assert again == first and again.is_dir()
+    monkeypatch.setattr(fresh, "_PROBES", [])
+    os.chmod(home / "cache", 0o777)  # another user could replace what is under it
+    try:
+        elsewhere = fresh.probes_dir()
+        assert not elsewhere.is_relative_to(home) and elsewhere.is_dir()
+        assert stat.S_IMODE(os.stat(elsewhere).st_mode) == 0o700
+    finally:
+        os.chmod(home / "cache", 0o700)
