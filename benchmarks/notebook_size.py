@@ -20,19 +20,25 @@ torch._dynamo.config.recompile_limit = 64
 torch._dynamo.config.cache_size_limit = 64
 """
 
-GPT2_CELLS = [
-    """%%compile --no-dynamic
+def gpt2_cells(compiles: int = 12) -> list[str]:
+    """The GPT-2 case's cells: the model compiled ``--no-dynamic``, called with
+    ``compiles`` sequence lengths (one compile each), its report displayed."""
+    return [
+        """%%compile --no-dynamic
 from transformers import GPT2Config, GPT2LMHeadModel
 torch.manual_seed(0)
 gpt = GPT2LMHeadModel(GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=128,
                                  n_positions=64)).eval()
 """,
-    """with torch.no_grad():
-    for n in range(4, 16):
+        f"""with torch.no_grad():
+    for n in range(4, {4 + compiles}):
         gpt(torch.randint(0, 128, (1, n)))
 """,
-    "nbcompile.report(gpt)",
-]
+        "nbcompile.report(gpt)",
+    ]
+
+
+GPT2_CELLS = gpt2_cells()
 
 ONE_LINE_CELLS = [
     """%%compile --no-dynamic

@@ -11,13 +11,17 @@ import re
 import jsonschema
 import pytest
 
-from benchmarks.notebook_size import GPT2_CELLS, notebook, run, saved_size
+from benchmarks.notebook_size import gpt2_cells, notebook, run, saved_size
 from nbcompile.core.records import MIME_TYPE
 from nbcompile.display.budget import DEFAULT_OUTPUT_BUDGET
 from tests.support.schema import SCHEMA
 
 #: nbformat adds some bytes around each output's data (keys, indentation, line splits).
 OUTPUT_SLACK = 8 * 1024
+#: GPT-2's case (the benchmark compiles it 12 times): 8 compiles make a record of ~1.5 MB,
+#: six times the default budget, so every cut is exercised at two thirds of the compiling.
+GPT2_COMPILES = 8
+GPT2_CELLS = gpt2_cells(GPT2_COMPILES)
 #: The one-line function's case: 30 compiles by AOTAutograd (no C++ to build: the
 #: kernels' bytes are GPT-2's case) against a small output budget, set in its first cell.
 ONE_LINE_BUDGET = 32 * 1024
@@ -68,10 +72,10 @@ def one_line_nb(both_nbs):
     return both_nbs[1]
 
 
-def test_gpt2_with_12_compiles_saves_under_1mb(gpt2_nb):
+def test_gpt2_with_8_compiles_saves_under_1mb(gpt2_nb):
     records = _records(gpt2_nb)
     assert len(records) == 2  # the live summary and the displayed report
-    assert all(r["targets"][0]["recompile_count"] >= 10 for r in records)
+    assert all(r["targets"][0]["recompile_count"] == GPT2_COMPILES - 1 for r in records)
     assert saved_size(gpt2_nb) < 1_000_000
 
 
