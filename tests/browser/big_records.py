@@ -35,20 +35,22 @@ def _size(value: Any) -> int:
 
 def clip(record: dict, key: Callable[[dict], list], max_bytes: int | None) -> dict:
     """``record`` with the list ``key(record)`` cut (from the end) until the record is at
-    most ``max_bytes`` of JSON: what the kernel publishes at its largest budget."""
+    most ``max_bytes`` of JSON: what the kernel publishes at its largest budget. The
+    longest prefix that fits, found from each item's bytes (the record measured once
+    without the list, each item once): not by measuring the whole record again and again."""
     if max_bytes is None:
         return record
     items = key(record)
     whole = list(items)
-    lo, hi = 0, len(whole)
-    while lo < hi:  # the longest prefix that fits
-        mid = (lo + hi + 1) // 2
-        items[:] = whole[:mid]
-        if _size(record) <= max_bytes:
-            lo = mid
-        else:
-            hi = mid - 1
-    items[:] = whole[:lo]
+    items[:] = []
+    used = _size(record)  # the empty list's brackets included
+    kept = 0
+    for item in whole:
+        used += _size(item) + (1 if kept else 0)  # and a comma before all but the first
+        if used > max_bytes:
+            break
+        kept += 1
+    items[:] = whole[:kept]
     return record
 
 
