@@ -41,7 +41,8 @@
 # * each row, eager included, also measures the memory of one call (see *Where the
 #   memory goes* below).
 #
-# The checks below never assert absolute times, only what the comparisons conclude.
+# The checks below assert no times and no speedups (they depend on the machine and on
+# what else runs on it): the numbers each mode computes, the notes, the explanations.
 
 # %%
 # %load_ext nbcompile
@@ -88,14 +89,13 @@ wave_cmp
 # where launching many tiny kernels costs more than running them.
 
 # %%
-# check: the fused chain is faster than eager, and the difference is significant;
-# every mode computes the same numbers; reduce-overhead says it skipped CUDA graphs
+# check: every mode computes the same numbers; reduce-overhead says it skipped CUDA
+# graphs. The speedup is printed, not asserted: how much faster depends on the machine
+# and on what else runs on it (`python -m benchmarks --only 6` measures it)
 default = wave_cmp.row("default")
 print(default.mode, default.verdict, f"{default.speedup:.2f}x",
       f"[{default.speedup_q1:.2f}-{default.speedup_q3:.2f}]")
 print("verdict:", default.verdict)
-# the paired per-repeat speedups stay clear of 1.0x, by more than 3 %
-assert default.speedup_q1 > 1.0 and default.speedup > 1.03
 assert all(row.numerics_ok for row in wave_cmp.rows)
 overhead = wave_cmp.row("reduce-overhead")
 assert any("CUDA graphs" in note for note in overhead.notes), overhead.notes
@@ -145,8 +145,11 @@ ax.set_title("Fusion pays off; a library matmul is already fast")
 plt.show()
 
 # %%
-# check: compiling helps the elementwise chain much more than the matmul stack
-assert stack_cmp.row("default").speedup < wave_cmp.row("default").speedup
+# check: every mode computes the same numbers (the speedups above are measurements of this
+# machine at this moment; why the stack gains less is in its code: its matmuls stay
+# library calls, checked with %kprun below)
+print(f"default mode: wave {wave_cmp.row('default').speedup:.2f}x, "
+      f"stack {stack_cmp.row('default').speedup:.2f}x")
 assert all(row.numerics_ok for row in stack_cmp.rows)
 
 
