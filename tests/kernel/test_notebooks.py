@@ -121,6 +121,13 @@ def _record(cell) -> dict:
     raise AssertionError(f"no nbcompile record in the outputs of:\n{cell.source}")
 
 
+def _failing_line(error: dict) -> str:
+    """The line an error output's traceback marks (IPython's ``---->``), colours removed."""
+    marked = [line for frame in error.get("traceback", [])
+              for line in re.sub(r"\x1b\[[0-9;]*m", "", frame).splitlines() if "---->" in line]
+    return marked[-1].split("---->", 1)[1].strip() if marked else "(no line marked)"
+
+
 def _alternated(label: str, rounds: int) -> list[str]:
     """The runs of one remedy with a restart run, in order: the baseline's cold and warm
     restart, the remedy's first run and restart (round 1 with the baseline cold), then
@@ -248,7 +255,8 @@ def _run_and_check(path: Path, record_property) -> None:
         # a cell tagged raises-exception may raise (nbclient's convention): for readers
         # without an optional package; the tests below check its output when it matters
         if "raises-exception" not in cell.metadata.get("tags", []):
-            assert not errors, f"{errors[0]['ename']} in:\n{cell.source}"
+            assert not errors, (f"{errors[0]['ename']} at {_failing_line(errors[0])!r} in:\n"
+                                f"{cell.source}")
     for start_, contains, pattern in SHOWS.get(path.stem, []):
         text = _text(_find(executed, start_, contains))
         assert re.search(pattern, text, re.S | re.M), f"{pattern!r} not in:\n{text}"
