@@ -197,10 +197,9 @@ def fit_record(data: dict[str, Any], budget: int, measured: int | None = None
             for lst in lists:
                 keep = len(lst) // 2
                 omitted[attr] = omitted.get(attr, 0) + len(lst) - keep
-                # The cut items' bytes: the slice as one JSON list, less its brackets
-                # and the commas between its items.
-                cut = lst[keep:]
-                size -= json_size(cut) - 2 - (len(cut) - 1) + len(lst) - max(keep, 1)
+                # The cut items' bytes in place: the slice as one JSON list less its
+                # brackets, and the comma that joined it to the items kept.
+                size -= json_size(lst[keep:]) - 2 + (1 if keep else 0)
                 del lst[keep:]
             # Marked before the next measure: the mark's own bytes count too.
             _mark(data, path, how_to_get(name, attr), omitted[attr])

@@ -136,11 +136,12 @@ def hold_compile(gm, example_inputs):
 @pytest.mark.parametrize("during", ["timing 2 modes", "mode 2 of 2 (hold_compile): compiling"])
 def test_ctrl_c_during_compare_keeps_the_partial_result(kernel, during):
     km, kc = kernel
+    timing = during.startswith("timing")
     name = "intr_" + during.split()[0]
     limit = "torch._dynamo.config.recompile_limit"
     execute(kc, _unique_fn(name) + "intr_x = torch.randn(256)\n" + _snapshot("intr", limit))
-    asked = "eager,default" if during.startswith("timing") else "eager,hold_compile"
-    if not during.startswith("timing"):
+    asked = "eager,default" if timing else "eager,hold_compile"
+    if not timing:
         execute(kc, HOLD_BACKEND)
     result, messages = _interrupt(
         km, kc, f"%compare {name}(intr_x) --modes {asked} --budget 60", during)
@@ -149,7 +150,7 @@ def test_ctrl_c_during_compare_keeps_the_partial_result(kernel, during):
     assert record["notes"][0].startswith("interrupted (Ctrl-C)")
     _assert_partial_shown(result, messages)
     modes = [r["mode"] for r in record["rows"]]
-    if during.startswith("timing"):
+    if timing:
         assert modes == ["eager", "default"]
         repeats = {r["repeats"] for r in record["rows"]}
         assert len(repeats) == 1  # every kept repeat pairs each mode with eager

@@ -79,7 +79,7 @@ class Sidecar:
 
 def artifacts_dir() -> Path:
     """nbcompile's per-user artifacts directory (beside its Inductor cache)."""
-    return cache.default_cache_dir().parent / "artifacts"
+    return cache.user_dir("artifacts")
 
 
 #: What ``versions()`` records (a sidecar must name each).

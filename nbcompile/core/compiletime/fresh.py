@@ -78,7 +78,7 @@ def probes_dir() -> Path:
     the children load: never a directory another user could write."""
     if not _PROBES or not _PROBES[0].is_dir():
         try:
-            path = cache.ensure_dir(cache.default_cache_dir().parent / PROBES_NAME)
+            path = cache.ensure_dir(cache.user_dir(PROBES_NAME))
         except (cache.CacheDirError, OSError):
             path = private_dir("nbcompile-isa-")
             atexit.register(shutil.rmtree, path, True)

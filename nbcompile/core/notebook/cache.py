@@ -71,6 +71,12 @@ def default_cache_dir() -> Path:
     return base / "nbcompile" / "inductor"
 
 
+def user_dir(name: str) -> Path:
+    """nbcompile's per-user folder ``name`` (``artifacts``, ``isa-probes``), beside its
+    compile cache (``default_cache_dir``)."""
+    return default_cache_dir().parent / name
+
+
 _REFUSED_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
 
 

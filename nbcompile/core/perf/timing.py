@@ -103,7 +103,6 @@ EXPLAIN_REPEAT = 5
 WARMUP_CALLS = 3
 
 
-
 def compare(
     fn: Callable[..., Any],
     *args: Any,
