@@ -29,7 +29,7 @@ from ..notebook import cache
 from .needs import Call, Needs, needs
 from .record import FreshRun
 
-_CHILD = "from nbcompile.core.compiletime import child; raise SystemExit(child.main())"
+_CHILD = "from nbcompile.core.compiletime import child; child.exit_now(child.main())"
 
 
 @dataclass
