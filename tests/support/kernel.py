@@ -100,10 +100,12 @@ def execute_notebook(nb: nbformat.NotebookNode, cwd: Path | None = None, timeout
                      allow_errors: bool = False,
                      no_busy_s: float = NO_BUSY_S) -> nbformat.NotebookNode:
     """Execute a notebook in a real kernel (nbclient); returns it with outputs. A request
-    the kernel leaves unanswered is reported and nudged (``_StuckRequestWatch``)."""
+    the kernel leaves unanswered is reported and nudged (``_StuckRequestWatch``). The
+    kernel is stopped at once after the last cell: a graceful shutdown waits 2-3 s for
+    torch's teardown, and nothing is read from the kernel after it."""
     watch = _StuckRequestWatch(no_busy_s)
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                            allow_errors=allow_errors,
+                            allow_errors=allow_errors, shutdown_kernel="immediate",
                             extra_arguments=watch.kernel_arguments(),
                             on_cell_execute=watch.started, on_cell_executed=watch.finished,
                             on_notebook_complete=watch.closed,
