@@ -141,19 +141,28 @@ def measure(page, name: str, cells: int, *,
     return run
 
 
-def measure_cases(browser, server, names: list[tuple[str, str]], baseline: str) -> list[dict]:
-    """Lab's own cost (notebook `baseline`: the records' bytes under a MIME type no
-    renderer knows), before and after the cases (the longer counts: noise on a loaded
-    machine), and for each (case, notebook stem) nbcompile's rendering."""
+#: The baseline of rows measured without one: Lab's own cost taken as nothing.
+NOT_MEASURED = ""
+
+
+def measure_cases(browser, server, names: list[tuple[str, str]],
+                  baseline: str | None) -> list[dict]:
+    """For each (case, notebook stem) nbcompile's rendering, and Lab's own cost (notebook
+    `baseline`: the records' bytes under a MIME type no renderer knows) before and after
+    the cases (the longer counts: noise on a loaded machine); with no `baseline`, Lab's
+    own cost is not measured and counts as nothing (a row's ``baseline`` is empty)."""
     page = open_lab(browser, server)
+    measured: list[Stall] = []
     try:
-        first = measure(page, baseline, 1, selector=".jp-OutputArea-output")
+        if baseline is not None:
+            measured.append(measure(page, baseline, 1, selector=".jp-OutputArea-output"))
         runs = [(case, measure(page, f"{stem}.ipynb", 1)) for case, stem in names]
-        last = measure(page, baseline, 1, selector=".jp-OutputArea-output")
+        if baseline is not None:
+            measured.append(measure(page, baseline, 1, selector=".jp-OutputArea-output"))
     finally:
         page.context.close()
-    base = max(first, last, key=lambda r: r.longest_s)
-    base.errors = first.errors + last.errors
+    base = max(measured, key=lambda r: r.longest_s, default=Stall(NOT_MEASURED))
+    base.errors = [e for r in measured for e in r.errors]
     return [{"case": case, "baseline": asdict(base), "nbcompile": asdict(run)}
             for case, run in runs]
 
@@ -173,7 +182,8 @@ def write_cases(root: Path, cases: list[hostile.Case]) -> tuple[list[tuple[str, 
 
 def summary(row: dict) -> dict:
     base, run = row["baseline"], row["nbcompile"]
-    return {"case": row["case"], "base_longest_s": round(base["longest_s"], 2),
+    base_longest = (None if base["notebook"] == NOT_MEASURED else round(base["longest_s"], 2))
+    return {"case": row["case"], "base_longest_s": base_longest,
             "longest_s": round(run["longest_s"], 2), "ours_s": round(run["ours_s"], 2),
             "total_s": round(run["total_s"], 2),
             "render_s": run["render_s"] and round(run["render_s"], 2),

@@ -111,8 +111,10 @@ def test_big_records_render_without_long_stalls(browser, tmp_path, artifacts):
     suggestions), each clipped to the validator's cap (so about the same bytes), then
     opened in Lab with the inspector open. Not stuck (`stalled`): nbcompile's own longest
     script stays under 2 s (or twice what Lab itself spends on the same bytes as an
-    unknown MIME type), and the page's longest task within twice Lab's own plus 2 s; a case
-    over that is measured again (with Lab's own cost) and fails only if it is over twice."""
+    unknown MIME type), and the page's longest task within twice Lab's own plus 2 s. Lab's
+    own cost is measured only for a case that could be stuck: one over those bounds with
+    Lab's cost taken as nothing is measured again, with Lab's own cost, and fails only if
+    it is over them again."""
     cap = big_records.max_record_bytes()
     cases = big_records.cases(cap)
     root = tmp_path / "root"
@@ -121,7 +123,7 @@ def test_big_records_render_without_long_stalls(browser, tmp_path, artifacts):
     no_windowing(tmp_path / "state")
     with lab_server(root, tmp_path / "state", secrets.token_hex(16),
                     NO_KERNEL + stalls.EXPOSE) as server:
-        rows = stalls.measure_cases(browser, server, names, baseline)
+        rows = stalls.measure_cases(browser, server, names, None)
         again = [(case, stem) for (case, stem), row in zip(names, rows, strict=True)
                  if stalled(row)]
         repeated = stalls.measure_cases(browser, server, again, baseline) if again else []
@@ -130,9 +132,10 @@ def test_big_records_render_without_long_stalls(browser, tmp_path, artifacts):
         print(json.dumps(stalls.summary(row)))
     second = {row["case"]: row for row in repeated}
     for row in rows:
-        base, run = row["baseline"], row["nbcompile"]
-        assert run["render_s"] is not None and not run["errors"] and not base["errors"], row
+        run = row["nbcompile"]
+        assert run["render_s"] is not None and not run["errors"], row
         assert not run["refused"], stalls.summary(row)
         if row["case"] in second:
-            assert not stalled(second[row["case"]]), \
-                (stalls.summary(row), stalls.summary(second[row["case"]]))
+            again_row = second[row["case"]]
+            assert not again_row["baseline"]["errors"], stalls.summary(again_row)
+            assert not stalled(again_row), (stalls.summary(row), stalls.summary(again_row))
