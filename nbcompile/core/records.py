@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -37,6 +39,22 @@ def _plain(value: Any) -> Any:
     """Recursively turn dataclasses, tuples and sets into JSON-ready values (a
     dataclass's private ``_fields`` are internal state, never part of a record). JSON
     has no inf/nan: they become None (e.g. a timing row says why in its notes)."""
+    kind = type(value)
+    # the exact built-in types first, their leaves kept without a call: a big record
+    # (50k graph breaks) is millions of values
+    if kind in _LEAVES:
+        return value
+    if kind is list or kind is tuple:
+        return [v if type(v) in _LEAVES else _plain(v) for v in value]
+    if kind is dict:
+        return {k if type(k) is str else str(k): v if type(v) in _LEAVES else _plain(v)
+                for k, v in value.items()}
+    fields = _public_fields(kind)
+    if fields is not None:
+        names, values = fields
+        return {name: v if type(v) in _LEAVES else _plain(v)
+                for name, v in zip(names, values(value), strict=True)}
+    # subclasses (an enum of str, a named tuple) and the rest
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
@@ -45,25 +63,40 @@ def _plain(value: Any) -> Any:
         return [_plain(v) for v in value]
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
-    names = _public_fields(type(value))
-    if names is not None:
-        return {name: _plain(getattr(value, name)) for name in names}
     return repr(value)
 
 
-#: A dataclass's public field names, by class (``None``: not a dataclass): looked up once
-#: per class, not per value (a live summary update converts thousands of values).
-_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+#: Values ``_plain`` keeps as they are, by exact type (a float may be inf or nan).
+_LEAVES = frozenset({type(None), bool, int, str})
 
 
-def _public_fields(cls: type) -> tuple[str, ...] | None:
+#: A dataclass's public field names and a getter of their values (a tuple), by class
+#: (``None``: not a dataclass): looked up once per class, not per value (a live summary
+#: update converts thousands of values).
+_FIELDS: dict[type, tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]] | None] = {}
+
+
+def _public_fields(cls: type) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]] | None:
     try:
-        return _FIELD_NAMES[cls]
+        return _FIELDS[cls]
     except KeyError:
-        names = (tuple(f.name for f in dataclasses.fields(cls) if not f.name.startswith("_"))
-                 if dataclasses.is_dataclass(cls) else None)
-        _FIELD_NAMES[cls] = names
-        return names
+        fields = None
+        if dataclasses.is_dataclass(cls):
+            names = tuple(f.name for f in dataclasses.fields(cls) if not f.name.startswith("_"))
+            fields = (names, _values_of(names))
+        _FIELDS[cls] = fields
+        return fields
+
+
+def _values_of(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """A getter of an object's ``names`` as one tuple (``attrgetter`` gives a lone value
+    for one name)."""
+    if len(names) > 1:
+        return operator.attrgetter(*names)
+    if names:
+        one = operator.attrgetter(names[0])
+        return lambda value: (one(value),)
+    return lambda value: ()
 
 
 class Record:
