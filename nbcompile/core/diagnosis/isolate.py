@@ -15,7 +15,9 @@ fork (a region with more threads waits forever for workers that are not there), 
 Inductor's compile workers are the parent's. With one thread Inductor emits no parallel
 region, so the injected throw reaches Python as ``RuntimeError``; a child that dies
 anyway (a signal) is reported as the crash, with what it printed. Times measured in a
-child are one thread's.
+child are one thread's. Inductor's once-per-process work (its imports, its CPU-ISA probes)
+is done in this process before such a run is forked (``runs.Bench.run``): each child
+would otherwise repeat it (~1.5 s a run).
 """
 
 from __future__ import annotations

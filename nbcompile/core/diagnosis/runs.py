@@ -23,6 +23,7 @@ from typing import Any
 
 import torch
 
+from .. import torch_compat
 from ..perf.environment import device_of, sync
 from ..perf.numerics import drift, snapshot_outputs
 from ..runs.capture import GraphCapture
@@ -123,6 +124,7 @@ class Bench:
         (``isolate``)."""
         if self.isolate and trial.compile and needs_child(trial.backend):
             self.compiles += 1
+            torch_compat.warm_inductor_for_forks()  # inherited by the child, not repeated there
             left = (deadline - time.perf_counter()) if deadline is not None else GRACE_S
             # what a bisection step noted comes back too (torch 2.9 keeps it in memory)
             result, error, why = in_child(
