@@ -82,7 +82,9 @@ out_eager, out_compiled = eager_model(x), torch.compile(compiled_model)(x)
 found["ema_output_equal"] = bool(torch.equal(out_eager, out_compiled))
 found["ema_buffer_close"] = bool(torch.isclose(compiled_model.ema, eager_model.ema,
                                                rtol=1.6e-2, atol=1e-5).all())
-print(json.dumps(found))
+print(json.dumps(found), flush=True)
+import os
+os._exit(0)  # no interpreter teardown: with torch loaded it takes ~1.2 s and tells nothing
 '''
 
 
@@ -136,7 +138,10 @@ def test_a_buffer_updated_in_bfloat16_is_compared(oracle: dict) -> None:
     assert oracle["ema_output_equal"] and not oracle["ema_buffer_close"]  # torch
     x = torch.randn(32, 64, dtype=torch.bfloat16) + 3
     model = Ema()  # noqa: F821 - defined by exec
-    d = nbcompile.diagnose(model, x, budget_s=5)
+    # what is asserted comes from the eager run and the first compiled copy, which run
+    # whatever the budget; a budget this small cuts the steps after them, which assert
+    # nothing here (with budget_s=5: ~5 s, mostly a bisection of the 100-step graph)
+    d = nbcompile.diagnose(model, x, budget_s=0.01)
     assert d.kind == "accuracy"
     assert any(n.startswith("buffer ema differs from eager's after the call") for n in d.notes)
     assert any("changes buffer ema" in n for n in d.notes)
