@@ -98,7 +98,7 @@ class LabServer:
                 self.api("/api/status")
                 return
             except Exception:
-                time.sleep(0.3)
+                time.sleep(0.1)
         raise TimeoutError(f"jupyter lab did not start:\n{self.log_path.read_text()[-4000:]}")
 
     def sessions(self) -> list[dict]:
@@ -112,7 +112,7 @@ class LabServer:
                 if s.get("path") == path and (s.get("kernel") or {}).get(
                         "execution_state") == "idle":
                     return s
-            time.sleep(0.3)
+            time.sleep(0.1)
         raise TimeoutError(f"no idle kernel for {path}: {self.sessions()}")
 
     def lab_url(self, path: str) -> str:
@@ -120,8 +120,28 @@ class LabServer:
             return f"{self.url}/notebooks/{path}?token={self.token}"
         return f"{self.url}/lab/tree/{path}?token={self.token}"
 
+    def kernel_groups(self) -> list[int]:
+        """The server's kernels, by process group: its children that lead a group of their
+        own (jupyter_client starts each kernel in a new session)."""
+        groups = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                ppid, pgid = stat.read_text().rsplit(")", 1)[1].split()[1:3]
+            except (OSError, IndexError):
+                continue  # gone meanwhile
+            if int(ppid) == self.proc.pid and int(pgid) == int(stat.parent.name):
+                groups.append(int(pgid))
+        return groups
+
     def stop(self) -> None:
         if self.proc.poll() is None:
+            # The kernels at once, first: the server's own shutdown of a kernel waits
+            # 2-3 s for torch's teardown, and nothing is read from a kernel after.
+            for group in self.kernel_groups():
+                try:
+                    os.killpg(group, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
             try:
                 os.killpg(self.pgid, signal.SIGTERM)
                 self.proc.wait(timeout=20)
@@ -131,7 +151,7 @@ class LabServer:
                 except ProcessLookupError:
                     pass
                 self.proc.wait(timeout=10)
-        # Kernels are in the same group; make sure none is left behind.
+        # Nothing of the server's own group is left behind.
         try:
             os.killpg(self.pgid, signal.SIGKILL)
         except ProcessLookupError:

@@ -87,7 +87,7 @@ def run_cell(page, index: int, timeout: float = 240) -> None:
             if re.fullmatch(r"\[\d+\]:", text):
                 return
             started = started or text == "[*]:"
-            time.sleep(0.2)
+            time.sleep(0.05)  # one read of the prompt: the next step starts at once
         if started:
             break
     raise AssertionError(f"cell {index} did not finish: prompt {prompt_text(page, index)!r}")
@@ -96,6 +96,21 @@ def run_cell(page, index: int, timeout: float = 240) -> None:
 def in_viewport(inner: dict, outer: dict) -> bool:
     return (inner["y"] < outer["y"] + outer["height"] and inner["y"] + inner["height"] > outer["y"]
             and inner["height"] > 0)
+
+
+def wait_scroll_settled(page, needs: str = "", frames: int = 5) -> None:
+    """Until the notebook's scroll position has held for `frames` animation frames (with
+    the element `needs`, a selector, present): a scroll ended, however long it took."""
+    page.evaluate("window.__nbcScroll = { top: null, still: 0 }")
+    page.wait_for_function("""([needs, frames]) => {
+        const e = document.querySelector(
+            '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer');
+        const s = window.__nbcScroll;
+        const held = e.scrollTop === s.top && (!needs || document.querySelector(needs));
+        s.still = held ? s.still + 1 : 0;
+        s.top = e.scrollTop;
+        return s.still >= frames;
+    }""", arg=[needs, frames], polling="raf", timeout=10_000)
 
 
 def open_sidebar_tab(page) -> None:
@@ -208,7 +223,7 @@ def test_sidebar_live_jump_and_reopen(browser, tmp_path, artifacts):
                 if records and records[0]["recompile_count"] == 2:
                     cut = records[0]
                     break
-                time.sleep(0.3)
+                time.sleep(0.1)
             assert cut is not None and cut["omitted"] and len(cut["compiles"]) < 4, cut
             run_cell(page, 4)
             page.wait_for_function(
@@ -222,7 +237,7 @@ def test_sidebar_live_jump_and_reopen(browser, tmp_path, artifacts):
             cells(page).nth(FILLER_CELL).locator(".jp-InputPrompt").first.click()
             scroller = page.locator(".jp-NotebookPanel:visible .jp-WindowedPanel-outer")
             scroller.evaluate("e => { e.scrollTop = e.scrollHeight; }")
-            page.wait_for_timeout(300)
+            wait_scroll_settled(page)
             compile_cell = cells(page).nth(1)
             assert not in_viewport(compile_cell.bounding_box(), scroller.bounding_box()), \
                 "the filler should have scrolled the %%compile cell out of view"
@@ -234,7 +249,8 @@ def test_sidebar_live_jump_and_reopen(browser, tmp_path, artifacts):
                         '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell.jp-mod-active');
                     return c && c.textContent.includes('%%compile');
                 }""", timeout=10_000)
-            page.wait_for_timeout(500)  # let the smooth scroll settle
+            # The smooth scroll and the line's selection (set once the cell is in view).
+            wait_scroll_settled(page, ".jp-Cell.jp-mod-active .cm-selectionBackground")
             assert in_viewport(compile_cell.bounding_box(), scroller.bounding_box())
             line = compile_cell.locator(".cm-line", has_text='print("debug")')
             assert in_viewport(line.bounding_box(), scroller.bounding_box())
@@ -275,7 +291,7 @@ def test_sidebar_live_jump_and_reopen(browser, tmp_path, artifacts):
                 if any(MIME in o.get("data", {}) and
                        o["data"][MIME]["targets"][0]["status"] == "compiled" for o in outs):
                     break
-                time.sleep(0.3)
+                time.sleep(0.1)
             else:
                 raise AssertionError(f"not saved with the record: {saved and saved['cells'][1]}")
             for s in server.sessions():
