@@ -67,7 +67,8 @@ def notebook(cells: list[str], budget: str | None = None) -> nbformat.NotebookNo
 
 
 def run(nb: nbformat.NotebookNode, timeout: int = 900) -> nbformat.NotebookNode:
-    NotebookClient(nb, timeout=timeout, kernel_name="python3", shutdown_kernel="immediate").execute()
+    NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                   shutdown_kernel="immediate").execute()
     return nb
 
 
