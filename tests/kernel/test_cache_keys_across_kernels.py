@@ -24,7 +24,10 @@ import nbcompile
 ct = nbcompile.compile_time(ip.user_ns["f"], ip.user_ns["y"], budget_s=0.5, remedies=())
 from nbcompile.display.compile_time import compile_time_text
 print(json.dumps({"frames": [f.to_dict() for f in ct.kernel_compiles],
-                  "text": compile_time_text(ct), "notes": ct.notes}))
+                  "text": compile_time_text(ct), "notes": ct.notes}), flush=True)
+import os
+sys.stderr.flush()
+os._exit(0)  # no interpreter teardown (~1.2 s with torch loaded): the result is printed
 """
 
 
