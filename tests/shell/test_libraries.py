@@ -109,6 +109,9 @@ def test_hf_generate_growing_sequence_explains_the_recompile_storm(hf):
     assert rep.to_dict()["advice"][0]["kind"] == "recompile-storm"
 
 
+# Transformers' cached helpers, traced through by Dynamo: torch's warning about the
+# library's code, nothing for this suite to act on
+@pytest.mark.filterwarnings("ignore:Dynamo detected a call to a `functools.lru_cache`")
 def test_hf_fullgraph_break_names_library_line_and_cell_line(hf, capsys):
     hf.run_cell_magic("compile", "--fullgraph",
                       "def complete(ids):\n"
