@@ -17,12 +17,10 @@ the summary, the inspector, source and kernels).
 from __future__ import annotations
 
 import os
-import re
 import secrets
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import nbformat
@@ -31,7 +29,13 @@ import pytest
 from tests.support.tour import CALL_CELL, COMPILE_CELL
 
 from .conftest import ROOT, lab_server
-from .test_sidebar import cells, open_sidebar_tab, prompt_text, wait_idle_status, widen_sidebar
+from .test_sidebar import (
+    cells,
+    open_sidebar_tab,
+    run_cell,
+    wait_idle_status,
+    widen_sidebar,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(1800),
               pytest.mark.skipif(not os.environ.get("NBCOMPILE_SCREENSHOTS"),
@@ -92,29 +96,6 @@ def shots_dir(artifacts: Path) -> Path:
     return out
 
 
-def run_cell(page, index: int, timeout: float = 600) -> None:
-    """Shift+Enter on cell ``index`` and wait for its ``[n]:`` prompt, however long the
-    command runs once started (a fresh kernel can miss the first Shift+Enter: again)."""
-    for _attempt in range(2):
-        cells(page).nth(index).locator(".jp-InputPrompt").first.click()
-        page.keyboard.press("Escape")
-        page.keyboard.press("Shift+Enter")
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            text = prompt_text(page, index)
-            if re.fullmatch(r"\[\d+\]:", text):
-                return
-            if text == "[*]:":
-                deadline = max(deadline, time.monotonic() + timeout)
-                while time.monotonic() < deadline:
-                    if re.fullmatch(r"\[\d+\]:", prompt_text(page, index)):
-                        return
-                    time.sleep(0.3)
-                raise AssertionError(f"cell {index} still running after {timeout} s")
-            time.sleep(0.2)
-    raise AssertionError(f"cell {index} did not start: prompt {prompt_text(page, index)!r}")
-
-
 def make_notebook(path: Path) -> None:
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(src) for src, _ in CELLS]
@@ -162,7 +143,7 @@ def test_screenshots(browser, tmp_path, artifacts, runs):
             page.keyboard.press("Control+b")  # fold the file browser: room for the notebook
 
             for index in range(3):
-                run_cell(page, index)
+                run_cell(page, index, timeout=600)
             inline = cells(page).nth(1).locator(".nbc-inline")
             inline.locator(".nbc-status-compiled").first.wait_for(timeout=120_000)
             shoot_cells(page, 1, 2, out / "compile-summary.png")

@@ -71,26 +71,28 @@ def prompt_text(page, index: int) -> str:
 
 
 def run_cell(page, index: int, timeout: float = 240) -> None:
-    """Select cell `index` in command mode, Shift+Enter, wait for its `[n]:` prompt.
-
-    A fresh kernel can look idle before it is (platform notes): if the cell never
-    started, run it once more.
-    """
-    for attempt in range(2):
+    """Select cell `index` in command mode, Shift+Enter, wait for its `[n]:` prompt: up to
+    `timeout` seconds once it started, however busy the machine. A fresh kernel can look
+    idle before it is (platform notes) and miss the key: a cell not started within 30 s
+    is run once more."""
+    for _attempt in range(2):
         cells(page).nth(index).locator(".jp-InputPrompt").first.click()
         page.keyboard.press("Escape")
         page.keyboard.press("Shift+Enter")
-        deadline = time.monotonic() + (timeout if attempt else min(timeout, 30))
-        started = False
-        while time.monotonic() < deadline:
+        pressed, started = time.monotonic(), None
+        while True:
             text = prompt_text(page, index)
             if re.fullmatch(r"\[\d+\]:", text):
                 return
-            started = started or text == "[*]:"
+            now = time.monotonic()
+            if started is None and text == "[*]:":
+                started = now
+            if started is not None and now - started > timeout:
+                raise AssertionError(f"cell {index} still running after {timeout} s")
+            if started is None and now - pressed > 30:
+                break  # never started: pressed once more
             time.sleep(0.05)  # one read of the prompt: the next step starts at once
-        if started:
-            break
-    raise AssertionError(f"cell {index} did not finish: prompt {prompt_text(page, index)!r}")
+    raise AssertionError(f"cell {index} did not start: prompt {prompt_text(page, index)!r}")
 
 
 def in_viewport(inner: dict, outer: dict) -> bool:
