@@ -74,8 +74,8 @@ def run_cell(page, index: int, timeout: float = 240) -> None:
     """Select cell `index` in command mode, Shift+Enter, wait for its `[n]:` prompt: up to
     `timeout` seconds once it started, however busy the machine. A fresh kernel can look
     idle before it is (platform notes) and miss the key: a cell not started within 30 s
-    is run once more."""
-    for _attempt in range(2):
+    is run once more, and then has the whole `timeout` to start."""
+    for attempt in range(2):
         cells(page).nth(index).locator(".jp-InputPrompt").first.click()
         page.keyboard.press("Escape")
         page.keyboard.press("Shift+Enter")
@@ -89,8 +89,8 @@ def run_cell(page, index: int, timeout: float = 240) -> None:
                 started = now
             if started is not None and now - started > timeout:
                 raise AssertionError(f"cell {index} still running after {timeout} s")
-            if started is None and now - pressed > 30:
-                break  # never started: pressed once more
+            if started is None and now - pressed > (timeout if attempt else 30):
+                break  # never started: pressed once more (the first time)
             time.sleep(0.05)  # one read of the prompt: the next step starts at once
     raise AssertionError(f"cell {index} did not start: prompt {prompt_text(page, index)!r}")
 
