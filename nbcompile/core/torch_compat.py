@@ -876,12 +876,24 @@ def make_vec_isa_probes(cache_dir: str) -> bool:
     directory, then keeps per process) into ``cache_dir`` (torch's
     ``temporary_cache_dir``: the cache directory and Inductor's in-memory caches put back
     after); False where this torch has no such probes or they fail."""
-    probe, in_dir = VEC_ISA_PROBES.get(), TEMPORARY_CACHE_DIR.get()
-    if probe is None or in_dir is None:
+    in_dir = TEMPORARY_CACHE_DIR.get()
+    if in_dir is None or VEC_ISA_PROBES.get() is None:
         return False
     try:
         with in_dir(cache_dir):
-            probe()
+            return _vec_isa_probes_made()
+    except Exception:  # noqa: BLE001 - a directory Inductor cannot use
+        return False
+
+
+def _vec_isa_probes_made() -> bool:
+    """Inductor's CPU-ISA probes made in its cache directory now (``valid_vec_isa_list``,
+    cached per process); False where this torch has no such probes or they fail."""
+    probe = VEC_ISA_PROBES.get()
+    if probe is None:
+        return False
+    try:
+        probe()
         return True
     except Exception:  # noqa: BLE001 - no compiler, or a torch whose probes differ
         return False
@@ -899,10 +911,4 @@ def warm_inductor_for_forks() -> None:
     probes made (``valid_vec_isa_list``, cached per process). Children forked after
     inherit both instead of each repeating them (~1.5 s of a ~2.5 s compile)."""
     INDUCTOR_COMPILE_FX.get()
-    probe = VEC_ISA_PROBES.get()
-    if probe is None:
-        return
-    try:
-        probe()
-    except Exception:  # noqa: BLE001 - no compiler: each child finds out as torch does
-        pass
+    _vec_isa_probes_made()  # where they fail, each child finds out as torch does

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from nbcompile.display.budget import json_size
+
 ROOT = Path(__file__).resolve().parents[2]
 RECORDS = ROOT / "tests" / "fixtures" / "records"
 SCHEMA = ROOT / "nbcompile" / "schema" / "record-v1.schema.json"
@@ -29,24 +31,21 @@ def _fixture(kind: str) -> dict:
     return json.loads((RECORDS / f"{kind}.json").read_text())
 
 
-def _size(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
-
-
 def clip(record: dict, key: Callable[[dict], list], max_bytes: int | None) -> dict:
     """``record`` with the list ``key(record)`` cut (from the end) until the record is at
-    most ``max_bytes`` of JSON: what the kernel publishes at its largest budget. The
-    longest prefix that fits, found from each item's bytes (the record measured once
-    without the list, each item once): not by measuring the whole record again and again."""
+    most ``max_bytes`` of JSON (``json_size``, as the kernel's budget counts): what the
+    kernel publishes at its largest budget. The longest prefix that fits, found from each
+    item's bytes (the record measured once without the list, each item once): not by
+    measuring the whole record again and again."""
     if max_bytes is None:
         return record
     items = key(record)
     whole = list(items)
     items[:] = []
-    used = _size(record)  # the empty list's brackets included
+    used = json_size(record)  # the empty list's brackets included
     kept = 0
     for item in whole:
-        used += _size(item) + (1 if kept else 0)  # and a comma before all but the first
+        used += json_size(item) + (1 if kept else 0)  # and a comma before all but the first
         if used > max_bytes:
             break
         kept += 1
