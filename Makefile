@@ -133,6 +133,7 @@ gpu-wheels:
 GPU_SITE ?= /tmp/site
 GPU_EVIDENCE ?= test-artifacts/gpu
 GPU_TEST_TIMEOUT ?= 400
+GPU_TESTS ?= tests/gpu
 test-gpu:
 	@ls $(WHEELS)/*.whl >/dev/null 2>&1 || { echo "no wheels in $(WHEELS)/: run" \
 		"'make gpu-wheels' here and carry .whl to the device" >&2; exit 2; }
@@ -142,7 +143,7 @@ test-gpu:
 	set -o pipefail; start=$$(date +%s); \
 	PYTHONPATH=$(GPU_SITE):$(CURDIR) PYTHONUNBUFFERED=1 NBCOMPILE_GPU_EVIDENCE=$(GPU_EVIDENCE) \
 		timeout $(GPU_TEST_TIMEOUT) $(PYTHON) -m pytest -p no:cacheprovider -n 0 -v --timeout 240 \
-		--junitxml=$(GPU_EVIDENCE)/junit-gpu.xml tests/gpu 2>&1 | tee $(GPU_EVIDENCE)/test-gpu.log; \
+		--junitxml=$(GPU_EVIDENCE)/junit-gpu.xml $(GPU_TESTS) 2>&1 | tee $(GPU_EVIDENCE)/test-gpu.log; \
 	status=$$?; \
 	PYTHONPATH=$(GPU_SITE) $(PYTHON) -c "import sys, torch, triton; print('python', sys.version.split()[0]); \
 		print('torch', torch.__version__, 'triton', triton.__version__); \

@@ -199,6 +199,32 @@ CudagraphStatus = Literal[
 
 
 @dataclass
+class CudagraphPartitionNode(Record):
+    """A node Inductor kept out of CUDA graphs by graph partitioning
+    (``torch._inductor.config.graph_partition``), in torch's words: its scheduler's
+    ``cudagraphs`` DEBUG line for a node of a non-cudagraphable partition."""
+
+    node: str  # Inductor's buffer name (``buf1``)
+    reason: str  # torch's reason (``cpu ops``, ``DeviceCopy ops``)
+    fx: str = ""  # the FX node as torch printed it (``mul(arg1_1, 2)``)
+    line: SourceLine | None = None  # the user's line in the node's stack trace
+    cell: int | None = None  # execution count of the cell that line is in, when known
+
+    OPTIONAL_KEYS = frozenset({"fx", "line", "cell"})
+
+
+@dataclass
+class CudagraphPartitions(Record):
+    """How Inductor split a compile's graphs around what CUDA graphs cannot capture
+    (graph partitioning): torch's count of partitions, those it records as CUDA graphs,
+    and the nodes it runs outside them. Summed over the compile's Inductor graphs."""
+
+    partitions: int  # "Created N graph partitions"
+    cudagraphable: int  # those CUDA-graph trees record
+    outside: list[CudagraphPartitionNode] = field(default_factory=list)
+
+
+@dataclass
 class CudagraphOutcome(Record):
     """What torch did about CUDA graphs for one compile (``--mode reduce-overhead``), read
     from its own record: its ``cudagraphs`` log messages and
@@ -212,8 +238,11 @@ class CudagraphOutcome(Record):
     line: SourceLine | None = None
     cell: int | None = None  # execution count of the cell that line is in, when known
     messages: list[str] = field(default_factory=list)  # torch's messages, verbatim
+    # Inductor's graph partitions (torch 2.9+ on a GPU, when its scheduler ran: not on an
+    # FX-graph cache hit); None: torch said nothing of partitions
+    partitions: CudagraphPartitions | None = None
 
-    OPTIONAL_KEYS = frozenset({"reason", "line", "cell", "messages"})
+    OPTIONAL_KEYS = frozenset({"reason", "line", "cell", "messages", "partitions"})
 
 
 @dataclass

@@ -481,6 +481,49 @@ export interface CudagraphOutcome {
    * torch's messages, verbatim
    */
   messages?: string[];
+  /**
+   * Inductor's graph partitions (torch 2.9+ on a GPU, when its scheduler ran: not on an FX-graph cache hit); None: torch said nothing of partitions
+   */
+  partitions?: CudagraphPartitions | null;
+}
+/**
+ * How Inductor split a compile's graphs around what CUDA graphs cannot capture (graph partitioning): torch's count of partitions, those it records as CUDA graphs, and the nodes it runs outside them. Summed over the compile's Inductor graphs.
+ */
+export interface CudagraphPartitions {
+  /**
+   * "Created N graph partitions"
+   */
+  partitions: number;
+  /**
+   * those CUDA-graph trees record
+   */
+  cudagraphable: number;
+  outside: CudagraphPartitionNode[];
+}
+/**
+ * A node Inductor kept out of CUDA graphs by graph partitioning (`torch._inductor.config.graph_partition`), in torch's words: its scheduler's `cudagraphs` DEBUG line for a node of a non-cudagraphable partition.
+ */
+export interface CudagraphPartitionNode {
+  /**
+   * Inductor's buffer name (`buf1`)
+   */
+  node: string;
+  /**
+   * torch's reason (`cpu ops`, `DeviceCopy ops`)
+   */
+  reason: string;
+  /**
+   * the FX node as torch printed it (`mul(arg1_1, 2)`)
+   */
+  fx?: string;
+  /**
+   * the user's line in the node's stack trace
+   */
+  line?: SourceLine | null;
+  /**
+   * execution count of the cell that line is in, when known
+   */
+  cell?: number | null;
 }
 /**
  * A compile triggered because an earlier compile's guards failed.

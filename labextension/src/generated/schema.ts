@@ -811,10 +811,90 @@ export const RECORD_SCHEMA: unknown = {
             "type": "string"
           },
           "description": "torch's messages, verbatim"
+        },
+        "partitions": {
+          "anyOf": [
+            {
+              "$ref": "#/$defs/CudagraphPartitions"
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "Inductor's graph partitions (torch 2.9+ on a GPU, when its scheduler ran: not on an FX-graph cache hit); None: torch said nothing of partitions"
         }
       },
       "required": [
         "status"
+      ],
+      "additionalProperties": false
+    },
+    "CudagraphPartitions": {
+      "title": "CudagraphPartitions",
+      "type": "object",
+      "description": "How Inductor split a compile's graphs around what CUDA graphs cannot capture (graph partitioning): torch's count of partitions, those it records as CUDA graphs, and the nodes it runs outside them. Summed over the compile's Inductor graphs.",
+      "properties": {
+        "partitions": {
+          "type": "integer",
+          "description": "\"Created N graph partitions\""
+        },
+        "cudagraphable": {
+          "type": "integer",
+          "description": "those CUDA-graph trees record"
+        },
+        "outside": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/CudagraphPartitionNode"
+          }
+        }
+      },
+      "required": [
+        "partitions",
+        "cudagraphable",
+        "outside"
+      ],
+      "additionalProperties": false
+    },
+    "CudagraphPartitionNode": {
+      "title": "CudagraphPartitionNode",
+      "type": "object",
+      "description": "A node Inductor kept out of CUDA graphs by graph partitioning (`torch._inductor.config.graph_partition`), in torch's words: its scheduler's `cudagraphs` DEBUG line for a node of a non-cudagraphable partition.",
+      "properties": {
+        "node": {
+          "type": "string",
+          "description": "Inductor's buffer name (`buf1`)"
+        },
+        "reason": {
+          "type": "string",
+          "description": "torch's reason (`cpu ops`, `DeviceCopy ops`)"
+        },
+        "fx": {
+          "type": "string",
+          "description": "the FX node as torch printed it (`mul(arg1_1, 2)`)"
+        },
+        "line": {
+          "anyOf": [
+            {
+              "$ref": "#/$defs/SourceLine"
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "the user's line in the node's stack trace"
+        },
+        "cell": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "execution count of the cell that line is in, when known"
+        }
+      },
+      "required": [
+        "node",
+        "reason"
       ],
       "additionalProperties": false
     },

@@ -70,6 +70,21 @@ export interface ICudagraphOutcome {
   reason: string;
   line: ISourceLine | null;
   cell: number | null;
+  /** Inductor's graph partitions; null: torch said nothing of partitions. */
+  partitions: ICudagraphPartitions | null;
+}
+
+/** How Inductor split the compile's graphs around what CUDA graphs cannot capture. */
+export interface ICudagraphPartitions {
+  partitions: number;
+  cudagraphable: number;
+  /** The nodes it runs outside CUDA graphs: torch's reason and the user's line. */
+  outside: {
+    node: string;
+    reason: string;
+    line: ISourceLine | null;
+    cell: number | null;
+  }[];
 }
 
 /** One call under CUDA-graph trees: what torch's tree manager did in it. */

@@ -76,7 +76,19 @@ function parseCudagraphs(o: R.CudagraphOutcome): ICudagraphOutcome {
     status: o.status,
     reason: o.reason ?? '',
     line: o.line ? parseSourceLine(o.line) : null,
-    cell: o.cell ?? null
+    cell: o.cell ?? null,
+    partitions: o.partitions
+      ? {
+          partitions: o.partitions.partitions,
+          cudagraphable: o.partitions.cudagraphable,
+          outside: (o.partitions.outside ?? []).map(n => ({
+            node: n.node,
+            reason: n.reason,
+            line: n.line ? parseSourceLine(n.line) : null,
+            cell: n.cell ?? null
+          }))
+        }
+      : null
   };
 }
 

@@ -40,6 +40,37 @@ test('a compile CUDA-graph outcome is read and worded (skipped, not used, none)'
   assert.equal(cudagraphText(null), '');
 });
 
+test('a recorded compile split by Inductor says what runs outside CUDA graphs', () => {
+  const raw = fixture() as {
+    targets: { compiles: Record<string, unknown>[] }[];
+  };
+  raw.targets[0].compiles[0].cudagraphs = {
+    status: 'recorded',
+    partitions: {
+      partitions: 2,
+      cudagraphable: 1,
+      outside: [
+        {
+          node: 'buf1',
+          reason: 'cpu ops',
+          fx: 'mul(arg1_1, 2)',
+          line: {
+            filename: '<ipython-input-5-ab>',
+            lineno: 4,
+            line: 'b = y * 2'
+          },
+          cell: 5
+        }
+      ]
+    }
+  };
+  const parsed = summary(raw).targets[0].compiles;
+  assert.equal(
+    cudagraphText(parsed[0].cudagraphs),
+    'recorded; 1 of 2 partitions outside: cpu ops (cell [5] line 4: b = y * 2)'
+  );
+});
+
 test('calls under CUDA graphs are read and worded one row each', () => {
   const raw = fixture() as { targets: Record<string, unknown>[] };
   const warmed =

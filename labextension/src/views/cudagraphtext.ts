@@ -3,27 +3,43 @@
  * reason are torch's, decided in the kernel (nbcompile/core/notebook/cudagraphs.py).
  */
 
+import type { ISourceLine } from '../model/parts';
 import { ICudagraphCall, ICudagraphOutcome } from '../model/target';
 import { formatBytes } from '../ui/format';
 
-/** A compile's CUDA-graph outcome in words: `recorded`, `skipped: <torch's reason>
- * (cell [5] line 3)`, `not used: cpu device`. */
+/** A compile's CUDA-graph outcome in words: `recorded`, `recorded; 1 of 2 partitions
+ * outside: cpu ops (cell [5] line 4: ...)`, `skipped: <torch's reason> (cell [5] line
+ * 3)`, `not used: cpu device`. */
 export function cudagraphText(o: ICudagraphOutcome | null): string {
   if (o === null) {
     return '';
   }
-  if (o.status === 'recorded') {
-    return 'recorded';
-  }
   if (o.status === 'not_used') {
     return `not used: ${o.reason}`;
   }
-  const where =
-    o.line && o.line.lineno !== null
-      ? ` (${o.cell !== null ? `cell [${o.cell}] ` : ''}line ${o.line.lineno}` +
-        (o.line.line ? `: ${o.line.line})` : ')')
-      : '';
-  return `skipped: ${o.reason}${where}`;
+  if (o.status === 'recorded') {
+    const p = o.partitions;
+    if (p === null || p.outside.length === 0) {
+      return 'recorded';
+    }
+    const node = p.outside[0];
+    return (
+      `recorded; ${p.partitions - p.cudagraphable} of ${p.partitions} partitions ` +
+      `outside: ${node.reason}${where(node.line, node.cell)}`
+    );
+  }
+  return `skipped: ${o.reason}${where(o.line, o.cell)}`;
+}
+
+/** ` (cell [5] line 3: x.add_(1))` for a user's line; empty without one. */
+function where(line: ISourceLine | null, cell: number | null): string {
+  if (!line || line.lineno === null) {
+    return '';
+  }
+  return (
+    ` (${cell !== null ? `cell [${cell}] ` : ''}line ${line.lineno}` +
+    (line.line ? `: ${line.line})` : ')')
+  );
 }
 
 /** The per-call table's header (the inspector's "CUDA graphs per call"). */

@@ -8,11 +8,12 @@ Read from torch's own state (``torch/_inductor/cudagraph_trees.py``):
 
 * the tree's log lines (``cudagraph_trees.log``, artifact ``cudagraphs``): warm-up,
   recording and re-record lines are DEBUG, a new size INFO. Once a compile that asks for
-  CUDA graphs starts on a CUDA machine, that logger is set to DEBUG with a filter that
-  hands each line here and lets through to handlers only what they got before (the level
-  the logger had), or everything when the user turned the artifact on
-  (``TORCH_LOGS=cudagraphs``): nothing new on stderr. A re-record's reason is then worked
-  out by torch at once (``_run``: ``status_logger()`` when DEBUG is on; only on a re-record);
+  CUDA graphs starts on a CUDA machine, that logger is set to DEBUG with a filter
+  (``cudagraph_log.DebugLines``) that hands each line here and lets through to handlers
+  only what they got before (the level the logger had), or everything when the user
+  turned the artifact on (``TORCH_LOGS=cudagraphs``): nothing new on stderr. A
+  re-record's reason is then worked out by torch at once (``_run``: ``status_logger()``
+  when DEBUG is on; only on a re-record);
 * replays: while a call is watched, the manager's ``execute_node`` (the replay of a
   recorded graph) is counted through an instance attribute removed at the call's end;
 * the pool: ``cudagraph_pool.pool_bytes`` (the segments of the manager's
@@ -26,7 +27,6 @@ graphs, nothing is installed.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -110,56 +110,6 @@ class _Replays:
         self._wrapper = None
 
 
-def _user_enabled() -> bool:
-    """Whether the user turned torch's ``cudagraphs`` artifact on (``TORCH_LOGS``,
-    ``torch._logging.set_logs``): then torch prints every line, as without nbcompile."""
-    return torch_compat.log_artifact_enabled("cudagraphs")
-
-
-class _TreeLogFilter(logging.Filter):
-    """On the tree's logger: each line to ``on_line``; to handlers only what they got
-    before the level was lowered (or all, when the user turned the artifact on)."""
-
-    def __init__(self, on_line: Callable[[str], None]) -> None:
-        super().__init__("nbcompile.cudagraph_calls")
-        self.on_line = on_line
-        self._logger: logging.Logger | None = None
-        self._level = logging.NOTSET  # the logger's own level before it was lowered
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        try:
-            self.on_line(record.getMessage())
-        except Exception:  # a capture bug must never break torch
-            pass
-        return record.levelno >= self._shown_from() or _user_enabled()
-
-    def _shown_from(self) -> int:
-        """The level the logger would have without nbcompile (its own, else its parent's)."""
-        if self._level != logging.NOTSET or self._logger is None:
-            return self._level
-        parent = self._logger.parent
-        return parent.getEffectiveLevel() if parent is not None else logging.WARNING
-
-    def install(self) -> None:
-        """Put the filter on (once) and the level at DEBUG (again, if torch's
-        ``set_logs`` or the user reset it)."""
-        logger = logging.getLogger(TREES_LOGGER)
-        if self._logger is None:
-            logger.addFilter(self)
-            self._logger = logger
-            self._level = logger.level  # DEBUG already: the user's choice, all shown
-        if logger.level != logging.DEBUG:
-            self._level = logger.level
-            logger.setLevel(logging.DEBUG)
-
-    def uninstall(self) -> None:
-        if self._logger is not None:
-            self._logger.removeFilter(self)
-            if self._logger.level == logging.DEBUG:
-                self._logger.setLevel(self._level)
-            self._logger = None
-
-
 # --- the channel ---
 @dataclass
 class _Open:
@@ -191,7 +141,7 @@ class CudagraphCalls(SideChannel):
         self._notify = notify
         self._lock = lock
         self._states: dict[str, _State] = {}  # by target id
-        self._filter = _TreeLogFilter(self._on_line)
+        self._filter = cudagraph_log.DebugLines(TREES_LOGGER, self._on_line)
         self._utils_log = cudagraph_log.CudagraphLog(lambda m, _k: self._on_line(m))
         self._remove_calls: Callable[[], None] | None = None
         self._cuda: bool | None = None
@@ -290,7 +240,10 @@ class CudagraphCalls(SideChannel):
             self._watching = True
 
     def _target_of(self, event: cudagraph_events.TreeEvent) -> Target | None:
-        """The target whose compile torch named, else the innermost watched call's."""
+        """The target whose compile torch named, else the innermost watched call's, else
+        the innermost running call's of a target that asked for CUDA graphs (torch 2.11
+        names no compile on a new size's line, and a steady target's calls are not
+        watched)."""
         if event.compile_id:
             for target in reversed(self._registry.targets):
                 if any(cudagraph_events.same_compile(c.compile_id, event.compile_id)
@@ -300,5 +253,6 @@ class CudagraphCalls(SideChannel):
             state = self._states.get(target.id)
             if state is not None and state.open is not None:
                 return target
-        return None
+        return next((c.target for c in reversed(calls.running())
+                     if getattr(c.target, "id", None) in self._states), None)
 

@@ -1,8 +1,10 @@
 """The side channel of torch's CUDA-graph messages (``cudagraph_log.py`` hears them):
 each kept for the compile running when torch logged it, else for the latest compile of
 the innermost target whose call is running (torch decides some skips at a graph's first
-run, outside any compile); a finished compile's outcome read from its messages and the
-skip count torch added during it (``cudagraphs.of_compile``)."""
+run, outside any compile); a finished compile's outcome read from its messages, the
+skip count torch added during it and, on a CUDA machine, the graph partitions Inductor's
+scheduler reported at DEBUG while it compiled (``cudagraph_partitions.py``; its logger is
+lowered only once a compile asks for CUDA graphs there, and prints nothing new)."""
 
 from __future__ import annotations
 
@@ -12,10 +14,15 @@ from collections.abc import Callable
 from ..records import CompileRecord
 from ..trace.builder import Fed
 from ..trace.compile_id import CompileId
-from . import calls, cudagraph_log, cudagraphs
+from . import calls, cudagraph_log, cudagraph_partitions, cudagraphs
 from .attribution import Attribution, Key
 from .channels import Notes, SideChannel
+from .cudagraph_calls import cuda_available
 from .target_state import Target
+from .torch_logs import current_compile
+
+#: Partition lines kept per compile (bounded: a huge graph's stacks say the same).
+_MAX_LINES = 2000
 
 
 class CudagraphChannel(SideChannel):
@@ -29,24 +36,46 @@ class CudagraphChannel(SideChannel):
         self._log = cudagraph_log.CudagraphLog(self._on_message)
         self._messages: dict[Key, list[str]] = {}  # compiles still running
         self._skips_at: dict[Key, int] = {}  # torch's skip count when each started
+        self._partition_lines: dict[Key, list[str]] = {}  # compiles still running
+        self._partitions = cudagraph_log.DebugLines(cudagraph_partitions.LOGGER,
+                                                    self._on_partition_line)
+        self._cuda: bool | None = None
 
     def start(self) -> None:
         self._log.install()
 
     def stop(self) -> None:
         self._log.uninstall()
+        self._partitions.uninstall()
 
     def compile_started(self, key: Key, owners: list[Target]) -> None:
         self._skips_at[key] = cudagraph_log.skips()
         self._messages.setdefault(key, [])
+        if not any(cudagraphs.asked_for(t.options) for t in owners):
+            return
+        if self._cuda is None:
+            self._cuda = cuda_available()
+        if self._cuda:
+            self._partition_lines.setdefault(key, [])
+            self._partitions.install()
 
     def compile_finished(self, key: Key, fed: Fed, record: CompileRecord,
                          owners: list[Target]) -> Notes:
         messages = self._messages.pop(key, [])
         started = self._skips_at.pop(key, None)
         counted = started is not None and cudagraph_log.skips() > started
-        record.cudagraphs = cudagraphs.of_compile(record, messages, counted, owners)
+        partitions = cudagraph_partitions.read(self._partition_lines.pop(key, []),
+                                               cudagraphs.cells_of(owners))
+        record.cudagraphs = cudagraphs.of_compile(record, messages, counted, owners,
+                                                  partitions)
         return {}
+
+    def _on_partition_line(self, message: str) -> None:
+        key = current_compile()
+        with self._lock:
+            lines = self._partition_lines.get(key) if key is not None else None
+            if lines is not None and len(lines) < _MAX_LINES:
+                lines.append(message)
 
     def _on_message(self, message: str, key: Key | None) -> None:
         with self._lock:

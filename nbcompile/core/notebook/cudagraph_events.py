@@ -14,7 +14,8 @@ The lines are torch's (``torch/_inductor/cudagraph_trees.py``, logger ``log``, a
   then, per input, ``input name: primals_2. data pointer changed from A to B. input stack
   trace: <stack>`` (``cudagraph_utils.log_data_ptr_mismatch``);
 * ``cudagraphify_impl``: ``[0/0] Recording cudagraph tree for symint key (48,)`` (or ``for
-  graph without symints``): the first run of a compiled graph at a new size.
+  graph without symints``; torch 2.11 prints no ``[0/0]`` there): the first run of a
+  compiled graph at a new size.
 A replay (``execute_node``) logs nothing; the reader counts it.
 """
 

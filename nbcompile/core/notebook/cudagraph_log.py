@@ -1,4 +1,6 @@
-"""torch's own words about CUDA graphs, per compile (``--mode reduce-overhead``).
+"""torch's own words about CUDA graphs, per compile (``--mode reduce-overhead``), and the
+way nbcompile hears torch's DEBUG lines about them without printing anything new
+(``DebugLines``).
 
 Inductor says why it skips CUDA graphs for a graph through one logger
 (``torch._inductor.cudagraph_utils``'s ``cudagraphs`` artifact: "skipping cudagraphs due
@@ -53,4 +55,58 @@ class CudagraphLog(logging.Handler):
     def uninstall(self) -> None:
         if self._logger is not None:
             self._logger.removeHandler(self)
+            self._logger = None
+
+
+def _user_enabled() -> bool:
+    """Whether the user turned torch's ``cudagraphs`` artifact on (``TORCH_LOGS``,
+    ``torch._logging.set_logs``): then torch prints every line, as without nbcompile."""
+    return torch_compat.log_artifact_enabled("cudagraphs")
+
+
+class DebugLines(logging.Filter):
+    """On one of torch's ``cudagraphs`` loggers, lowered to DEBUG while installed: each
+    line to ``on_line``; to handlers only what they got before the level was lowered (or
+    all, when the user turned the artifact on). Used for the tree manager's lines
+    (``cudagraph_calls.py``) and Inductor's graph partitions (``cudagraph_channel.py``):
+    torch writes them only when its logger is enabled for DEBUG."""
+
+    def __init__(self, logger: str, on_line: Callable[[str], None]) -> None:
+        super().__init__("nbcompile.cudagraphs")
+        self.logger_name = logger
+        self.on_line = on_line
+        self._logger: logging.Logger | None = None
+        self._level = logging.NOTSET  # the logger's own level before it was lowered
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            self.on_line(record.getMessage())
+        except Exception:  # a capture bug must never break torch
+            pass
+        return record.levelno >= self._shown_from() or _user_enabled()
+
+    def _shown_from(self) -> int:
+        """The level the logger would have without nbcompile (its own, else its parent's)."""
+        if self._level != logging.NOTSET or self._logger is None:
+            return self._level
+        parent = self._logger.parent
+        return parent.getEffectiveLevel() if parent is not None else logging.WARNING
+
+    def install(self) -> None:
+        """Put the filter on (once) and the level at DEBUG (again, if torch's
+        ``set_logs`` or the user reset it)."""
+        logger = logging.getLogger(self.logger_name)
+        if self._logger is None:
+            logger.addFilter(self)
+            self._logger = logger
+            self._level = logger.level  # DEBUG already: the user's choice, all shown
+        if logger.level != logging.DEBUG:
+            self._level = logger.level
+            logger.setLevel(logging.DEBUG)
+
+    def uninstall(self) -> None:
+        if self._logger is not None:
+            self._logger.removeFilter(self)
+            if self._logger.level == logging.DEBUG:
+                self._logger.setLevel(self._level)
             self._logger = None

@@ -12,7 +12,10 @@ Inductor decides per compiled graph (``compile_fx.py``, ``output_code.py``,
   trees), and later for a graph re-recorded past ``cudagraph_unexpected_rerecord_limit``
   ("skipping cudagraph due to function N exceeding max re-recording limit ...") ->
   ``skipped``, with torch's reason and the user's line it names;
-* otherwise the graph is wrapped to be recorded at a later call -> ``recorded``.
+* otherwise the graph is wrapped to be recorded at a later call -> ``recorded``; with
+  graph partitioning, what CUDA graphs cannot capture (a CPU op, say) is split off and
+  runs outside them, said only at DEBUG (``cudagraph_partitions.py``): ``recorded`` with
+  those nodes, or ``skipped`` when no partition is left to record.
 Other messages on that logger (the warning about too many distinct input sizes) are
 kept verbatim and change no status.
 """
@@ -24,7 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from .. import torch_compat
-from ..records import CompileRecord, CudagraphOutcome, SourceLine
+from ..records import CompileRecord, CudagraphOutcome, CudagraphPartitions, SourceLine
 from ..trace.payloads import FRAME_LINE, printed_lines, source_line
 from . import cell_names
 from .options import CompileOptions
@@ -83,11 +86,15 @@ def reason_of(message: str) -> str:
 def user_line(message: str) -> SourceLine | None:
     """The innermost frame of the stack torch printed after ``Found from`` (None: none)."""
     parts = _FOUND_FROM.split(message, maxsplit=1)
-    if len(parts) < 2:
-        return None
-    printed = printed_lines(parts[1])
+    return stack_line(parts[1]) if len(parts) == 2 else None
+
+
+def stack_line(stack: str) -> SourceLine | None:
+    """The innermost frame of a stack torch printed (``File "...", line N, in f`` then
+    its code), with the source as it is now, else as printed (None: no frame)."""
+    printed = printed_lines(stack)
     last: SourceLine | None = None
-    for raw in parts[1].splitlines():
+    for raw in stack.splitlines():
         m = FRAME_LINE.match(raw)
         if m:
             filename, lineno = m.group("file"), int(m.group("line"))
@@ -114,11 +121,12 @@ def graph_device(graphs: Iterable[str], kernel_languages: Iterable[str] = ()) ->
 
 
 def outcome(messages: Iterable[str], *, counted: bool, requested: bool,
-            device: str | None, cell_of: CellOf = cell_names.cell_number
-            ) -> CudagraphOutcome | None:
+            device: str | None, cell_of: CellOf = cell_names.cell_number,
+            partitions: CudagraphPartitions | None = None) -> CudagraphOutcome | None:
     """A compile's outcome from torch's ``messages``, whether torch's skip counter rose
-    during it (``counted``), whether CUDA graphs were asked for and the graph's device.
-    None: nothing was asked for and torch said and counted nothing."""
+    during it (``counted``), whether CUDA graphs were asked for, the graph's device and
+    the graph partitions torch reported. None: nothing was asked for and torch said and
+    counted nothing."""
     result: CudagraphOutcome | None = None
     if counted and device != "cuda":
         reason = f"{device} device" if device else "no CUDA device"
@@ -130,11 +138,27 @@ def outcome(messages: Iterable[str], *, counted: bool, requested: bool,
     if result is not None and result.status == "recorded" and counted and not any(
             is_skip(m) for m in result.messages):
         result.status, result.reason = "skipped", NO_REASON
+    if result is not None and partitions is not None:
+        result.partitions = partitions
+        if result.status == "recorded" and partitions.partitions and \
+                not partitions.cudagraphable:
+            result.status = "skipped"
+            result.reason = ("no graph partition can run as a CUDA graph ("
+                             + ", ".join(_partition_reasons(partitions)) + ")")
+            first = next((n for n in partitions.outside if n.line is not None), None)
+            if first is not None:
+                result.line, result.cell = first.line, first.cell
     return result
 
 
+def _partition_reasons(partitions: CudagraphPartitions) -> list[str]:
+    """torch's reasons for the nodes it kept out of CUDA graphs, each once, in order."""
+    return list(dict.fromkeys(n.reason for n in partitions.outside)) or ["torch gave none"]
+
+
 def of_compile(record: CompileRecord, messages: Iterable[str], counted: bool,
-               owners: Sequence[Target]) -> CudagraphOutcome | None:
+               owners: Sequence[Target], partitions: CudagraphPartitions | None = None
+               ) -> CudagraphOutcome | None:
     """The outcome of a finished compile of ``owners`` (asked for by their options; a
     compile with no graph, restarted or failed, has nothing to record)."""
     asked = bool(record.graphs) and record.status == "ok" and any(
@@ -142,7 +166,7 @@ def of_compile(record: CompileRecord, messages: Iterable[str], counted: bool,
     device = graph_device([*record.graphs, *record.post_grad_graphs],
                           (k.language for k in record.kernels))
     return outcome(messages, counted=counted, requested=asked, device=device,
-                   cell_of=cells_of(owners))
+                   cell_of=cells_of(owners), partitions=partitions)
 
 
 def cells_of(targets: Sequence[Target]) -> CellOf:
@@ -186,12 +210,25 @@ def total(compiles: Iterable[CompileRecord]) -> str | None:
     text = (f"CUDA graphs: {k} of {n} graph runs as a CUDA graph" if n == 1
             else f"CUDA graphs: {k} of {n} graphs run as CUDA graphs")
     if skipped := next((o for o in used if o.status == "skipped"), None):
-        where = ""
-        if skipped.line is not None:
-            where = (f" (cell [{skipped.cell}], line {skipped.line.lineno}"
-                     if skipped.cell is not None else f" (line {skipped.line.lineno}")
-            where += f": {skipped.line.line})" if skipped.line.line else ")"
-        text += f"; skipped: {skipped.reason}{where}"
+        text += f"; skipped: {skipped.reason}{_where(skipped.line, skipped.cell)}"
+    split = [o.partitions for o in used if o.status == "recorded" and o.partitions
+             and o.partitions.outside]
+    if split:
+        parts = sum(p.partitions for p in split)
+        outside = parts - sum(p.cudagraphable for p in split)
+        node = split[0].outside[0]
+        text += (f"; {outside} of {parts} graph partitions "
+                 + ("runs" if outside == 1 else "run")
+                 + f" outside them: {node.reason}{_where(node.line, node.cell)}")
     if len(used) < len(outcomes):
         text += f"; {len(outcomes) - len(used)} not used (no CUDA device)"
     return text
+
+
+def _where(line: SourceLine | None, cell: int | None) -> str:
+    """`` (cell [5], line 4: b = y * 2)`` for a user's line; empty without one."""
+    if line is None:
+        return ""
+    where = (f" (cell [{cell}], line {line.lineno}" if cell is not None
+             else f" (line {line.lineno}")
+    return where + (f": {line.line})" if line.line else ")")

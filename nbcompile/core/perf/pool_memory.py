@@ -58,10 +58,11 @@ class PoolMemory:
 
     def where(self) -> str:
         """The row's words for where its bytes are."""
+        change = (f"grew by {format_bytes(self.reserved_growth)}" if self.reserved_growth >= 0
+                  else f"shrank by {format_bytes(-self.reserved_growth)}")
         return (f"in the CUDA-graph pool: {format_bytes(self.held_bytes)} held between calls "
                 "(the segments of CUDA-graph trees' private pool, torch.cuda.memory_snapshot; "
-                f"the allocator's reserved bytes grew by {format_bytes(self.reserved_growth)}, "
-                "torch.cuda.memory_stats); "
+                f"the allocator's reserved bytes {change} meanwhile, torch.cuda.memory_stats); "
                 "peak = the bytes its recording allocated in the pool (max_memory_allocated "
                 "over the warm-up), which every replay reuses; a replay allocates nothing")
 

@@ -26,14 +26,15 @@ from torch._inductor.cudagraph_utils import (
 )
 
 import nbcompile
-from nbcompile.core.notebook import calls
+from nbcompile.core.notebook import calls, cudagraph_partitions
 from nbcompile.core.notebook import cudagraph_events as ev
 from nbcompile.core.notebook.cudagraph_calls import (
     TREES_LOGGER,
     CudagraphCalls,
-    _TreeLogFilter,
+    _State,
     warn_limit,
 )
+from nbcompile.core.notebook.cudagraph_log import DebugLines
 from nbcompile.core.notebook.session import get_session
 from nbcompile.core.records import CudagraphShape
 from nbcompile.display.summary_model import summarize
@@ -185,7 +186,7 @@ def test_the_tree_filter_hears_debug_lines_and_prints_nothing_new(trees_logger):
 
     handler = Printed(logging.DEBUG)
     trees_logger.addHandler(handler)
-    flt = _TreeLogFilter(heard.append)
+    flt = DebugLines(TREES_LOGGER, heard.append)
     try:
         flt.install()
         assert trees_logger.isEnabledFor(logging.DEBUG)
@@ -212,8 +213,34 @@ def test_on_cpu_nothing_is_watched_per_call(ip):
     assert report.cudagraph_calls == [] and report.cudagraph_shapes is None
     assert "cudagraph_calls" not in report.to_dict() or not report.to_dict()["cudagraph_calls"]
     assert logging.getLogger(TREES_LOGGER).level == level
+    # nor is Inductor's partition logger lowered (cudagraph_channel.py): no GPU, no lines
+    assert not logging.getLogger(cudagraph_partitions.LOGGER).isEnabledFor(logging.DEBUG)
     assert len(calls._call_listeners) == hooks
     channel = next(c for c in get_session().channels if isinstance(c, CudagraphCalls))
     assert channel._cuda is False and not channel._watching
     (target,) = summarize([report]).targets
     assert not any(i.text.startswith("CUDA graphs, call") for i in target.items)
+
+
+def test_a_new_size_without_a_compile_id_is_the_running_calls(ip):
+    """torch 2.11 prints a new size's line with no compile id (``Recording cudagraph tree
+    for symint key 48``, as an H200 logged it): heard during a call no longer watched (the
+    target was steady), it is that call's target's, with the cell the call ran in."""
+    run_cell(ip, "import torch")
+    ip.run_cell_magic("compile", "--backend eager",
+                      "def cgc_size(x):\n    hear()\n    return x + 1\n")
+    session = get_session()
+    channel = next(c for c in session.channels if isinstance(c, CudagraphCalls))
+    target = next(t for t in reversed(session.registry.targets) if t.name == "cgc_size")
+    channel._states[target.id] = _State(watching=False, counted=False)  # a steady target
+    line = "Recording cudagraph tree for symint key 48"
+    ip.user_ns["hear"] = torch._dynamo.disable(lambda: channel._on_line(line))
+    try:
+        cell = ip.execution_count
+        run_cell(ip, "_ = cgc_size(torch.randn(3))")
+    finally:
+        channel._states.pop(target.id, None)
+    assert [(c.call, c.cell, [s.key for s in c.new_shapes]) for c in target.cudagraph_calls
+            ] == [(0, cell, ["48"])]
+    shapes = target.cudagraph_shapes
+    assert shapes is not None and [(s.key, s.cell) for s in shapes.shapes] == [("48", cell)]

@@ -67,6 +67,10 @@ def test_a_pool_rows_held_bytes_and_words_say_where_the_bytes_are():
     assert cand.row.held_bytes == 20 * MiB
     assert any("CUDA-graph trees' private memory pool" in n for n in cand.row.notes)
     assert cand.pool.where().startswith("in the CUDA-graph pool: 20.0 MiB held")
+    assert "reserved bytes grew by 20.0 MiB meanwhile" in cand.pool.where()
+    # torch released cached blocks during the row (an old pool, empty_cache): its words
+    shrank = PoolMemory(20 * MiB, 8 * MiB, 20 * MiB, reserved_growth=-94 * MiB)
+    assert "reserved bytes shrank by 94.0 MiB meanwhile" in shrank.where()
     # without a pool: the allocated bytes, as for any row
     plain = Candidate(spec, TimingRow(mode=spec.label, kind=spec.kind))
     row_memory.held_memory(plain, 100, 164)
