@@ -13,16 +13,20 @@ from collections.abc import Callable
 from typing import Any
 
 
-def line_times(call: Callable[[], Any], code: types.CodeType | None,
-               repeat: int) -> tuple[dict[int, float], float]:
+def line_times(call: Callable[[], Any], code: types.CodeType | None, repeat: int,
+               sync: Callable[[], None] | None = None) -> tuple[dict[int, float], float]:
     """Inclusive seconds per line of ``code`` over ``repeat`` runs of ``call`` (one eager
-    call, synchronised), and the total traced time."""
+    call, synchronised), and the total traced time. ``sync`` (a GPU's synchronize) runs
+    before each clock reading: a line's time then holds the device work it launched, not
+    only the launch (kernels run asynchronously)."""
     totals: dict[int, float] = {}
     if code is None:
         return totals, 0.0
     state: dict[str, Any] = {"line": None, "t": 0.0}
 
     def local(frame: types.FrameType, event: str, arg: Any) -> Any:
+        if sync is not None:
+            sync()
         now = time.perf_counter()
         if state["line"] is not None:
             totals[state["line"]] = totals.get(state["line"], 0.0) + now - state["t"]

@@ -111,10 +111,17 @@ def _copy_target(name: str, fn: Any, copy: Callable[..., Any],
 
 
 def _sync(args: tuple, kwargs: dict) -> None:
+    if (sync := _device_sync(args, kwargs)) is not None:
+        sync()
+
+
+def _device_sync(args: tuple, kwargs: dict) -> Callable[[], None] | None:
+    """``torch.cuda.synchronize`` when an input is on a CUDA device, else None."""
     if torch.cuda.is_available() and any(
         isinstance(v, torch.Tensor) and v.is_cuda for v in (*args, *kwargs.values())
     ):
-        torch.cuda.synchronize()
+        return torch.cuda.synchronize
+    return None
 
 
 def profile(fn: Any, *args: Any, repeat: int = DEFAULT_REPEAT, memory: bool = True,
@@ -241,7 +248,8 @@ def _profile(fn: Any, args: tuple, kwargs: dict, repeat: int, memory: bool,
     eager(*args, **kwargs)  # warm-up: the first eager call pays one-off costs (lazy inits)
     _sync(args, kwargs)
     eager_walls = [_timed(eager, args, kwargs) for _ in range(repeat)]
-    lines, eager_traced = line_times(lambda: _synced(eager, args, kwargs), code, repeat)
+    lines, eager_traced = line_times(lambda: _synced(eager, args, kwargs), code, repeat,
+                                     _device_sync(args, kwargs))
     result = state.result = build(name, target, code, prof, walls, eager_walls, lines,
                                   eager_traced, repeat, recompiles, mem, device)
     if memory and mem is not None:

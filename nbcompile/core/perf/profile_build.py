@@ -98,6 +98,9 @@ def build(name: str, target: Target, code: types.CodeType | None, prof: Any,
         prof_out.memory = compiled_memory(rows, memory, device or torch.device("cpu"))
         prof_out.kernels = sorted(rows.rows.values(), key=lambda r: -r.total_s)
     _fill_lines(prof_out, code, eager_lines, eager_traced_s)
+    if device is not None and device.type == "cuda" and eager_lines:
+        prof_out.notes.append("eager line times synchronise the GPU at each line: a line's "
+                              "time holds the kernels it launched, and its share of the syncs")
     _add_notes(prof_out, record)
     return prof_out
 

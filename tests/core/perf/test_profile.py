@@ -4,6 +4,7 @@ graph-break ids and links, compile phases."""
 from __future__ import annotations
 
 import json
+import time
 
 import jsonschema
 import pytest
@@ -233,3 +234,29 @@ def test_launches_without_a_graph_call_event_are_grouped_by_region():
     # a torch that logs graph calls: those, untouched
     call = _event("## Call CompiledFxGraph fabc ##", 300, 7900, kernel0, mm)
     assert _graph_calls([outer, call], extern_ops={"mm"}) == [call]
+
+
+def test_eager_line_times_hold_the_work_a_sync_waits_for():
+    """On a GPU a line only launches its kernels; the device work finishes later. With
+    ``sync`` (the GPU's synchronize) run at each line event, the launching line's time
+    holds the work: here a "device" whose pending work a sync waits out."""
+    from nbcompile.core.perf.line_tracer import line_times
+
+    pending: list[float] = []
+    syncs = 0
+
+    def sync() -> None:
+        nonlocal syncs
+        syncs += 1
+        while pending:
+            time.sleep(pending.pop())
+
+    def step():
+        pending.append(0.02)  # launched: runs until the next sync
+        return 1
+
+    totals, _ = line_times(step, step.__code__, 3, sync)
+    first = step.__code__.co_firstlineno
+    assert totals[first + 1] >= 3 * 0.02  # the launching line holds the work
+    assert syncs >= 3 * 2  # at each line event of each call
+    assert line_times(step, step.__code__, 1)[0]  # without sync: launch times only
