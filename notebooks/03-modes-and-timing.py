@@ -373,9 +373,51 @@ assert outcome.reason == "cpu device" and skips >= 1
 #   overwrote it, with the cell that bound it. The fix: `y1 = f(x).clone()`
 #   (`torch.compiler.cudagraph_mark_step_begin()` does not keep it).
 #
-# No figures measured on a GPU are shown here yet: they come from the GPU suite,
-# `make test-gpu` (`docs/project/gpu.md` keeps its last run). On a machine with CUDA, the
-# two cells below show the doctor live; on a CPU they say there is nothing to show.
+# * **Graph partitions**: a CPU tensor beside CUDA ones does not stop CUDA graphs any
+#   more. Inductor splits the graph (graph partitioning, on by default since torch 2.9),
+#   records what it can and runs the rest outside; torch says which op and why only in
+#   its DEBUG log, which nbcompile reads for you: "1 of 2 graph partitions runs outside
+#   them: cpu ops (cell [5], line 4: b = y * 2)".
+#
+# What an H200 recorded for three such cells, as the records hold it (the GPU suite's run,
+# `make test-gpu`, torch 2.11; `docs/project/gpu.md` keeps that run's figures):
+
+# %%
+import json
+from pathlib import Path
+
+h200 = json.loads(Path("data/h200-cudagraphs.json").read_text())
+print(f"{h200['device']}, torch {h200['torch']}")
+for scenario in h200["scenarios"]:
+    print(f"\n{scenario['code']}")
+    for outcome in scenario["outcomes"]:
+        split = outcome["partitions"] or {}
+        outside = [f"{n['reason']} ({n['line']['line']})" for n in split.get("outside", [])]
+        print(f"  compile: {outcome['status']}"
+              + (f"; {split['partitions'] - split['cudagraphable']} of "
+                 f"{split['partitions']} partitions outside: {', '.join(outside)}"
+                 if outside else ""))
+    for call in scenario["calls"]:
+        label = f"call {call['call']}" if call["call"] else "a later call"
+        print(f"  {label}: {call['what']}")
+    if scenario["shapes"]:
+        print(f"  sizes recorded: {', '.join(scenario['shapes'])}")
+
+# %%
+# check: what the text above says is what the H200's records hold
+cpu_input, sizes, rerecord = h200["scenarios"]
+split = cpu_input["outcomes"][0]["partitions"]
+assert cpu_input["outcomes"][0]["status"] == "recorded"
+assert (split["partitions"], split["cudagraphable"]) == (2, 1)
+assert split["outside"][0]["reason"] == "cpu ops"
+assert [c["what"].split(" (")[0] for c in cpu_input["calls"]] == [
+    "warmed up 1 graph", "recorded 1 graph", "replayed 1 graph"]
+assert sizes["shapes"] == ["static", "48", "64", "80"]
+assert any("recorded again" in c["what"] for c in rerecord["calls"])
+
+# %% [markdown]
+# On a machine with CUDA, the two cells below show the doctor live; on a CPU they say
+# there is nothing to show.
 
 # %%
 if torch.cuda.is_available():
