@@ -137,6 +137,10 @@ def call_value(number: int, cell: int | None, events: Iterable[TreeEvent], repla
             result.new_shapes.append(CudagraphShape(event.compile_id, event.key, cell))
         elif event.kind == "fell_back" and not result.fell_back:
             result.fell_back = event.reason
+    if not (result.warmups or result.recordings):
+        # torch names a new size before it checks the graph (a mutated input then skips
+        # CUDA graphs at that first run): a size counts once the call warmed it up
+        result.new_shapes = []
     result.what = what_happened(result)
     return result
 

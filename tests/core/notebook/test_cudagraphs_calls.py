@@ -149,6 +149,14 @@ def test_first_calls_warm_up_then_record_then_replay():
     assert first.what in ev.call_line(first)
 
 
+def test_a_size_torch_named_but_never_ran_as_a_graph_is_no_recording():
+    """A mutated input, as the H200 logged it (torch 2.11): the new size's line, then the
+    skip at the graph's first run, no warm-up: no size recorded, nothing run as a graph."""
+    events = [e for e in [ev.parse("Recording cudagraph tree for graph without symints")] if e]
+    call = ev.call_value(1, 4, events, 0)
+    assert call.new_shapes == [] and call.what == "no graph run under CUDA graphs"
+
+
 def test_sizes_and_the_remedy_that_fits():
     limit, config = warn_limit()
     assert config == "cudagraph_dynamic_shape_warn_limit"  # the name torch has
@@ -233,14 +241,15 @@ def test_a_new_size_without_a_compile_id_is_the_running_calls(ip):
     channel = next(c for c in session.channels if isinstance(c, CudagraphCalls))
     target = next(t for t in reversed(session.registry.targets) if t.name == "cgc_size")
     channel._states[target.id] = _State(watching=False, counted=False)  # a steady target
-    line = "Recording cudagraph tree for symint key 48"
-    ip.user_ns["hear"] = torch._dynamo.disable(lambda: channel._on_line(line))
+    lines = ["Recording cudagraph tree for symint key 48",
+             "[99/1] Running warmup function=partition_0"]  # a compile it does not know
+    ip.user_ns["hear"] = torch._dynamo.disable(lambda: [channel._on_line(m) for m in lines])
     try:
         cell = ip.execution_count
         run_cell(ip, "_ = cgc_size(torch.randn(3))")
     finally:
         channel._states.pop(target.id, None)
-    assert [(c.call, c.cell, [s.key for s in c.new_shapes]) for c in target.cudagraph_calls
-            ] == [(0, cell, ["48"])]
+    assert [(c.call, c.cell, c.warmups, [s.key for s in c.new_shapes])
+            for c in target.cudagraph_calls] == [(0, cell, 1, ["48"])]
     shapes = target.cudagraph_shapes
     assert shapes is not None and [(s.key, s.cell) for s in shapes.shapes] == [("48", cell)]
