@@ -1303,7 +1303,11 @@ export interface LineTime {
    */
   eager_allocated_bytes?: number;
   /**
-   * eager over compiled time (null unless both)
+   * the part of `compiled_s` from backward kernels: a forward line feeds them, while eager runs that backward at the line that calls `backward()`
+   */
+  compiled_backward_s?: number;
+  /**
+   * eager over compiled time of the same work: the line's forward kernels (null unless both)
    */
   speedup: number | null;
 }

@@ -2096,12 +2096,16 @@ export const RECORD_SCHEMA: unknown = {
           "type": "integer",
           "description": "bytes allocated on this line in one eager call"
         },
+        "compiled_backward_s": {
+          "type": "number",
+          "description": "the part of `compiled_s` from backward kernels: a forward line feeds them, while eager runs that backward at the line that calls `backward()`"
+        },
         "speedup": {
           "type": [
             "number",
             "null"
           ],
-          "description": "eager over compiled time (null unless both)"
+          "description": "eager over compiled time of the same work: the line's forward kernels (null unless both)"
         }
       },
       "required": [

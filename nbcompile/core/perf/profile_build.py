@@ -133,6 +133,8 @@ def _fill_lines(prof: Profile, code: types.CodeType | None, eager_lines: dict[in
         shared |= len(mine) > 1
         for i, ln in enumerate(mine):
             rows[ln].compiled_s += per_call / len(mine)
+            if k.stage == "backward":
+                rows[ln].compiled_backward_s += per_call / len(mine)
             # whole bytes, the remainder on the first line: the lines add up to the kernel
             share, rest = divmod(k.allocated_bytes, len(mine))
             rows[ln].compiled_allocated_bytes += share + (rest if i == 0 else 0)

@@ -47,15 +47,23 @@ class LineTime(Record):
     # bytes its kernels allocated in one compiled call (a fused kernel's split evenly)
     compiled_allocated_bytes: int = 0
     eager_allocated_bytes: int = 0  # bytes allocated on this line in one eager call
+    # the part of ``compiled_s`` from backward kernels: a forward line feeds them, while
+    # eager runs that backward at the line that calls ``backward()``
+    compiled_backward_s: float = 0.0
 
-    OPTIONAL_KEYS = frozenset({"compiled_allocated_bytes", "eager_allocated_bytes"})
-    COMPUTED = {"speedup": (float | None, "eager over compiled time (null unless both)")}
+    OPTIONAL_KEYS = frozenset({"compiled_allocated_bytes", "eager_allocated_bytes",
+                               "compiled_backward_s"})
+    COMPUTED = {"speedup": (float | None, "eager over compiled time of the same work: the "
+                            "line's forward kernels (null unless both)")}
 
     @property
     def speedup(self) -> float | None:
-        """Eager time over compiled time of this line (None unless both were measured)."""
-        if self.compiled_s > 0 and self.eager_s > 0:
-            return self.eager_s / self.compiled_s
+        """Eager time over the compiled time of the same work (None unless both were
+        measured): the line's kernels less its backward ones, since eager runs a line's
+        backward where ``backward()`` is called."""
+        forward = self.compiled_s - self.compiled_backward_s
+        if forward > 1e-12 and self.eager_s > 0:
+            return self.eager_s / forward
         return None
 
     def to_dict(self) -> dict[str, Any]:

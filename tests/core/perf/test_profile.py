@@ -77,7 +77,19 @@ def test_profile_of_a_training_step():
     assert {"forward", "backward"} <= stages
     assert any(k.kind == "extern" and k.stage == "backward" for k in p.kernels)  # mm
     lines = {ln.line.strip(): ln for ln in p.lines}
-    assert lines["out = model(x)"].compiled_s > 0  # forward and backward kernels feed it
+    forward_line = lines["out = model(x)"]
+    assert forward_line.compiled_s > 0  # forward and backward kernels feed it
+    # its speedup compares like with like: eager ran this line's forward only (its
+    # backward at loss.backward()), so the line's backward kernels are left out
+    numbers = {ln.lineno for ln in p.lines}
+    tied_backward = sum(k.total_s / p.repeat for k in p.kernels
+                        if k.stage == "backward" and numbers & set(k.lines))
+    assert tied_backward > 0
+    assert sum(ln.compiled_backward_s for ln in p.lines) == pytest.approx(tied_backward)
+    backward = forward_line.compiled_backward_s
+    assert 0 < backward < forward_line.compiled_s
+    assert forward_line.speedup == pytest.approx(
+        forward_line.eager_s / (forward_line.compiled_s - backward))
     assert lines["loss.backward()"].eager_s > 0
     # backward() breaks the graph: eager autograd runs between the graphs
     assert p.outside_graphs_s > 0
