@@ -12,7 +12,10 @@ STAMP := $(VENV)/.nbcompile-installed
 # the editable install after them builds the extension with those packages. torch comes
 # through pip (its configuration finds the CPU wheel on disk); the rest through uv where it
 # installs (parallel downloads and unpacking: ~10 s where pip takes ~45 s), else pip. With
-# torch installed, uv keeps it: every dependency's torch range admits 2.13.0.
+# torch installed, uv keeps it: every dependency's torch range admits 2.13.0. uv compiles
+# the packages to bytecode as pip does (it does not by default): under
+# PYTHONDONTWRITEBYTECODE every kernel, server and fresh process would compile Jupyter's and
+# Transformers' sources again at each import.
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@npmlog=$$(mktemp); \
@@ -21,7 +24,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install torch==2.13.0; torch=$$?; \
 	wait $$npm; npmok=$$?; cat $$npmlog; rm -f $$npmlog; \
 	if [ $$torch -ne 0 ] || [ $$npmok -ne 0 ]; then exit 1; fi
-	{ $(PY) -m pip install uv && $(VENV)/bin/uv pip install --python $(PY) -e '.[test]'; } \
+	{ $(PY) -m pip install uv && $(VENV)/bin/uv pip install --compile-bytecode --python $(PY) -e '.[test]'; } \
 		|| $(PY) -m pip install -e '.[test]'
 	touch $@
 
@@ -65,7 +68,13 @@ LINT = $(VENV)/bin/ruff check nbcompile tests benchmarks && \
 # minute) run alongside and print when the tests end; either failing fails `make test`.
 # `make test TEST_PROCESSES=0` runs the tests in one process.
 TEST_PROCESSES ?= auto
+# The project's own sources compiled to bytecode first (well under a second): the kernels,
+# servers and fresh processes the tests start would otherwise compile them at each import
+# where PYTHONDONTWRITEBYTECODE is set.
+BYTECODE := $(PY) -m compileall -q nbcompile tests benchmarks > /dev/null
+
 test: setup labextension chromium
+	@$(BYTECODE)
 	@lintlog=$$(mktemp); { $(LINT); } > $$lintlog 2>&1 & lint=$$!; \
 	$(PY) -m pytest -n $(TEST_PROCESSES) --maxprocesses=4; tests=$$?; \
 	wait $$lint; linted=$$?; echo "--- static checks (ruff, pyright, ESLint, Prettier)"; \
@@ -78,6 +87,7 @@ test: setup labextension chromium
 # (tests/conftest.py). No Inductor compile of a real model, no kernel, no browser.
 # tests/project is never all slow, so the selection is never empty.
 test-fast: setup
+	@$(BYTECODE)
 	$(VENV)/bin/ruff check nbcompile tests benchmarks
 	$(PY) -m pytest -m "not slow"
 
