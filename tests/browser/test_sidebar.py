@@ -57,6 +57,15 @@ def make_notebook(path: Path) -> None:
     nbformat.write(nb, path)
 
 
+def read_saved(path: Path) -> dict | None:
+    """The notebook as saved, or None while a save is writing it: Jupyter writes a notebook
+    in place (a backup copy kept until the write ends), so a read can see it part-written."""
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError:
+        return None
+
+
 def cells(page):
     return page.locator(".jp-NotebookPanel:visible .jp-Notebook .jp-Cell")
 
@@ -219,7 +228,8 @@ def test_sidebar_live_jump_and_reopen(browser, tmp_path, artifacts):
             deadline = time.monotonic() + 30
             cut = None
             while time.monotonic() < deadline:
-                outs = json.loads((root / NOTEBOOK).read_text())["cells"][1].get("outputs", [])
+                book = read_saved(root / NOTEBOOK)
+                outs = book["cells"][1].get("outputs", []) if book else []
                 records = [o["data"][MIME]["targets"][0] for o in outs
                            if MIME in o.get("data", {})]
                 if records and records[0]["recompile_count"] == 2:
@@ -288,8 +298,8 @@ def test_sidebar_live_jump_and_reopen(browser, tmp_path, artifacts):
             deadline = time.monotonic() + 30
             saved = None
             while time.monotonic() < deadline:
-                saved = json.loads((root / NOTEBOOK).read_text())
-                outs = saved["cells"][1].get("outputs", [])
+                saved = read_saved(root / NOTEBOOK)
+                outs = saved["cells"][1].get("outputs", []) if saved else []
                 if any(MIME in o.get("data", {}) and
                        o["data"][MIME]["targets"][0]["status"] == "compiled" for o in outs):
                     break
