@@ -237,11 +237,31 @@ def test_notebook_runs_top_to_bottom(path: Path, record_property):
         _run_and_check(path, record_property)
 
 
+#: torchrun's report of a worker killed by a signal (``traceback : Signal 6 (SIGABRT)
+#: received by PID N``): torch's own process dying, not the tutorial's code.
+WORKER_SIGNALLED = re.compile(r"Signal \d+ \(SIG[A-Z]+\) received by PID")
+
+
+def _worker_signalled(nb) -> str:
+    """The error of a cell whose torchrun job lost a worker to a signal, else ""."""
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error" and WORKER_SIGNALLED.search(out["evalue"]):
+                return out["evalue"]
+    return ""
+
+
 def _run_and_check(path: Path, record_property) -> None:
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
     # allow_errors: the run goes on, so the assertions below see (and name) every error
     executed = execute_notebook(nb, cwd=NOTEBOOKS_DIR, timeout=600, allow_errors=True)
+    crashed = _worker_signalled(executed)
+    if crashed:  # seen once in four runs of the suite (tutorial 08's job, SIGABRT after
+        # "terminate called without an active exception"): run again, the failure said
+        print(f"\n{path.name}: a torchrun worker was killed by a signal; run again. "
+              f"What the job printed last:\n{crashed[-3000:]}")
+        executed = execute_notebook(nb, cwd=NOTEBOOKS_DIR, timeout=600, allow_errors=True)
     elapsed = time.perf_counter() - start
     record_property("run_time_s", round(elapsed, 1))
     print(f"\n{path.name}: {elapsed:.1f} s; slowest cells:")
@@ -256,7 +276,8 @@ def _run_and_check(path: Path, record_property) -> None:
         # without an optional package; the tests below check its output when it matters
         if "raises-exception" not in cell.metadata.get("tags", []):
             assert not errors, (f"{errors[0]['ename']} at {_failing_line(errors[0])!r} in:\n"
-                                f"{cell.source}")
+                                f"{cell.source}\nits message ends:\n"
+                                f"{errors[0]['evalue'][-3000:]}")
     for start_, contains, pattern in SHOWS.get(path.stem, []):
         text = _text(_find(executed, start_, contains))
         assert re.search(pattern, text, re.S | re.M), f"{pattern!r} not in:\n{text}"
