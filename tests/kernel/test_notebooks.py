@@ -258,7 +258,7 @@ def _run_and_check(path: Path, record_property) -> None:
     executed = execute_notebook(nb, cwd=NOTEBOOKS_DIR, timeout=600, allow_errors=True)
     crashed = _worker_signalled(executed)
     if crashed:  # seen once in four runs of the suite (tutorial 08's job, SIGABRT after
-        # "terminate called without an active exception"): run again, the failure said
+        # "terminate called without an active exception"): run again, the failure printed
         print(f"\n{path.name}: a torchrun worker was killed by a signal; run again. "
               f"What the job printed last:\n{crashed[-3000:]}")
         executed = execute_notebook(nb, cwd=NOTEBOOKS_DIR, timeout=600, allow_errors=True)
