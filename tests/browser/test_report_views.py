@@ -39,7 +39,11 @@ def scaled(x, scale):
     y = torch.sin(x) * scale
     s = y.sum().item()          # a graph break: Tensor.item()
     return torch.relu(y) + s'''
-CALL_CELL = "x = torch.randn(64, 64)\nout = scaled(x, 2.0)"
+# The output adds the sum of 4,096 floats, which Inductor's vectorized loop adds in another
+# order than eager: with x ~ N(0, 1) the sum is near 0 and that reordering alone put every
+# element out of assert_close's tolerance in 17 of 200 seeds (%diagnose rightly reads
+# "accuracy" then); shifted by 1 the sum is ~4,000 and the gap stays under a fifth of it.
+CALL_CELL = "torch.manual_seed(0)\nx = torch.randn(64, 64) + 1\nout = scaled(x, 2.0)"
 PROFILE_CELL = "%kprun scaled(x, 2.0) --repeat 3"
 SUGGEST_CELL = "%suggest scaled(x, 2.0) --budget 60"
 TRACE_CELL = "%nbcompile open job_trace"
