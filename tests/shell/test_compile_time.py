@@ -83,7 +83,9 @@ def test_fresh_processes_run_the_code_the_kernel_runs_now(ip):
     run_cell(ip, "import torch\nfrom torch import nn\n"
                  "def ct_helper(x):\n"
                  "    return torch.sin(x) * 2\n")
-    run_cell(ip, "CT_DEPTH = 2\n"
+    # Seeded: five layers grow Inductor's rounding to ~1e-5, and the fresh process's result is
+    # judged by assert_close's default tolerance (about 2 in 10,000 unseeded draws crossed it)
+    run_cell(ip, "CT_DEPTH = 2\ntorch.manual_seed(0)\n"
                  "class CtBlock(nn.Module):\n"
                  "    def __init__(self):\n"
                  "        super().__init__()\n"
@@ -95,7 +97,7 @@ def test_fresh_processes_run_the_code_the_kernel_runs_now(ip):
                  "    for _ in range(CT_DEPTH):\n"
                  "        x = ct_block(x) + ct_helper(x)\n"
                  "    return x\n")
-    run_cell(ip, "CT_DEPTH = 5\nct_x = torch.randn(2, 8)\n")
+    run_cell(ip, "CT_DEPTH = 5\ntorch.manual_seed(1)\nct_x = torch.randn(2, 8)\n")
     fn, x = ip.user_ns["ct_run"], ip.user_ns["ct_x"]
     kernel_ops = _kernel_graph_ops(fn, x)
     # a helper from another cell, a module whose forward calls it, a global changed after
