@@ -13,6 +13,7 @@ The GPU suite (tests/gpu/test_cudagraphs_gpu.py) checks the same on a live tree.
 from __future__ import annotations
 
 import logging
+import re
 
 import pytest
 import torch
@@ -241,14 +242,20 @@ def test_a_new_size_without_a_compile_id_is_the_running_calls(ip):
     channel = next(c for c in session.channels if isinstance(c, CudagraphCalls))
     target = next(t for t in reversed(session.registry.targets) if t.name == "cgc_size")
     channel._states[target.id] = _State(watching=False, counted=False)  # a steady target
+    # a compile no target knows: the session outlives tests and ``torch._dynamo.reset()``
+    # restarts frame ids, so a fixed id (once "99/1") can be an earlier test's compile
+    known = [c.compile_id for t in session.registry.targets for c in t.compiles]
+    frame = 1 + max((int(m[1]) for k in known if (m := re.match(r"\[?!?(\d+)/", k))),
+                    default=0)
     lines = ["Recording cudagraph tree for symint key 48",
-             "[99/1] Running warmup function=partition_0"]  # a compile it does not know
+             f"[{frame}/1] Running warmup function=partition_0"]
     ip.user_ns["hear"] = torch._dynamo.disable(lambda: [channel._on_line(m) for m in lines])
     try:
         cell = ip.execution_count
         run_cell(ip, "_ = cgc_size(torch.randn(3))")
-    finally:
+    finally:  # the channel as the test found it: the lines heard made it watch
         channel._states.pop(target.id, None)
+        channel._watching = any(s.watching for s in channel._states.values())
     assert [(c.call, c.cell, c.warmups, [s.key for s in c.new_shapes])
             for c in target.cudagraph_calls] == [(0, cell, 1, ["48"])]
     shapes = target.cudagraph_shapes
