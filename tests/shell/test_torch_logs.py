@@ -62,6 +62,34 @@ def test_record_and_summary_in_process(ip):
     assert "<details>" in summary_html([rep])
 
 
+def test_compiles_after_a_dynamo_reset_are_the_new_frames(ip):
+    """``torch._dynamo.reset()`` restarts Dynamo's frame ids: each function below is frame
+    0 in turn, and its compiles are its own. torch warns of a hit limit under the compile
+    id it refused before that compile starts: the warning is the function's that hit it,
+    not an earlier one's compile of that id; and a refused compile, which never started,
+    is no part of a later function's real compile of that id."""
+    def run(name: str, calls: int, limit: int = 8) -> tuple[list[str], list[str]]:
+        ip.run_cell_magic("compile", "--no-dynamic", f"def {name}(x, k):\n    return x - k\n")
+        run_cell(ip, "torch._dynamo.reset()\n_saved = torch._dynamo.config.recompile_limit\n"
+                     f"torch._dynamo.config.recompile_limit = {limit}\n"
+                     f"try:\n    for k in range({calls}):\n        {name}(torch.randn(2), k)\n"
+                     "finally:\n    torch._dynamo.config.recompile_limit = _saved")
+        return compiles_and_limit_logs(name)
+
+    def compiles_and_limit_logs(name: str) -> tuple[list[str], list[str]]:
+        rep = nbcompile.report(ip.user_ns[name])
+        return ([c.compile_id for c in rep.compiles],
+                [log.compile_id for log in rep.torch_logs if LIMIT_WARNING in log.message])
+
+    run_cell(ip, "import torch, torch._dynamo")
+    assert run("tl_old", 3) == (["0/0", "0/1", "0/2"], [])
+    assert run("tl_new", 3, limit=1) == (["0/0"], ["0/1"])  # refused 0/1: tl_old had one
+    assert compiles_and_limit_logs("tl_old") == (["0/0", "0/1", "0/2"], [])
+    assert run("tl_many", 7, limit=5) == ([f"0/{k}" for k in range(5)], ["0/5"])
+    assert run("tl_again", 6) == ([f"0/{k}" for k in range(6)], [])  # its own 0/5
+    assert compiles_and_limit_logs("tl_many")[0] == [f"0/{k}" for k in range(5)]
+
+
 def test_logs_the_user_turned_on_reach_stderr(ip):
     """``set_logs(recompiles=True)`` after loading: torch's recompile lines for a target
     reach stderr whole, as for a plain ``torch.compile`` control; torch's default warning

@@ -42,8 +42,17 @@ class Attribution:
             self._in_call.add(key)  # the call's end tells the settled state
         elif (found := self.target_for_stack(stack, watched=False)) is not None:
             owners = [found]
+        if key[1] == 0:
+            self._forget_frame(key[0])
         self._owners[key] = [weakref.ref(t) for t in owners]
         return owners
+
+    def _forget_frame(self, frame_id: int) -> None:
+        """A frame's first compile: what an earlier frame of that id claimed is another
+        frame's (``torch._dynamo.reset()`` restarts frame ids), so it is dropped."""
+        for stale in [k for k in self._owners if k[0] == frame_id]:
+            del self._owners[stale]
+            self._in_call.discard(stale)
 
     def owners(self, key: Key) -> list[Target]:
         """The live targets a frame compile was claimed for (outermost first)."""

@@ -114,6 +114,11 @@ class CompileBuilder:
                 return Fed(key, parsed)
             return Fed(key, parsed, finished=finished, failure=current.failure,
                        cache_keys=tuple(current.cache_keys))
+        if isinstance(parsed, Metrics):
+            # a compile that ended before it started (refused: the recompile limit): what
+            # it logged is its own, never a later compile's under the same id (after a reset)
+            self._early.pop(key, None)
+            return Fed(key, parsed)
         done = self._done.get(key)
         if done is not None and not _starts_a_compile(parsed):
             return Fed(key, parsed, updated=done.record if self._late(done, parsed) else None)
