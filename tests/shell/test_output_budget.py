@@ -18,9 +18,10 @@ def test_kernel_keeps_the_full_record_and_budget_is_a_setting(ip):
     from nbcompile.display.bundle import summary_bundle
     from tests.support.shell import run_cell
 
-    run_cell(ip, "import torch\ntorch._dynamo.config.recompile_limit = 64")
+    run_cell(ip, "import torch")
     run_cell(ip, "%%compile --no-dynamic\ndef budget_bump(x, k):\n    return x * k + 1\n")
-    run_cell(ip, "for k in range(12):\n    budget_bump(torch.ones(3), k)")
+    run_cell(ip, "with torch._dynamo.config.patch(recompile_limit=64):  # put back after\n"
+                 "    for k in range(12):\n        budget_bump(torch.ones(3), k)")
     full = nbcompile.report(ip.user_ns["budget_bump"])
     assert len(full.compiles) == 12  # the kernel's record is whole
     try:
@@ -47,9 +48,10 @@ def test_inspector_gets_the_whole_record_from_the_live_kernel(ip):
     from nbcompile.magics import inspector_comm
     from tests.support.shell import run_cell
 
-    run_cell(ip, "import torch\ntorch._dynamo.config.recompile_limit = 64")
+    run_cell(ip, "import torch")
     run_cell(ip, "%%compile --no-dynamic\ndef whole_bump(x, k):\n    return x * k + 2\n")
-    run_cell(ip, "for k in range(12):\n    whole_bump(torch.ones(3), k)")
+    run_cell(ip, "with torch._dynamo.config.patch(recompile_limit=64):  # put back after\n"
+                 "    for k in range(12):\n        whole_bump(torch.ones(3), k)")
     target_id = nbcompile.report(ip.user_ns["whole_bump"]).id
     try:
         budget.set_output_budget(16 * 1024)
@@ -80,7 +82,7 @@ def test_report_html_keeps_its_budget_mark_included(ip):
     from nbcompile.display.report_html import report_html
     from tests.support.shell import run_cell
 
-    run_cell(ip, "import torch\ntorch._dynamo.config.recompile_limit = 64")
+    run_cell(ip, "import torch")
     run_cell(ip, "%%compile --no-dynamic\ndef html_bump(x, k):\n    return (x * k).sin() + 3\n")
     run_cell(ip, "for k in range(4):\n    html_bump(torch.ones(3), k)")
     record = nbcompile.report(ip.user_ns["html_bump"])
