@@ -33,6 +33,8 @@ class Attribution:
     def claim(self, key: Key, stack: list[dict[str, Any]]) -> list[Target]:
         """The targets a frame compile starting now belongs to: every target whose call
         is running (outermost first), else the one its user stack names by code span."""
+        if key[1] == 0:
+            self._forget_frame(key[0])  # before this compile's own entries are made
         owners: list[Target] = []
         for call in calls.running():
             call.compiles.append(key)
@@ -42,8 +44,6 @@ class Attribution:
             self._in_call.add(key)  # the call's end tells the settled state
         elif (found := self.target_for_stack(stack, watched=False)) is not None:
             owners = [found]
-        if key[1] == 0:
-            self._forget_frame(key[0])
         self._owners[key] = [weakref.ref(t) for t in owners]
         return owners
 
