@@ -70,10 +70,9 @@ def test_compiles_after_a_dynamo_reset_are_the_new_frames(ip):
     is no part of a later function's real compile of that id."""
     def run(name: str, calls: int, limit: int = 8) -> tuple[list[str], list[str]]:
         ip.run_cell_magic("compile", "--no-dynamic", f"def {name}(x, k):\n    return x - k\n")
-        run_cell(ip, "torch._dynamo.reset()\n_saved = torch._dynamo.config.recompile_limit\n"
-                     f"torch._dynamo.config.recompile_limit = {limit}\n"
-                     f"try:\n    for k in range({calls}):\n        {name}(torch.randn(2), k)\n"
-                     "finally:\n    torch._dynamo.config.recompile_limit = _saved")
+        run_cell(ip, "torch._dynamo.reset()\n"
+                     f"with torch._dynamo.config.patch(recompile_limit={limit}):\n"
+                     f"    for k in range({calls}):\n        {name}(torch.randn(2), k)")
         return compiles_and_limit_logs(name)
 
     def compiles_and_limit_logs(name: str) -> tuple[list[str], list[str]]:

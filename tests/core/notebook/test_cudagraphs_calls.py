@@ -13,7 +13,6 @@ The GPU suite (tests/gpu/test_cudagraphs_gpu.py) checks the same on a live tree.
 from __future__ import annotations
 
 import logging
-import re
 
 import pytest
 import torch
@@ -38,6 +37,7 @@ from nbcompile.core.notebook.cudagraph_calls import (
 from nbcompile.core.notebook.cudagraph_log import DebugLines
 from nbcompile.core.notebook.session import get_session
 from nbcompile.core.records import CudagraphShape
+from nbcompile.core.trace.compile_id import CompileId as NbCompileId
 from nbcompile.display.summary_model import summarize
 from tests.support.shell import run_cell
 
@@ -244,9 +244,9 @@ def test_a_new_size_without_a_compile_id_is_the_running_calls(ip):
     channel._states[target.id] = _State(watching=False, counted=False)  # a steady target
     # a compile no target knows: the session outlives tests and ``torch._dynamo.reset()``
     # restarts frame ids, so a fixed id (once "99/1") can be an earlier test's compile
-    known = [c.compile_id for t in session.registry.targets for c in t.compiles]
-    frame = 1 + max((int(m[1]) for k in known if (m := re.match(r"\[?!?(\d+)/", k))),
-                    default=0)
+    known = [NbCompileId.parse(c.compile_id.lstrip("!"))
+             for t in session.registry.targets for c in t.compiles]
+    frame = 1 + max((k.frame_id for k in known if k is not None), default=0)
     lines = ["Recording cudagraph tree for symint key 48",
              f"[{frame}/1] Running warmup function=partition_0"]
     ip.user_ns["hear"] = torch._dynamo.disable(lambda: [channel._on_line(m) for m in lines])
