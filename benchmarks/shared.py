@@ -7,6 +7,7 @@ import contextlib
 import io
 import statistics
 import sys
+import time
 import types
 from typing import Any
 
@@ -66,3 +67,30 @@ def interleaved_ratio(a: Any, b: Any, args: tuple, repeats: int,
     return q2, (q3 - q1) / 2
 
 
+
+
+def alternated_ratios(a: Any, b: Any, args: tuple, rounds: int = 21, calls: int = 3000
+                      ) -> dict[str, tuple[float, float]]:
+    """Per-round time ratios a/b over ``rounds`` rounds of ``calls`` calls each, A and B
+    alternated (ABBA): ``{"cpu": (median, IQR/2), "wall": (median, IQR/2)}``. CPU is the
+    calling thread's CPU time (``time.thread_time``): what the calls cost this thread,
+    whatever else the machine runs; wall is ``time.perf_counter``."""
+    def run(f: Any) -> tuple[float, float]:
+        cpu, wall = time.thread_time(), time.perf_counter()
+        for _ in range(calls):
+            f(*args)
+        return time.thread_time() - cpu, time.perf_counter() - wall
+
+    found: dict[str, list[float]] = {"cpu": [], "wall": []}
+    for i in range(rounds):
+        if i % 2:
+            (bc, bw), (ac, aw) = run(b), run(a)
+        else:
+            (ac, aw), (bc, bw) = run(a), run(b)
+        found["cpu"].append(ac / bc)
+        found["wall"].append(aw / bw)
+    out = {}
+    for kind, ratios in found.items():
+        q1, q2, q3 = statistics.quantiles(ratios, n=4)
+        out[kind] = (q2, (q3 - q1) / 2)
+    return out

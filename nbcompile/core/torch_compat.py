@@ -404,11 +404,17 @@ CALLBACK_FROM_STANCE = _name(
     "checking a stance name against torch before a cell runs under it",
     "any name is accepted (torch refuses an unknown one at the next compiled call)",
     default=None)
+STANCE_SETTER = _name(
+    "torch._dynamo.set_stance",
+    "hearing each stance torch puts in force (set_stance as a call, a context manager and "
+    "a decorator puts it through _set_stance, called by name from its own module)",
+    "the stance is read at the start of every call of a compiled target (an enter hook)",
+    default=None)
 EXAMPLE_INPUTS = _name(
     "torch._dynamo.eval_frame._EXAMPLE_INPUTS",
     "counting the first call eager_then_compile runs eagerly",
     "calls under eager_then_compile are not counted", default=None)
-#: ``torch._dynamo.eval_frame``, once found: the stance is read on every target call.
+#: ``torch._dynamo.eval_frame``, once found.
 _EVAL_FRAME: list[Any] = []
 
 
@@ -423,7 +429,7 @@ def _eval_frame() -> Any:
 
 def stance_state() -> Any:
     """torch's whole stance in force (its ``DynamoStance``: the name and every option),
-    for ``put_stance``; None on a torch that cannot say. Cheap: read on every call."""
+    for ``put_stance``; None on a torch that cannot say."""
     module = _eval_frame()
     return STANCE.get(root=module) if module is not None else STANCE.get()
 
@@ -449,6 +455,65 @@ def put_stance(saved: Any) -> None:
         getattr(saved, "stance", "default"),
         skip_guard_eval_unsafe=bool(getattr(saved, "skip_guard_eval_unsafe", False)),
         force_backend=getattr(saved, "backend", None))
+
+
+_stance_listeners: list[Callable[[Any], None]] = []
+_stance_wrapped: list[tuple[types.ModuleType, Any, Any]] = []  # (module, original, wrapper)
+
+
+def on_stance_change(listener: Callable[[Any], None]) -> Callable[[], None] | None:
+    """Hear each stance torch puts in force from now on: ``listener(stance)`` (torch's
+    ``DynamoStance``) right after torch set it, whoever did (``torch.compiler.set_stance``
+    as a call, a context manager or a decorator; ``%%stance``). torch's ``_set_stance``
+    is wrapped, in every module that calls it by name, while any listener is on, and put
+    back with the last one. Returns the remover; None on a torch that cannot be heard so
+    (the caller reads the stance itself)."""
+    if not _stance_wrapped and not _wrap_stance_setter():
+        return None
+    _stance_listeners.append(listener)
+
+    def remove() -> None:
+        if listener in _stance_listeners:
+            _stance_listeners.remove(listener)
+        if not _stance_listeners:
+            _unwrap_stance_setter()
+    return remove
+
+
+def _wrap_stance_setter() -> bool:
+    import functools
+
+    original = SET_STANCE.get()
+    # ``set_stance``'s own module (``decorators`` from 2.6 on) and ``eval_frame``, where
+    # ``_set_stance`` lives: each calls it through its own global name
+    home = sys.modules.get(getattr(STANCE_SETTER.get(), "__module__", None) or "")
+    modules = list({id(m): m for m in (home, _eval_frame())
+                    if isinstance(m, types.ModuleType)
+                    and getattr(m, SET_STANCE.attr, None) is original}.values())
+    if not callable(original) or home not in modules:
+        return False
+
+    @functools.wraps(original)  # its ``_dynamo_forbidden`` mark too
+    def set_stance(stance: Any) -> Any:
+        prior = original(stance)  # torch refuses inside a compile region: nothing heard
+        for listener in list(_stance_listeners):
+            try:
+                listener(stance)
+            except Exception:  # a capture bug must never break torch's stance
+                pass
+        return prior
+
+    for module in modules:
+        setattr(module, SET_STANCE.attr, set_stance)
+        _stance_wrapped.append((module, original, set_stance))
+    return True
+
+
+def _unwrap_stance_setter() -> None:
+    for module, original, wrapper in _stance_wrapped:
+        if getattr(module, SET_STANCE.attr, None) is wrapper:  # not replaced since
+            setattr(module, SET_STANCE.attr, original)
+    _stance_wrapped.clear()
 
 
 def stance_refusal(name: str) -> str | None:

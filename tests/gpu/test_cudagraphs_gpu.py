@@ -22,6 +22,7 @@ import nbcompile
 from nbcompile.core.notebook import cudagraph_partitions
 from nbcompile.core.notebook.cudagraphs import is_skip
 from nbcompile.display.summary_model import summarize
+from tests.support.frames import nbcompile_frames
 from tests.support.gpu import TorchMessages, save
 from tests.support.shell import run_cell
 
@@ -238,12 +239,15 @@ def test_calls_warm_up_then_record_then_replay(ip, torch_messages, evidence):
         key = ("reserved_bytes_by_private_pools."
                + "_".join(str(p) for p in manager.cuda_graphs_thread_pool) + ".all.current")
         pools.append(stats.get(key))
+    # steady: every target replays, the per-call hook is gone (nothing of nbcompile's runs)
+    steady = nbcompile_frames(ip.user_ns["gcg_calls"], ip.user_ns["xc"], calls=10)
     report = nbcompile.report(ip.user_ns["gcg_calls"])
+    assert steady == {}, steady
     save(evidence, "calls", {"record": report.to_dict(), "tree_states": states,
                              "private_pool_stats": pools}, torch_messages.messages)
     assert states[:3] == ["WARMUP", "RECORDING", "EXECUTION"]
     calls = report.cudagraph_calls
-    # watched until a call only replays: calls 4 and 5 cost one gate read, not itemized
+    # watched until a call only replays: calls 4 on are not itemized (nor heard)
     assert [(c.call, c.warmups, c.recordings, c.replays) for c in calls] == [
         (1, 1, 0, 0), (2, 0, 1, 0), (3, 0, 0, 1)]
     assert [c.cell for c in calls] == cells[:3]

@@ -14,10 +14,11 @@ wrapper frames (outermost first) and, for each target found, adds a cleanup to t
 (once): at the end of the call it notes the exception the call raised, if any, and tells
 the ``on_end`` listeners (the capture session). Nothing runs on calls that compile
 nothing: no per-call cost. On a torch whose wrapper differs, nothing is found and the
-session attributes compiles by code span, as before. ``each_call`` (the stance counter's,
-on while the extension is loaded) is the exception: an enter hook per call whose gate
-reads torch's stance (well under a microsecond); more only under a stance that may run
-calls eagerly.
+session attributes compiles by code span, as before. ``each_call`` is the exception: an
+enter hook on every watched target's calls while a listener is on. Its users switch it on
+only while they need it (``CallTap``): the stance counter under a stance that may run calls
+eagerly (heard when torch sets it), the CUDA-graph channel until a target's calls only
+replay. Otherwise a compiled call runs no nbcompile code.
 """
 
 from __future__ import annotations
@@ -177,6 +178,28 @@ def each_call(listener: CallListener, when: Callable[[], bool] | None = None
                     hooks.remove(hook)
             _hooked.clear()
     return remove
+
+
+class CallTap:
+    """One ``each_call`` listener, switched on and off as what it needs changes: while off,
+    nothing of nbcompile's is on any target's call path."""
+
+    __slots__ = ("_listener", "_remove")
+
+    def __init__(self, listener: CallListener) -> None:
+        self._listener = listener
+        self._remove: Callable[[], None] | None = None
+
+    @property
+    def on(self) -> bool:
+        return self._remove is not None
+
+    def set(self, on: bool) -> None:
+        if on and self._remove is None:
+            self._remove = each_call(self._listener)
+        elif not on and self._remove is not None:
+            remove, self._remove = self._remove, None
+            remove()
 
 
 def _hook(context: Any) -> None:

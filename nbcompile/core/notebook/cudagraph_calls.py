@@ -20,9 +20,9 @@ Read from torch's own state (``torch/_inductor/cudagraph_trees.py``):
   ``cuda_graphs_thread_pool`` in ``torch.cuda.memory_snapshot()``).
 
 Per-call cost: a target's calls are watched (``calls.each_call``) from its compile until a
-call only replays (then again after the tree records for it anew, heard in its log); a
-steady-state replay costs one gate read. On a CPU, or when no target asks for CUDA
-graphs, nothing is installed.
+call only replays (then again after the tree records for it anew, heard in its log); once
+every target is steady the hook is removed and a replay runs nothing of nbcompile's. On a
+CPU, or when no target asks for CUDA graphs, nothing is installed.
 """
 
 from __future__ import annotations
@@ -143,16 +143,22 @@ class CudagraphCalls(SideChannel):
         self._states: dict[str, _State] = {}  # by target id
         self._filter = cudagraph_log.DebugLines(TREES_LOGGER, self._on_line)
         self._utils_log = cudagraph_log.CudagraphLog(lambda m, _k: self._on_line(m))
-        self._remove_calls: Callable[[], None] | None = None
+        self._calls = calls.CallTap(self._on_call)  # on while a target is not steady
         self._cuda: bool | None = None
-        self._watching = False  # any target's next call is watched (the per-call gate)
+
+    @property
+    def _watching(self) -> bool:
+        """Whether any target's next call is watched (the calls are heard only then)."""
+        return self._calls.on
+
+    @_watching.setter
+    def _watching(self, on: bool) -> None:
+        self._calls.set(on)
 
     def stop(self) -> None:
         self._filter.uninstall()
         self._utils_log.uninstall()
-        if self._remove_calls is not None:
-            self._remove_calls()
-            self._remove_calls = None
+        self._watching = False
 
     def compile_started(self, key: Key, owners: list[Target]) -> None:
         wanted = [t for t in owners if asked_for(t.options)]
@@ -164,8 +170,6 @@ class CudagraphCalls(SideChannel):
             return  # CPU: torch says "not used" per compile (cudagraph_channel)
         self._filter.install()
         self._utils_log.install()
-        if self._remove_calls is None:
-            self._remove_calls = calls.each_call(self._on_call, when=lambda: self._watching)
         for target in wanted:
             self._states.setdefault(target.id, _State()).watching = True
         self._watching = True

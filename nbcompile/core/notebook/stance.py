@@ -5,9 +5,10 @@ Under ``force_eager`` every call of a compiled function runs its Python code; un
 of recompiling; under ``eager_then_compile`` a frame's first call runs eagerly; and under
 ``fail_on_recompile`` a call that would compile raises (the first call too: nothing is
 compiled). torch says none of these in its trace, so the targets' calls are heard as they
-start (``calls.each_call``, gated on torch's live stance: whoever set it, ``%%stance``,
-``%nbcompile stance`` or ``torch.compiler.set_stance``) and counted per target, with the
-cell they ran in: a status never stays "waiting for first call" for a target that ran.
+start (``calls.each_call``, on while torch's live stance may run calls eagerly: heard as
+torch sets it, whoever does, ``%%stance``, ``%nbcompile stance`` or
+``torch.compiler.set_stance``) and counted per target, with the cell they ran in: a
+status never stays "waiting for first call" for a target that ran.
 
 A cell under ``%%stance`` saves torch's whole stance (its name and every option:
 ``force_backend``, ``skip_guard_eval_unsafe``) and puts back exactly that (``save`` /
@@ -81,7 +82,7 @@ def set_stance(name: str) -> Any:
 
 
 def counted() -> bool:
-    """Whether torch's stance now is one whose calls are counted (read on every call)."""
+    """Whether torch's stance now is one whose calls are counted."""
     return torch_compat.current_stance() in EAGER_STANCES
 
 
@@ -141,25 +142,45 @@ class RefusedCall:
 
 class EagerCounter:
     """While on, each target call that runs eagerly under torch's stance at that moment
-    is told to ``on_eager(target, stance, cell)``."""
+    is told to ``on_eager(target, stance, cell)``.
+
+    Calls are heard (``calls.CallTap``) only while torch's stance is one of
+    ``EAGER_STANCES``: torch's stance setter is heard as it changes
+    (``torch_compat.on_stance_change``), so under the default stance a compiled call runs
+    nothing of nbcompile's. On a torch whose setter cannot be heard, every call reads the
+    stance as it starts instead."""
 
     def __init__(self, on_eager: Callable[[Any, str, int | None], None]) -> None:
         self._on_eager = on_eager
-        self._remove: Callable[[], None] | None = None
+        self._tap = calls.CallTap(self._heard)
+        self._stop: Callable[[], None] | None = None
         self.refused: RefusedCall | None = None
 
     @property
     def on(self) -> bool:
-        return self._remove is not None
+        return self._stop is not None
 
     def start(self) -> None:
-        if self._remove is None:
-            self._remove = calls.each_call(self._heard, when=counted)
+        if self._stop is not None:
+            return
+        unheard = torch_compat.on_stance_change(self._stance_set)
+        if unheard is None:  # torch cannot say when: the stance is read on every call
+            self._stop = calls.each_call(self._heard, when=counted)
+            return
+        self._tap.set(counted())  # the stance in force now (set before the extension)
+
+        def stop() -> None:
+            unheard()
+            self._tap.set(False)
+        self._stop = stop
 
     def stop(self) -> None:
-        if self._remove is not None:
-            self._remove()
-            self._remove = None
+        if self._stop is not None:
+            stop, self._stop = self._stop, None
+            stop()
+
+    def _stance_set(self, stance: Any) -> None:
+        self._tap.set(getattr(stance, "stance", None) in EAGER_STANCES)
 
     def _heard(self, target: Any, fn: Any, args: tuple[Any, ...],
                kwargs: dict[str, Any]) -> None:
