@@ -281,10 +281,11 @@ class CudagraphCall(Record):
     call: int
     cell: int | None = None  # execution count of the cell that made the call
     warmups: int = 0  # graph runs that warmed up (the tree's ``run_eager``, first run)
-    recordings: int = 0  # graphs recorded (the tree's ``record_function``)
+    recordings: int = 0  # graphs recorded (the tree's ``record_function``), re-records too
     replays: int = 0  # recorded graphs replayed (the tree's ``execute_node``)
     eager: int = 0  # graph runs torch ran eagerly after warm-up (not as CUDA graphs)
-    rerecords: list[CudagraphRerecord] = field(default_factory=list)  # recorded again, why
+    # the recordings that recorded a graph again (a recorded one's check failed), why
+    rerecords: list[CudagraphRerecord] = field(default_factory=list)
     new_shapes: list[CudagraphShape] = field(default_factory=list)  # sizes first seen here
     # torch's message when it gave up on a graph and runs it eagerly from now on (past
     # ``cudagraph_unexpected_rerecord_limit``); empty: none

@@ -22,7 +22,6 @@ import nbcompile
 from nbcompile.core.notebook import cudagraph_partitions
 from nbcompile.core.notebook.cudagraphs import is_skip
 from nbcompile.display.summary_model import summarize
-from tests.support.frames import nbcompile_frames
 from tests.support.gpu import TorchMessages, save
 from tests.support.shell import run_cell
 
@@ -240,6 +239,9 @@ def test_calls_warm_up_then_record_then_replay(ip, torch_messages, evidence):
                + "_".join(str(p) for p in manager.cuda_graphs_thread_pool) + ".all.current")
         pools.append(stats.get(key))
     # steady: every target replays, the per-call hook is gone (nothing of nbcompile's runs)
+    # imported here: the committed GPU fixtures name lines of this file above by number
+    from tests.support.frames import nbcompile_frames
+
     steady = nbcompile_frames(ip.user_ns["gcg_calls"], ip.user_ns["xc"], calls=10)
     report = nbcompile.report(ip.user_ns["gcg_calls"])
     assert steady == {}, steady

@@ -773,7 +773,7 @@ export interface CudagraphCall {
    */
   warmups?: number;
   /**
-   * graphs recorded (the tree's `record_function`)
+   * graphs recorded (the tree's `record_function`), re-records too
    */
   recordings?: number;
   /**
@@ -785,7 +785,7 @@ export interface CudagraphCall {
    */
   eager?: number;
   /**
-   * recorded again, why
+   * the recordings that recorded a graph again (a recorded one's check failed), why
    */
   rerecords?: CudagraphRerecord[];
   /**

@@ -1279,7 +1279,7 @@ export const RECORD_SCHEMA: unknown = {
         },
         "recordings": {
           "type": "integer",
-          "description": "graphs recorded (the tree's `record_function`)"
+          "description": "graphs recorded (the tree's `record_function`), re-records too"
         },
         "replays": {
           "type": "integer",
@@ -1294,7 +1294,7 @@ export const RECORD_SCHEMA: unknown = {
           "items": {
             "$ref": "#/$defs/CudagraphRerecord"
           },
-          "description": "recorded again, why"
+          "description": "the recordings that recorded a graph again (a recorded one's check failed), why"
         },
         "new_shapes": {
           "type": "array",

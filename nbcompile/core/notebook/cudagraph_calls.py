@@ -205,6 +205,12 @@ class CudagraphCalls(SideChannel):
         value = cudagraph_events.call_value(
             opened.number if state.counted else 0, opened.cell, opened.events, replays,
             (opened.pool_before, pool_now(), POOL_SOURCE))
+        if opened.replays is None and not cudagraph_events.anything_done(value):
+            # a call not watched whose lines were only failed checks of recorded graphs:
+            # torch went on to replay another (its replays are not counted unwatched)
+            state.watching = True
+            self._watching = True
+            return
         target.cudagraph_calls.append(value)
         shapes = [*(target.cudagraph_shapes.shapes if target.cudagraph_shapes else []),
                   *value.new_shapes]

@@ -11,7 +11,8 @@ The lines are torch's (``torch/_inductor/cudagraph_trees.py``, logger ``log``, a
   (a later run that stays eager: the tree is warming up another graph);
 * ``record_function``: ``[0/0] Recording function=f, mode=..., cuda_graph_id=0, inputs: ...``;
 * ``_run``: ``[0/0] Re-recording function=f, mode=..., reason=<CheckInvariantStatus>.``
-  then, per input, ``input name: primals_2. data pointer changed from A to B. input stack
+  for each recorded graph of ``f`` whose check fails (a later one may pass and replay: a
+  re-record is such a line followed by ``f``'s recording), then, per input, ``input name: primals_2. data pointer changed from A to B. input stack
   trace: <stack>`` (``cudagraph_utils.log_data_ptr_mismatch``);
 * ``cudagraphify_impl``: ``[0/0] Recording cudagraph tree for symint key (48,)`` (or ``for
   graph without symints``; torch 2.11 prints no ``[0/0]`` there): the first run of a
@@ -124,6 +125,10 @@ def call_value(number: int, cell: int | None, events: Iterable[TreeEvent], repla
     """One call from the tree's events during it and the replays counted."""
     result = CudagraphCall(number, cell, replays=replays)
     result.pool_before, result.pool_after, result.pool_source = pool
+    # torch logs ``Re-recording`` for each recorded graph of the function whose check
+    # fails (``CUDAGraphTreeManager._run``), before a later one may pass and replay: a
+    # failed check is a re-record only when torch then records
+    failed: dict[str, TreeEvent] = {}  # by function: its latest failed check
     for event in events:
         if event.kind == "warmup":
             result.warmups += 1
@@ -131,8 +136,10 @@ def call_value(number: int, cell: int | None, events: Iterable[TreeEvent], repla
             result.eager += 1
         elif event.kind == "record":
             result.recordings += 1
+            if (check := failed.pop(event.function, None)) is not None:
+                result.rerecords.append(rerecord_of(check))
         elif event.kind == "rerecord":
-            result.rerecords.append(rerecord_of(event))
+            failed[event.function] = event
         elif event.kind == "shape":
             result.new_shapes.append(CudagraphShape(event.compile_id, event.key, cell))
         elif event.kind == "fell_back" and not result.fell_back:
@@ -143,6 +150,12 @@ def call_value(number: int, cell: int | None, events: Iterable[TreeEvent], repla
         result.new_shapes = []
     result.what = what_happened(result)
     return result
+
+
+def anything_done(call: CudagraphCall) -> bool:
+    """Whether the call's record says torch did anything (a failed check alone is not)."""
+    return bool(call.warmups or call.recordings or call.replays or call.eager
+                or call.rerecords or call.fell_back or call.new_shapes)
 
 
 def replay_only(call: CudagraphCall) -> bool:
@@ -205,8 +218,9 @@ def what_happened(call: CudagraphCall) -> str:
     if call.warmups:
         parts.append(f"warmed up {_graphs(call.warmups)} (a graph's first run is eager, "
                      "in the graph pool: a slow call)")
-    if call.recordings:
-        parts.append(f"recorded {_graphs(call.recordings)} (capture: a slow call)")
+    first = call.recordings - len(call.rerecords)  # a re-record is one of the recordings
+    if first > 0:
+        parts.append(f"recorded {_graphs(first)} (capture: a slow call)")
     for r in call.rerecords:
         named = f" ({', '.join(r.inputs)}" + (f": {r.line}" if r.line else "") + ")" \
             if r.inputs else ""

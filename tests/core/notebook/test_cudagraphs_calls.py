@@ -12,6 +12,7 @@ The GPU suite (tests/gpu/test_cudagraphs_gpu.py) checks the same on a live tree.
 
 from __future__ import annotations
 
+import json
 import logging
 
 import pytest
@@ -39,6 +40,7 @@ from nbcompile.core.notebook.session import get_session
 from nbcompile.core.records import CudagraphShape
 from nbcompile.core.trace.compile_id import CompileId as NbCompileId
 from nbcompile.display.summary_model import summarize
+from tests.fixtures.gpu.trim_evidence import HERE as GPU_FIXTURES
 from tests.support.shell import run_cell
 
 CID = CompileId(frame_id=0, frame_compile_id=0)
@@ -118,13 +120,45 @@ def test_the_fall_back_to_eager_is_said_as_such():
     call = ev.call_value(7, 9, [event], 0)
     assert call.fell_back == message.strip()
     assert ev.rerecord_of(event).inputs == ["primals_1"]
-    later = ev.call_value(0, 9, [e for e in [ev.parse(_rerecording(_rerecord_reason()))] if e], 0)
+    lines = (_rerecording(_rerecord_reason()), _recording("forward"))
+    later = ev.call_value(0, 9, [e for e in map(ev.parse, lines) if e], 0)
     assert ev.call_line(later) == ("a later call (cell [9]): recorded again: static input data "
                                    "pointer changed (primals_1: return x @ self.w)")
     line = ev.call_line(call)
     assert line.startswith("call 7 (cell [9]): fell back to eager for good: torch re-recorded "
                            "past cudagraph_unexpected_rerecord_limit (static input data "
                            "pointer changed)")
+
+
+def test_a_failed_check_is_a_rerecord_only_when_torch_then_records():
+    """torch logs ``Re-recording`` for each recorded graph whose check fails, before a
+    later one may pass and replay (``CUDAGraphTreeManager._run``): a re-record is a
+    recording torch made, counted once, with the failed check's reason."""
+    reason = _rerecord_reason()
+    failed = [e for e in [ev.parse(_rerecording(reason))] if e]
+    replayed = ev.call_value(4, 9, failed, 1)  # a later recorded graph passed: a replay
+    assert (replayed.recordings, replayed.rerecords, replayed.replays) == (0, [], 1)
+    assert replayed.what == "replayed 1 graph" and ev.replay_only(replayed)
+    recorded = ev.call_value(5, 9, [*failed, *failed, ev.parse(_recording("forward"))], 0)
+    assert recorded.recordings == 1 and len(recorded.rerecords) == 1
+    assert recorded.what == ("recorded again: static input data pointer changed "
+                             "(primals_1: return x @ self.w)")
+    # an unwatched call whose only lines were failed checks did nothing torch records
+    assert not ev.anything_done(ev.call_value(0, 9, failed, 0))
+
+
+def test_the_h200s_rerecord_lines_give_one_rerecord_then_a_replay():
+    """The rerecord scenario's lines as an H200 logged them (torch 2.11): a replaced weight
+    re-records once; the next failed check is followed by no recording (torch replayed
+    the graph recorded for the new weight)."""
+    messages = json.loads((GPU_FIXTURES / "rerecord.json").read_text())["torch_messages"]
+    events = [e for e in map(ev.parse, messages) if e is not None]
+    kinds = [e.kind for e in events]
+    assert kinds == ["shape", "warmup", "record", "rerecord", "record", "rerecord"]
+    rerecorded = ev.call_value(4, 1, events[3:5], 0)
+    assert (rerecorded.recordings, [r.inputs for r in rerecorded.rerecords]) == (1, [["arg0_1"]])
+    assert rerecorded.what.startswith("recorded again: static input data pointer changed")
+    assert not ev.anything_done(ev.call_value(6, 1, events[5:], 0))
 
 
 def test_first_calls_warm_up_then_record_then_replay():
