@@ -35,6 +35,14 @@ _SIZE = re.compile(
     r"tensor '(?P<src>.+?)' size mismatch at index (?P<dim>\d+)\. "
     r"expected (?P<expected>\d+), actual (?P<actual>\d+)"
 )
+
+
+def size_recompile(compile: CompileRecord) -> bool:
+    """Whether torch compiled ``compile`` again because a tensor's size changed (its
+    failed guard is a size mismatch)."""
+    return _SIZE.search(compile.recompile_guard or compile.recompile_reason) is not None
+
+
 _RANK = re.compile(
     r"tensor '(?P<src>.+?)' rank mismatch\. expected (?P<expected>\d+), actual (?P<actual>\d+)"
 )

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import torch_compat
+from ..insight.advice import size_recompile
 from . import calls, cudagraph_events, cudagraph_log, cudagraph_pool
 from .attribution import Attribution, Key
 from .cell_history import get_history
@@ -215,7 +216,8 @@ class CudagraphCalls(SideChannel):
         shapes = [*(target.cudagraph_shapes.shapes if target.cudagraph_shapes else []),
                   *value.new_shapes]
         if shapes:
-            target.cudagraph_shapes = cudagraph_events.shapes_value(shapes, *warn_limit())
+            target.cudagraph_shapes = cudagraph_events.shapes_value(
+                shapes, *warn_limit(), size_recompiles=sum(map(size_recompile, target.compiles)))
         if cudagraph_events.replay_only(value) or not (opened.events or replays):
             state.watching = False  # steady (or nothing under the tree): stop watching
             state.counted = False  # the calls from now on go uncounted

@@ -12,8 +12,9 @@ The lines are torch's (``torch/_inductor/cudagraph_trees.py``, logger ``log``, a
 * ``record_function``: ``[0/0] Recording function=f, mode=..., cuda_graph_id=0, inputs: ...``;
 * ``_run``: ``[0/0] Re-recording function=f, mode=..., reason=<CheckInvariantStatus>.``
   for each recorded graph of ``f`` whose check fails (a later one may pass and replay: a
-  re-record is such a line followed by ``f``'s recording), then, per input, ``input name: primals_2. data pointer changed from A to B. input stack
-  trace: <stack>`` (``cudagraph_utils.log_data_ptr_mismatch``);
+  re-record is such a line followed by ``f``'s recording), then, per input, ``input name:
+  primals_2. data pointer changed from A to B. input stack trace: <stack>``
+  (``cudagraph_utils.log_data_ptr_mismatch``);
 * ``cudagraphify_impl``: ``[0/0] Recording cudagraph tree for symint key (48,)`` (or ``for
   graph without symints``; torch 2.11 prints no ``[0/0]`` there): the first run of a
   compiled graph at a new size.
@@ -165,24 +166,30 @@ def replay_only(call: CudagraphCall) -> bool:
 
 
 def shapes_value(shapes: Sequence[CudagraphShape], warn_limit: int | None,
-                 config: str) -> CudagraphShapes:
-    """A target's recorded sizes, torch's limit and the remedy that fits: several
-    ``static`` graphs (one compile per size) -> ``mark_dynamic``; many sizes of a dynamic
-    graph -> buckets or ``cudagraph_skip_dynamic_graphs``."""
+                 config: str, size_recompiles: int = 0) -> CudagraphShapes:
+    """A target's recorded sizes, torch's limit and the remedy that fits, only on
+    evidence: several ``static`` graphs and a compile torch made for a changed tensor
+    size (``size_recompiles``; static graphs also come from graph breaks, forward and
+    backward, dtype or train/eval recompiles) -> ``mark_dynamic``; several sizes of one
+    dynamic graph -> buckets or ``cudagraph_skip_dynamic_graphs``. torch counts sizes per
+    compiled graph (``cudagraphify_impl``'s cache): "past torch's limit" only where the
+    lines named the graph's compile (torch 2.11 names none)."""
     result = CudagraphShapes(list(shapes), warn_limit, config)
     static = [s for s in shapes if s.key == "static"]
-    per_compile: dict[str, int] = {}
+    per_compile: dict[str, set[str]] = {}
     for s in shapes:
         if s.key != "static":
-            per_compile[s.compile_id] = per_compile.get(s.compile_id, 0) + 1
-    dynamic = max(per_compile.values(), default=0)
-    if len(static) > 1:
-        result.remedy = (f"each new input size compiled again ({len(static)} compiles, each "
-                         "recorded): torch._dynamo.mark_dynamic(x, dim) on the input whose "
-                         "size varies compiles one graph for all sizes (still one recording "
-                         "per size), or pad inputs to a few fixed sizes (buckets)")
+            per_compile.setdefault(s.compile_id, set()).add(s.key)
+    named = max((len(keys) for cid, keys in per_compile.items() if cid), default=0)
+    dynamic = max((len(keys) for keys in per_compile.values()), default=0)
+    if len(static) > 1 and size_recompiles:
+        result.remedy = (f"each new input size compiled again ({len(static)} graphs recorded, "
+                         f"{size_recompiles} recompile{'s' if size_recompiles > 1 else ''} for "
+                         "a changed size): torch._dynamo.mark_dynamic(x, dim) on the input "
+                         "whose size varies compiles one graph for all sizes (still one "
+                         "recording per size), or pad inputs to a few fixed sizes (buckets)")
     elif dynamic > 1:
-        past = warn_limit is not None and dynamic > warn_limit
+        past = warn_limit is not None and named > warn_limit
         result.remedy = ("each distinct size records its own CUDA graph (a warm-up and a "
                          "recording call, more pool memory)"
                          + (f", past torch's limit of {warn_limit}" if past else "")

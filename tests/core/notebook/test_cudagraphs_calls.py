@@ -206,9 +206,38 @@ def test_sizes_and_the_remedy_that_fits():
         "(64,) in cell [7]); torch warns past 2 "
         "(torch._inductor.config.triton.cudagraph_dynamic_shape_warn_limit)")
     static = [CudagraphShape(f"0/{i}", "static", 5) for i in range(2)]
-    assert "torch._dynamo.mark_dynamic" in ev.shapes_value(static, 8, config).remedy
-    one = ev.shapes_value(static[:1], 8, config)
+    assert "torch._dynamo.mark_dynamic" in ev.shapes_value(static, 8, config, 1).remedy
+    one = ev.shapes_value(static[:1], 8, config, 1)
     assert one.remedy == "" and ev.shapes_line(None) is None
+
+
+def test_no_size_remedy_without_sizes_that_differ():
+    """Two static graphs from a graph break, forward and backward, or a dtype recompile
+    are no size problem; two dynamic graphs of five sizes each are within torch's limit
+    of 8 (torch counts per compiled graph), and torch 2.11's lines, which name no
+    compile, cannot say past it."""
+    config = "cudagraph_dynamic_shape_warn_limit"
+    static = [CudagraphShape(f"0/{i}", "static", 5) for i in range(2)]
+    assert ev.shapes_value(static, 8, config, size_recompiles=0).remedy == ""
+    two = [CudagraphShape(f"{g}/0", str(n), 5) for g in (0, 1) for n in range(5)]
+    shapes = ev.shapes_value(two, 8, config)
+    assert "each distinct size" in shapes.remedy and "past torch's limit" not in shapes.remedy
+    unnamed = [CudagraphShape("", str(n), 5) for n in range(10)]
+    assert "past torch's limit" not in ev.shapes_value(unnamed, 8, config).remedy
+    named = [CudagraphShape("0/0", str(n), 5) for n in range(9)]
+    assert "past torch's limit of 8" in ev.shapes_value(named, 8, config).remedy
+
+
+def test_a_size_recompile_is_read_from_torchs_guard():
+    from nbcompile.core.insight.advice import size_recompile
+    from nbcompile.core.records import CompileRecord
+
+    sized = CompileRecord("0/1", "f", recompile_guard=(
+        "tensor 'x' size mismatch at index 0. expected 8, actual 9"))
+    dtype = CompileRecord("0/2", "f", recompile_guard=(
+        "tensor 'x' dtype mismatch. expected Float, actual Double"))
+    assert size_recompile(sized) and not size_recompile(dtype)
+    assert not size_recompile(CompileRecord("0/0", "f"))
 
 
 @pytest.fixture
