@@ -30,25 +30,39 @@ def _calls(calls: tuple[str, ...], cell: int | None, here: bool) -> str:
     return f"the call of {what} in {where}"
 
 
-def _fix(names: tuple[Overwritten, ...]) -> str:
+def _fix(names: tuple[Overwritten, ...], gradient: bool = False) -> str:
+    """The fix torch gives for the variant: a copy of an output held across calls; for a
+    ``.grad`` the compiled backward allocated during capture, stable gradient buffers or
+    none (torch's ``format_dealloc_msg``)."""
+    if gradient or any(o.message.gradient for o in names):
+        return ("Fix (torch's advice for gradients): if you accumulate gradients, allocate "
+                "stable .grad buffers outside CUDA-graph capture before the compiled "
+                "backward runs (an eager warm-up iteration, or zeroed .grad tensors made "
+                "beforehand); if you do not, set .grad to None before each backward "
+                "(optimizer.zero_grad() does by default).")
     first = names[0].name if names else "y"
     return (f"Fix: keep a copy of an output you hold across calls, e.g. `{first} = "
             f"f(x).clone()` (f your compiled function); or use it before the next call. "
             + MARK_STEP)
 
 
+def _torch_words(gradient: bool) -> str:
+    kind = "gradient tensor output" if gradient else "tensor output"
+    return f"accessing {kind} of CUDAGraphs that has been overwritten by a subsequent run"
+
+
 def report_text(report: HazardReport) -> str:
     """The report at the cell whose call overwrote the outputs."""
     plural = len(report.names) > 1
+    gradient = any(o.message.gradient for o in report.names)
     when = f" ({_cell(report.cell)})" if report.cell is not None else ""
     lines = [
         f"nbcompile: {_calls(report.calls, report.cell, True)}{when} overwrote the CUDA-graph "
         f"output{'s' if plural else ''} still held by {_names(report.names)}.",
         "CUDA-graph trees (mode reduce-overhead) reuse an output's memory at the next "
         f"replay: {'these names hold' if plural else 'it holds'} nothing now, and reading "
-        f"{'them' if plural else 'it'} raises torch's \"accessing tensor output of CUDAGraphs "
-        "that has been overwritten by a subsequent run\".",
-        _fix(report.names),
+        f"{'them' if plural else 'it'} raises torch's \"{_torch_words(gradient)}\".",
+        _fix(report.names, gradient),
     ]
     return "\n".join(lines)
 
@@ -71,7 +85,7 @@ def explanation_text(found: Explanation) -> str:
                      "memory at the next replay of the graph.")
     else:
         lines.append("CUDA-graph trees reuse an output's memory at the next replay of the graph.")
-    lines.append(_fix(found.names))
+    lines.append(_fix(found.names, found.message.gradient))
     return "\n".join(lines)
 
 
