@@ -89,3 +89,24 @@ def test_default_mode_says_nothing_about_cuda_graphs(ip):
     report = nbcompile.report(ip.user_ns["cg_plain"])
     assert all(c.cudagraphs is None for c in report.compiles)
     assert not any(n.startswith("CUDA graphs") for n in _notes(report))
+
+
+def test_inductors_global_cudagraphs_flag_is_asking_for_them(ip):
+    """``torch._inductor.config.triton.cudagraphs = True`` asks every compile without a
+    mode for CUDA graphs, as ``reduce-overhead`` does: torch counts its skip on a CPU, and
+    nbcompile says so; with the flag off nothing was asked for, and nothing is said."""
+    run_cell(ip, "import torch")
+    for flag, name in ((True, "cg_global_on"), (False, "cg_global_off")):
+        ip.run_cell_magic("compile", "", f"def {name}(x):\n    return (x - 1).cos()\n")
+        before = counters["inductor"]["cudagraph_skips"]
+        with torch._inductor.config.patch({"triton.cudagraphs": flag}):
+            run_cell(ip, f"_ = {name}(torch.randn(6))")
+        skips = counters["inductor"]["cudagraph_skips"] - before
+        (compile_,) = nbcompile.report(ip.user_ns[name]).compiles
+        outcome = compile_.cudagraphs
+        if flag:
+            assert skips >= 1  # torch's own record: it was asked, and skipped it
+            assert outcome is not None and (outcome.status, outcome.reason) == (
+                "not_used", "cpu device")
+        else:
+            assert skips == 0 and outcome is None

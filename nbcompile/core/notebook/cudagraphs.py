@@ -55,18 +55,27 @@ CellOf = Callable[[str], "int | None"]
 
 def mode_asks_for(mode: str) -> bool:
     """Whether Inductor's ``mode`` turns CUDA graphs on: ``triton.cudagraphs`` in its
-    settings as torch lists them (``reduce-overhead``, ``max-autotune``)."""
-    return torch_compat.mode_options(mode).get("triton.cudagraphs") is True
+    settings as torch lists them (``reduce-overhead``, ``max-autotune``), else Inductor's
+    global ``config.triton.cudagraphs`` (a mode that does not set it leaves that)."""
+    value = torch_compat.mode_options(mode).get("triton.cudagraphs")
+    return value is True if value is not None else global_cudagraphs()
+
+
+def global_cudagraphs() -> bool:
+    """Inductor's own ``config.triton.cudagraphs`` in force (set by the user for every
+    compile that does not say otherwise)."""
+    return getattr(torch_compat.inductor_triton_config(), "cudagraphs", False) is True
 
 
 def asked_for(options: CompileOptions) -> bool:
-    """Whether ``options`` ask Inductor for CUDA graphs: by their mode (``mode_asks_for``)
-    or ``triton.cudagraphs`` given."""
+    """Whether ``options`` ask Inductor for CUDA graphs, as Inductor decides:
+    ``triton.cudagraphs`` given, else their mode (``mode_asks_for``), else the global
+    config (read when a compile starts, as Inductor reads it)."""
     if options.backend != "inductor":
         return False
-    if options.mode:
-        return mode_asks_for(options.mode)
-    return options.options.get("triton.cudagraphs") is True
+    if "triton.cudagraphs" in options.options:
+        return options.options["triton.cudagraphs"] is True
+    return mode_asks_for(options.mode) if options.mode else global_cudagraphs()
 
 
 def is_skip(message: str) -> bool:
