@@ -143,3 +143,21 @@ def test_total_line():
     cpu = outcome([], counted=True, requested=True, device="cpu")
     assert total([_compile(cpu), _compile(cpu)]) == (
         "CUDA graphs: not used on cpu (torch: cpu device)")
+
+
+def test_asked_for_as_inductor_decides():
+    """The options' flag, else the mode's settings, else Inductor's global flag."""
+    import torch._inductor.config as inductor_config
+
+    from nbcompile.core.notebook.cudagraphs import asked_for
+    from nbcompile.core.notebook.options import CompileOptions
+
+    for flag in (False, True):
+        with inductor_config.patch({"triton.cudagraphs": flag}):
+            assert asked_for(CompileOptions()) is flag
+            assert asked_for(CompileOptions(mode="default")) is flag
+            assert asked_for(CompileOptions(mode="reduce-overhead"))
+            # this mode only leaves the flag out (list_mode_options): the global one holds
+            assert asked_for(CompileOptions(mode="max-autotune-no-cudagraphs")) is flag
+            assert not asked_for(CompileOptions(options={"triton.cudagraphs": False}))
+            assert not asked_for(CompileOptions(backend="eager"))
