@@ -404,6 +404,10 @@ CALLBACK_FROM_STANCE = _name(
     "checking a stance name against torch before a cell runs under it",
     "any name is accepted (torch refuses an unknown one at the next compiled call)",
     default=None)
+INIT_LOGS = _name(
+    "torch._logging._internal._init_logs",
+    "re-arming nbcompile's taps on torch's loggers when torch._logging.set_logs resets them",
+    "the taps are re-armed before each cell and when a compile starts", default=None)
 STANCE_SETTER = _name(
     "torch._dynamo.set_stance",
     "hearing each stance torch puts in force (set_stance as a call, a context manager and "
@@ -457,63 +461,101 @@ def put_stance(saved: Any) -> None:
         force_backend=getattr(saved, "backend", None))
 
 
-_stance_listeners: list[Callable[[Any], None]] = []
-_stance_wrapped: list[tuple[types.ModuleType, Any, Any]] = []  # (module, original, wrapper)
+class _Heard:
+    """Listeners told right after one of torch's functions ran (with its arguments): the
+    function is wrapped, in every module that calls it by its global name, while any
+    listener is on, and put back with the last one (only where still ours)."""
+
+    def __init__(self, attr: str, modules: Callable[[], list[types.ModuleType]]) -> None:
+        self.attr = attr
+        self._modules = modules  # the modules binding torch's function ([]: cannot hear)
+        self._listeners: list[Callable[..., None]] = []
+        self._wrapped: list[tuple[types.ModuleType, Any, Any]] = []  # module, original, ours
+
+    def add(self, listener: Callable[..., None]) -> Callable[[], None] | None:
+        """Hear each run from now on; the remover, or None when torch cannot be heard."""
+        if not self._wrapped and not self._wrap():
+            return None
+        self._listeners.append(listener)
+
+        def remove() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+            if not self._listeners:
+                self._unwrap()
+        return remove
+
+    def _wrap(self) -> bool:
+        import functools
+
+        modules = self._modules()
+        if not modules:
+            return False
+        original = getattr(modules[0], self.attr)
+        listeners = self._listeners
+
+        @functools.wraps(original)  # its marks too (``_dynamo_forbidden``)
+        def heard(*args: Any, **kwargs: Any) -> Any:
+            result = original(*args, **kwargs)  # torch's refusal raises: nothing heard
+            for listener in list(listeners):
+                try:
+                    listener(*args)
+                except Exception:  # a capture bug must never break torch
+                    pass
+            return result
+
+        for module in modules:
+            setattr(module, self.attr, heard)
+            self._wrapped.append((module, original, heard))
+        return True
+
+    def _unwrap(self) -> None:
+        for module, original, wrapper in self._wrapped:
+            if getattr(module, self.attr, None) is wrapper:  # not replaced since
+                setattr(module, self.attr, original)
+        self._wrapped.clear()
+
+
+def _binding(attr: str, original: Any, *candidates: Any) -> list[types.ModuleType]:
+    """The candidate modules whose global ``attr`` is ``original`` (each once)."""
+    if not callable(original):
+        return []
+    return list({id(m): m for m in candidates if isinstance(m, types.ModuleType)
+                 and getattr(m, attr, None) is original}.values())
+
+
+def _stance_setters() -> list[types.ModuleType]:
+    """``set_stance``'s own module (``decorators`` from 2.6 on) and ``eval_frame``, where
+    ``_set_stance`` lives: each calls it by its own global name. Both, or none."""
+    home = sys.modules.get(getattr(STANCE_SETTER.get(), "__module__", None) or "")
+    found = _binding(SET_STANCE.attr, SET_STANCE.get(), home, _eval_frame())
+    return found if home in found else []
+
+
+def _log_initializers() -> list[types.ModuleType]:
+    """``torch._logging._internal`` (``set_logs`` calls its ``_init_logs``) and
+    ``torch._logging``, which re-exports it."""
+    return _binding(INIT_LOGS.attr, INIT_LOGS.get(), lookup(INIT_LOGS.path.rpartition(".")[0]),
+                    lookup("torch._logging"))
+
+
+_STANCE_HEARD = _Heard(SET_STANCE.attr, _stance_setters)
+_LOGS_HEARD = _Heard(INIT_LOGS.attr, _log_initializers)
 
 
 def on_stance_change(listener: Callable[[Any], None]) -> Callable[[], None] | None:
     """Hear each stance torch puts in force from now on: ``listener(stance)`` (torch's
     ``DynamoStance``) right after torch set it, whoever did (``torch.compiler.set_stance``
-    as a call, a context manager or a decorator; ``%%stance``). torch's ``_set_stance``
-    is wrapped, in every module that calls it by name, while any listener is on, and put
-    back with the last one. Returns the remover; None on a torch that cannot be heard so
-    (the caller reads the stance itself)."""
-    if not _stance_wrapped and not _wrap_stance_setter():
-        return None
-    _stance_listeners.append(listener)
-
-    def remove() -> None:
-        if listener in _stance_listeners:
-            _stance_listeners.remove(listener)
-        if not _stance_listeners:
-            _unwrap_stance_setter()
-    return remove
+    as a call, a context manager or a decorator; ``%%stance``). Returns the remover; None
+    on a torch that cannot be heard so (the caller reads the stance itself)."""
+    return _STANCE_HEARD.add(listener)
 
 
-def _wrap_stance_setter() -> bool:
-    import functools
-
-    original = SET_STANCE.get()
-    # ``set_stance``'s own module (``decorators`` from 2.6 on) and ``eval_frame``, where
-    # ``_set_stance`` lives: each calls it through its own global name
-    home = sys.modules.get(getattr(STANCE_SETTER.get(), "__module__", None) or "")
-    modules = list({id(m): m for m in (home, _eval_frame())
-                    if isinstance(m, types.ModuleType)
-                    and getattr(m, SET_STANCE.attr, None) is original}.values())
-    if not callable(original) or home not in modules:
-        return False
-
-    @functools.wraps(original)  # its ``_dynamo_forbidden`` mark too
-    def set_stance(stance: Any) -> Any:
-        prior = original(stance)  # torch refuses inside a compile region: nothing heard
-        for listener in list(_stance_listeners):
-            try:
-                listener(stance)
-            except Exception:  # a capture bug must never break torch's stance
-                pass
-        return prior
-
-    for module in modules:
-        setattr(module, SET_STANCE.attr, set_stance)
-        _stance_wrapped.append((module, original, set_stance))
-    return True
-
-
-def _unwrap_stance_setter() -> None:
-    for module, original, wrapper in _stance_wrapped:
-        if getattr(module, SET_STANCE.attr, None) is wrapper:  # not replaced since
-            setattr(module, SET_STANCE.attr, original)
-    _stance_wrapped.clear()
+def on_logs_reset(listener: Callable[[], None]) -> Callable[[], None] | None:
+    """Hear each time torch sets its loggers up anew (``torch._logging.set_logs``: levels,
+    handlers and propagation reset): ``listener()`` right after. Returns the remover; None
+    on a torch that cannot be heard so."""
+    return _LOGS_HEARD.add(listener)
 
 
 def stance_refusal(name: str) -> str | None:

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..core.compiletime import earlier as earlier_keys
 from ..core.compiletime import history as compile_history
-from ..core.notebook import cache, cell_names
+from ..core.notebook import cache, cell_names, log_taps
 from ..core.notebook.session import get_session
 from ..core.notebook.torch_logs import TorchLogRouting
 from . import cell_hooks, hazard, inspector_comm, stance
@@ -42,9 +42,9 @@ def _save_cache_keys(shell: Any = None, result: Any = None) -> None:
 
 
 def _refresh_torch_logs(shell: Any = None, info: Any = None) -> None:
-    """Before a cell: the filter back on torch's handlers (``set_logs`` replaces them)."""
-    if _torch_logs is not None:
-        _torch_logs.install()
+    """Before a cell: every tap on torch's loggers back as it should be (``set_logs``
+    resets them; heard as it runs, and again here on a torch that cannot be heard)."""
+    log_taps.rearm_all()
 
 
 #: What runs around each cell, in order (registered in one place: ``cell_hooks``).

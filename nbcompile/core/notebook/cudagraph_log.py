@@ -18,6 +18,7 @@ import logging
 from collections.abc import Callable
 
 from .. import torch_compat
+from . import log_taps
 from .torch_logs import current_compile
 
 #: The logger Inductor's CUDA-graph messages go through (artifact ``cudagraphs``).
@@ -77,6 +78,7 @@ class DebugLines(logging.Filter):
         self.on_line = on_line
         self._logger: logging.Logger | None = None
         self._level = logging.NOTSET  # the logger's own level before it was lowered
+        self._untap: Callable[[], None] | None = None  # out of ``log_taps``
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
@@ -93,18 +95,26 @@ class DebugLines(logging.Filter):
         return parent.getEffectiveLevel() if parent is not None else logging.WARNING
 
     def install(self) -> None:
-        """Put the filter on (once) and the level at DEBUG (again, if torch's
-        ``set_logs`` or the user reset it)."""
+        """Put the filter on (once) and the level at DEBUG (again, if the user reset it;
+        torch's ``set_logs`` does, and is heard: ``log_taps``)."""
         logger = logging.getLogger(self.logger_name)
         if self._logger is None:
             logger.addFilter(self)
             self._logger = logger
             self._level = logger.level  # DEBUG already: the user's choice, all shown
+            self._untap = log_taps.add(self._rearm)
         if logger.level != logging.DEBUG:
             self._level = logger.level
             logger.setLevel(logging.DEBUG)
 
+    def _rearm(self) -> None:
+        if self._logger is not None:
+            self.install()
+
     def uninstall(self) -> None:
+        if self._untap is not None:
+            self._untap()
+            self._untap = None
         if self._logger is not None:
             self._logger.removeFilter(self)
             if self._logger.level == logging.DEBUG:

@@ -14,8 +14,8 @@ outside compiles and every other logger pass through untouched too; a target com
 with ``--torch-logs`` (``Target.show_torch_logs``), or ``SHOW_ALL``
 (``NBCOMPILE_TORCH_LOGS=show``, ``%nbcompile torch-logs show``), keeps torch's output as it
 was. ``set_logs`` replaces torch's handlers: ``install()`` again puts the filter on the new
-ones (the extension does so before each cell); ``uninstall()`` removes the filter from
-exactly the handlers it was added to.
+ones (a tap of ``log_taps``: right after ``set_logs``, and before each cell);
+``uninstall()`` removes the filter from exactly the handlers it was added to.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Any
 
 from .. import torch_compat
 from ..records import TorchLog
+from . import log_taps
 
 #: The torch loggers whose handlers are filtered (compile-time components).
 LOGGERS = (
@@ -88,6 +89,7 @@ class TorchLogRouting:
     def __init__(self, owner_of: OwnerLookup) -> None:
         self.capture = TorchLogCapture(owner_of)
         self._handlers: list[logging.Handler] = []
+        self._untap: Callable[[], None] | None = None  # out of ``log_taps``
 
     @property
     def installed(self) -> bool:
@@ -97,6 +99,8 @@ class TorchLogRouting:
         """Put the filter on the compile loggers' handlers; again after
         ``torch._logging.set_logs`` replaced them (the replaced ones are let go)."""
         torch_compat.import_torch_logging()  # torch sets up its handlers on import
+        if self._untap is None:
+            self._untap = log_taps.add(self.install)
         current = [h for name in LOGGERS for h in logging.getLogger(name).handlers]
         for handler in [h for h in self._handlers if h not in current]:
             handler.removeFilter(self.capture)
@@ -107,6 +111,9 @@ class TorchLogRouting:
                 self._handlers.append(handler)
 
     def uninstall(self) -> None:
+        if self._untap is not None:
+            self._untap()
+            self._untap = None
         for handler in self._handlers:
             handler.removeFilter(self.capture)
         self._handlers = []

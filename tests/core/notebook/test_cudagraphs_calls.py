@@ -272,6 +272,28 @@ def test_the_tree_filter_hears_debug_lines_and_prints_nothing_new(trees_logger):
     assert not trees_logger.isEnabledFor(logging.DEBUG)  # the level it had is back
 
 
+def test_set_logs_in_a_cell_does_not_blind_the_tree_filter(trees_logger):
+    """``torch._logging.set_logs`` resets torch's artifact loggers (levels to NOTSET): the
+    filter is re-armed as torch does it (heard), not at the next compile."""
+    from torch._logging import _internal as torch_logging
+
+    heard: list[str] = []
+    flt = DebugLines(TREES_LOGGER, heard.append)
+    flt.install()
+    try:
+        torch_logging.set_logs(recompiles=True)  # as a user's cell does
+        assert trees_logger.isEnabledFor(logging.DEBUG)
+        trees_logger.debug(_warmup())
+        assert heard == [_warmup()]
+        torch_logging.set_logs()
+        trees_logger.debug(_recording())
+        assert heard == [_warmup(), _recording()]
+    finally:
+        flt.uninstall()
+        torch_logging.set_logs()
+    assert not trees_logger.isEnabledFor(logging.DEBUG)
+
+
 def test_on_cpu_nothing_is_watched_per_call(ip):
     """reduce-overhead on a CPU: no per-call value, no lowered logger, no per-call hook."""
     level = logging.getLogger(TREES_LOGGER).level
