@@ -203,7 +203,7 @@ def with_message(current: CudagraphOutcome | None, message: str,
     return result
 
 
-def total(compiles: Iterable[CompileRecord]) -> str | None:
+def total(compiles: Sequence[CompileRecord]) -> str | None:
     """The one-line total of a target's compiles: ``CUDA graphs: 3 of 4 graphs run as
     CUDA graphs`` (with the first skip's reason and line), ``CUDA graphs: not used on
     cpu``; None when no compile has an outcome."""
@@ -229,6 +229,13 @@ def total(compiles: Iterable[CompileRecord]) -> str | None:
         text += (f"; {outside} of {parts} graph partitions "
                  + ("runs" if outside == 1 else "run")
                  + f" outside them: {node.reason}{_where(node.line, node.cell)}")
+    cached = [c for c in compiles if c.cudagraphs is not None
+              and c.cudagraphs.status == "recorded" and c.cudagraphs.partitions is None
+              and c.cache.get("fx_graph_cache_hit", 0) > 0]
+    if cached:
+        text += (f"; graph partitions not known for {len(cached)} of them (served from the "
+                 "FX-graph cache: Inductor's scheduler did not run, so torch said nothing "
+                 "of ops kept outside CUDA graphs)")
     if len(used) < len(outcomes):
         text += f"; {len(outcomes) - len(used)} not used (no CUDA device)"
     return text

@@ -145,6 +145,17 @@ def test_total_line():
         "CUDA graphs: not used on cpu (torch: cpu device)")
 
 
+def test_a_cache_served_compile_says_its_partitions_are_not_known():
+    """An FX-graph cache hit logs no partition lines (Inductor's scheduler does not run):
+    its graph is not said to run whole as a CUDA graph, its partitions are not known."""
+    recorded = outcome([], counted=False, requested=True, device="cuda")
+    served = CompileRecord("0/0", "f", cudagraphs=recorded, cache={"fx_graph_cache_hit": 1})
+    text = total([served])
+    assert text is not None and text.startswith("CUDA graphs: 1 of 1 graph runs as a CUDA graph")
+    assert "graph partitions not known for 1 of them (served from the FX-graph cache" in text
+    assert "not known" not in (total([_compile(recorded)]) or "")
+
+
 def test_asked_for_as_inductor_decides():
     """The options' flag, else the mode's settings, else Inductor's global flag."""
     import torch._inductor.config as inductor_config
