@@ -24,6 +24,7 @@ import pytest  # noqa: E402
 
 from nbcompile.core.notebook import cache  # noqa: E402
 from tests.fixtures.traces import record_runs
+from tests.support import sigint  # noqa: E402
 from tests.support.trace_logs import CASES, SECRET  # noqa: E402
 
 #: Folders whose every test is slow (in-process compiles, real kernels, Chromium): the fast
@@ -117,6 +118,14 @@ def ip():
         manager.instance.clear()
     if saved_main is not None:
         sys.modules["__main__"] = saved_main
+
+
+@pytest.fixture
+def sigint_handled():
+    """SIGINT raises ``KeyboardInterrupt`` in the test however the suite was started
+    (``tests/support/sigint.py``); the disposition is put back after."""
+    with sigint.handled():
+        yield
 
 
 @pytest.fixture

@@ -63,7 +63,7 @@ def test_open_trace_tells_files_and_bytes_read(tmp_path):
     assert reading_text(1, 8, 3 * 1024 * 1024) == "1 of 8 files, 3.0 MiB read"
 
 
-def test_a_ctrl_c_torch_swallowed_stops_the_command_at_its_next_step():
+def test_a_ctrl_c_torch_swallowed_stops_the_command_at_its_next_step(sigint_handled):
     import os
     import signal
 
@@ -82,4 +82,4 @@ def test_a_ctrl_c_torch_swallowed_stops_the_command_at_its_next_step():
         except KeyboardInterrupt:
             ctrl_c_delivered()  # the command's own handler saw it
         tell(None, "compare", "timing")
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # as it found it

@@ -21,7 +21,7 @@ import pytest
 from jupyter_client.manager import start_new_kernel
 
 from nbcompile.core.records import MIME_TYPE
-from tests.support import ROOT
+from tests.support import ROOT, sigint
 from tests.support.kernel import execute, finish, run_until
 from tests.support.trace_logs import write_trace_dir
 
@@ -56,7 +56,8 @@ def test_sigint_stops_the_command_line_reader_with_the_partial_report(tmp_path):
     directory = write_trace_dir(tmp_path / "trace", files=8, mb_per_file=25)
     proc = subprocess.Popen([sys.executable, "-m", "nbcompile", "open", str(directory),
                              "--json", str(tmp_path / "out.json")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            preexec_fn=sigint.default_in_child)
     try:
         _wait_until_reading(proc.pid, "dedicated_log_torch_trace_rank_1_gen.log")
         sent = time.monotonic()

@@ -13,8 +13,8 @@ from nbcompile.core.perf.timing import ComparisonInterrupted, compare
 from nbcompile.core.steps import Step
 from nbcompile.display.timing import time_spent, timing_text
 
-#: Real Inductor compiles: the whole suite, not the fast tier.
-pytestmark = pytest.mark.slow
+#: Real Inductor compiles: the whole suite, not the fast tier; each test presses Ctrl-C.
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("sigint_handled")]
 
 
 def _wavy(x):
