@@ -34,12 +34,22 @@ from ..units import format_bytes
 EventKind = Literal["warmup", "eager", "record", "rerecord", "shape", "fell_back"]
 
 _PREFIX = r"^\s*(?:\[(?P<cid>[^\]]*)\]\s*)?"
+#: Each line torch's tree manager writes, per torch version (its ``cudagraph_trees.py``):
+#: 2.11 on, ``[0/0] Running warmup function=f, mode=...`` (2.13 adds ``mode=``; 2.11's
+#: new-size line has no ``[0/0]``); 2.9, ``Running warmup of function 3``, ``Recording
+#: function 3 of graph recording id 7``, no compile id and no re-record line. The first
+#: pattern that matches tells the kind (``tests/core/notebook/test_cudagraph_formats.py``
+#: reads the installed torch's source against this table).
 _PATTERNS: tuple[tuple[EventKind, re.Pattern[str]], ...] = (
     ("warmup", re.compile(_PREFIX + r"Running warmup function=(?P<fn>[^,\s]*)")),
+    ("warmup", re.compile(_PREFIX + r"Running warmup of function (?P<fn>\d+)")),  # 2.9
     ("eager", re.compile(_PREFIX + r"Running eager function=(?P<fn>[^,\s]*)")),
+    ("eager", re.compile(_PREFIX + r"Running eager of function (?P<fn>\d+)")),  # 2.9
     ("rerecord", re.compile(_PREFIX + r"Re-recording function=(?P<fn>[^,\s]*),"
                             r"(?:\s*mode=\w+,)?\s*reason=(?P<reason>.*)", re.S)),
     ("record", re.compile(_PREFIX + r"Recording function=(?P<fn>[^,\s]*)")),
+    ("record", re.compile(_PREFIX + r"Recording function (?P<fn>\d+) of graph recording "
+                          r"id \d+")),  # 2.9
     ("shape", re.compile(_PREFIX + r"[Rr]ecording cudagraph tree for (?:symint key "
                          r"(?P<key>.+?)|(?P<static>graph without symints)|(?P<old>.+?))\s*$",
                          re.S)),

@@ -23,6 +23,9 @@ from .torch_logs import current_compile
 
 #: The logger Inductor's CUDA-graph messages go through (artifact ``cudagraphs``).
 LOGGER = "torch._inductor.cudagraph_utils.__cudagraphs"
+#: Where torch 2.9 wrote them (``cudagraph_utils.perf_hint_log``, artifact ``perf_hints``:
+#: skips, the re-record limit, too many distinct sizes), heard as well.
+LOGGERS = (LOGGER, "torch._inductor.cudagraph_utils.__perf_hints")
 
 OnMessage = Callable[[str, "tuple[int, int] | None"], None]
 
@@ -38,7 +41,7 @@ class CudagraphLog(logging.Handler):
     def __init__(self, on_message: OnMessage) -> None:
         super().__init__(logging.DEBUG)
         self.on_message = on_message
-        self._logger: logging.Logger | None = None
+        self._loggers: list[logging.Logger] = []
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -49,14 +52,15 @@ class CudagraphLog(logging.Handler):
             self.on_message(message, current_compile())
 
     def install(self) -> None:
-        if self._logger is None:
-            self._logger = logging.getLogger(LOGGER)
-            self._logger.addHandler(self)
+        if not self._loggers:
+            self._loggers = [logging.getLogger(name) for name in LOGGERS]
+            for logger in self._loggers:
+                logger.addHandler(self)
 
     def uninstall(self) -> None:
-        if self._logger is not None:
-            self._logger.removeHandler(self)
-            self._logger = None
+        for logger in self._loggers:
+            logger.removeHandler(self)
+        self._loggers = []
 
 
 def _user_enabled() -> bool:

@@ -1,0 +1,106 @@
+"""The CUDA-graph tree's lines as each torch in range writes them, read by the one table
+of formats (``cudagraph_events._PATTERNS``).
+
+The installed torch's own source is the oracle: every line its tree manager logs
+(``log.debug``/``log.info`` in ``torch/_inductor/cudagraph_trees.py``), formatted as torch
+formats it, must read as the event it is, so a format torch changes fails here (``make
+compat TORCH=...`` runs this on each version). torch 2.9's formats, which the installed
+torch no longer has, are quoted from 2.9.1's ``cudagraph_trees.py``.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import logging
+import re
+
+import pytest
+from torch._inductor import cudagraph_trees
+
+from nbcompile.core.notebook import cudagraph_events as ev
+from nbcompile.core.notebook.cudagraph_log import LOGGERS, CudagraphLog
+
+#: What a line is, by its words (torch's format); None: a line that tells no event.
+KINDS = (("Re-recording", "rerecord"), ("Running warmup", "warmup"),
+         ("Running eager", "eager"), ("cudagraph tree for", "shape"),
+         ("Recording function", "record"))
+
+
+def _kind(fmt: str) -> str | None:
+    return next((kind for words, kind in KINDS if words in fmt), None)
+
+
+def _formatted(fmt: str) -> str:
+    """A format filled as torch fills it: a compile id in ``[%s]``, numbers, names."""
+    text = fmt.replace("[%s]", "[0/0]", 1)
+    text = re.sub(r"%d", "3", text)
+    return text.replace("%s", "f")
+
+
+def _tree_formats() -> list[str]:
+    """Every format string the installed torch's tree manager logs with."""
+    tree = ast.parse(inspect.getsource(cudagraph_trees))
+    found = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("debug", "info", "warning")
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "log"
+                and node.args and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)):
+            found.append(node.args[0].value)
+    return found
+
+
+def test_every_line_the_installed_torch_writes_reads_as_its_event():
+    formats = _tree_formats()
+    kinds = {_kind(f) for f in formats}
+    assert {"warmup", "record", "shape"} <= kinds, formats  # what the doctor needs
+    for fmt in formats:
+        event = ev.parse(_formatted(fmt))
+        assert (event.kind if event else None) == _kind(fmt), fmt
+
+
+#: torch 2.9.1's formats (``cudagraph_trees.py``: ``run_eager``, ``record_function``,
+#: ``cudagraphify_impl``), with the event each is.
+TORCH_2_9 = {
+    "Running warmup of function %d": "warmup",
+    "Running eager of function %d because ancestor needed to warm up": "eager",
+    "Recording function %d of graph recording id %d": "record",
+    "recording cudagraph tree for graph without symints": "shape",
+    "recording cudagraph tree for symint key %s": "shape",
+    "Checkpointing cuda caching allocator state. Number of checkpoints %d": None,
+}
+
+
+@pytest.mark.parametrize("fmt", list(TORCH_2_9))
+def test_torch_2_9_lines_read_as_their_events(fmt):
+    event = ev.parse(_formatted(fmt))
+    assert (event.kind if event else None) == TORCH_2_9[fmt]
+
+
+def test_a_torch_2_9_call_sequence_counts_as_torch_ran_it():
+    """2.9 names no compile and logs no re-record: warm-up, then a recording, counted."""
+    lines = ["recording cudagraph tree for graph without symints",
+             "Running warmup of function 0", "Recording function 0 of graph recording id 0"]
+    first = ev.call_value(1, 4, [e for e in map(ev.parse, lines[:2]) if e], 0)
+    second = ev.call_value(2, 4, [e for e in map(ev.parse, lines[2:]) if e], 0)
+    assert (first.warmups, [s.key for s in first.new_shapes]) == (1, ["static"])
+    assert (second.recordings, second.rerecords) == (1, [])
+    assert second.what == "recorded 1 graph (capture: a slow call)"
+
+
+def test_skip_messages_are_heard_where_each_torch_writes_them():
+    """torch 2.11 on: ``cudagraph_utils``' ``cudagraphs`` artifact; 2.9: its
+    ``perf_hints`` artifact (``perf_hint_log.warning``)."""
+    heard: list[str] = []
+    handler = CudagraphLog(lambda message, _key: heard.append(message))
+    handler.install()
+    try:
+        for name in LOGGERS:
+            logging.getLogger(name).warning("skipping cudagraphs due to mutated inputs (%d "
+                                            "instances)", 1)
+    finally:
+        handler.uninstall()
+    assert heard == ["skipping cudagraphs due to mutated inputs (1 instances)"] * len(LOGGERS)
+    assert "torch._inductor.cudagraph_utils.__perf_hints" in LOGGERS
