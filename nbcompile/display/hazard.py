@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import html
 
-from ..core.notebook.cudagraph_hazard import Explanation, HazardReport, Overwritten
+from ..core.notebook.cudagraph_hazard import (
+    Explanation,
+    HazardReport,
+    Overwritten,
+    Shared,
+    SharedReport,
+)
+
+#: Names listed per group of one shared tensor (``preds[0]`` ... ``preds[63]``).
+SHOWN_NAMES = 6
 
 #: Why ``cudagraph_mark_step_begin`` is not the fix, said once wherever the fix is.
 MARK_STEP = ("torch.compiler.cudagraph_mark_step_begin() does not keep it: it marks where "
@@ -89,10 +98,43 @@ def explanation_text(found: Explanation) -> str:
     return "\n".join(lines)
 
 
-def report_bundle(report: HazardReport) -> dict[str, str]:
-    """The report as a MIME bundle: text, and the same text as a warning block."""
-    text = report_text(report)
+def _group(group: tuple[Shared, ...]) -> str:
+    shown = ", ".join(f"`{s.name}` (bound in {_cell(s.bound_in)})"
+                      for s in group[:SHOWN_NAMES])
+    more = len(group) - SHOWN_NAMES
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def shared_text(report: SharedReport) -> str:
+    """Names holding one CUDA-graph output together, said at the cell that made it so."""
+    lines: list[str] = []
+    for group in report.groups:
+        first = group[0].name
+        lines.append(
+            f"nbcompile: {_group(group)} are one and the same tensor, a CUDA-graph output "
+            "(mode reduce-overhead). CUDA-graph trees hand back the same tensor at every "
+            "replay of a recorded graph and write the new values into it, with no error: "
+            f"`{first}` no longer holds what it held when it was bound.")
+    base = report.groups[0][-1].name.split("[", 1)[0] if report.groups else "y"
+    lines.append(f"Fix: keep a copy of each output you hold across calls, e.g. `{base} = "
+                 "f(x).clone()`, or `[f(b).clone() for b in batches]` (f your compiled "
+                 "function). " + MARK_STEP)
+    return "\n".join(lines)
+
+
+def _warning(text: str) -> dict[str, str]:
+    """A text as a MIME bundle: plain, and the same text as a warning block."""
     return {"text/plain": text,
             "text/html": '<pre class="nbcompile-warning" style="white-space:pre-wrap;'
                          'border-left:3px solid #d9822b;padding-left:8px">'
                          f"{html.escape(text)}</pre>"}
+
+
+def report_bundle(report: HazardReport) -> dict[str, str]:
+    """The report as a MIME bundle: text, and the same text as a warning block."""
+    return _warning(report_text(report))
+
+
+def shared_bundle(report: SharedReport) -> dict[str, str]:
+    """Names holding one CUDA-graph output, as a MIME bundle (a warning block)."""
+    return _warning(shared_text(report))

@@ -1,4 +1,5 @@
-"""After each cell, CUDA-graph outputs a call overwrote while a name still held them
+"""After each cell, CUDA-graph outputs a call overwrote while a name still held them, and
+names that hold one output a replay handed back again
 (``core/notebook/cudagraph_hazard.py``), reported at that cell; and torch's error on
 reading one, explained (``explanation``, for ``errors.py``). The user's namespace goes to
 core without IPython's hidden names; nothing runs unless a target asked for CUDA graphs
@@ -11,7 +12,7 @@ from typing import Any
 from ..core.notebook import cudagraphs
 from ..core.notebook.cudagraph_hazard import get_watch, in_use, is_overwritten_error
 from ..core.notebook.session import get_session
-from ..display.hazard import explanation_text, report_bundle
+from ..display.hazard import explanation_text, report_bundle, shared_bundle
 
 
 def _namespace(shell: Any) -> dict[str, Any]:
@@ -30,11 +31,17 @@ def after_cell(shell: Any, result: Any = None) -> None:
     if not in_use(get_session().targets, cudagraphs.asked_for):
         return
     cell = getattr(result, "execution_count", None)
-    report = get_watch().after_cell(cell, _namespace(shell), _resolve)
-    if report is not None:
+    namespace = _namespace(shell)
+    watch = get_watch()
+    report = watch.after_cell(cell, namespace, _resolve)
+    shared = watch.shared_after_cell(cell, namespace)
+    if report is not None or shared is not None:
         from IPython.display import display
 
-        display(report_bundle(report), raw=True)
+        for bundle in (report_bundle(report) if report else None,
+                       shared_bundle(shared) if shared else None):
+            if bundle is not None:
+                display(bundle, raw=True)
 
 
 def explanation(shell: Any, error: BaseException) -> str | None:

@@ -87,3 +87,45 @@ def test_torchs_own_mark_is_what_the_watch_reads():
         raise AssertionError("torch did not refuse the marked tensor")
     assert found is not None and [o.name for o in found.names] == ["t1"]
     assert found.overwritten_in == 5
+
+
+def test_names_holding_one_replayed_output_are_named(ip, capsys, evidence):
+    """Past warm-up and recording, a call that replays hands back an output; torch's own
+    identity (``is``) decides what nbcompile must say: the same tensor as an earlier
+    call's (CUDA-graph trees return the same TensorImpl while it is alive) -> the names
+    holding it are named together at the cell that made them one; a new tensor -> the
+    earlier one is marked overwritten by torch and reported so. A list of outputs the
+    same way."""
+    _cell(ip, "import torch")
+    ip.run_cell_magic("compile", "--mode reduce-overhead",
+                      "def hz_g(x):\n    return (x * 3).sin()\n")
+    _cell(ip, "hz_gx = torch.randn(64, device='cuda')")
+    for _ in range(3):
+        _cell(ip, "_ = hz_g(hz_gx)")  # warm-up, recording, replay; nothing held after
+    _cell(ip, "_ = None")
+    watch = get_watch()
+    shared, reports = len(watch.shared), len(watch.reports)
+    first = _cell(ip, "hz_a = hz_g(hz_gx)")
+    capsys.readouterr()
+    second = _cell(ip, "hz_b = hz_g(hz_gx * 2)")
+    shown = capsys.readouterr().out
+    same = ip.user_ns["hz_a"] is ip.user_ns["hz_b"]
+    if same:
+        assert len(watch.shared) == shared + 1, shown
+        (group,) = watch.shared[-1].groups
+        assert [(s.name, s.bound_in) for s in group] == [
+            ("hz_a", first.execution_count), ("hz_b", second.execution_count)]
+        assert watch.shared[-1].cell == second.execution_count
+        assert "are one and the same tensor" in shown and ".clone()" in shown, shown
+    else:  # torch gave a new tensor: it marked the old one, reported as overwritten
+        assert torch_mark(ip.user_ns["hz_a"]) is not None
+        assert len(watch.reports) == reports + 1, shown
+    _cell(ip, "hz_preds = [hz_g(hz_gx) for _ in range(3)]")
+    preds = ip.user_ns["hz_preds"]
+    if preds[0] is preds[1]:
+        assert [s.name for s in watch.shared[-1].groups[0]] == [
+            "hz_preds[0]", "hz_preds[1]", "hz_preds[2]"]
+    save(evidence, "shared_outputs", {"same_tensor": same, "list_same": preds[0] is preds[1],
+                                      "shown": shown,
+                                      "shared": [asdict(r) for r in watch.shared[shared:]]},
+         [])

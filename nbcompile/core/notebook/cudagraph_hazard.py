@@ -17,8 +17,15 @@ torch's mark on the CUDA tensors the user's names hold (``data_ptr()`` raises wi
 text: no storage object is made, nothing changes their liveness) and names, once each, the
 ones overwritten in that cell, with the cell that bound them and the call that overwrote
 them (the functions of the tree manager's current path, from the stack traces torch kept
-for their outputs). ``explain`` says the same when torch's error comes later. Everything
-but the two readers (``torch_mark``, ``generation_stacks``) is pure.
+for their outputs). ``explain`` says the same when torch's error comes later.
+
+A replay marks nothing: a recorded graph hands back the very tensor object it returned
+before (while the user holds it) and writes the new values into it. ``y1 = f(x)`` then
+``y2 = f(x2)``: ``y1 is y2``, and ``y1`` silently holds the new values; ``[f(b) for b in
+batches]`` holds one tensor many times. ``shared_after_cell`` names such groups (user
+names holding one tensor that the trees hand back, ``graph_outputs``), once each.
+Everything but the three readers (``torch_mark``, ``generation_stacks``,
+``graph_outputs``) is pure.
 """
 
 from __future__ import annotations
@@ -88,6 +95,55 @@ class Explanation:
     message: TorchMessage
 
 
+@dataclass(frozen=True)
+class Shared:
+    """One user name holding a CUDA-graph output another name holds too."""
+
+    name: str  # ``y1``, ``preds[0]``
+    bound_in: int | None  # execution count of the cell that bound it (None: not known)
+
+
+@dataclass(frozen=True)
+class SharedReport:
+    """Names that hold one tensor a recorded CUDA graph hands back at every replay
+    (``CUDAGraphNode.reconstruct_outputs`` returns the same tensor object while one is
+    alive, and the replay writes into it, with no mark and no error): each group, reported
+    at the cell after which they were first seen together."""
+
+    cell: int | None
+    groups: tuple[tuple[Shared, ...], ...]
+
+
+def shared_outputs(leaves: list[tuple[str, torch.Tensor]], outputs: set[int],
+                   ledger: Ledger, reported: set[frozenset[str]]
+                   ) -> list[tuple[Shared, ...]]:
+    """The groups of names (two or more) whose tensor is one and the same graph output
+    (``outputs``: ids of the tensors the trees hand back), on evidence that a replay made
+    them one: names first seen in different generations of the trees (``y2 = y1`` in a
+    cell with no call between is the user's own alias), or several items of one container
+    (``[f(b) for b in batches]``). Each group once (``reported``, updated), each name with
+    the cell that bound it (the ledger noted the leaves first)."""
+    by_tensor: dict[int, list[tuple[str, torch.Tensor]]] = {}
+    for name, value in leaves:
+        if id(value) in outputs:
+            by_tensor.setdefault(id(value), []).append((name, value))
+    groups: list[tuple[Shared, ...]] = []
+    for members in by_tensor.values():
+        key = frozenset(name for name, _ in members)
+        if len(members) < 2 or key in reported:
+            continue
+        bindings = [ledger.binding(name, value) for name, value in members]
+        generations = {b.generation for b in bindings if b is not None} - {None}
+        containers = {name.split("[", 1)[0] for name, _ in members if "[" in name}
+        one_container = len(containers) == 1 and all("[" in name for name, _ in members)
+        if len(generations) < 2 and not one_container:
+            continue
+        reported.add(key)
+        groups.append(tuple(Shared(name, b.cell if b is not None else None)
+                            for (name, _), b in zip(members, bindings, strict=True)))
+    return groups
+
+
 def is_overwritten_error(text: str) -> bool:
     """Whether ``text`` is torch's error on an overwritten CUDA-graph output."""
     return MARK in text
@@ -130,6 +186,9 @@ class _Binding:
     reported: bool = False
     overwritten_in: int | None = None
     calls: tuple[str, ...] = ()
+    # the trees' generation (``current_gen``: torch's count of compiled invocations) when
+    # the name was first seen holding a graph output; None: not a graph output then
+    generation: int | None = None
 
 
 class Ledger:
@@ -251,6 +310,34 @@ def generation_stacks(device_index: int) -> list[list[str | None]]:
         return []
 
 
+#: At most this many tree nodes read for their outputs (a tree grows per size and path).
+MAX_NODES = 10_000
+
+
+def graph_outputs(device_index: int) -> set[int]:
+    """ids of the output tensors the device's CUDA-graph trees hand back at each replay
+    (every recorded node's ``cached_tensor_outputs``, roots and children); empty when not
+    readable. Reads references only: the outputs' liveness is left as it is."""
+    manager = cudagraph_manager(device_index)
+    roots = getattr(manager, "roots", None)
+    found: set[int] = set()
+    if not isinstance(roots, dict):
+        return found
+    try:
+        stack = [node for nodes in roots.values() for node in nodes]
+        seen = 0
+        while stack and seen < MAX_NODES:
+            node = stack.pop()
+            seen += 1
+            found.update(id(t) for t in getattr(node, "cached_tensor_outputs", None) or ()
+                         if t is not None)
+            for children in (getattr(node, "children", None) or {}).values():
+                stack.extend(children)
+    except Exception:  # noqa: BLE001 - a torch whose nodes differ: none known
+        return set()
+    return found
+
+
 @dataclass
 class HazardWatch:
     """The kernel's watch: the ledger, and the latest reports and explanations."""
@@ -258,6 +345,8 @@ class HazardWatch:
     ledger: Ledger = field(default_factory=Ledger)
     reports: list[HazardReport] = field(default_factory=list)
     explained: list[Explanation] = field(default_factory=list)
+    shared: list[SharedReport] = field(default_factory=list)
+    _shared_seen: set[frozenset[str]] = field(default_factory=set)
 
     def _marks(self, leaves: list[tuple[str, torch.Tensor]]) -> dict[int, str]:
         marks: dict[int, str] = {}
@@ -282,6 +371,31 @@ class HazardWatch:
             return None
         report = HazardReport(cell, tuple(found), calls)
         self.reports = [*self.reports[-(MAX_KEPT - 1):], report]
+        return report
+
+    def shared_after_cell(self, cell: int | None, namespace: Mapping[str, Any],
+                          outputs: set[int] | None = None, generation: int | None = None
+                          ) -> SharedReport | None:
+        """After a cell: the names that now hold one CUDA-graph output together, once
+        per group, each with the cell that bound it; None when none.
+        ``outputs`` and ``generation``: the graph outputs' ids and the trees' generation
+        (read from the current device's tree manager when not given)."""
+        leaves = list(tensor_leaves(namespace))
+        if outputs is None:
+            if not torch.cuda.is_available():
+                return None
+            index = torch.cuda.current_device()
+            outputs = graph_outputs(index)
+            generation = getattr(cudagraph_manager(index), "current_gen", None)
+        for name, value in leaves:
+            binding = self.ledger.note(name, value, cell)
+            if binding.generation is None and id(value) in outputs:
+                binding.generation = generation if isinstance(generation, int) else None
+        groups = shared_outputs(leaves, outputs, self.ledger, self._shared_seen)
+        if not groups:
+            return None
+        report = SharedReport(cell, tuple(groups))
+        self.shared = [*self.shared[-(MAX_KEPT - 1):], report]
         return report
 
     def explain(self, error_text: str, namespace: Mapping[str, Any]) -> Explanation | None:

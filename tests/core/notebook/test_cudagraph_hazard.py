@@ -12,7 +12,7 @@ import torch
 from torch._inductor.cudagraph_trees import CUDAGraphTreeManager
 
 from nbcompile.core.notebook import cudagraph_hazard as hz
-from nbcompile.display.hazard import explanation_text, report_text
+from nbcompile.display.hazard import explanation_text, report_text, shared_text
 
 STACK_Y = '  File "<ipython-input-3-5f1a>", line 2, in gk\n    y = (x @ x).relu()\n'
 STACK_Z = '  File "<ipython-input-3-5f1a>", line 3, in gk\n    return y * 2 + 1\n'
@@ -112,3 +112,39 @@ def test_nothing_is_watched_without_a_cuda_graph_target_or_without_cuda():
     assert not hz.in_use([T()], lambda options: False)
     assert hz.in_use([T()], lambda options: True) == torch.cuda.is_available()
 
+
+
+def test_names_a_replay_made_one_tensor_are_named_once():
+    """torch hands back the same output tensor at every replay (``reconstruct_outputs``):
+    ``y1`` bound after one call, ``y2 = f(x2)`` after a later one are one tensor; the
+    trees' generations differ (a replay between). ``y3 = y1`` with no call between is the
+    user's own alias; a tensor that is no graph output is no one's concern."""
+    out, other = torch.ones(3), torch.ones(3)
+    watch = hz.HazardWatch()
+    outputs = {id(out)}
+    assert watch.shared_after_cell(3, {"y1": out, "z": other}, outputs, generation=5) is None
+    assert watch.shared_after_cell(4, {"y1": out, "y3": out, "z": other}, outputs,
+                                   generation=5) is None  # the user's alias: no call
+    report = watch.shared_after_cell(6, {"y1": out, "y3": out, "y2": out, "z": other},
+                                     outputs, generation=7)
+    assert report is not None and report.cell == 6
+    assert [[(s.name, s.bound_in) for s in g] for g in report.groups] == [
+        [("y1", 3), ("y3", 4), ("y2", 6)]]
+    assert watch.shared_after_cell(7, {"y1": out, "y3": out, "y2": out}, outputs,
+                                   generation=8) is None  # said once
+    assert watch.shared == [report]
+
+
+def test_one_output_many_times_in_a_list_is_named():
+    out = torch.ones(3)
+    watch = hz.HazardWatch()
+    report = watch.shared_after_cell(5, {"preds": [out, out, out]}, {id(out)}, generation=2)
+    assert report is not None
+    assert [s.name for s in report.groups[0]] == ["preds[0]", "preds[1]", "preds[2]"]
+    text = shared_text(report)
+    assert text.startswith("nbcompile: `preds[0]` (bound in cell [5]), `preds[1]` (bound "
+                           "in cell [5]), `preds[2]` (bound in cell [5]) are one and the "
+                           "same tensor, a CUDA-graph output")
+    assert "`preds = f(x).clone()`" in text and "[f(b).clone() for b in batches]" in text
+    assert watch.shared_after_cell(6, {"preds": [out, torch.ones(3)]}, set(),
+                                   generation=3) is None
