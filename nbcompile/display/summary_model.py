@@ -21,6 +21,7 @@ from ..core.notebook.cudagraph_events import shapes_line as cudagraph_shapes_lin
 from ..core.notebook.cudagraphs import total as cudagraph_total
 from ..core.records import CompileProgress, Recompile, SourceLine, TargetRecord
 from ..core.trace.stacks import cell_frame
+from .text import clip
 
 ItemKind = Literal["note", "cache", "graph_break", "recompile", "error", "torch_logs",
                    "progress"]
@@ -176,14 +177,6 @@ def locate(filename: str | None, lineno: int | None,
 
 #: Recompiles listed one by one in a summary; the rest are counted in a note.
 MAX_RECOMPILE_ITEMS = 10
-#: Characters of one item's text shown in a summary (recompile reasons can be long).
-ITEM_TEXT_CAP = 500
-
-
-def clip(text: str) -> str:
-    return text if len(text) <= ITEM_TEXT_CAP else text[:ITEM_TEXT_CAP] + "\u2026"
-
-
 #: Calls under CUDA graphs explained one line each in a summary (the latest); the rest
 #: are in the record (``report(x).cudagraph_calls``).
 MAX_CUDAGRAPH_CALLS = 4
