@@ -5,7 +5,6 @@ function that holds a line.
 
 from __future__ import annotations
 
-import linecache
 import os
 import re
 import sys
@@ -15,6 +14,7 @@ from typing import Any
 
 import torch
 
+from .. import sources
 from ..frames import Span, is_cell_file, is_entry_file, is_torch_file
 from ..notebook.cell_names import name_cells
 from ..runs.wrappers import eager_callable
@@ -69,7 +69,7 @@ def is_user_file(filename: str | None, own: set[str]) -> bool:
 def make_site(filename: str, lineno: int | None, line: str | None, how: str) -> Site:
     text = (line or "").strip()
     if not text and lineno:
-        text = linecache.getline(filename, lineno).strip()
+        text = sources.line(filename, lineno)
     return Site(filename, lineno, text, how)
 
 

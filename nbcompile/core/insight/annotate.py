@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import ast
 import functools
-import linecache
 from collections.abc import Iterable
 
+from .. import sources
 from ..frames import ENTRY_PREFIX, Span
 from ..records import CompileRecord, Kernel, LineAnnotation, TargetRecord
 from ..trace.compile_id import compile_number, frame_of
@@ -61,7 +61,7 @@ def annotate_record(record: TargetRecord, spans: Iterable[Span | tuple[str, int,
     files: list[str] = []
     for name in [s.filename for s in spans] + [record.cell.filename]:
         if name and not name.startswith(ENTRY_PREFIX) and name not in files:
-            if linecache.getlines(name):
+            if sources.lines(name):
                 files.append(name)
 
     latest = latest_compiles(record.compiles)
@@ -91,7 +91,7 @@ def annotate_record(record: TargetRecord, spans: Iterable[Span | tuple[str, int,
 
     out: list[LineAnnotation] = []
     for filename in files:
-        lines = linecache.getlines(filename)
+        lines = sources.lines(filename)
         source = "".join(lines)
         statements = _statement_lines(source)
         file_spans = [s for s in spans if s.filename == filename]

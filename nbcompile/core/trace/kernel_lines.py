@@ -9,11 +9,11 @@ name their source nodes.
 
 from __future__ import annotations
 
-import linecache
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from .. import sources
 from ..frames import cell_key, is_torch_file
 from ..records import Kernel, SourceLine
 from .fx_graph import VIEW_OPS, FxNode, parse_graph
@@ -279,7 +279,7 @@ def _current_file(filename: str, lineno: int, code: str | None, current: list[st
             return candidate
     text = (code or "").strip()
     for candidate in current:
-        if text and linecache.getline(candidate, lineno).strip() == text:
+        if text and sources.line(candidate, lineno) == text:
             return candidate
     return filename
 
@@ -310,11 +310,10 @@ def apply_provenance(kernels: list[Kernel], stack_traces: dict[str, list[str]],
         for trace in traces:
             for m in _TRACE_FRAME.finditer(trace):
                 filename, lineno = m.group("file"), int(m.group("line"))
-                if not linecache.getline(filename, lineno):
+                if not sources.line(filename, lineno):
                     filename = _current_file(filename, lineno, m.group("code"), current)
                 if all((f.filename, f.lineno) != (filename, lineno) for f in frames):
-                    frames.append(SourceLine(filename, lineno,
-                                             linecache.getline(filename, lineno).strip()))
+                    frames.append(SourceLine(filename, lineno, sources.line(filename, lineno)))
         user = [f for f in frames if not is_torch_file(f.filename)]
         if user:
             kernel.lines = sorted(user, key=lambda f: (f.filename, f.lineno))

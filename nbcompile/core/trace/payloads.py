@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import linecache
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from .. import sources
 from ..records import GraphBreak
 from ..torch_compat import gbid_documentation_link
 
@@ -42,9 +42,10 @@ SourceReader = Callable[[str, int, str], str]
 
 
 def linecache_line(filename: str, lineno: int, logged: str = "") -> str:
-    """Live capture's reader: the stripped text of ``filename:lineno`` from ``linecache``
-    (cells live there; other files are read from disk). ``logged`` is ignored."""
-    return linecache.getline(filename, lineno).strip()
+    """Live capture's reader: the stripped text of ``filename:lineno`` as the file is now
+    (``sources.line``: cells from ``linecache``, files as on disk). ``logged`` is
+    ignored."""
+    return sources.line(filename, lineno)
 
 
 def logged_line(filename: str, lineno: int, logged: str = "") -> str:
