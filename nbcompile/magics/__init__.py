@@ -6,6 +6,7 @@ from typing import Any
 
 from ..core.compiletime import earlier as earlier_keys
 from ..core.compiletime import history as compile_history
+from ..core.compiletime import needs as compile_needs
 from ..core.notebook import cache, cell_names, log_taps
 from ..core.notebook.session import get_session
 from ..core.notebook.torch_logs import TorchLogRouting
@@ -41,6 +42,20 @@ def _save_cache_keys(shell: Any = None, result: Any = None) -> None:
         keys.problem = f"the cache keys of this kernel's compiles were not saved: {e!r}"
 
 
+def shell_names(shell: Any) -> dict[str, Any]:
+    """What IPython put in the user's namespace (``user_ns_hidden``: ``open``, ``exit``,
+    ``get_ipython``, ``In``, ``Out``...; a name the user bound again is the user's) and in
+    builtins (``display``, the builtin trap's ``get_ipython``), name -> the value it put."""
+    import builtins
+
+    found = dict(getattr(shell, "user_ns_hidden", {}))  # the values IPython put there
+    trap = getattr(getattr(shell, "builtin_trap", None), "auto_builtins", {}) or {}
+    for name in (*trap, "display"):
+        if hasattr(builtins, name):
+            found.setdefault(name, getattr(builtins, name))
+    return found
+
+
 def _refresh_torch_logs(shell: Any = None, info: Any = None) -> None:
     """Before a cell: every tap on torch's loggers back as it should be (``set_logs``
     resets them; heard as it runs, and again here on a torch that cannot be heard)."""
@@ -67,6 +82,8 @@ def load_ipython_extension(shell: Any) -> None:
     session.start()
     # a cell's code filename -> its execution count, as IPython keeps it
     cell_names.use(lambda filename: getattr(shell.compile, "_filename_map", {}).get(filename))
+    # the names IPython put in the namespace and builtins, for %compile_time's fresh process
+    compile_needs.use_shell_names(lambda: shell_names(shell))
     global _torch_logs
     if _torch_logs is None:
         _torch_logs = TorchLogRouting(session.owner_of)
@@ -88,6 +105,7 @@ def unload_ipython_extension(shell: Any) -> None:
     compile_history.uninstall()
     inspector_comm.unregister()
     cell_names.use(None)
+    compile_needs.use_shell_names(None)
     if _torch_logs is not None:
         _torch_logs.uninstall()
         _torch_logs = None

@@ -151,3 +151,47 @@ def test_a_target_that_is_not_callable_is_refused_in_the_same_words(ip):
         ip.run_line_magic("compile_time", "five(xt)")
     with pytest.raises(TypeError, match="5 is a int, not a function or module"):
         nbcompile.compile_time(5, ip.user_ns["xt"])
+
+
+def test_the_shells_own_names_resolve_as_pythons_or_are_refused_in_words(ip, tmp_path):
+    """In a notebook ``open`` is IPython's wrapper of the builtin: a helper that opens a
+    file (by a path relative to the notebook's directory, where the fresh process runs)
+    is reproduced, as a fresh Python with plain ``torch.compile`` runs it; a name only the
+    shell has (``get_ipython``, ``display``, ``In``) is refused in words, no internal
+    exception text in them."""
+    import builtins
+    import os
+
+    import torch
+
+    (tmp_path / "ct_scale.txt").write_text("3\n")
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        run_cell(ip, "import torch\n"
+                     "def ct_read_scale():\n"
+                     "    with open('ct_scale.txt') as f:\n"
+                     "        return float(f.read())\n"
+                     "def ct_opened(x):\n"
+                     "    return x * ct_read_scale()\n"
+                     "def ct_shell_fn(x):\n"
+                     "    return x * len(get_ipython().user_ns)\n"
+                     "def ct_shows(x):\n"
+                     "    display(x.shape)\n"
+                     "    return x\n"
+                     "def ct_history(x):\n"
+                     "    return x * len(In)\n")
+        assert ip.user_ns["open"] is not builtins.open  # IPython's own open
+        ct = nbcompile.compile_time(ip.user_ns["ct_opened"], torch.randn(4), remedies=(),
+                                    rounds=1)
+        assert ct.reproducible and ct.cold_s, ct.notes
+        assert ct.runs[0].same_result is True, ct.runs
+        for name, global_ in (("ct_shell_fn", "get_ipython"), ("ct_shows", "display"),
+                              ("ct_history", "In")):
+            ct = nbcompile.compile_time(ip.user_ns[name], torch.randn(3), remedies=())
+            assert not ct.reproducible and not ct.runs, (name, ct.runs)
+            assert ct.notes[0] == (f"cannot be reproduced in a fresh process: {global_} is "
+                                   "the notebook shell's own (IPython puts it in the "
+                                   "namespace); a fresh Python process has no such name")
+    finally:
+        os.chdir(here)
