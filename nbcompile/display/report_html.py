@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.notebook.cell_names import name_cells
 from ..core.records import MIME_TYPE, TargetRecord
 from .annotate import diffs_html
 from .budget import fallback_budget, how_to_get, record_budget
@@ -22,7 +23,7 @@ def _details(record: TargetRecord) -> list[tuple[str, str]]:
     e = escape
     pieces = []
     for k in record.kernels:
-        source, _ = cap(k.source, KERNEL_CAP, record.name)
+        source, _ = cap(name_cells(k.source), KERNEL_CAP, record.name)
         pieces.append(("kernels", (
             f"<details><summary>generated code: <code>{e(k.name)}</code> &middot; "
             f"{e(k.language)} &middot; {e(k.kind)} &middot; {k.size} chars</summary>"
@@ -31,7 +32,7 @@ def _details(record: TargetRecord) -> list[tuple[str, str]]:
         for i, graph in enumerate(c.graphs):
             pieces.append(("compiles[i].graphs", (
                 f"<details><summary>FX graph {i} of compile {e(c.compile_id)} "
-                f"({e(c.frame)})</summary><pre>{e(graph)}</pre></details>")))
+                f"({e(c.frame)})</summary><pre>{e(name_cells(graph))}</pre></details>")))
     return pieces
 
 

@@ -16,6 +16,7 @@ from ..core.frames import is_cell_file
 from ..core.insight.advice import frame_words
 from ..core.insight.break_ranking import rank_breaks
 from ..core.notebook.cache import describe_cache
+from ..core.notebook.cell_names import name_cells
 from ..core.notebook.cudagraph_events import call_line as cudagraph_call_line
 from ..core.notebook.cudagraph_events import shapes_line as cudagraph_shapes_line
 from ..core.notebook.cudagraphs import total as cudagraph_total
@@ -229,15 +230,16 @@ def _items(r: TargetRecord) -> tuple[SummaryItem, ...]:
 
 def torch_logs_item(r: TargetRecord) -> SummaryItem:
     """torch's log records of the target's compiles, once, folded: a one-line gist and
-    the full text as ``detail``."""
+    the full text as ``detail``, each cell file named as the notebook names the cell
+    (the record keeps torch's text verbatim)."""
     n = len(r.torch_logs)
-    first = next((line.strip() for line in r.torch_logs[0].message.splitlines()
+    first = next((line.strip() for line in name_cells(r.torch_logs[0].message).splitlines()
                   if line.strip()), "")
     text = (f"torch logged {n} message{'s' if n != 1 else ''} about these compiles "
             f"(kept off stderr; %%compile --torch-logs shows them there): {first}"
             + (" ..." if n > 1 or "\n" in r.torch_logs[0].message.strip() else ""))
-    detail = "\n\n".join(f"{log.level} {log.logger} [{log.compile_id}]\n{log.message}"
-                         for log in r.torch_logs)
+    detail = "\n\n".join(f"{log.level} {log.logger} [{log.compile_id}]\n"
+                         f"{name_cells(log.message)}" for log in r.torch_logs)
     return SummaryItem("torch_logs", text, detail=detail)
 
 
