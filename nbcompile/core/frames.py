@@ -56,6 +56,21 @@ def is_cell_file(filename: str | None) -> bool:
     return bool(filename) and bool(_CELL_FILE.search(filename or ""))
 
 
+#: Python's own library and installed packages, as any machine's paths read (a log may
+#: come from another machine): ``<frozen runpy>``, ``.../lib/python3.11/asyncio/...``,
+#: ``.../site-packages/ipykernel/...``.
+_LIBRARY_FILE = re.compile(r"^<frozen |[/\\](?:site|dist)-packages[/\\]"
+                           r"|[/\\]lib[/\\]python\d+(?:\.\d+)?[/\\]")
+
+
+def is_library_file(filename: str | None) -> bool:
+    """Whether ``filename`` is Python's own library or an installed package (the
+    process's machinery: runpy, ipykernel, tornado, asyncio), not a cell or the user's
+    file."""
+    return bool(filename) and not is_cell_file(filename) and bool(
+        _LIBRARY_FILE.search(filename or ""))
+
+
 def cell_key(filename: str) -> str:
     """What names a cell's source across processes: the source hash in IPython's
     ``<ipython-input-N-HASH>`` and ipykernel's ``/tmp/ipykernel_PID/HASH.py`` (the same

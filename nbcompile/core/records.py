@@ -141,8 +141,11 @@ class GraphBreak(Record):
     stack: list[SourceLine] = field(default_factory=list)
     gb_id: str = ""  # Dynamo's graph-break id, e.g. "GB0170"
     doc_url: str = ""  # the graph break's documentation page
+    # frames of the process's own machinery above the user's first frame (in a kernel:
+    # runpy, ipykernel, tornado, asyncio, IPython) that Dynamo printed and ``stack`` leaves out
+    stack_dropped: int = 0
 
-    OPTIONAL_KEYS = frozenset({"stack", "gb_id", "doc_url", "hits"})
+    OPTIONAL_KEYS = frozenset({"stack", "gb_id", "doc_url", "hits", "stack_dropped"})
     COMPUTED = {"hits": (int, "compiles of the target that hit this break (published on a "
                               "target's graph_breaks, counted by insight/break_ranking.py)")}
 

@@ -456,6 +456,10 @@ export interface GraphBreak {
    */
   doc_url?: string;
   /**
+   * frames of the process's own machinery above the user's first frame (in a kernel: runpy, ipykernel, tornado, asyncio, IPython) that Dynamo printed and `stack` leaves out
+   */
+  stack_dropped?: number;
+  /**
    * compiles of the target that hit this break (published on a target's graph_breaks, counted by insight/break_ranking.py)
    */
   hits?: number;

@@ -754,6 +754,10 @@ export const RECORD_SCHEMA: unknown = {
           "type": "string",
           "description": "the graph break's documentation page"
         },
+        "stack_dropped": {
+          "type": "integer",
+          "description": "frames of the process's own machinery above the user's first frame (in a kernel: runpy, ipykernel, tornado, asyncio, IPython) that Dynamo printed and `stack` leaves out"
+        },
         "hits": {
           "type": "integer",
           "description": "compiles of the target that hit this break (published on a target's graph_breaks, counted by insight/break_ranking.py)"

@@ -14,7 +14,7 @@ from ..records import GraphBreak
 from ..trace.listener import TraceEvent, TraceListener
 from ..trace.parsers import parser_for, post_grad_graph
 from ..trace.payloads import parse_graph_break, recompile_failed_versions
-from ..trace.stacks import parse_user_stack
+from ..trace.stacks import parse_user_stack, without_machinery
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 
@@ -60,7 +60,7 @@ class GraphCapture:
             self.dynamo.append(event.payload)
         elif event.artifact_name == "dynamo_graph_break_reason":
             gb = parse_graph_break(event.payload)
-            gb.stack = parse_user_stack(event.payload)
+            gb.stack, gb.stack_dropped = without_machinery(parse_user_stack(event.payload))
             self.breaks.append(gb)
         elif event.artifact_name == "recompile_reasons":
             if event.frame is not None and self._caused_here(event.payload):

@@ -49,7 +49,7 @@ from .payloads import (
     split_recompile_reasons,
 )
 from .phases import compile_phases
-from .stacks import parse_user_stack
+from .stacks import parse_user_stack, without_machinery
 
 __all__ = ["CONTENT_ARTIFACTS", "CONTENT_KINDS", "KINDS", "KNOWN_KINDS", "PARSERS",
            "PROVENANCE_ARTIFACT", "Metrics", "Parsed", "Phase", "explain_reasons", "parse",
@@ -88,7 +88,7 @@ def dynamo_cpp_guards_str(metadata: Mapping[str, Any], payload: str) -> Guards:
 
 def graph_break_reason(metadata: Mapping[str, Any], payload: str) -> GraphBreakEvent:
     graph_break = parse_graph_break(payload, _compile_id(metadata))
-    graph_break.stack = parse_user_stack(payload)
+    graph_break.stack, graph_break.stack_dropped = without_machinery(parse_user_stack(payload))
     return GraphBreakEvent(graph_break)
 
 
@@ -101,7 +101,7 @@ def recompile_reasons(metadata: Mapping[str, Any], payload: str) -> RecompileRea
 
 def dynamo_error(metadata: Mapping[str, Any], payload: str) -> DynamoError:
     """A failed compile's artifact: the user stack at the failure."""
-    return DynamoError(parse_user_stack(payload))
+    return DynamoError(without_machinery(parse_user_stack(payload))[0])
 
 
 #: The cache key a ``*_cache_hit`` / ``*_cache_miss`` payload names (its ``"key"``),

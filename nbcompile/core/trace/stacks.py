@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..frames import ENTRY_PREFIX, is_cell_file
+from ..frames import ENTRY_PREFIX, is_cell_file, is_library_file
 from ..records import SourceLine
 from .payloads import FRAME_LINE, SourceReader, printed_lines, source_line
 
@@ -47,6 +47,17 @@ def parse_user_stack(payload: str, reader: SourceReader | None = None) -> list[S
         logged = printed.get((filename, lineno), "")
         frames.append(SourceLine(filename, lineno, source_line(filename, lineno, logged, reader)))
     return frames
+
+
+def without_machinery(frames: list[SourceLine]) -> tuple[list[SourceLine], int]:
+    """``frames`` from the first that is the user's: Dynamo prints the whole Python stack
+    above the compiled frame (in a kernel: runpy, ipykernel, traitlets, tornado, asyncio,
+    IPython) before it; those leading library frames are dropped (``is_library_file``),
+    and how many. A stack with no user frame is kept whole."""
+    first = next((i for i, f in enumerate(frames) if not is_library_file(f.filename)), None)
+    if first is None:
+        return frames, 0
+    return frames[first:], first
 
 
 def stack_of_frames(frames: Iterable[object]) -> list[SourceLine]:
