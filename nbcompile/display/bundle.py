@@ -7,6 +7,7 @@ Everything published inline goes through here or ``report_html``. Long texts are
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from typing import Any
 
@@ -178,10 +179,14 @@ def summary_html(records: list[TargetRecord], budget: int | None = None) -> str:
 
 def summary_bundle(
     records: list[TargetRecord], cell: dict[str, Any] | None = None, annotate: bool = False,
+    empty_text: str | None = None,
 ) -> dict[str, Any]:
     """The MIME bundle of a ``%%compile`` cell's summary (``annotate``: the annotated
-    source of each compiled target follows it, within the same fallback budget)."""
+    source of each compiled target follows it, within the same fallback budget;
+    ``empty_text``: what a cell with no target says, when not the usual words)."""
     summary = summarize(records)
+    if empty_text:
+        summary = dataclasses.replace(summary, empty_text=empty_text)
     budget = fallback_budget()
     if not annotate:
         html, text = render_html(summary, budget), render_text(summary, budget)

@@ -34,8 +34,9 @@ class LiveSummary:
     """
 
     def __init__(self, session: CaptureSession, targets: list[Target], cell: dict[str, Any],
-                 annotate: bool = False):
+                 annotate: bool = False, empty_text: str | None = None):
         self.annotate = annotate  # --annotate: the annotated source follows the summary
+        self.empty_text = empty_text  # said instead of the usual words when no target
         self.session = session
         self.targets = targets
         self.cell = cell
@@ -49,7 +50,8 @@ class LiveSummary:
 
     def bundle(self) -> dict[str, Any]:
         records = [target_record(t) for t in self.targets]
-        return summary_bundle(records, self.cell, annotate=self.annotate)
+        return summary_bundle(records, self.cell, annotate=self.annotate,
+                              empty_text=self.empty_text)
 
     def refresh(self, while_compiling: bool = False) -> bool:
         """Publish the summary now (``while_compiling``: only if a target still compiles);

@@ -115,6 +115,7 @@ class CompileMagics(Magics):
                 )
             names = list(only)
         target_names, notes = cells.find_targets(names, ns, module_name)
+        elsewhere = cells.module_functions(names, ns, module_name)
         usage = cells.usage_notes(target_names, ns)
         users = cells.module_users(target_names, ns)
         cell_ref = self._cell_ref(filename, number)
@@ -122,8 +123,8 @@ class CompileMagics(Magics):
             targets = compile_all(target_names, ns, request, cell_ref)
         except CompileFailed as e:
             raise UsageError(str(e)) from e.error
-        if targets and notes:
-            targets[0].notes.extend(notes)
+        if targets and (notes or elsewhere):
+            targets[0].notes.extend([*notes, *elsewhere])
         by_name = {t.name: t for t in targets}
         for target in targets:
             if note := usage.get(target.name):
@@ -136,7 +137,9 @@ class CompileMagics(Magics):
             ns[name] = target.bound
             session.register(target)
             target.release()  # the user's names hold the objects; nbcompile holds them weakly
-        LiveSummary(session, targets, cell_ref.to_dict(), annotate=request.annotate)
+        LiveSummary(session, targets, cell_ref.to_dict(), annotate=request.annotate,
+                    empty_text=None if targets or not elsewhere else
+                    "nbcompile: nothing to compile in this cell. " + " ".join(elsewhere))
         return result
 
     # --- steps ---

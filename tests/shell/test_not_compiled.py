@@ -34,3 +34,35 @@ def test_function_with_a_graph_is_still_compiled(ip):
     ip.run_cell_magic("compile", "", "def nc_fine(x):\n    return x.sin() + 1\n")
     run_cell(ip, "nc_fine(torch.randn(3))")
     assert nbcompile.report(ip.user_ns["nc_fine"]).status == "compiled"
+
+
+def test_a_module_files_function_bound_by_the_cell_is_said_with_how_to_compile_it(
+        ip, tmp_path, capsys):
+    """``f = mymod.f`` in a ``%%compile`` cell: ``f`` is new to the namespace but defined in
+    a module file: not compiled (the cell's targets are what it defines), and the summary
+    says where ``f`` lives and how to compile it, not "no new functions"."""
+    import sys
+
+    (tmp_path / "nc_mod.py").write_text("def f(x):\n    return x.sin()\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        capsys.readouterr()
+        ip.run_cell_magic("compile", "", "import nc_mod\nnc_f = nc_mod.f\n")
+        shown = capsys.readouterr().out
+        assert ip.user_ns["nc_f"] is ip.user_ns["nc_mod"].f  # nothing compiled or rebound
+        assert "no new functions" not in shown, shown
+        assert ("nc_f is nc_mod.f, a function of module nc_mod (nc_mod.py), not defined in "
+                "this cell" in shown), shown
+        assert "nc_f = torch.compile(nc_mod.f)" in shown
+        # beside a target of the cell: the same words, as a note of the cell's summary
+        ip.run_cell_magic("compile", "--backend eager",
+                          "nc_g = nc_mod.f\ndef nc_own(x):\n    return x.cos()\n")
+        notes = nbcompile.report(ip.user_ns["nc_own"]).notes
+        assert any(n.startswith("nc_g is nc_mod.f, a function of module nc_mod") for n in notes)
+        # torch's own functions are no one's concern
+        capsys.readouterr()
+        ip.run_cell_magic("compile", "", "import torch\nnc_relu = torch.relu\n")
+        assert "a function of module" not in capsys.readouterr().out
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("nc_mod", None)

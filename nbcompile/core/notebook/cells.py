@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import ast
+import os
+import sys
+import types
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import torch
 
+from .. import torch_compat
+from ..frames import is_library_file, is_torch_file
 from .targets import is_candidate, submodule_ids
 
 
@@ -82,6 +87,33 @@ def find_targets(
         else:
             targets.append(name)
     return targets, notes
+
+
+def module_functions(names: Iterable[str], namespace: Mapping[str, Any],
+                     module_name: str) -> list[str]:
+    """Notes on the names the cell bound to a function of a module file of the user's
+    (``f = mymod.f``): not compiled (a cell's targets are what it defines), with how to
+    compile it. Functions of torch, Python's library and installed packages are left
+    unsaid."""
+    notes: list[str] = []
+    for name in names:
+        value = namespace.get(name)
+        if name.startswith("_") or not isinstance(value, types.FunctionType) or \
+                is_candidate(name, value, module_name):
+            continue
+        original = torch_compat.orig_callable(value)
+        module = sys.modules.get(getattr(original, "__module__", None) or "")
+        path = getattr(module, "__file__", None) or ""
+        if module is None or module.__name__ == module_name or not path or \
+                is_library_file(path) or is_torch_file(path):
+            continue
+        qualname = getattr(original, "__qualname__", name)
+        notes.append(f"{name} is {module.__name__}.{qualname}, a function of module "
+                     f"{module.__name__} ({os.path.basename(path)}), not defined in this "
+                     "cell: %%compile compiles the functions and nn.Modules a cell "
+                     f"defines. To compile it: {name} = torch.compile({module.__name__}."
+                     f"{qualname}), or define it in the cell.")
+    return notes
 
 
 def split_last_expression(source: str, filename: str, flags: int = 0) -> tuple[Any, Any]:
