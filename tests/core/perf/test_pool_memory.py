@@ -71,6 +71,14 @@ def test_a_pool_rows_held_bytes_and_words_say_where_the_bytes_are():
     # torch released cached blocks during the row (an old pool, empty_cache): its words
     shrank = PoolMemory(20 * MiB, 8 * MiB, 20 * MiB, reserved_growth=-94 * MiB)
     assert "reserved bytes shrank by 94.0 MiB meanwhile" in shrank.where()
+    assert any("freed with the last of them, not with this one" in n for n in cand.row.notes)
+    # a pool that had room grew by 0 B: the row's own bytes in it are not known, not 0 B
+    roomy = Candidate(spec, TimingRow(mode=spec.label, kind=spec.kind))
+    roomy.pool = PoolMemory(held_bytes=0, recorded_peak_bytes=8 * MiB, pool_bytes=62 * MiB,
+                            reserved_growth=0)
+    row_memory.held_memory(roomy, 100, 100)
+    assert roomy.row.held_bytes == 0
+    assert any(n.startswith("held between calls: not separable") for n in roomy.row.notes)
     # without a pool: the allocated bytes, as for any row
     plain = Candidate(spec, TimingRow(mode=spec.label, kind=spec.kind))
     row_memory.held_memory(plain, 100, 164)
