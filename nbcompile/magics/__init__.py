@@ -6,7 +6,7 @@ from typing import Any
 
 from ..core.compiletime import earlier as earlier_keys
 from ..core.compiletime import history as compile_history
-from ..core.compiletime import needs as compile_needs
+from ..core.compiletime import shell_names as compile_shell_names
 from ..core.notebook import cache, cell_names, log_taps
 from ..core.notebook.session import get_session
 from ..core.notebook.torch_logs import TorchLogRouting
@@ -83,7 +83,7 @@ def load_ipython_extension(shell: Any) -> None:
     # a cell's code filename -> its execution count, as IPython keeps it
     cell_names.use(lambda filename: getattr(shell.compile, "_filename_map", {}).get(filename))
     # the names IPython put in the namespace and builtins, for %compile_time's fresh process
-    compile_needs.use_shell_names(lambda: shell_names(shell))
+    compile_shell_names.use(lambda: shell_names(shell))
     global _torch_logs
     if _torch_logs is None:
         _torch_logs = TorchLogRouting(session.owner_of)
@@ -105,7 +105,7 @@ def unload_ipython_extension(shell: Any) -> None:
     compile_history.uninstall()
     inspector_comm.unregister()
     cell_names.use(None)
-    compile_needs.use_shell_names(None)
+    compile_shell_names.use(None)
     if _torch_logs is not None:
         _torch_logs.uninstall()
         _torch_logs = None

@@ -23,12 +23,12 @@ import pickle
 import sys
 import textwrap
 import types
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..torch_compat import orig_callable
 from .child import attribute, defined
+from .shell_names import SHELLS_ONLY, python_resolves
 
 Call = tuple[tuple[Any, ...], dict[str, Any]]
 
@@ -41,39 +41,6 @@ _GLOBAL_OPS = frozenset({"LOAD_GLOBAL", "LOAD_NAME"})
 
 class NotReproducible(Exception):
     """Why something the call needs cannot be carried (``<what> is <why>``)."""
-
-
-#: What the shell put in the user's namespace and builtins (IPython: ``open``, ``exit``,
-#: ``get_ipython``, ``In``, ``Out``, ``display``...), name -> value now; told by
-#: ``magics/`` (core knows no IPython): empty outside a shell.
-_shell_names: list[Callable[[], Mapping[str, Any]]] = []
-#: Names ``site`` gives a fresh interpreter (a shell replaces some with its own).
-_SITE_BUILTINS = frozenset({"exit", "quit", "help", "copyright", "credits", "license"})
-_ABSENT: Any = object()
-
-
-def use_shell_names(provider: Callable[[], Mapping[str, Any]] | None) -> None:
-    """Where the shell's own names come from (None: no shell)."""
-    _shell_names[:] = [provider] if provider is not None else []
-
-
-def _shells(name: str, value: Any) -> bool:
-    """Whether ``value``, found for ``name``, is what the shell put there."""
-    if not _shell_names:
-        return False
-    try:
-        found = _shell_names[0]().get(name, _ABSENT)
-    except Exception:  # noqa: BLE001 - a shell that cannot say: the name is the user's
-        return False
-    # a bound method (``get_ipython``) is a new object at each lookup: equal, not the same
-    return found is value or (isinstance(value, types.MethodType) and found == value)
-
-
-def _python_has(name: str) -> bool:
-    """Whether a fresh Python process resolves ``name`` itself: Python's own builtin
-    (``open``), not one the shell put in builtins (``display``, ``get_ipython``)."""
-    found = getattr(builtins, name, _ABSENT)
-    return name in _SITE_BUILTINS or (found is not _ABSENT and not _shells(name, found))
 
 
 @dataclass
@@ -157,8 +124,7 @@ def _importable(obj: Any) -> bool:
 
 
 def _function_problem(fn: Any) -> str:
-    """Why a Python function cannot be defined again elsewhere ("" when it can, or when
-    ``fn`` is no Python function: a builtin a wrapper unwraps to)."""
+    """Why a function cannot be defined again elsewhere ("": it can, or is a builtin)."""
     if not isinstance(fn, types.FunctionType):
         return ""
     if fn.__name__ == "<lambda>":
@@ -388,14 +354,11 @@ class _Walk:
 
     def _names(self, names: set[str], namespace: dict[str, Any]) -> None:
         for name in sorted(names - self.seen_names):
-            here = namespace.get(name, getattr(builtins, name, _ABSENT))
-            if here is not _ABSENT and _shells(name, here):
-                self.seen_names.add(name)
-                if _python_has(name):
-                    continue  # ``open``: Python's own in the fresh process
-                raise NotReproducible(
-                    f"{name} is the notebook shell's own (IPython puts it in the "
-                    "namespace); a fresh Python process has no such name")
+            if (own := python_resolves(name, namespace)) is not None:
+                self.seen_names.add(name)  # the shell's: ``open`` is Python's own too
+                if not own:
+                    raise NotReproducible(f"{name} {SHELLS_ONLY}")
+                continue
             if name not in namespace:
                 continue  # a builtin, or a name the kernel lacks too
             self.seen_names.add(name)
