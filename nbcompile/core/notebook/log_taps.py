@@ -18,7 +18,9 @@ def add(rearm: Callable[[], None]) -> Callable[[], None]:
     """Register a tap's re-arm (idempotent: it puts the tap back as it should be);
     returns the remover."""
     _rearms.append(rearm)
-    if not _unheard and (unheard := torch_compat.on_logs_reset(rearm_all)) is not None:
+    # torch's ``_init_logs(log_file_name=None)`` may be given its argument: not ours
+    if not _unheard and (unheard := torch_compat.on_logs_reset(
+            lambda *_args: rearm_all())) is not None:
         _unheard.append(unheard)
 
     def remove() -> None:
