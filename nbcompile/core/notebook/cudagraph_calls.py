@@ -208,9 +208,8 @@ class CudagraphCalls(SideChannel):
             (opened.pool_before, pool_now(), POOL_SOURCE))
         if opened.replays is None and not cudagraph_events.anything_done(value):
             # a call not watched whose lines were only failed checks of recorded graphs:
-            # torch went on to replay another (its replays are not counted unwatched)
-            state.watching = True
-            self._watching = True
+            # torch went on to replay another (its replays are not counted unwatched);
+            # hearing those lines already set the next call to be watched
             return
         target.cudagraph_calls.append(value)
         shapes = [*(target.cudagraph_shapes.shapes if target.cudagraph_shapes else []),

@@ -81,9 +81,14 @@ def set_stance(name: str) -> Any:
     return before
 
 
+def counts(stance: Any) -> bool:
+    """Whether calls under ``stance`` (torch's ``DynamoStance``) are counted."""
+    return getattr(stance, "stance", None) in EAGER_STANCES
+
+
 def counted() -> bool:
     """Whether torch's stance now is one whose calls are counted."""
-    return torch_compat.current_stance() in EAGER_STANCES
+    return counts(torch_compat.stance_state())
 
 
 def frame_locals(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -180,7 +185,7 @@ class EagerCounter:
             stop()
 
     def _stance_set(self, stance: Any) -> None:
-        self._tap.set(getattr(stance, "stance", None) in EAGER_STANCES)
+        self._tap.set(counts(stance))
 
     def _heard(self, target: Any, fn: Any, args: tuple[Any, ...],
                kwargs: dict[str, Any]) -> None:
