@@ -280,7 +280,7 @@ class CudagraphCall(Record):
     warmed up (run eagerly once, in the graph pool), recorded, replayed, or sent to eager."""
 
     # the target's call number under CUDA graphs, from its first (0: calls that only
-    # replayed went uncounted before it, see `cudagraph_calls.py`)
+    # replayed went uncounted before it, see `core/notebook/cudagraphs/calls.py`)
     call: int
     cell: int | None = None  # execution count of the cell that made the call
     warmups: int = 0  # graph runs that warmed up (the tree's ``run_eager``, first run)

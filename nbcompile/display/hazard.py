@@ -1,12 +1,12 @@
 """Words for CUDA-graph outputs overwritten while a name still held them
-(``core/notebook/cudagraph_hazard.py``): the report at the cell whose call overwrote them,
+(``core/notebook/cudagraphs/hazard.py``): the report at the cell whose call overwrote them,
 and the explanation of torch's error when one is read later."""
 
 from __future__ import annotations
 
 import html
 
-from ..core.notebook.cudagraph_hazard import (
+from ..core.notebook.cudagraphs.hazard import (
     Explanation,
     HazardReport,
     Overwritten,

@@ -1,6 +1,6 @@
 """After each cell, CUDA-graph outputs a call overwrote while a name still held them, and
 names that hold one output a replay handed back again
-(``core/notebook/cudagraph_hazard.py``), reported at that cell; and torch's error on
+(``core/notebook/cudagraphs/hazard.py``), reported at that cell; and torch's error on
 reading one, explained (``explanation``, for ``errors.py``). The user's namespace goes to
 core without IPython's hidden names; nothing runs unless a target asked for CUDA graphs
 and CUDA is available."""
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.notebook import cudagraphs
-from ..core.notebook.cudagraph_hazard import get_watch, in_use, is_overwritten_error
+from ..core.notebook.cudagraphs import outcome as cudagraphs
+from ..core.notebook.cudagraphs.hazard import get_watch, in_use, is_overwritten_error
 from ..core.notebook.session import get_session
 from ..display.hazard import explanation_text, report_bundle, shared_bundle
 

@@ -9,7 +9,7 @@ import inspect
 import pytest
 from torch._inductor.cudagraph_trees import CUDAGraphTreeManager
 
-from nbcompile.core.notebook.cudagraph_hazard import (
+from nbcompile.core.notebook.cudagraphs.hazard import (
     Explanation,
     HazardReport,
     Overwritten,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from nbcompile.core.notebook.cudagraph_log import LOGGER
+from nbcompile.core.notebook.cudagraphs.log import LOGGER
 from tests.support.gpu import TorchMessages
 
 NEEDS_CUDA = "needs a CUDA GPU: run `make test-gpu` on a lent device (docs/project/gpu.md)"

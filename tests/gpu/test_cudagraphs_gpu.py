@@ -19,8 +19,8 @@ from torch._inductor import cudagraph_trees
 from torch._logging._internal import set_logs
 
 import nbcompile
-from nbcompile.core.notebook import cudagraph_partitions
-from nbcompile.core.notebook.cudagraphs import is_skip
+from nbcompile.core.notebook.cudagraphs import partitions as cudagraph_partitions
+from nbcompile.core.notebook.cudagraphs.outcome import is_skip
 from nbcompile.display.summary_model import summarize
 from tests.support.gpu import TorchMessages, save
 from tests.support.shell import run_cell

@@ -10,8 +10,8 @@ from dataclasses import asdict
 import torch
 from torch._inductor.cudagraph_trees import CUDAGraphTreeManager
 
-from nbcompile.core.notebook import cudagraph_hazard as hz
-from nbcompile.core.notebook.cudagraph_hazard import get_watch, torch_mark
+from nbcompile.core.notebook.cudagraphs import hazard as hz
+from nbcompile.core.notebook.cudagraphs.hazard import get_watch, torch_mark
 from tests.support.gpu import save
 
 CELL = "def hz_f(x):\n    y = torch.relu(x)\n    return y * 2 + 1\n"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import torch
 
-from nbcompile.core.notebook.cudagraph_hazard import get_watch
+from nbcompile.core.notebook.cudagraphs.hazard import get_watch
 from tests.support.shell import run_cell
 
 

@@ -1,6 +1,6 @@
 /**
  * A compile's CUDA-graph outcome in words (the Compiles table's column). The status and
- * reason are torch's, decided in the kernel (nbcompile/core/notebook/cudagraphs.py).
+ * reason are torch's, decided in the kernel (nbcompile/core/notebook/cudagraphs/outcome.py).
  */
 
 import type { ISourceLine } from '../model/parts';
@@ -56,7 +56,7 @@ export const CUDAGRAPH_CALL_HEAD = [
 ];
 
 /** One call's row: counts, pool bytes and what happened in the kernel's words (the
- * record's `what`, worded where the summary's line is: cudagraph_events.py). */
+ * record's `what`, worded where the summary's line is: core/notebook/cudagraphs/events.py). */
 export function cudagraphCallRow(c: ICudagraphCall): string[] {
   return [
     c.call > 0 ? String(c.call) : '',

@@ -36,8 +36,8 @@ from . import calls, placement
 from .attribution import Attribution
 from .cache_reuse import CacheReuse
 from .channels import Notes, SideChannel
-from .cudagraph_calls import CudagraphCalls
-from .cudagraph_channel import CudagraphChannel
+from .cudagraphs.calls import CudagraphCalls
+from .cudagraphs.channel import CudagraphChannel
 from .eager_calls import EagerCalls
 from .listeners import Listener, Listeners
 from .registry import TargetRegistry

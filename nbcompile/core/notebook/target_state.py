@@ -116,7 +116,7 @@ class Target:
     progress: LiveProgress | None = field(default=None, repr=False)
     #: calls that ran eagerly under a stance (``stance.py``), per stance
     eager_runs: list[EagerRuns] = field(default_factory=list)
-    #: calls under CUDA-graph trees and the sizes recorded (``cudagraph_calls.py``)
+    #: calls under CUDA-graph trees and the sizes recorded (``cudagraphs/calls.py``)
     cudagraph_calls: list[CudagraphCall] = field(default_factory=list)
     cudagraph_shapes: CudagraphShapes | None = None
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..notebook.cudagraphs import mode_asks_for
+from ..notebook.cudagraphs.outcome import mode_asks_for
 from ..torch_compat import list_backends
 from .call_options import CallOptionError, CallOptionTypeError
 

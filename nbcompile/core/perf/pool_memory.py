@@ -18,7 +18,7 @@ Measured here instead, around the row's compile, first call and warm-up (its rec
   reuses.
 
 The readers run on CUDA only, for rows that asked for CUDA graphs; the arithmetic on what
-torch's functions return (``grown``; the pool's reading: ``core/notebook/cudagraph_pool.py``)
+torch's functions return (``grown``; the pool's reading: ``core/notebook/cudagraphs/pool.py``)
 is pure and tested on a CPU.
 """
 
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..notebook.cudagraph_pool import pool_id, pool_segments
+from ..notebook.cudagraphs.pool import pool_id, pool_segments
 from ..units import format_bytes
 
 #: ``torch.cuda.memory_stats`` key of the bytes the allocator reserved from CUDA.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from nbcompile.core.notebook.cudagraph_pool import pool_segments
+from nbcompile.core.notebook.cudagraphs.pool import pool_segments
 from nbcompile.core.perf import pool_memory, row_memory
 from nbcompile.core.perf.comparison import TimingRow
 from nbcompile.core.perf.interleaved import Candidate

@@ -14,7 +14,7 @@ Inductor decides per compiled graph (``compile_fx.py``, ``output_code.py``,
   ``skipped``, with torch's reason and the user's line it names;
 * otherwise the graph is wrapped to be recorded at a later call -> ``recorded``; with
   graph partitioning, what CUDA graphs cannot capture (a CPU op, say) is split off and
-  runs outside them, said only at DEBUG (``cudagraph_partitions.py``): ``recorded`` with
+  runs outside them, said only at DEBUG (``partitions.py``): ``recorded`` with
   those nodes, or ``skipped`` when no partition is left to record.
 Other messages on that logger (the warning about too many distinct input sizes) are
 kept verbatim and change no status.
@@ -26,14 +26,14 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from .. import torch_compat
-from ..records import CompileRecord, CudagraphOutcome, CudagraphPartitions, SourceLine
-from ..trace.payloads import FRAME_LINE, printed_lines, source_line
-from . import cell_names
-from .options import CompileOptions
+from ... import torch_compat
+from ...records import CompileRecord, CudagraphOutcome, CudagraphPartitions, SourceLine
+from ...trace.payloads import FRAME_LINE, printed_lines, source_line
+from .. import cell_names
+from ..options import CompileOptions
 
 if TYPE_CHECKING:
-    from .target_state import Target
+    from ..target_state import Target
 
 #: How torch's skip messages begin (``format_default_skip_message``, the re-record limit,
 #: ``disabling cudagraphs due to incompatible op``); a reason may repeat the prefix

@@ -1,9 +1,9 @@
-"""The side channel of torch's CUDA-graph messages (``cudagraph_log.py`` hears them):
+"""The side channel of torch's CUDA-graph messages (``log.py`` hears them):
 each kept for the compile running when torch logged it, else for the latest compile of
 the innermost target whose call is running (torch decides some skips at a graph's first
 run, outside any compile); a finished compile's outcome read from its messages, the
 skip count torch added during it and, on a CUDA machine, the graph partitions Inductor's
-scheduler reported at DEBUG while it compiled (``cudagraph_partitions.py``; its logger is
+scheduler reported at DEBUG while it compiled (``partitions.py``; its logger is
 lowered only once a compile asks for CUDA graphs there, and prints nothing new)."""
 
 from __future__ import annotations
@@ -11,15 +11,18 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from ..records import CompileRecord
-from ..trace.builder import Fed
-from ..trace.compile_id import CompileId
-from . import calls, cudagraph_log, cudagraph_partitions, cudagraphs
-from .attribution import Attribution, Key
-from .channels import Notes, SideChannel
-from .cudagraph_calls import cuda_available
-from .target_state import Target
-from .torch_logs import current_compile
+from ...records import CompileRecord
+from ...trace.builder import Fed
+from ...trace.compile_id import CompileId
+from .. import calls
+from ..attribution import Attribution, Key
+from ..channels import Notes, SideChannel
+from ..target_state import Target
+from ..torch_logs import current_compile
+from . import log as cudagraph_log
+from . import outcome as cudagraphs
+from . import partitions as cudagraph_partitions
+from .calls import cuda_available
 
 #: Partition lines kept per compile (bounded: a huge graph's stacks say the same).
 _MAX_LINES = 2000

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from nbcompile.core.notebook.cudagraphs import (
+from nbcompile.core.notebook.cudagraphs.outcome import (
     NO_REASON,
     graph_device,
     is_skip,
@@ -160,7 +160,7 @@ def test_asked_for_as_inductor_decides():
     """The options' flag, else the mode's settings, else Inductor's global flag."""
     import torch._inductor.config as inductor_config
 
-    from nbcompile.core.notebook.cudagraphs import asked_for
+    from nbcompile.core.notebook.cudagraphs.outcome import asked_for
     from nbcompile.core.notebook.options import CompileOptions
 
     for flag in (False, True):

@@ -1,7 +1,7 @@
 """The CUDA-graph trees' private memory pool: its id and the bytes its segments reserve,
 read from torch (the tree manager's ``cuda_graphs_thread_pool``, the segments of
 ``torch.cuda.memory_snapshot()``). One reading for every figure of the pool: per call
-(``cudagraph_calls.py``) and per ``%compare`` row (``core/perf/pool_memory.py``).
+(``calls.py``) and per ``%compare`` row (``core/perf/pool_memory.py``).
 ``pool_segments`` is pure; the readers run on CUDA only."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..torch_compat import cudagraph_manager
+from ...torch_compat import cudagraph_manager
 
 
 def pool_segments(segments: Iterable[Mapping[str, Any]], pool: tuple[int, int],

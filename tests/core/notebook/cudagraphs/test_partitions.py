@@ -15,9 +15,9 @@ import logging
 import pytest
 from torch._inductor.scheduler import Scheduler
 
-from nbcompile.core.notebook import cudagraph_partitions
-from nbcompile.core.notebook.cudagraph_partitions import read
-from nbcompile.core.notebook.cudagraphs import outcome, total
+from nbcompile.core.notebook.cudagraphs import partitions as cudagraph_partitions
+from nbcompile.core.notebook.cudagraphs.outcome import outcome, total
+from nbcompile.core.notebook.cudagraphs.partitions import read
 from nbcompile.core.records import CompileRecord
 
 CELL = "<ipython-input-5-0a1b2c3d>"

@@ -8,7 +8,7 @@ to mutated inputs (1 instances). Found from: ...") and counts every skip in
 ``counters["inductor"]["cudagraph_skips"]``; the structured trace carries no reason. While
 the capture session runs, a handler on that logger hands each message, with the compile
 running when torch logged it (None: logged outside a compile, e.g. at a graph's first
-run), to the session, which reads them into that compile's outcome (``cudagraphs.py``,
+run), to the session, which reads them into that compile's outcome (``outcome.py``,
 ``CompileRecord.cudagraphs``).
 """
 
@@ -17,9 +17,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from .. import torch_compat
-from . import log_taps
-from .torch_logs import current_compile
+from ... import torch_compat
+from .. import log_taps
+from ..torch_logs import current_compile
 
 #: The logger Inductor's CUDA-graph messages go through (artifact ``cudagraphs``).
 LOGGER = "torch._inductor.cudagraph_utils.__cudagraphs"
@@ -73,7 +73,7 @@ class DebugLines(logging.Filter):
     """On one of torch's ``cudagraphs`` loggers, lowered to DEBUG while installed: each
     line to ``on_line``; to handlers only what they got before the level was lowered (or
     all, when the user turned the artifact on). Used for the tree manager's lines
-    (``cudagraph_calls.py``) and Inductor's graph partitions (``cudagraph_channel.py``):
+    (``calls.py``) and Inductor's graph partitions (``channel.py``):
     torch writes them only when its logger is enabled for DEBUG."""
 
     def __init__(self, logger: str, on_line: Callable[[str], None]) -> None:

@@ -2,7 +2,7 @@
 events, a call's events into a ``CudagraphCall``, a target's recorded sizes into
 ``CudagraphShapes`` (with torch's warning limit and the remedy that fits).
 
-Pure: no torch. ``cudagraph_calls.py`` hears the lines and reads the tree's live state.
+Pure: no torch. ``calls.py`` hears the lines and reads the tree's live state.
 The lines are torch's (``torch/_inductor/cudagraph_trees.py``, logger ``log``, artifact
 ``cudagraphs``):
 
@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ..records import CudagraphCall, CudagraphRerecord, CudagraphShape, CudagraphShapes
-from ..units import format_bytes
+from ...records import CudagraphCall, CudagraphRerecord, CudagraphShape, CudagraphShapes
+from ...units import format_bytes
 
 EventKind = Literal["warmup", "eager", "record", "rerecord", "shape", "fell_back"]
 
@@ -38,7 +38,7 @@ _PREFIX = r"^\s*(?:\[(?P<cid>[^\]]*)\]\s*)?"
 #: 2.11 on, ``[0/0] Running warmup function=f, mode=...`` (2.13 adds ``mode=``; 2.11's
 #: new-size line has no ``[0/0]``); 2.9, ``Running warmup of function 3``, ``Recording
 #: function 3 of graph recording id 7``, no compile id and no re-record line. The first
-#: pattern that matches tells the kind (``tests/core/notebook/test_cudagraph_formats.py``
+#: pattern that matches tells the kind (``tests/core/notebook/cudagraphs/test_formats.py``
 #: reads the installed torch's source against this table).
 _PATTERNS: tuple[tuple[EventKind, re.Pattern[str]], ...] = (
     ("warmup", re.compile(_PREFIX + r"Running warmup function=(?P<fn>[^,\s]*)")),

@@ -2,14 +2,14 @@
 what torch's tree manager did in each call of a target (warm-up, recording, replay,
 re-record, fall back to eager), the sizes it recorded, and its private pool's memory
 before and after, onto ``Target.cudagraph_calls`` / ``cudagraph_shapes``
-(``cudagraph_events.py`` turns what is read here into those values).
+(``events.py`` turns what is read here into those values).
 
 Read from torch's own state (``torch/_inductor/cudagraph_trees.py``):
 
 * the tree's log lines (``cudagraph_trees.log``, artifact ``cudagraphs``): warm-up,
   recording and re-record lines are DEBUG, a new size INFO. Once a compile that asks for
   CUDA graphs starts on a CUDA machine, that logger is set to DEBUG with a filter
-  (``cudagraph_log.DebugLines``) that hands each line here and lets through to handlers
+  (``log.DebugLines``) that hands each line here and lets through to handlers
   only what they got before (the level the logger had), or everything when the user
   turned the artifact on (``TORCH_LOGS=cudagraphs``): nothing new on stderr. A
   re-record's reason is then worked out by torch at once (``_run``: ``status_logger()``
@@ -32,15 +32,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import torch_compat
-from ..insight.advice import size_recompile
-from . import calls, cudagraph_events, cudagraph_log, cudagraph_pool
-from .attribution import Attribution, Key
-from .cell_history import get_history
-from .channels import Notes, SideChannel
-from .cudagraphs import asked_for
-from .registry import TargetRegistry
-from .target_state import Target
+from ... import torch_compat
+from ...insight.advice import size_recompile
+from .. import calls
+from ..attribution import Attribution, Key
+from ..cell_history import get_history
+from ..channels import Notes, SideChannel
+from ..registry import TargetRegistry
+from ..target_state import Target
+from . import events as cudagraph_events
+from . import log as cudagraph_log
+from . import pool as cudagraph_pool
+from .outcome import asked_for
 
 #: The tree manager's logger (``cudagraph_trees.log``).
 TREES_LOGGER = "torch._inductor.cudagraph_trees.__cudagraphs"

@@ -1,4 +1,4 @@
-"""CUDA-graph outputs overwritten while a name held them (``core/notebook/cudagraph_hazard.py``):
+"""CUDA-graph outputs overwritten while a name held them (``core/notebook/cudagraphs/hazard.py``):
 the pure logic, on a CPU. torch's text is made by torch's own
 ``CUDAGraphTreeManager.format_dealloc_msg`` (what ``dealloc_current_path_weakrefs`` sets on
 each overwritten output); the stack traces are shaped as the FX nodes' ``stack_trace``
@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 from torch._inductor.cudagraph_trees import CUDAGraphTreeManager
 
-from nbcompile.core.notebook import cudagraph_hazard as hz
+from nbcompile.core.notebook.cudagraphs import hazard as hz
 from nbcompile.display.hazard import explanation_text, report_text, shared_text
 
 STACK_Y = '  File "<ipython-input-3-5f1a>", line 2, in gk\n    y = (x @ x).relu()\n'

@@ -38,8 +38,8 @@ from typing import Any
 
 import torch
 
-from ..frames import is_entry_file, is_torch_file
-from ..torch_compat import cudagraph_manager
+from ...frames import is_entry_file, is_torch_file
+from ...torch_compat import cudagraph_manager
 
 #: The part of torch's text (``CUDAGraphTreeManager.format_dealloc_msg``) shared by the
 #: output and gradient-output variants.

@@ -15,7 +15,7 @@ scheduler runs)::
              File "<ipython-input-5-...>", line 4, in f
                b = y * 2
 
-``cudagraph_channel.py`` hears those lines per compile (``cudagraph_log.DebugLines``);
+``channel.py`` hears those lines per compile (``log.DebugLines``);
 ``read`` turns them into a ``CudagraphPartitions``. Pure: no torch.
 """
 
@@ -24,8 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from ..records import CudagraphPartitionNode, CudagraphPartitions
-from .cudagraphs import stack_line
+from ...records import CudagraphPartitionNode, CudagraphPartitions
+from .outcome import stack_line
 
 #: The scheduler's ``cudagraphs`` logger (``torch._inductor.scheduler``, artifact).
 LOGGER = "torch._inductor.scheduler.__cudagraphs"

@@ -18,8 +18,8 @@ import re
 import pytest
 from torch._inductor import cudagraph_trees
 
-from nbcompile.core.notebook import cudagraph_events as ev
-from nbcompile.core.notebook.cudagraph_log import LOGGERS, CudagraphLog
+from nbcompile.core.notebook.cudagraphs import events as ev
+from nbcompile.core.notebook.cudagraphs.log import LOGGERS, CudagraphLog
 
 #: What a line is, by its words (torch's format); None: a line that tells no event.
 KINDS = (("Re-recording", "rerecord"), ("Running warmup", "warmup"),

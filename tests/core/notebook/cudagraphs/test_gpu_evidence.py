@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from nbcompile.core.notebook import cudagraph_events, cudagraph_partitions
-from nbcompile.core.notebook.cudagraphs import outcome
+from nbcompile.core.notebook.cudagraphs import events as cudagraph_events
+from nbcompile.core.notebook.cudagraphs import partitions as cudagraph_partitions
+from nbcompile.core.notebook.cudagraphs.outcome import outcome
 from tests.fixtures.gpu.trim_evidence import HERE, SCENARIOS
 from tests.support.schema import VALIDATOR
 

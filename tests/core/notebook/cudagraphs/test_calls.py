@@ -27,15 +27,16 @@ from torch._inductor.cudagraph_utils import (
 )
 
 import nbcompile
-from nbcompile.core.notebook import calls, cudagraph_partitions
-from nbcompile.core.notebook import cudagraph_events as ev
-from nbcompile.core.notebook.cudagraph_calls import (
+from nbcompile.core.notebook import calls
+from nbcompile.core.notebook.cudagraphs import events as ev
+from nbcompile.core.notebook.cudagraphs import partitions as cudagraph_partitions
+from nbcompile.core.notebook.cudagraphs.calls import (
     TREES_LOGGER,
     CudagraphCalls,
     _State,
     warn_limit,
 )
-from nbcompile.core.notebook.cudagraph_log import DebugLines
+from nbcompile.core.notebook.cudagraphs.log import DebugLines
 from nbcompile.core.notebook.session import get_session
 from nbcompile.core.records import CudagraphShape
 from nbcompile.core.trace.compile_id import CompileId as NbCompileId
@@ -307,7 +308,7 @@ def test_on_cpu_nothing_is_watched_per_call(ip):
     assert report.cudagraph_calls == [] and report.cudagraph_shapes is None
     assert "cudagraph_calls" not in report.to_dict() or not report.to_dict()["cudagraph_calls"]
     assert logging.getLogger(TREES_LOGGER).level == level
-    # nor is Inductor's partition logger lowered (cudagraph_channel.py): no GPU, no lines
+    # nor is Inductor's partition logger lowered (cudagraphs/channel.py): no GPU, no lines
     assert not logging.getLogger(cudagraph_partitions.LOGGER).isEnabledFor(logging.DEBUG)
     assert len(calls._call_listeners) == hooks
     channel = next(c for c in get_session().channels if isinstance(c, CudagraphCalls))

@@ -1,0 +1,1 @@
+"""CUDA graphs (``--mode reduce-overhead``) as one subsystem: see docs/architecture.md."""
