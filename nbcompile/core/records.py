@@ -299,10 +299,13 @@ class CudagraphCall(Record):
     pool_after: int | None = None
     pool_source: str = ""
     what: str = ""  # what happened, in the words the summary's line and the inspector show
+    # the graph runs of a backward pass after call ``call`` (``loss.backward()``: outside
+    # the target's calls; torch's lines say so, ``replays`` not counted there)
+    backward: bool = False
 
     OPTIONAL_KEYS = frozenset({"cell", "warmups", "recordings", "replays", "eager",
                                "rerecords", "new_shapes", "fell_back", "pool_before",
-                               "pool_after", "pool_source", "what"})
+                               "pool_after", "pool_source", "what", "backward"})
 
 
 @dataclass

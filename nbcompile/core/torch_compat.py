@@ -940,6 +940,25 @@ def cudagraph_manager(device_index: int) -> Any:
         return None
 
 
+CUDAGRAPH_GENERATION = _name(
+    "torch._inductor.cudagraph_trees.CUDAGraphTreeManager.get_curr_generation",
+    "CUDA graphs: how many generations of the trees a cell started (which call overwrote "
+    "an output the user held, when one generation did)",
+    "the overwriting call is named only when a watched call was seen overwriting",
+    default=None)
+
+
+def cudagraph_generation() -> int | None:
+    """The CUDA-graph trees' current generation as torch counts it (a compiled call's
+    entry, or the user's ``cudagraph_mark_step_begin``); None when not readable."""
+    get = CUDAGRAPH_GENERATION.get()
+    try:
+        value = get() if get is not None else None
+    except Exception:  # noqa: BLE001 - a torch whose trees differ: not known
+        return None
+    return value if isinstance(value, int) else None
+
+
 INDUCTOR_TRITON_CONFIG = _name(
     "torch._inductor.config.triton",
     "CUDA graphs per call: torch's warning limit on distinct input sizes",

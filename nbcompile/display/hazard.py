@@ -60,14 +60,34 @@ def _torch_words(gradient: bool) -> str:
     return f"accessing {kind} of CUDAGraphs that has been overwritten by a subsequent run"
 
 
+def _overwriters(report: HazardReport) -> list[str]:
+    """One clause per call that overwrote names: ``the call of `g` in this cell (cell
+    [5]) overwrote the CUDA-graph output still held by `y1` (bound in cell [3])``."""
+    groups: dict[str, list[Overwritten]] = {}
+    for o in report.names:
+        groups.setdefault(o.by, []).append(o)
+    when = f" ({_cell(report.cell)})" if report.cell is not None else ""
+    clauses: list[str] = []
+    for caller, names in groups.items():
+        if caller:
+            who = f"the call of `{caller}` in this cell{when}"
+        else:
+            who = f"a call of a CUDA-graph function in this cell{when}"
+            if report.generations is not None and report.generations > 1:
+                who += (f" (one of the {report.generations} compiled calls it made; which "
+                        "one is not known)")
+        plural = "s" if len(names) > 1 else ""
+        clauses.append(f"{who} overwrote the CUDA-graph output{plural} still held by "
+                       f"{_names(tuple(names))}")
+    return clauses
+
+
 def report_text(report: HazardReport) -> str:
     """The report at the cell whose call overwrote the outputs."""
     plural = len(report.names) > 1
     gradient = any(o.message.gradient for o in report.names)
-    when = f" ({_cell(report.cell)})" if report.cell is not None else ""
     lines = [
-        f"nbcompile: {_calls(report.calls, report.cell, True)}{when} overwrote the CUDA-graph "
-        f"output{'s' if plural else ''} still held by {_names(report.names)}.",
+        "nbcompile: " + "; ".join(_overwriters(report)) + ".",
         "CUDA-graph trees (mode reduce-overhead) reuse an output's memory at the next "
         f"replay: {'these names hold' if plural else 'it holds'} nothing now, and reading "
         f"{'them' if plural else 'it'} raises torch's \"{_torch_words(gradient)}\".",

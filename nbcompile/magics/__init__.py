@@ -66,6 +66,7 @@ def _refresh_torch_logs(shell: Any = None, info: Any = None) -> None:
 CELL_HOOKS = [
     CellHook("pre_run_cell", "torch_log_filter", _refresh_torch_logs),
     CellHook("pre_run_cell", "cell_history", stance.before_cell),
+    CellHook("pre_run_cell", "cudagraph_hazards", hazard.before_cell),
     CellHook("post_run_cell", "cell_history", stance.after_cell),
     CellHook("post_run_cell", "cudagraph_hazards", hazard.after_cell),
     CellHook("post_run_cell", "cache_keys", _save_cache_keys),

@@ -26,6 +26,12 @@ def _resolve(filename: str, line: int) -> str | None:
     return target.name if target is not None else None
 
 
+def before_cell(shell: Any, info: Any = None) -> None:
+    """Before each cell: the CUDA-graph trees' generation noted (which call overwrote)."""
+    if in_use(get_session().targets, cudagraphs.asked_for):
+        get_watch().before_cell()
+
+
 def after_cell(shell: Any, result: Any = None) -> None:
     """Report the names the cell's calls overwrote (displayed in the cell's output)."""
     if not in_use(get_session().targets, cudagraphs.asked_for):

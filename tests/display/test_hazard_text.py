@@ -34,7 +34,7 @@ def _message(gradient: bool):
 @pytest.mark.parametrize("gradient", [False, True])
 def test_each_variant_gets_torchs_fix(gradient):
     text, message = _message(gradient)
-    names = (Overwritten("g", 3, message),)
+    names = (Overwritten("g", 3, message, "step"),)
     shown = [report_text(HazardReport(5, names, ("step",))),
              explanation_text(Explanation(names, 5, ("step",), message))]
     for words in shown:

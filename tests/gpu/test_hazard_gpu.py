@@ -129,3 +129,28 @@ def test_names_holding_one_replayed_output_are_named(ip, capsys, evidence):
                                       "shown": shown,
                                       "shared": [asdict(r) for r in watch.shared[shared:]]},
          [])
+
+
+def test_the_call_that_overwrote_is_blamed_not_the_last(ip, capsys, evidence):
+    """``hz_g(x)`` then ``hz_f2(x)`` in one cell, ``hz_a`` bound to ``hz_f2``'s output in
+    the cell before: ``hz_g``'s call starts a new generation and torch marks ``hz_a``
+    then; at the cell's end the trees' path is ``hz_f2``'s. The report blames ``hz_g``."""
+    _cell(ip, "import torch\nimport nbcompile")
+    ip.run_cell_magic("compile", "--mode reduce-overhead",
+                      "def hz_g(x):\n    return x.sin() + 1\n\n"
+                      "def hz_f2(x):\n    return x.cos() * 2\n")
+    _cell(ip, "hz_xb = torch.randn(128, device='cuda')")
+    bound = _cell(ip, "hz_a = hz_f2(hz_xb)")
+    watch = get_watch()
+    reports = len(watch.reports)
+    capsys.readouterr()
+    both = _cell(ip, "_ = hz_g(hz_xb)\n_ = hz_f2(hz_xb)")
+    shown = capsys.readouterr().out
+    assert torch_mark(ip.user_ns["hz_a"]) is not None  # torch's own mark
+    assert len(watch.reports) == reports + 1, shown
+    report = watch.reports[-1]
+    assert report.cell == both.execution_count and report.generations == 2
+    assert [(o.name, o.bound_in, o.by) for o in report.names] == [
+        ("hz_a", bound.execution_count, "hz_g")], report
+    assert "the call of `hz_g`" in shown and "`hz_f2`" not in shown.split("\n")[0], shown
+    save(evidence, "hazard_blame", {"report": asdict(report), "shown": shown}, [])

@@ -28,6 +28,7 @@ CPU, or when no target asks for CUDA graphs, nothing is installed.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +42,7 @@ from ..channels import Notes, SideChannel
 from ..registry import TargetRegistry
 from ..target_state import Target
 from . import events as cudagraph_events
+from . import hazard
 from . import log as cudagraph_log
 from . import pool as cudagraph_pool
 from .outcome import asked_for
@@ -124,6 +126,8 @@ class _Open:
     pool_before: int | None
     replays: _Replays | None = None
     events: list[cudagraph_events.TreeEvent] = field(default_factory=list)
+    # the outputs the tree's current path held when the call began (which it overwrote)
+    held: list[weakref.ref[Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -133,6 +137,10 @@ class _State:
     counted: bool = True  # every call so far was watched (else numbers are unknown: 0)
     open: _Open | None = None
     loose: dict[int, _Open] = field(default_factory=dict)  # by id(calls.Call)
+    # the graph runs heard after the latest call ended, outside any call (a backward
+    # pass), and their value's place in ``Target.cudagraph_calls``
+    after: _Open | None = None
+    after_at: int = -1
 
 
 class CudagraphCalls(SideChannel):
@@ -187,8 +195,11 @@ class CudagraphCalls(SideChannel):
                 return None
             manager = tree_manager()
             state.calls += 1
+            state.after = None
+            index = _device()
             opened = _Open(state.calls, get_history().current(), pool_now(),
-                           _Replays(manager))
+                           _Replays(manager),
+                           held=hazard.path_outputs(index) if index is not None else [])
             state.open = opened
         return lambda: self._end(target, state, opened)
 
@@ -197,6 +208,8 @@ class CudagraphCalls(SideChannel):
             if opened.replays is not None:
                 opened.replays.remove()
             state.open = None
+            if opened.held:
+                hazard.get_watch().call_marked(opened.held, target.name)
             self._close(target, state, opened, opened.replays.count if opened.replays else 0)
 
     def call_ended(self, call: calls.Call, records: list[Any]) -> Notes:
@@ -243,15 +256,39 @@ class CudagraphCalls(SideChannel):
             # heard through the call itself (``calls.running``)
             call = next((c for c in reversed(calls.running()) if c.target is target), None)
             if call is None:
+                self._outside_call(target, state, event)
                 return
             opened = state.loose.get(id(call))
             if opened is None:
+                state.after = None
                 state.calls += 1
                 opened = state.loose[id(call)] = _Open(
                     state.calls, get_history().current(), pool_now())
             opened.events.append(event)
             state.watching = True
             self._watching = True
+
+    def _outside_call(self, target: Target, state: _State,
+                      event: cudagraph_events.TreeEvent) -> None:
+        """A graph run torch made with no call of the target running: the backward pass
+        of its latest call (``loss.backward()``), kept as one value after that call and
+        updated as its lines come."""
+        if event.kind == "shape" or (event.mode and event.mode != "BACKWARD"):
+            return  # a size's line comes with its run's; a forward run is inside a call
+        if state.after is None:
+            state.after = _Open(state.calls if state.counted else 0, get_history().current(),
+                                None)
+            state.after_at = -1
+        state.after.events.append(event)
+        value = cudagraph_events.call_value(state.after.number, state.after.cell,
+                                            state.after.events, 0, backward=True)
+        runs = target.cudagraph_calls
+        if 0 <= state.after_at < len(runs) and runs[state.after_at].backward:
+            runs[state.after_at] = value
+        else:
+            runs.append(value)
+            state.after_at = len(runs) - 1
+        self._notify(target)
 
     def _target_of(self, event: cudagraph_events.TreeEvent) -> Target | None:
         """The target whose compile torch named, else the innermost watched call's, else

@@ -60,6 +60,8 @@ _PATTERNS: tuple[tuple[EventKind, re.Pattern[str]], ...] = (
 _INPUT = re.compile(r"input name: (?P<name>[^\s.]+(?:\.[^\s.]+)*?)\. data pointer changed "
                     r"from \S+ to \S+?\.(?: input stack trace: (?P<stack>.*?))?"
                     r"(?=\ninput name: |\Z)", re.S)
+#: ``mode=CompilationMode.BACKWARD`` (torch 2.13 on) on a warm-up, recording or re-record line
+_MODE = re.compile(r",\s*mode=(?:CompilationMode\.)?(?P<mode>[A-Z_]+)\b")
 #: torch's reason for a re-record after the limit: ``... due to <reason>.``
 _LIMIT_REASON = re.compile(r"exceeding max re-recording limit \(=(?P<limit>\d+)\).*?"
                            r" due to (?P<reason>.*)", re.S)
@@ -79,6 +81,9 @@ class TreeEvent:
     function: str = ""
     reason: str = ""  # rerecord / fell_back: torch's text after ``reason=`` / the message
     key: str = ""  # shape: torch's symint key, ``static`` for a graph without symints
+    # torch's ``CompilationMode`` on the line (``FORWARD``, ``BACKWARD``, ``INFERENCE``;
+    # 2.13 on): "" when the line names none
+    mode: str = ""
 
 
 def parse(message: str) -> TreeEvent | None:
@@ -96,8 +101,10 @@ def parse(message: str) -> TreeEvent | None:
             return TreeEvent("shape", cid, key=key.strip())
         if kind == "fell_back":
             return TreeEvent("fell_back", cid, reason=message.strip())
+        mode = _MODE.search(message)
         return TreeEvent(kind, cid, groups.get("fn") or "",
-                         reason=(groups.get("reason") or "").strip())
+                         reason=(groups.get("reason") or "").strip(),
+                         mode=mode.group("mode") if mode else "")
     return None
 
 
@@ -132,9 +139,12 @@ def _last_source_line(stack: str) -> str:
 
 
 def call_value(number: int, cell: int | None, events: Iterable[TreeEvent], replays: int,
-               pool: tuple[int | None, int | None, str] = (None, None, "")) -> CudagraphCall:
-    """One call from the tree's events during it and the replays counted."""
-    result = CudagraphCall(number, cell, replays=replays)
+               pool: tuple[int | None, int | None, str] = (None, None, ""),
+               backward: bool = False) -> CudagraphCall:
+    """One call from the tree's events during it and the replays counted; ``backward``:
+    the graph runs torch made after call ``number`` ended, outside any call of the target
+    (``loss.backward()`` runs the compiled backward graphs), whose replays are not counted."""
+    result = CudagraphCall(number, cell, replays=replays, backward=backward)
     result.pool_before, result.pool_after, result.pool_source = pool
     # torch logs ``Re-recording`` for each recorded graph of the function whose check
     # fails (``CUDAGraphTreeManager._run``), before a later one may pass and replay: a
@@ -160,6 +170,10 @@ def call_value(number: int, cell: int | None, events: Iterable[TreeEvent], repla
         # CUDA graphs at that first run): a size counts once the call warmed it up
         result.new_shapes = []
     result.what = what_happened(result)
+    if backward:
+        after = f"after call {number}" if number > 0 else "after a later call"
+        result.what = (f"backward pass ({after}, outside the call; its replays are not "
+                       f"counted): {result.what}")
     return result
 
 
@@ -260,6 +274,8 @@ def call_line(call: CudagraphCall, size: Bytes = format_bytes) -> str:
     warmed up 1 graph (...); graph pool 0 B -> 1.0 MiB``."""
     where = f" (cell [{call.cell}])" if call.cell is not None else ""
     label = f"call {call.call}" if call.call > 0 else "a later call"  # 0: uncounted before
+    if call.backward:
+        label = "the backward pass"  # its ``what`` says after which call
     text = f"{label}{where}: {call.what or what_happened(call)}"
     if call.pool_before is not None and call.pool_after is not None:
         text += f"; graph pool {size(call.pool_before)} -> {size(call.pool_after)}"

@@ -38,6 +38,7 @@ from typing import Any
 
 import torch
 
+from ... import torch_compat
 from ...frames import is_entry_file, is_torch_file
 from ...torch_compat import cudagraph_manager
 
@@ -74,6 +75,7 @@ class Overwritten:
     name: str  # ``y1``, ``outs[0]``, ``d['k']``
     bound_in: int | None  # execution count of the cell that bound it (None: not known)
     message: TorchMessage
+    by: str = ""  # the function whose call overwrote it ("": not known which)
 
 
 @dataclass(frozen=True)
@@ -81,8 +83,12 @@ class HazardReport:
     """The names a cell's call overwrote, reported at that cell."""
 
     cell: int | None  # execution count of the cell whose call overwrote them
-    names: tuple[Overwritten, ...]
-    calls: tuple[str, ...]  # the functions of the call(s) that overwrote them ("" unknown)
+    names: tuple[Overwritten, ...]  # each with the call that overwrote it, when known
+    # the functions whose calls overwrote them, in order (empty: not known which)
+    calls: tuple[str, ...]
+    # the trees' generations the cell started (compiled calls, or the user's mark steps):
+    # with more than one, an output not seen overwritten by a watched call is not blamed
+    generations: int | None = None
 
 
 @dataclass(frozen=True)
@@ -216,11 +222,13 @@ class Ledger:
 
 
 def newly_overwritten(leaves: list[tuple[str, torch.Tensor]], marks: Mapping[int, str],
-                      ledger: Ledger, cell: int | None, calls: tuple[str, ...]
+                      ledger: Ledger, cell: int | None,
+                      by: Callable[[torch.Tensor], str] = lambda _: ""
                       ) -> list[Overwritten]:
     """The names whose tensor carries torch's mark (``marks``: ``id(tensor)`` -> torch's
-    text) not reported before, each noted as overwritten by ``cell``'s ``calls``; every
-    other name's binding noted. A name first seen now was bound in this cell."""
+    text) not reported before, each noted as overwritten in ``cell`` by the call ``by``
+    names ("": not known); every other name's binding noted. A name first seen now was
+    bound in this cell."""
     found: list[Overwritten] = []
     for name, value in leaves:
         binding = ledger.note(name, value, cell)
@@ -230,8 +238,10 @@ def newly_overwritten(leaves: list[tuple[str, torch.Tensor]], marks: Mapping[int
         message = parse_message(text)
         if message is None:
             continue
-        binding.reported, binding.overwritten_in, binding.calls = True, cell, calls
-        found.append(Overwritten(name, binding.cell, message))
+        caller = by(value)
+        binding.reported, binding.overwritten_in = True, cell
+        binding.calls = (caller,) if caller else ()
+        found.append(Overwritten(name, binding.cell, message, caller))
     ledger.keep_only({name for name, _ in leaves})
     return found
 
@@ -256,6 +266,18 @@ def explain(error_text: str, leaves: list[tuple[str, torch.Tensor]],
         if binding is not None and binding.overwritten_in is not None and cell is None:
             cell, calls = binding.overwritten_in, binding.calls
     return Explanation(tuple(names), cell, calls, message)
+
+
+def overwriter(value: torch.Tensor, seen: Mapping[int, tuple[weakref.ref[torch.Tensor], str]],
+               generations: int | None, root: str) -> str:
+    """The call that overwrote ``value``: the one a watched call saw marking it (``seen``),
+    else, when the cell started exactly one generation of the trees, the call that started
+    it (``root``: torch marks the previous generation's outputs when a new one starts,
+    ``dealloc_current_path_weakrefs``); else "" (not known which)."""
+    found = seen.get(id(value))
+    if found is not None and found[0]() is value:
+        return found[1]
+    return root if generations == 1 else ""
 
 
 def call_names(stacks: list[list[str | None]], resolve: Callable[[str, int], str | None]
@@ -310,6 +332,25 @@ def generation_stacks(device_index: int) -> list[list[str | None]]:
         return []
 
 
+def path_outputs(device_index: int) -> list[weakref.ref[torch.Tensor]]:
+    """The live outputs of the tree manager's current path (each node's
+    ``tensor_weakrefs``): what a new generation would mark as overwritten. Weak: their
+    liveness is left as it is; [] when not readable."""
+    node = getattr(cudagraph_manager(device_index), "current_node", None)
+    found: list[weakref.ref[torch.Tensor]] = []
+    if node is None:
+        return found
+    try:
+        for path_node in node._path_from_root:
+            for ref in path_node.tensor_weakrefs:
+                value = ref() if ref is not None else None
+                if isinstance(value, torch.Tensor):
+                    found.append(weakref.ref(value))
+    except Exception:  # noqa: BLE001 - a torch whose nodes differ: none known
+        return []
+    return found
+
+
 #: At most this many tree nodes read for their outputs (a tree grows per size and path).
 MAX_NODES = 10_000
 
@@ -347,6 +388,23 @@ class HazardWatch:
     explained: list[Explanation] = field(default_factory=list)
     shared: list[SharedReport] = field(default_factory=list)
     _shared_seen: set[frozenset[str]] = field(default_factory=set)
+    # outputs a watched call marked, by id: (the tensor, weakly; the call's function)
+    _overwritten_by: dict[int, tuple[weakref.ref[torch.Tensor], str]] = field(
+        default_factory=dict)
+    _generation_before: int | None = None  # the trees' generation when the cell began
+
+    def before_cell(self) -> None:
+        """Before a cell (the caller checked ``in_use``): the trees' generation noted."""
+        self._generation_before = torch_compat.cudagraph_generation()
+        self._overwritten_by.clear()
+
+    def call_marked(self, held: list[weakref.ref[torch.Tensor]], call: str) -> None:
+        """After a watched call of ``call``: the outputs held before it (``path_outputs``)
+        that now carry torch's mark were overwritten by it."""
+        for ref in held:
+            value = ref()
+            if value is not None and torch_mark(value) is not None:
+                self._overwritten_by.setdefault(id(value), (ref, call))
 
     def _marks(self, leaves: list[tuple[str, torch.Tensor]]) -> dict[int, str]:
         marks: dict[int, str] = {}
@@ -362,14 +420,21 @@ class HazardWatch:
         once each; None when there are none."""
         leaves = list(tensor_leaves(namespace))
         marks = self._marks(leaves)
-        calls: tuple[str, ...] = ()
-        if marks and torch.cuda.is_available():
+        root = ""
+        now = torch_compat.cudagraph_generation()
+        generations = (now - self._generation_before
+                       if now is not None and self._generation_before is not None else None)
+        if marks and torch.cuda.is_available() and generations == 1:
             index = torch.cuda.current_device()
-            calls = call_names(generation_stacks(index), resolve)
-        found = newly_overwritten(leaves, marks, self.ledger, cell, calls)
+            root = next(iter(call_names(generation_stacks(index)[:1], resolve)), "")
+        seen = dict(self._overwritten_by)
+        found = newly_overwritten(leaves, marks, self.ledger, cell,
+                                  lambda value: overwriter(value, seen, generations, root))
+        self._overwritten_by.clear()
         if not found:
             return None
-        report = HazardReport(cell, tuple(found), calls)
+        calls = tuple(dict.fromkeys(o.by for o in found if o.by))
+        report = HazardReport(cell, tuple(found), calls, generations)
         self.reports = [*self.reports[-(MAX_KEPT - 1):], report]
         return report
 

@@ -90,9 +90,13 @@ def _rerecording(reason: str) -> str:
 
 
 def test_tree_lines_read_into_events():
-    assert ev.parse(_warmup()) == ev.TreeEvent("warmup", "0/0", "f")
+    assert ev.parse(_warmup()) == ev.TreeEvent("warmup", "0/0", "f", mode="INFERENCE")
     assert ev.parse("[0/0] Running eager function=f") == ev.TreeEvent("eager", "0/0", "f")
-    assert ev.parse(_recording()) == ev.TreeEvent("record", "0/0", "f")
+    assert ev.parse(_recording()) == ev.TreeEvent("record", "0/0", "f", mode="INFERENCE")
+    # torch formats its enum with %s: ``mode=CompilationMode.BACKWARD``
+    backward = _line("[%s] Running warmup function=%s, mode=%s", CID, "f",
+                     CompilationMode.BACKWARD)
+    assert ev.parse(backward) == ev.TreeEvent("warmup", "0/0", "f", mode="BACKWARD")
     assert ev.parse(_new_size(48)) == ev.TreeEvent("shape", "0/0", key="48")
     assert ev.parse(_new_size((48, 16))) == ev.TreeEvent("shape", "0/0", key="(48, 16)")
     assert ev.parse(_new_size(None)) == ev.TreeEvent("shape", "0/0", key="static")
@@ -140,7 +144,9 @@ def test_a_failed_check_is_a_rerecord_only_when_torch_then_records():
     replayed = ev.call_value(4, 9, failed, 1)  # a later recorded graph passed: a replay
     assert (replayed.recordings, replayed.rerecords, replayed.replays) == (0, [], 1)
     assert replayed.what == "replayed 1 graph" and ev.replay_only(replayed)
-    recorded = ev.call_value(5, 9, [*failed, *failed, ev.parse(_recording("forward"))], 0)
+    recording = ev.parse(_recording("forward"))
+    assert recording is not None
+    recorded = ev.call_value(5, 9, [*failed, *failed, recording], 0)
     assert recorded.recordings == 1 and len(recorded.rerecords) == 1
     assert recorded.what == ("recorded again: static input data pointer changed "
                              "(primals_1: return x @ self.w)")
@@ -346,3 +352,37 @@ def test_a_new_size_without_a_compile_id_is_the_running_calls(ip):
             for c in target.cudagraph_calls] == [(0, cell, 1, ["48"])]
     shapes = target.cudagraph_shapes
     assert shapes is not None and [(s.key, s.cell) for s in shapes.shapes] == [("48", cell)]
+
+
+def test_backward_runs_after_a_call_are_counted_as_its_backward_pass(ip):
+    """``loss.backward()`` runs the compiled backward graphs outside the target's call:
+    torch's warm-up and recording lines for them (``mode=CompilationMode.BACKWARD``) come
+    with no call running. They are kept as the backward pass after the latest call (one
+    value, updated as its lines come), not dropped; a forward line with no call is not."""
+    run_cell(ip, "import torch")
+    ip.run_cell_magic("compile", "--backend eager", "def cgc_bwd(x):\n    return x * 2\n")
+    run_cell(ip, "_ = cgc_bwd(torch.randn(3))")
+    session = get_session()
+    channel = next(c for c in session.channels if isinstance(c, CudagraphCalls))
+    target = next(t for t in reversed(session.registry.targets) if t.name == "cgc_bwd")
+    known = [NbCompileId.parse(c.compile_id.lstrip("!"))
+             for t in session.registry.targets for c in t.compiles]
+    frame = 1 + max((k.frame_id for k in known if k is not None), default=0)
+    cid = f"{frame}/0"
+    target.compiles[0].compile_id = cid  # the compile torch's lines name
+    channel._states[target.id] = _State(calls=3, watching=False, counted=True)
+    mode = CompilationMode.BACKWARD
+    try:
+        channel._on_line(_line("[%s] Running warmup function=%s, mode=%s", cid, "g", mode))
+        channel._on_line(_line("[%s] Recording function=%s, mode=%s, cuda_graph_id=%d, "
+                               "inputs: %s", cid, "g", mode, 1, "[]"))
+        channel._on_line(_line("[%s] Running warmup function=%s, mode=%s", cid, "g",
+                               CompilationMode.FORWARD))
+    finally:
+        channel._states.pop(target.id, None)
+        channel._watching = any(s.watching for s in channel._states.values())
+    (value,) = target.cudagraph_calls
+    assert (value.call, value.backward, value.warmups, value.recordings) == (3, True, 1, 1)
+    assert value.what.startswith("backward pass (after call 3, outside the call")
+    assert ev.call_line(value).startswith("the backward pass")
+    assert value.to_dict()["backward"] is True

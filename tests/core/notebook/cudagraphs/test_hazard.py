@@ -8,6 +8,8 @@ it on a GPU (``tests/gpu/test_hazard_gpu.py`` checks that against torch)."""
 
 from __future__ import annotations
 
+import weakref
+
 import torch
 from torch._inductor.cudagraph_trees import CUDAGraphTreeManager
 
@@ -51,19 +53,19 @@ def test_the_names_of_the_marked_tensors_once_each_with_the_cell_that_bound_them
     ledger = hz.Ledger()
     leaves = list(hz.tensor_leaves(ns))
     assert [name for name, _ in leaves] == ["y1", "y2", "outs[0]", "outs[1]", "d['k']"]
-    assert hz.newly_overwritten(leaves, {}, ledger, 4, ()) == []  # cell [4] bound them
+    assert hz.newly_overwritten(leaves, {}, ledger, 4) == []  # cell [4] bound them
     marks = {id(ns["y1"]): _torch_text(STACK_Y), id(ns["outs"][1]): _torch_text(STACK_Z)}
-    found = hz.newly_overwritten(leaves, marks, ledger, 5, ("gk",))
+    found = hz.newly_overwritten(leaves, marks, ledger, 5, lambda _: "gk")
     assert [(o.name, o.bound_in) for o in found] == [("y1", 4), ("outs[1]", 4)]
     assert found[1].message.stack_trace == STACK_Z.strip()
     # reported once: the next cell says nothing of them
-    assert hz.newly_overwritten(leaves, marks, ledger, 6, ("gk",)) == []
+    assert hz.newly_overwritten(leaves, marks, ledger, 6, lambda _: "gk") == []
     # y1 bound again (cell [7]) to an output overwritten in cell [8]: said again
     ns["y1"] = torch.ones(2)
     leaves = list(hz.tensor_leaves(ns))
-    assert hz.newly_overwritten(leaves, marks, ledger, 7, ()) == []
+    assert hz.newly_overwritten(leaves, marks, ledger, 7) == []
     marks[id(ns["y1"])] = _torch_text(STACK_Y)
-    (again,) = hz.newly_overwritten(leaves, marks, ledger, 8, ("gk",))
+    (again,) = hz.newly_overwritten(leaves, marks, ledger, 8, lambda _: "gk")
     assert (again.name, again.bound_in) == ("y1", 7)
 
 
@@ -71,9 +73,9 @@ def test_torch_error_in_a_later_cell_names_the_output_it_came_from():
     ns = _namespace()
     ledger = hz.Ledger()
     leaves = list(hz.tensor_leaves(ns))
-    hz.newly_overwritten(leaves, {}, ledger, 4, ())
+    hz.newly_overwritten(leaves, {}, ledger, 4)
     marks = {id(ns["y1"]): _torch_text(STACK_Y), id(ns["y2"]): _torch_text(STACK_Z)}
-    hz.newly_overwritten(leaves, marks, ledger, 5, ("gk",))
+    hz.newly_overwritten(leaves, marks, ledger, 5, lambda _: "gk")
     found = hz.explain(_torch_text(STACK_Y), leaves, marks, ledger)
     assert found is not None
     assert [(o.name, o.bound_in) for o in found.names] == [("y1", 4)]
@@ -97,11 +99,38 @@ def test_the_overwriting_call_is_named_from_torchs_stack_traces():
 def test_the_report_says_names_cells_call_and_fix():
     message = hz.parse_message(_torch_text(STACK_Y))
     assert message is not None
-    report = hz.HazardReport(5, (hz.Overwritten("y1", 4, message),), ("gk",))
+    report = hz.HazardReport(5, (hz.Overwritten("y1", 4, message, "gk"),), ("gk",), 1)
     text = report_text(report)
     assert text.startswith("nbcompile: the call of `gk` in this cell (cell [5]) overwrote "
                            "the CUDA-graph output still held by `y1` (bound in cell [4]).")
     assert "`y1 = f(x).clone()`" in text and "cudagraph_mark_step_begin() does not" in text
+
+
+def test_the_call_blamed_is_the_one_that_overwrote():
+    """``g(x)`` then ``f(x)`` in one cell: torch marks the held outputs when a new
+    generation of the trees starts (``dealloc_current_path_weakrefs``), so ``g``'s call
+    marked ``y1``, and at the cell's end the trees' path is ``f``'s. The call blamed is the
+    one a watched call saw marking it; else the call that started the cell's only
+    generation; with several generations and none seen, not known (never the last call)."""
+    y1, y2 = torch.ones(2), torch.ones(2)
+    seen = {id(y1): (weakref.ref(y1), "g")}
+    assert hz.overwriter(y1, seen, 2, "f") == "g"
+    assert hz.overwriter(y2, seen, 1, "f") == "f"  # one generation: its first call
+    assert hz.overwriter(y2, seen, 2, "f") == ""  # two, unseen: not known which
+    assert hz.overwriter(y2, {}, None, "f") == ""  # generations not readable
+    other = torch.ones(2)  # an id reused by another tensor is not the one seen
+    assert hz.overwriter(other, {id(other): (weakref.ref(y1), "g")}, 2, "f") == ""
+    message = hz.parse_message(_torch_text(STACK_Y))
+    assert message is not None
+    report = hz.HazardReport(5, (hz.Overwritten("y1", 4, message, "g"),
+                                 hz.Overwritten("y2", 3, message, "")), ("g",), 2)
+    text = report_text(report)
+    assert text.startswith(
+        "nbcompile: the call of `g` in this cell (cell [5]) overwrote the CUDA-graph output "
+        "still held by `y1` (bound in cell [4]); a call of a CUDA-graph function in this "
+        "cell (cell [5]) (one of the 2 compiled calls it made; which one is not known) "
+        "overwrote the CUDA-graph output still held by `y2` (bound in cell [3]).")
+    assert "`f`" not in text
 
 
 def test_nothing_is_watched_without_a_cuda_graph_target_or_without_cuda():
