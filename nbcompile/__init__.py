@@ -2,6 +2,7 @@
 
 ``%load_ext nbcompile`` registers ``%%compile`` and starts capturing compile events;
 ``nbcompile.report(obj)`` returns everything captured for a compiled target;
+``nbcompile.inspect(obj)`` shows it in the Compile inspector's views inside the cell;
 ``nbcompile.open_trace(path)`` reads a ``TORCH_TRACE`` run (a log file or a directory).
 """
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
         compare,
         compile_time,
         diagnose,
+        inspect,
         profile,
         report,
         suggest,
@@ -53,6 +55,7 @@ __all__ = [
     "compare",
     "compile_time",
     "diagnose",
+    "inspect",
     "open_trace",
     "profile",
     "report",

@@ -28,6 +28,7 @@ from .trace_report import TraceReport, open_trace  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
     from .display.annotate import AnnotatedSource
+    from .display.inline_inspector import Inspector
 
 
 class CompileReport(RichRecord, TargetRecord):
@@ -99,6 +100,22 @@ def report(obj: Any) -> CompileReport:
             "(after %load_ext nbcompile)."
         )
     return CompileReport.from_record(target_record(target))
+
+
+def inspect(obj: Any) -> Inspector:
+    """The Compile inspector inside the cell: a widget with the sidebar's views (breaks
+    and their lines, recompiles, guards, compiles and phases, kernels with search, source
+    and kernels side by side, diffs between compiles, CUDA graphs) for a target compiled by
+    ``%%compile`` (what ``report`` accepts), or for a result of ``report``, ``compare``,
+    ``profile``, ``suggest``, ``diagnose``, ``compile_time`` or ``open_trace``.
+
+    Runs where Jupyter widgets run (JupyterLab, Notebook 7, VS Code, Colab) without the
+    JupyterLab extension; elsewhere the output shows its static HTML.
+    """
+    from .display.inline_inspector import inspector_for
+
+    shown = obj if isinstance(obj, RichRecord) else report(obj)
+    return inspector_for(shown._repr_mimebundle_())
 
 
 class Comparison(RichRecord, _comparison.Comparison):

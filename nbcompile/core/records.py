@@ -309,6 +309,34 @@ class CudagraphCall(Record):
 
 
 @dataclass
+class CudagraphHazardName(Record):
+    """A user's name in a CUDA-graph hazard: ``y1``, ``preds[0]``."""
+
+    name: str
+    bound_in: int | None = None  # execution count of the cell that bound it (None: not known)
+    by: str = ""  # overwritten: the function whose call overwrote it ("": not known which)
+
+    OPTIONAL_KEYS = frozenset({"bound_in", "by"})
+
+
+@dataclass
+class CudagraphHazard(Record):
+    """User names found after a cell holding CUDA-graph outputs that are no longer theirs:
+    ``overwritten`` (torch marked the output when a later call started a new generation of
+    the trees: reading it raises torch's error) or ``shared`` (names holding the one tensor
+    a replay hands back again and writes into, with no error). Worded once, in Python: the
+    cell's output, the summary and the inspector show ``text``."""
+
+    kind: Literal["overwritten", "shared"]
+    cell: int | None  # execution count of the cell after which it was found
+    names: list[CudagraphHazardName] = field(default_factory=list)
+    gradient: bool = False  # overwritten gradients (``.grad``): torch's advice differs
+    text: str = ""  # what happened and the fix, in words
+
+    OPTIONAL_KEYS = frozenset({"names", "gradient", "text"})
+
+
+@dataclass
 class CudagraphShapes(Record):
     """A target's CUDA graphs per input size: one recording per distinct size."""
 
@@ -595,13 +623,22 @@ class TargetRecord(Record):
     cudagraph_calls: list[CudagraphCall] = field(default_factory=list)
     # the input sizes its CUDA graphs were recorded for (None: none recorded)
     cudagraph_shapes: CudagraphShapes | None = None
+    # names found holding this target's CUDA-graph outputs after a later call took them
+    # (the latest, at most ``cudagraphs.hazard.MAX_KEPT``)
+    cudagraph_hazards: list[CudagraphHazard] = field(default_factory=list)
 
     OPTIONAL_KEYS = frozenset({"annotations", "code_diffs", "advice", "preview", "torch_logs",
                              "code_piece_count", "truncated", "omitted", "compiled_inside",
                              "status_text", "progress", "progress_text", "stance",
-                             "eager_runs", "cudagraph_calls", "cudagraph_shapes"})
+                             "eager_runs", "cudagraph_calls", "cudagraph_shapes",
+                             "cudagraph_hazards", "cell_names"})
     COMPUTED = {
         "graph_break_count": (int, "len(graph_breaks)"),
+        "cell_names": (dict[str, str], "each notebook cell's code file the record names "
+                                       "(a break's file, torch's text: an FX graph's "
+                                       "`# File:` comments, guards, log messages), as written "
+                                       "there -> the cell as the notebook names it "
+                                       "(`cell [2]`); torch's text stays verbatim (published)"),
         "recompile_count": (int, "len(recompiles)"),
         "kernel_count": (int, "generated kernels that run (kernels of kind kernel)"),
         "code_piece_count": (int, "every code piece: kernels, extern calls, wrappers"),

@@ -16,7 +16,7 @@ from .annotate import annotations_html, annotations_text
 from .budget import Room, fallback_budget, how_to_get, more_note, record_budget
 from .payload import published_record, summary_payload
 from .summary_model import Summary, SummaryItem, TargetSummary, summarize
-from .text import clip, escape
+from .text import ITEM_TEXT_CAP, clip, escape
 from .units import format_seconds, plural
 
 __all__ = ["published_record", "summary_bundle", "summary_html", "summary_payload",
@@ -25,10 +25,12 @@ __all__ = ["published_record", "summary_bundle", "summary_html", "summary_payloa
 #: How each kind of item is introduced (text, html); "" for none.
 _TEXT_LABELS = {"note": "note", "cache": "", "graph_break": "graph break",
                 "recompile": "recompile", "error": "error", "torch_logs": "",
-                "progress": "compiling"}
+                "progress": "compiling", "hazard": "warning"}
 _HTML_LABELS = {"note": "", "cache": "", "graph_break": "graph break",
                 "recompile": "recompile", "error": "<b>error</b>", "torch_logs": "",
-                "progress": "compiling"}
+                "progress": "compiling", "hazard": "<b>warning</b>"}
+#: A CUDA-graph hazard's text is kept whole up to this (its names, why, and the fix).
+HAZARD_TEXT_CAP = 2000
 _COLUMNS = ("target", "kind", "status", "graphs", "breaks", "recompiles", "kernels", "compile")
 
 
@@ -53,10 +55,11 @@ def _target_line(t: TargetSummary) -> str:
 
 def _item_lines(item: SummaryItem) -> str:
     head = _head(_TEXT_LABELS[item.kind], item, str)
-    text = clip(item.text)
+    text = clip(item.text, HAZARD_TEXT_CAP if item.kind == "hazard" else ITEM_TEXT_CAP)
     body = text if item.code is None else f"{clip(item.code)}  -- {text}"
     if item.link:
         body += f" [{item.link_label or 'docs'}: {item.link}]"
+    body = body.replace("\n", "\n    ")  # a hazard's later lines under its first
     lines = [f"  {head}: {body}" if head else f"  {body}"]
     if item.location and item.location.via:
         lines.append(f"    {clip(item.location.via)}")
@@ -117,6 +120,8 @@ def _item_html(item: SummaryItem, detail_cap: int | None = None) -> str:
                 "</details></li>")
     head = _head(_HTML_LABELS[item.kind], item, escape)
     text = escape(clip(item.text))
+    if item.kind == "hazard":  # several lines: what happened, why, the fix
+        text = escape(clip(item.text, HAZARD_TEXT_CAP)).replace("\n", "<br>")
     body = (text if item.code is None
             else f"<code>{escape(clip(item.code))}</code> &mdash; {text}")
     if item.link.startswith("https://"):
@@ -168,6 +173,13 @@ def render_html(summary: Summary, budget: int | None = None) -> str:
 
 
 # -- records -> bundle -----------------------------------------------------------------
+
+def item_bundle(item: SummaryItem) -> dict[str, str]:
+    """One item on its own (a cell's CUDA-graph warning), styled as in the summary."""
+    return {"text/plain": _item_lines(item).strip(),
+            "text/html": ("<div class='nbcompile-summary'><ul style='margin:0'>"
+                          f"{_item_html(item)}</ul></div>")}
+
 
 def summary_text(records: list[TargetRecord], budget: int | None = None) -> str:
     return render_text(summarize(records), budget)

@@ -4,8 +4,6 @@ and the explanation of torch's error when one is read later."""
 
 from __future__ import annotations
 
-import html
-
 from ..core.notebook.cudagraphs.hazard import (
     Explanation,
     HazardReport,
@@ -13,6 +11,9 @@ from ..core.notebook.cudagraphs.hazard import (
     Shared,
     SharedReport,
 )
+from ..core.records import CudagraphHazard, CudagraphHazardName
+from .bundle import item_bundle
+from .summary_model import SummaryItem
 
 #: Names listed per group of one shared tensor (``preds[0]`` ... ``preds[63]``).
 SHOWN_NAMES = 6
@@ -142,19 +143,32 @@ def shared_text(report: SharedReport) -> str:
     return "\n".join(lines)
 
 
-def _warning(text: str) -> dict[str, str]:
-    """A text as a MIME bundle: plain, and the same text as a warning block."""
-    return {"text/plain": text,
-            "text/html": '<pre class="nbcompile-warning" style="white-space:pre-wrap;'
-                         'border-left:3px solid #d9822b;padding-left:8px">'
-                         f"{html.escape(text)}</pre>"}
+def _record_text(text: str) -> str:
+    """A text as the record keeps it: without the cell output's ``nbcompile:`` lead."""
+    return text.replace("nbcompile: ", "")
+
+
+def report_record(report: HazardReport) -> CudagraphHazard:
+    """The overwritten outputs as a record (the summary and the inspector show it)."""
+    return CudagraphHazard(
+        "overwritten", report.cell,
+        [CudagraphHazardName(o.name, o.bound_in, o.by) for o in report.names],
+        any(o.message.gradient for o in report.names), _record_text(report_text(report)))
+
+
+def shared_record(report: SharedReport) -> CudagraphHazard:
+    """Names holding one CUDA-graph output, as a record."""
+    return CudagraphHazard(
+        "shared", report.cell,
+        [CudagraphHazardName(s.name, s.bound_in) for group in report.groups for s in group],
+        False, _record_text(shared_text(report)))
 
 
 def report_bundle(report: HazardReport) -> dict[str, str]:
-    """The report as a MIME bundle: text, and the same text as a warning block."""
-    return _warning(report_text(report))
+    """The report at its cell, styled as the summary's warnings."""
+    return item_bundle(SummaryItem("hazard", report_text(report)))
 
 
 def shared_bundle(report: SharedReport) -> dict[str, str]:
-    """Names holding one CUDA-graph output, as a MIME bundle (a warning block)."""
-    return _warning(shared_text(report))
+    """Names holding one CUDA-graph output, at their cell, styled as the summary's."""
+    return item_bundle(SummaryItem("hazard", shared_text(report)))

@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from ..core.insight.break_ranking import break_key, rank_breaks
+from ..core.notebook.cell_names import names_in
 from ..core.records import SCHEMA_VERSION, TargetRecord
 from .budget import fit_record, json_size, output_budget
 from .summary_model import progress_text, status_text, step_text
@@ -52,6 +53,10 @@ def published_record(record: TargetRecord | dict[str, Any],
         compile_["guards"], t = cap(compile_.get("guards", ""), guards_cap, name)
         truncated |= t
     data["truncated"] = truncated
+    if isinstance(record, TargetRecord):
+        names = names_in(data)
+        if names:
+            data["cell_names"] = names
     return data
 
 

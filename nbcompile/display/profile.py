@@ -16,7 +16,7 @@ import io
 from dataclasses import replace
 from typing import Any
 
-from ..core.notebook.cell_names import place
+from ..core.notebook.cell_names import names_in, place
 from ..core.records import MIME_TYPE, Omission
 from .budget import Room, fallback_budget, json_size, output_budget, record_budget
 from .text import clip, escape
@@ -319,6 +319,8 @@ def _fit_record(p: Any, budget: int) -> dict[str, Any]:
         data = shown.to_dict()
         if omitted:
             data["omitted"], data["truncated"] = [o.to_dict() for o in omitted], True
+        if names := names_in(data):
+            data["cell_names"] = names
         if json_size(data) <= budget or not (kernels or lines or timelines):
             return data
         if kernels or lines:  # the timelines' points go last

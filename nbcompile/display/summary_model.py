@@ -24,7 +24,7 @@ from ..core.records import CompileProgress, Recompile, SourceLine, TargetRecord
 from ..core.trace.stacks import cell_frame
 from .text import clip
 
-ItemKind = Literal["note", "cache", "graph_break", "recompile", "error", "torch_logs",
+ItemKind = Literal["note", "cache", "graph_break", "recompile", "error", "torch_logs", "hazard",
                    "progress"]
 
 #: What a cell without new functions or modules shows.
@@ -181,6 +181,8 @@ MAX_RECOMPILE_ITEMS = 10
 #: Calls under CUDA graphs explained one line each in a summary (the latest); the rest
 #: are in the record (``report(x).cudagraph_calls``).
 MAX_CUDAGRAPH_CALLS = 4
+#: CUDA-graph hazards said in a summary (the latest); the rest are in the record.
+MAX_HAZARDS = 2
 
 
 def cudagraph_call_items(r: TargetRecord) -> list[SummaryItem]:
@@ -193,6 +195,8 @@ def cudagraph_call_items(r: TargetRecord) -> list[SummaryItem]:
                                     f"in the kernel: nbcompile.report({r.name}).cudagraph_calls"))
     if shapes := cudagraph_shapes_line(r.cudagraph_shapes):
         items.append(SummaryItem("note", clip(shapes)))
+    items += [SummaryItem("hazard", f"after cell [{h.cell}]: {h.text}" if h.cell is not None
+                          else h.text) for h in r.cudagraph_hazards[-MAX_HAZARDS:]]
     return items
 
 

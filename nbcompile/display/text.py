@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import html
 
+from ..core.units import clip as core_clip
+
 #: Caps on what is published inline (characters).
 OUTPUT_CODE_CAP = 200_000
 KERNEL_CAP = 60_000
@@ -49,8 +51,8 @@ ITEM_TEXT_CAP = 500
 
 
 def clip(text: str, limit: int = ITEM_TEXT_CAP) -> str:
-    """``text`` cut to ``limit`` characters, an ellipsis marking the cut."""
-    return text if len(text) <= limit else text[:limit] + "\u2026"
+    """``text`` cut to ``limit`` characters, an ellipsis marking the cut (``core/units``)."""
+    return core_clip(text, limit)
 
 
 def escape(text: str) -> str:

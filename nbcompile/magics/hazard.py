@@ -10,9 +10,21 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.notebook.cudagraphs import outcome as cudagraphs
-from ..core.notebook.cudagraphs.hazard import get_watch, in_use, is_overwritten_error
+from ..core.notebook.cudagraphs.hazard import (
+    get_watch,
+    in_use,
+    is_overwritten_error,
+    keep,
+    owners,
+)
 from ..core.notebook.session import get_session
-from ..display.hazard import explanation_text, report_bundle, shared_bundle
+from ..display.hazard import (
+    explanation_text,
+    report_bundle,
+    report_record,
+    shared_bundle,
+    shared_record,
+)
 
 
 def _namespace(shell: Any) -> dict[str, Any]:
@@ -40,7 +52,17 @@ def after_cell(shell: Any, result: Any = None) -> None:
     namespace = _namespace(shell)
     watch = get_watch()
     report = watch.after_cell(cell, namespace, _resolve)
-    shared = watch.shared_after_cell(cell, namespace)
+    shared = watch.shared_after_cell(cell, namespace, resolve=_resolve)
+    session = get_session()
+    found = [(report_record(report), [*report.calls,
+                                      *(o.message.produced_in for o in report.names)])
+             ] if report is not None else []
+    if shared is not None:
+        found.append((shared_record(shared), list(shared.producers)))
+    for record, functions in found:  # kept per target: the summary and inspector show it
+        for target in owners(functions, session.targets, cudagraphs.asked_for):
+            keep(target, record)
+            session.listeners.notify(target)
     if report is not None or shared is not None:
         from IPython.display import display
 

@@ -213,6 +213,16 @@ def test_sidebar_live_jump_and_reopen(browser, tmp_path, artifacts):
             assert code.locator(".cm-searchMatch").count() >= 1
             assert "cpp_fused" in code.locator(".cm-content").inner_text()
             page.keyboard.press("Escape")
+            # The FX graph as torch wrote it, its `# File:` comments naming the cell as
+            # the kernel does (the record keeps torch's ipykernel temp path verbatim).
+            graphs = sidebar.locator('.nbc-section[data-section="graphs"]')
+            graphs.locator(":scope > summary").click()
+            graph = graphs.locator('.nbc-codeview .cm-content')
+            graph.wait_for()
+            graph_text = graph.inner_text()
+            assert "# File: cell [2], line 4 in gelu_chain" in graph_text, graph_text[:2000]
+            assert "ipykernel_" not in graph_text, graph_text[:2000]
+            graphs.locator(":scope > summary").click()  # folded again, as it was
             page.screenshot(path=str(artifacts / "sidebar-live.png"))
             timings["sidebar checked"] = time.monotonic() - t0
 

@@ -45,3 +45,27 @@ def test_each_variant_gets_torchs_fix(gradient):
         else:
             assert "`g = f(x).clone()`" in words and ".grad" not in words
     assert ("accessing gradient tensor output" in shown[0]) is gradient
+
+
+def test_a_hazard_is_a_record_the_summary_shows_in_its_own_styles():
+    """Worded once: the cell's output, the record's ``text`` (the summary and the inspector
+    show it) say the same; the HTML uses the summary's classes, no inline colours."""
+    from nbcompile.core.records import TargetRecord
+    from nbcompile.display.bundle import summary_html, summary_text
+    from nbcompile.display.hazard import report_bundle, report_record
+
+    _, message = _message(False)
+    report = HazardReport(5, (Overwritten("y1", 3, message, "step"),), ("step",), 1)
+    record = report_record(report)
+    assert (record.kind, record.cell, record.gradient) == ("overwritten", 5, False)
+    assert [(n.name, n.bound_in, n.by) for n in record.names] == [("y1", 3, "step")]
+    assert record.text == report_text(report).replace("nbcompile: ", "")
+    bundle = report_bundle(report)
+    assert "class='nbcompile-summary'" in bundle["text/html"]
+    assert "style=\"" not in bundle["text/html"] and "#d9822b" not in bundle["text/html"]
+    assert bundle["text/plain"].startswith("warning: nbcompile: the call of `step`")
+    target = TargetRecord(id="t1", name="step", kind="function", status="compiled",
+                          cudagraph_hazards=[record])
+    text = summary_text([target])
+    assert "warning: after cell [5]: the call of `step` in this cell" in text
+    assert "after cell [5]: the call of `step`" in summary_html([target])

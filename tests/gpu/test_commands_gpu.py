@@ -196,3 +196,26 @@ def test_open_trace_reads_a_gpu_log(evidence, tmp_path):
         assert kernels and all(k.language == "triton" for k in kernels), c.compile_id
     # torch said on stderr why reduce-overhead skipped the mutated input
     assert "mutated inputs" in done.stderr
+
+
+def test_compare_leaves_the_users_peak_statistics(ip, evidence):
+    """The user's ``max_memory_allocated`` is theirs: %compare never resets it, and each
+    row's peak is still measured when it stays under the user's peak (the profiler's
+    memory events say it)."""
+    run_cell(ip, "import torch\nimport nbcompile")
+    ip.run_cell_magic("compile", "", "def pk(x):\n    return (x * 2).sin() + x\n")
+    torch.cuda.reset_peak_memory_stats()
+    big = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
+    del big
+    peak = torch.cuda.max_memory_allocated()
+    run_cell(ip, "xp = torch.randn(512, 512, device='cuda')\n"
+                 "cmpk = nbcompile.compare(pk, xp, modes=['eager', 'default', "
+                 "'reduce-overhead'], budget_s=1)")
+    after = torch.cuda.max_memory_allocated()
+    rows = ip.user_ns["cmpk"].rows
+    save(evidence, "compare_user_peak", {"peak_before": peak, "peak_after": after,
+                                         "rows": [r.to_dict() for r in rows]}, [])
+    assert after == peak, (peak, after)
+    measured = [r for r in rows if r.status == "ok"]
+    assert measured and all(r.peak_memory_bytes for r in measured), [
+        (r.mode, r.peak_memory_bytes, r.memory_note) for r in measured]

@@ -292,3 +292,38 @@ def test_a_changed_parameter_rerecords_naming_that_input(ip, torch_messages, evi
     gave_up = [m for m in torch_messages.messages if "exceeding max re-recording limit" in m]
     fell_back = [c.fell_back for c in report.cudagraph_calls if c.fell_back]
     assert fell_back == gave_up[:len(fell_back)] and bool(fell_back) == bool(gave_up)
+
+
+def test_the_non_tree_path_is_said_not_known_per_call(ip, torch_messages, evidence):
+    """``triton.cudagraph_trees = False``: torch captures at the first call through its
+    non-tree path and logs nothing per call; no per-call value reads "no graph run", the
+    target says the per-call facts are not known."""
+    from nbcompile.core.notebook.cudagraphs.outcome import NON_TREE
+
+    ip.run_cell_magic("compile", "-o triton.cudagraphs=True -o triton.cudagraph_trees=False",
+                      "def gcg_flat(x):\n    return (x * 5).sin() + 2\n")
+    run_cell(ip, "xf = torch.randn(256, device='cuda')\n"
+                 "for _ in range(3):\n    _ = gcg_flat(xf)")
+    report = nbcompile.report(ip.user_ns["gcg_flat"])
+    save(evidence, "non_tree", report, torch_messages.messages)
+    assert report.cudagraph_calls == [], report.cudagraph_calls
+    assert NON_TREE in report.notes, report.notes
+
+
+def test_a_training_steps_backward_runs_are_counted(ip, torch_messages, evidence):
+    """``loss.backward()`` runs the compiled backward graphs outside the module's call:
+    their warm-up and recording lines come with no call running, kept as the backward
+    pass after the call (torch's own record: the trees' BACKWARD-mode nodes)."""
+    ip.run_cell_magic("compile", "--mode reduce-overhead",
+                      "gcg_lin = torch.nn.Linear(64, 64, device='cuda')\n")
+    run_cell(ip, "xt = torch.randn(32, 64, device='cuda')\n"
+                 "for _ in range(3):\n"
+                 "    gcg_lin(xt).sum().backward()\n"
+                 "    gcg_lin.zero_grad(set_to_none=True)")
+    report = nbcompile.report(ip.user_ns["gcg_lin"])
+    save(evidence, "backward", report, torch_messages.messages)
+    backward = [c for c in report.cudagraph_calls if c.backward]
+    assert backward, [c.what for c in report.cudagraph_calls]
+    assert backward[0].warmups >= 1 and backward[0].what.startswith("backward pass (after call")
+    modes = [m for m in torch_messages.messages if "mode=" in m]
+    assert any("BACKWARD" in m for m in modes) or not modes, modes[:4]

@@ -153,4 +153,11 @@ def test_the_call_that_overwrote_is_blamed_not_the_last(ip, capsys, evidence):
     assert [(o.name, o.bound_in, o.by) for o in report.names] == [
         ("hz_a", bound.execution_count, "hz_g")], report
     assert "the call of `hz_g`" in shown and "`hz_f2`" not in shown.split("\n")[0], shown
-    save(evidence, "hazard_blame", {"report": asdict(report), "shown": shown}, [])
+    # the record: kept on the target that overwrote it, in the words the cell showed
+    import nbcompile
+    (kept,) = nbcompile.report(ip.user_ns["hz_g"]).cudagraph_hazards[-1:]
+    assert (kept.kind, kept.cell, [n.name for n in kept.names]) == (
+        "overwritten", both.execution_count, ["hz_a"])
+    assert kept.text.split("\n")[0] in shown
+    save(evidence, "hazard_blame", {"report": asdict(report), "shown": shown,
+                                    "record": kept.to_dict()}, [])

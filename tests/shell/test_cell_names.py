@@ -5,7 +5,7 @@ the records keep that filename for tools."""
 from __future__ import annotations
 
 import nbcompile
-from nbcompile.core.notebook.cell_names import name_cells, place
+from nbcompile.core.notebook.cell_names import name_cells, names_in, place
 from nbcompile.display.diagnose import diagnosis_bundle
 from nbcompile.display.profile import profile_bundle
 from nbcompile.display.suggest import suggestions_bundle
@@ -44,8 +44,13 @@ def test_commands_name_the_cell_as_the_summary_does(ip):
 
     prof = ip.run_line_magic("kprun", "cn_g(x_cn) --repeat 2 --no-memory")
     assert isinstance(prof, nbcompile.Profile) and prof.filename == filename  # kept for tools
-    for shown in _shown(profile_bundle(prof)):
+    bundle = profile_bundle(prof)
+    for shown in _shown(bundle):
         assert f"source ({cell})" in shown and not any(r in shown for r in RAW), shown
+    # the record keeps the filename (its breaks' too) and names the cell beside it
+    record = bundle[nbcompile.MIME_TYPE]
+    assert record["graph_breaks"] and record["graph_breaks"][0]["filename"] == filename
+    assert record["cell_names"] == {filename: cell}
 
     sug = ip.run_line_magic("suggest", "cn_g(x_cn) --budget 20")
     assert isinstance(sug, nbcompile.Suggestions) and sug.items
@@ -70,3 +75,8 @@ def test_place_and_name_cells_follow_one_rule(ip):
     # an ipykernel file IPython does not know: a cell, not its temporary file
     text = 'File "/tmp/ipykernel_99/123.py", line 5, in f\n  # /tmp/ipykernel_99/123.py:6 in f'
     assert name_cells(text) == "a notebook cell, line 5, in f\n  # a notebook cell, line 6 in f"
+    # the names a record carries beside torch's text: each cell file as written there
+    record = {"graphs": ["# File: /tmp/ipykernel_99/123.py:4 in f, code: y = x"],
+              "filename": "<ipython-input-41-0123abcd>", "other": "/x/lib/mod.py:7"}
+    assert names_in(record) == {"/tmp/ipykernel_99/123.py": "a notebook cell",
+                                "<ipython-input-41-0123abcd>": "cell [41]"}

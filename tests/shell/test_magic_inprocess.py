@@ -188,8 +188,8 @@ def test_unload_removes_the_trace_handler_and_load_restores_it(ip):
     listener = get_session().listener
     assert listener in logger.handlers
     hooks = ["pre_run_cell:torch_log_filter", "pre_run_cell:cell_history",
-             "post_run_cell:cell_history", "post_run_cell:cudagraph_hazards",
-             "post_run_cell:cache_keys"]
+             "pre_run_cell:cudagraph_hazards", "post_run_cell:cell_history",
+             "post_run_cell:cudagraph_hazards", "post_run_cell:cache_keys"]
     assert cell_hooks.installed(ip) == hooks
     ours = [cb for cbs in ip.events.callbacks.values() for cb in cbs
             if getattr(cb, "__name__", "").startswith("nbcompile_")]

@@ -98,12 +98,12 @@ def test_fresh_records_match_committed_fixture(ip):
 
 def _key_paths(value, prefix="") -> set[str]:
     """Every key path in a JSON value (list items merged), e.g. .targets[].kernels[].name;
-    free-form maps (options, cache, times, phases) count as one path."""
+    free-form maps (options, cache, times, phases, cell_names) count as one path."""
     paths: set[str] = set()
     if isinstance(value, dict):
         for key, item in value.items():
             paths.add(f"{prefix}.{key}")
-            if key not in ("options", "cache", "times", "phases", "environment"):
+            if key not in ("options", "cache", "times", "phases", "environment", "cell_names"):
                 paths |= _key_paths(item, f"{prefix}.{key}")
     elif isinstance(value, list):
         for item in value:

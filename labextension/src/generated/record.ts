@@ -174,9 +174,19 @@ export interface TargetRecord {
    */
   cudagraph_shapes?: CudagraphShapes | null;
   /**
+   * names found holding this target's CUDA-graph outputs after a later call took them (the latest, at most `cudagraphs.hazard.MAX_KEPT`)
+   */
+  cudagraph_hazards?: CudagraphHazard[];
+  /**
    * len(graph_breaks)
    */
   graph_break_count: number;
+  /**
+   * each notebook cell's code file the record names (a break's file, torch's text: an FX graph's `# File:` comments, guards, log messages), as written there -> the cell as the notebook names it (`cell [2]`); torch's text stays verbatim (published)
+   */
+  cell_names?: {
+    [k: string]: string;
+  };
   /**
    * len(recompiles)
    */
@@ -765,7 +775,7 @@ export interface EagerRuns {
  */
 export interface CudagraphCall {
   /**
-   * the target's call number under CUDA graphs, from its first (0: calls that only replayed went uncounted before it, see `cudagraph_calls.py`)
+   * the target's call number under CUDA graphs, from its first (0: calls that only replayed went uncounted before it, see `core/notebook/cudagraphs/calls.py`)
    */
   call: number;
   /**
@@ -810,6 +820,10 @@ export interface CudagraphCall {
    * what happened, in the words the summary's line and the inspector show
    */
   what?: string;
+  /**
+   * the graph runs of a backward pass after call `call` (`loss.backward()`: outside the target's calls; torch's lines say so, `replays` not counted there)
+   */
+  backward?: boolean;
 }
 /**
  * A CUDA graph torch recorded again because an input changed (CUDA-graph trees' `check_invariants`), in torch's words.
@@ -866,6 +880,39 @@ export interface CudagraphShapes {
    * what fits when sizes keep coming (empty: nothing to do yet)
    */
   remedy?: string;
+}
+/**
+ * User names found after a cell holding CUDA-graph outputs that are no longer theirs: `overwritten` (torch marked the output when a later call started a new generation of the trees: reading it raises torch's error) or `shared` (names holding the one tensor a replay hands back again and writes into, with no error). Worded once, in Python: the cell's output, the summary and the inspector show `text`.
+ */
+export interface CudagraphHazard {
+  kind: 'overwritten' | 'shared';
+  /**
+   * execution count of the cell after which it was found
+   */
+  cell: number | null;
+  names?: CudagraphHazardName[];
+  /**
+   * overwritten gradients (`.grad`): torch's advice differs
+   */
+  gradient?: boolean;
+  /**
+   * what happened and the fix, in words
+   */
+  text?: string;
+}
+/**
+ * A user's name in a CUDA-graph hazard: `y1`, `preds[0]`.
+ */
+export interface CudagraphHazardName {
+  name: string;
+  /**
+   * execution count of the cell that bound it (None: not known)
+   */
+  bound_in?: number | null;
+  /**
+   * overwritten: the function whose call overwrote it ("": not known which)
+   */
+  by?: string;
 }
 /**
  * The result of `compare()`: one row per mode, eager first.
@@ -1219,6 +1266,12 @@ export interface Profile {
   interrupted?: boolean;
   schema_version: number;
   record: string;
+  /**
+   * each notebook cell's code file the record names (a break's file), as written there -> the cell as the notebook names it (`cell [2]`) (published)
+   */
+  cell_names?: {
+    [k: string]: string;
+  };
   /**
    * set when published with some kernels or lines left out
    */

@@ -306,9 +306,23 @@ export const RECORD_SCHEMA: unknown = {
           ],
           "description": "the input sizes its CUDA graphs were recorded for (None: none recorded)"
         },
+        "cudagraph_hazards": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/CudagraphHazard"
+          },
+          "description": "names found holding this target's CUDA-graph outputs after a later call took them (the latest, at most `cudagraphs.hazard.MAX_KEPT`)"
+        },
         "graph_break_count": {
           "type": "integer",
           "description": "len(graph_breaks)"
+        },
+        "cell_names": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "string"
+          },
+          "description": "each notebook cell's code file the record names (a break's file, torch's text: an FX graph's `# File:` comments, guards, log messages), as written there -> the cell as the notebook names it (`cell [2]`); torch's text stays verbatim (published)"
         },
         "recompile_count": {
           "type": "integer",
@@ -1268,7 +1282,7 @@ export const RECORD_SCHEMA: unknown = {
       "properties": {
         "call": {
           "type": "integer",
-          "description": "the target's call number under CUDA graphs, from its first (0: calls that only replayed went uncounted before it, see `cudagraph_calls.py`)"
+          "description": "the target's call number under CUDA graphs, from its first (0: calls that only replayed went uncounted before it, see `core/notebook/cudagraphs/calls.py`)"
         },
         "cell": {
           "type": [
@@ -1330,6 +1344,10 @@ export const RECORD_SCHEMA: unknown = {
         "what": {
           "type": "string",
           "description": "what happened, in the words the summary's line and the inspector show"
+        },
+        "backward": {
+          "type": "boolean",
+          "description": "the graph runs of a backward pass after call `call` (`loss.backward()`: outside the target's calls; torch's lines say so, `replays` not counted there)"
         }
       },
       "required": [
@@ -1424,6 +1442,70 @@ export const RECORD_SCHEMA: unknown = {
       },
       "required": [
         "shapes"
+      ],
+      "additionalProperties": false
+    },
+    "CudagraphHazard": {
+      "title": "CudagraphHazard",
+      "type": "object",
+      "description": "User names found after a cell holding CUDA-graph outputs that are no longer theirs: `overwritten` (torch marked the output when a later call started a new generation of the trees: reading it raises torch's error) or `shared` (names holding the one tensor a replay hands back again and writes into, with no error). Worded once, in Python: the cell's output, the summary and the inspector show `text`.",
+      "properties": {
+        "kind": {
+          "enum": [
+            "overwritten",
+            "shared"
+          ]
+        },
+        "cell": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "execution count of the cell after which it was found"
+        },
+        "names": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/CudagraphHazardName"
+          }
+        },
+        "gradient": {
+          "type": "boolean",
+          "description": "overwritten gradients (`.grad`): torch's advice differs"
+        },
+        "text": {
+          "type": "string",
+          "description": "what happened and the fix, in words"
+        }
+      },
+      "required": [
+        "kind",
+        "cell"
+      ],
+      "additionalProperties": false
+    },
+    "CudagraphHazardName": {
+      "title": "CudagraphHazardName",
+      "type": "object",
+      "description": "A user's name in a CUDA-graph hazard: `y1`, `preds[0]`.",
+      "properties": {
+        "name": {
+          "type": "string"
+        },
+        "bound_in": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "execution count of the cell that bound it (None: not known)"
+        },
+        "by": {
+          "type": "string",
+          "description": "overwritten: the function whose call overwrote it (\"\": not known which)"
+        }
+      },
+      "required": [
+        "name"
       ],
       "additionalProperties": false
     },
@@ -1962,6 +2044,13 @@ export const RECORD_SCHEMA: unknown = {
         },
         "record": {
           "type": "string"
+        },
+        "cell_names": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "string"
+          },
+          "description": "each notebook cell's code file the record names (a break's file), as written there -> the cell as the notebook names it (`cell [2]`) (published)"
         },
         "truncated": {
           "type": "boolean",

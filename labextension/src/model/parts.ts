@@ -20,6 +20,10 @@ export type View<T, K extends keyof T, Over = object> = {
   [P in K]-?: Exclude<T[P], undefined>;
 } & Over;
 
+/** Each notebook cell's code file a record names (as written there) -> the cell's name
+ * as the kernel words it (`cell [2]`): the record's `cell_names`. */
+export type CellNames = ReadonlyMap<string, string>;
+
 export type ISourceLine = View<
   R.SourceLine,
   'filename' | 'line',

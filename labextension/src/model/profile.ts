@@ -4,7 +4,7 @@
  */
 
 import type * as R from '../generated/record';
-import type { IGraphBreak, IOmission, View } from './parts';
+import type { CellNames, IGraphBreak, IOmission, View } from './parts';
 
 /** One kernel (or extern op) of a profile: measured launches and time. */
 export type IKernelTime = View<
@@ -78,6 +78,8 @@ export interface IProfilePayload {
   lines: ILineTime[];
   notes: string[];
   graph_breaks: IGraphBreak[];
+  /** Each cell's code file the record names (as written there) -> `cell [N]`. */
+  cell_names: CellNames;
   compiles: string[];
   recompiles_during_profile: number;
   /** Peak and allocated bytes of one call, bytes per line and kernel, a timeline; null: not measured. */

@@ -6,6 +6,7 @@
 
 import type * as R from '../generated/record';
 import type {
+  CellNames,
   IGraphBreak,
   IKernel,
   IOmission,
@@ -104,6 +105,17 @@ export interface ICudagraphCall {
   pool_after: number | null;
   /** What happened, in the kernel's words (the summary's line says the same). */
   what: string;
+  /** The backward pass after call `call` (outside the call: replays not counted). */
+  backward: boolean;
+}
+
+/** Names found after a cell holding CUDA-graph outputs no longer theirs, in the
+ * kernel's words (the cell's output and the summary say the same `text`). */
+export interface ICudagraphHazard {
+  kind: 'overwritten' | 'shared';
+  cell: number | null;
+  names: string[];
+  text: string;
 }
 
 export type ITargetError = View<
@@ -171,6 +183,10 @@ export type ITargetRecord = View<
     stance: string;
     /** Calls under CUDA graphs (warm-up, recording, replays, pool), oldest first. */
     cudagraph_calls: ICudagraphCall[];
+    /** Names holding its CUDA-graph outputs after a later call took them, oldest first. */
+    cudagraph_hazards: ICudagraphHazard[];
+    /** Each cell's code file the record names (as written there) -> `cell [N]`. */
+    cell_names: CellNames;
   }
 >;
 

@@ -184,7 +184,14 @@ export function parseTarget(o: R.TargetRecord): ITargetRecord | null {
     annotations: (o.annotations ?? []).map(parseAnnotation),
     code_diffs: (o.code_diffs ?? []).map(parseCodeDiff),
     stance: o.stance ?? 'default',
-    cudagraph_calls: (o.cudagraph_calls ?? []).map(parseCudagraphCall)
+    cudagraph_calls: (o.cudagraph_calls ?? []).map(parseCudagraphCall),
+    cudagraph_hazards: (o.cudagraph_hazards ?? []).map(x => ({
+      kind: x.kind,
+      cell: x.cell ?? null,
+      names: (x.names ?? []).map(n => n.name),
+      text: x.text ?? ''
+    })),
+    cell_names: new Map(Object.entries(o.cell_names ?? {}))
   };
 }
 
@@ -205,7 +212,8 @@ function parseCudagraphCall(o: R.CudagraphCall): ICudagraphCall {
     fell_back: o.fell_back ?? '',
     pool_before: o.pool_before ?? null,
     pool_after: o.pool_after ?? null,
-    what: o.what ?? ''
+    what: o.what ?? '',
+    backward: o.backward === true
   };
 }
 

@@ -174,6 +174,7 @@ export function parseProfile(o: ProfileRecord, key: string): IProfilePayload {
     lines: o.lines.map(parseLineTime),
     notes: [...o.notes],
     graph_breaks: (o.graph_breaks ?? []).map(parseGraphBreak),
+    cell_names: new Map(Object.entries(o.cell_names ?? {})),
     compiles: [...o.compiles],
     recompiles_during_profile: o.recompiles_during_profile,
     memory: o.memory ? parseProfileMemory(o.memory) : null,

@@ -41,9 +41,16 @@ export class BreaksSection extends Section {
 
   private _renderBreak(t: ITargetRecord, gb: IGraphBreak): HTMLElement {
     const item = h('li', { class: 'nbc-break' });
-    if (gb.filename && !isCellFile(gb.filename, t.cell)) {
-      // A break inside library code: name the file, and link the cell line that led there.
-      item.appendChild(libraryLine(gb.filename, gb.lineno, gb.line));
+    // Another cell's code (a helper it defined) is named as the kernel names that cell.
+    const otherCell =
+      gb.filename !== null &&
+      gb.filename !== t.cell.filename &&
+      t.cell_names.has(gb.filename);
+    if (gb.filename && (otherCell || !isCellFile(gb.filename, t.cell))) {
+      // A break outside this cell: name the file, and link the cell line that led there.
+      item.appendChild(
+        libraryLine(gb.filename, gb.lineno, gb.line, undefined, t.cell_names)
+      );
       const via = cellFrame(gb.stack, t.cell);
       if (via) {
         item.appendChild(

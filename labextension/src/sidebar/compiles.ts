@@ -5,13 +5,14 @@
  */
 
 import { appendPaged, h } from '../ui/dom';
-import { clip, formatSeconds, plural } from '../ui/format';
+import { clip, formatSeconds, nameCells, plural } from '../ui/format';
 import { ITargetRecord } from '../model/target';
 import {
   CUDAGRAPH_CALL_HEAD,
   cudagraphCallRow,
   cudagraphText
 } from '../views/cudagraphtext';
+import { hazardNode } from '../views/inlinesummary';
 import { phaseBar } from '../views/phasebar';
 import { ISectionHost, PAGE, Section } from './section';
 
@@ -92,7 +93,7 @@ export class GraphsSection extends PickerSection {
             `compile ${c.compile_id} · ${c.frame}` +
             (c.graphs.length > 1 ? ` · graph ${i + 1}` : '') +
             (c.graph_op_count ? ` · ${plural(c.graph_op_count, 'op')}` : ''),
-          text: g
+          text: nameCells(g, t.cell_names)
         });
       });
       if (items.length >= MAX_PICK) {
@@ -120,7 +121,7 @@ export class GuardsSection extends PickerSection {
       .filter(c => c.guards)
       .map(c => ({
         label: `compile ${c.compile_id} · ${c.frame}`,
-        text: c.guards.replace(/^\n+/, '')
+        text: nameCells(c.guards.replace(/^\n+/, ''), t.cell_names)
       }));
   }
 }
@@ -226,6 +227,16 @@ export class CompilesSection extends Section {
     wrap.appendChild(h('div', { class: 'nbc-table-wrap' }, table));
     if (t.cudagraph_calls.length) {
       wrap.appendChild(cudagraphCalls(t));
+    }
+    if (t.cudagraph_hazards.length) {
+      wrap.appendChild(
+        h(
+          'div',
+          { class: 'nbc-cudagraph-hazards' },
+          h('div', { class: 'nbc-meta' }, 'CUDA-graph outputs your names hold'),
+          ...t.cudagraph_hazards.map(hazardNode)
+        )
+      );
     }
     return wrap;
   }

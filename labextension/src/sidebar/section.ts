@@ -6,7 +6,7 @@
 
 import { ISignal } from '@lumino/signaling';
 
-import { CodeView } from '../ui/codeview';
+import { ICodeView } from '../ui/codesink';
 import { button, h } from '../ui/dom';
 import { clip } from '../ui/format';
 import { ICellRef, ITargetRecord } from '../model/target';
@@ -33,7 +33,7 @@ export interface IInspectorSource {
 export interface ISectionHost {
   readonly source: IInspectorSource | null;
   /** The panel's shared read-only code view named `key` (created on first use). */
-  codeView(key: string): CodeView;
+  codeView(key: string): ICodeView;
   /** Open `record`'s source and generated code side by side in a main-area tab. */
   openTab?(record: ITargetRecord): void;
 }

@@ -2,7 +2,7 @@
  * out of the cell's stderr by nbcompile and shown here once each. */
 
 import { appendPaged, h } from '../ui/dom';
-import { clip } from '../ui/format';
+import { clip, nameCells } from '../ui/format';
 import { ITargetRecord } from '../model/target';
 import { ISectionHost, PAGE, Section } from './section';
 
@@ -37,7 +37,11 @@ export class TorchLogsSection extends Section {
             `${clip(log.level, 20)} · ${clip(log.logger, 200)}` +
               (log.compile_id ? ` · compile ${clip(log.compile_id, 40)}` : '')
           ),
-          h('pre', { class: 'nbc-torch-log' }, clip(log.message, 4000))
+          h(
+            'pre',
+            { class: 'nbc-torch-log' },
+            clip(nameCells(log.message, t.cell_names), 4000)
+          )
         ),
       PAGE,
       'logs'

@@ -1,6 +1,7 @@
 /**
  * Where a view puts code text: the sidebar passes its CodeMirror view (./codeview),
- * the inline renderer a plain `<pre>` (no editor per output). Both take text only.
+ * the inline renderer a plain `<pre>` (no editor per output), the inline inspector
+ * widget its DOM line view (./linecode). All take text only.
  */
 
 import { button, h } from './dom';
@@ -8,6 +9,32 @@ import { button, h } from './dom';
 export interface ICodeSink {
   readonly node: HTMLElement;
   setText(text: string, mimeType: string, info?: string): void;
+}
+
+/** A code view a section keeps between renders (it is told when shown again). */
+export interface ICodeView extends ICodeSink {
+  /** Call after the node was (re)attached to the document. */
+  refresh(): void;
+}
+
+/**
+ * The code pane of the source-and-kernels view: text with per-line classes, and the
+ * line the user moved to. The sidebar's tab uses CodeMirror, the widget ./linecode.
+ */
+export interface ICodePane {
+  readonly node: HTMLElement;
+  /** Show `text` (a new text starts at its top). */
+  setText(text: string, mimeType: string): void;
+  /** Number of lines of the text shown. */
+  readonly lineCount: number;
+  /** Replace every line's mark: 1-based line -> CSS classes. */
+  markLines(marks: ReadonlyMap<number, string>): void;
+  /** Scroll so that 1-based `line` is at the top. */
+  scrollToLine(line: number): void;
+  /** Called with the 1-based line the user moved to (click, keys). */
+  onLine: ((line: number) => void) | null;
+  refresh(): void;
+  dispose(): void;
 }
 
 /** Characters a plain `<pre>` shows at first, and per "Show more". */

@@ -11,7 +11,9 @@ import {
   countsText,
   editorMimeType,
   languageLabel,
+  nameCells,
   optionsText,
+  placeText,
   statusText
 } from './format';
 
@@ -62,4 +64,27 @@ test('prototype keys and odd values are plain data, never lookups', () => {
   assert.match(optionsText(t.options), /__proto__=/);
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
   assert.match(countsText(t), /kernels/);
+});
+
+test("torch's text names the cells the record names, as the kernel words them", () => {
+  const names = new Map([['/tmp/ipykernel_7/123.py', 'cell [2]']]);
+  const graph =
+    '# File: /tmp/ipykernel_7/123.py:4 in gelu_chain, code: y = torch.sin(x) * 2\n' +
+    '  File "/tmp/ipykernel_7/123.py", line 5, in gelu_chain\n' +
+    'from /tmp/ipykernel_7/123.py and /tmp/ipykernel_8/9.py:3';
+  assert.equal(
+    nameCells(graph, names),
+    '# File: cell [2], line 4 in gelu_chain, code: y = torch.sin(x) * 2\n' +
+      '  cell [2], line 5, in gelu_chain\n' +
+      'from cell [2] and /tmp/ipykernel_8/9.py:3'
+  );
+  assert.equal(nameCells('no cell here', names), 'no cell here');
+  assert.equal(
+    placeText('/tmp/ipykernel_7/123.py', 11, names),
+    'cell [2], line 11'
+  );
+  assert.equal(
+    placeText('/x/torch/nn/modules/module.py', 9, names),
+    'nn/modules/module.py:9'
+  );
 });

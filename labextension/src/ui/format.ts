@@ -4,7 +4,7 @@
  * own in `nbcompile/display/units.py`). Pure functions of the view model; no DOM.
  */
 
-import type { ISourceLine } from '../model/parts';
+import type { CellNames, ISourceLine } from '../model/parts';
 import type { ICellRef, ITargetOptions, ITargetRecord } from '../model/target';
 
 /** `3 graphs`, `1 break`. */
@@ -201,6 +201,42 @@ export function isCellFile(filename: string | null, cell: ICellRef): boolean {
 /** A trace compile's rank in words (`null`: a log with no rank). */
 export function rankText(rank: number | null): string {
   return rank === null ? 'no rank' : `rank ${rank}`;
+}
+
+/**
+ * `text` (torch's, kept verbatim in the record) with each cell file the record names
+ * written as its cell's name, the way the kernel writes it: `File "/tmp/ipykernel_1/2.py",
+ * line 5` and `/tmp/ipykernel_1/2.py:5` both read `cell [2], line 5`. The names are the
+ * record's (`cell_names`, worded by the kernel).
+ */
+export function nameCells(text: string, names: CellNames): string {
+  for (const [file, name] of names) {
+    if (!file || !text.includes(file)) {
+      continue;
+    }
+    const f = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const line = (_: string, n: string) => `${name}, line ${n}`;
+    text = text
+      .replace(new RegExp(`File "${f}", line (\\d+)`, 'g'), line)
+      .replace(new RegExp(`${f}:(\\d+)`, 'g'), line)
+      .split(file)
+      .join(name);
+  }
+  return text;
+}
+
+/** A file line in words: `cell [2], line 5` for a cell the record names, else
+ * `shortPath`'s. */
+export function placeText(
+  filename: string,
+  lineno: number | null,
+  names?: CellNames
+): string {
+  const name = names?.get(filename);
+  if (name) {
+    return lineno !== null ? `${name}, line ${lineno}` : name;
+  }
+  return shortPath(filename, lineno);
 }
 
 /** ``torch/optim/optimizer.py:79`` for a library file: its last three path parts. */

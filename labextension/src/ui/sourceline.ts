@@ -3,14 +3,17 @@
  */
 
 import { h } from './dom';
-import { clip, shortPath } from './format';
+import type { CellNames } from '../model/parts';
+import { clip, placeText } from './format';
 
-/** `file:line` and the line's code; `missing` when the record has no source text. */
+/** `file:line` (`cell [2], line 5` for a cell the record names) and the line's code;
+ * `missing` when the record has no source text. */
 export function libraryLine(
   filename: string | null | undefined,
   lineno: number | null,
   line: string,
-  missing = '(source not available)'
+  missing = '(source not available)',
+  names?: CellNames
 ): HTMLElement {
   return h(
     'div',
@@ -18,7 +21,7 @@ export function libraryLine(
     h(
       'span',
       { class: 'nbc-lineno' },
-      clip(shortPath(filename ?? '', lineno), 300)
+      clip(placeText(filename ?? '', lineno, names), 300)
     ),
     h('code', { class: 'nbc-line' }, clip(line.trim(), 300) || missing)
   );

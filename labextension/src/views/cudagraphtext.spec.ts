@@ -133,3 +133,35 @@ test('a record without calls under CUDA graphs reads as none', () => {
   delete raw.targets[0].cudagraph_calls;
   assert.deepEqual(summary(raw).targets[0].cudagraph_calls, []);
 });
+
+test('a backward pass and the hazards are read as the kernel worded them', () => {
+  const raw = fixture() as { targets: Record<string, unknown>[] };
+  const what =
+    'backward pass (after call 3, outside the call; its replays are not counted): recorded 1 graph (capture: a slow call)';
+  raw.targets[0].cudagraph_calls = [
+    { call: 3, cell: 7, recordings: 1, backward: true, what }
+  ];
+  raw.targets[0].cudagraph_hazards = [
+    {
+      kind: 'overwritten',
+      cell: 9,
+      names: [{ name: 'y1', bound_in: 8, by: 'g' }],
+      text: 'the call of `g` in this cell (cell [9]) overwrote ...'
+    }
+  ];
+  const t = summary(raw).targets[0];
+  const row = cudagraphCallRow(t.cudagraph_calls[0]);
+  assert.equal(row[4], ''); // replays outside the call are not counted: no zero
+  assert.equal(row[8], what);
+  assert.deepEqual(t.cudagraph_hazards, [
+    {
+      kind: 'overwritten',
+      cell: 9,
+      names: ['y1'],
+      text: 'the call of `g` in this cell (cell [9]) overwrote ...'
+    }
+  ]);
+  const bare = fixture() as { targets: Record<string, unknown>[] };
+  delete bare.targets[0].cudagraph_hazards;
+  assert.deepEqual(summary(bare).targets[0].cudagraph_hazards, []);
+});

@@ -63,7 +63,7 @@ export function cudagraphCallRow(c: ICudagraphCall): string[] {
     c.cell !== null ? `[${c.cell}]` : '',
     String(c.warmups),
     String(c.recordings),
-    String(c.replays),
+    c.backward ? '' : String(c.replays), // not counted outside the call
     String(c.eager),
     c.pool_before !== null ? formatBytes(c.pool_before) : '',
     c.pool_after !== null ? formatBytes(c.pool_after) : '',

@@ -16,7 +16,11 @@ import {
   statusText,
   whereText
 } from '../ui/format';
-import { ISummaryPayload, ITargetRecord } from '../model/target';
+import {
+  ICudagraphHazard,
+  ISummaryPayload,
+  ITargetRecord
+} from '../model/target';
 import { phaseBar } from './phasebar';
 
 /** Targets listed inline per output (the inspector lists them all). */
@@ -25,6 +29,10 @@ const MAX_ROWS = 50;
 const MAX_DETAILS = 10;
 /** Longest text shown inline. */
 const MAX_TEXT = 500;
+/** CUDA-graph hazards said inline (the latest), as the summary's text says them. */
+const MAX_HAZARDS = 2;
+/** A hazard's text (its names, why, the fix) kept whole up to this. */
+const MAX_HAZARD_TEXT = 2000;
 
 /**
  * The rows of `p`; `inspect` (when given) opens the Compile inspector on a target.
@@ -76,6 +84,9 @@ export function renderInlineSummary(
     }
     for (const note of t.notes.slice(0, MAX_DETAILS)) {
       lines.push([clip(note, MAX_TEXT)]);
+    }
+    for (const hz of t.cudagraph_hazards.slice(-MAX_HAZARDS)) {
+      lines.push([hazardNode(hz)]);
     }
     for (const gb of t.graph_breaks.slice(0, MAX_DETAILS)) {
       lines.push([
@@ -145,6 +156,18 @@ export function renderInlineSummary(
 }
 
 /** Compile time by phase, a stacked bar per compile (folded; the first few). */
+/** A CUDA-graph hazard as the kernel worded it: the cell after which it was found, then
+ * its lines (what happened, why, the fix), styled as the summary's warnings. */
+export function hazardNode(hz: ICudagraphHazard): HTMLElement {
+  const where = hz.cell !== null ? `after cell [${hz.cell}]: ` : '';
+  return h(
+    'div',
+    { class: 'nbc-note nbc-warning nbc-hazard' },
+    h('b', null, 'warning'),
+    ` ${where}${clip(hz.text, MAX_HAZARD_TEXT)}`
+  );
+}
+
 function phasesOf(t: ITargetRecord): HTMLElement | null {
   const compiles = t.compiles.filter(c => c.phases.size);
   if (!compiles.length) {

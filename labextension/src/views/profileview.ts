@@ -6,7 +6,7 @@
  */
 
 import { appendPaged, externalLink, h } from '../ui/dom';
-import { clip, formatBytes, formatTime, plural, shortPath } from '../ui/format';
+import { clip, formatBytes, formatTime, placeText, plural } from '../ui/format';
 import {
   IMemoryPoint,
   IProfileMemory,
@@ -66,7 +66,7 @@ export function renderProfile(p: IProfilePayload): HTMLElement {
         h(
           'li',
           null,
-          `${clip(shortPath(gb.filename ?? '', gb.lineno), 300)}: `,
+          `${clip(placeText(gb.filename ?? '', gb.lineno, p.cell_names), 300)}: `,
           h('code', null, clip(gb.line.trim(), 300)),
           ` — ${clip(gb.gb_type || gb.reason, MAX_TEXT)} `,
           gb.gb_id || gb.doc_url

@@ -18,6 +18,7 @@ from .. import sources
 from ..frames import Span, is_cell_file, is_entry_file, is_torch_file
 from ..notebook.cell_names import name_cells
 from ..runs.wrappers import eager_callable
+from ..units import clip
 from .isolate import shown_error
 
 _NBCOMPILE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -147,9 +148,7 @@ def _short_paths(text: str) -> str:
 
 
 def _cut(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return text[:limit].rsplit(" ", 1)[0] + " ..."
+    return clip(text, limit, " ...", at_word=True)
 
 
 def culprit_function(site: Site, fn: Any, own: set[str]) -> tuple[str, Callable[..., Any]] | None:

@@ -12,6 +12,7 @@ import re
 from typing import Any, TypeGuard
 
 from ..trace.parsers import kernel_compile_times
+from ..units import clip
 from .events import LogEvent
 from .files import TraceLog
 
@@ -27,7 +28,7 @@ def event_problem(log: TraceLog, event: LogEvent | None, error: BaseException) -
 def show(value: Any, limit: int = 40) -> str:
     """A value for a problem note, cut at ``limit`` characters."""
     text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
+    return clip(text, limit, "...")
 
 
 def bad(log: TraceLog, event: LogEvent, name: str, value: Any, expected: str) -> None:

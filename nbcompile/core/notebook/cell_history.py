@@ -21,6 +21,8 @@ from typing import Any
 
 import torch
 
+from ..units import clip
+
 #: Names of the user's namespace never snapshotted (IPython's own).
 _SKIP = frozenset({"In", "Out", "exit", "quit", "get_ipython"})
 #: Most globals and submodules looked at per snapshot (keeps a cell's cost bounded).
@@ -52,7 +54,7 @@ class Change:
 
 def _short(value: Any) -> str:
     text = repr(value)
-    return text if len(text) <= VALUE_CAP else text[:VALUE_CAP] + "\u2026"
+    return clip(text, VALUE_CAP)
 
 
 def _modes(module: torch.nn.Module) -> tuple[tuple[str, bool], ...]:

@@ -67,6 +67,28 @@ def place(filename: str | None, lineno: int | None) -> str:
     return f"line {lineno}" if lineno is not None else ""
 
 
+def names_in(value: object) -> dict[str, str]:
+    """Each cell filename written in ``value`` (a JSON-ready record: every string in it,
+    a filename field, or inside torch's text, e.g. an FX graph's ``# File:`` comment), as
+    written there -> its cell's name (``cell [N]``; ``a notebook cell`` when its number is
+    not known). A record carries this beside torch's verbatim text, so a front end names
+    the cell as ``place`` does."""
+    names: dict[str, str] = {}
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, str) and ("ipython-input-" in item or "ipykernel_" in item):
+            for m in (*_FILE_LINE.finditer(item), *_IN_TEXT.finditer(item)):
+                file = m["file"]
+                if file not in names and (name := cell_name(file)) is not None:
+                    names[file] = name
+    return names
+
+
 def name_cells(text: str) -> str:
     """``text`` with each cell filename written as ``place`` writes it: a traceback's
     ``File "/tmp/ipykernel_1/2.py", line 5`` and ``/tmp/ipykernel_1/2.py:5`` both become

@@ -124,6 +124,7 @@ def target_record(target: Target) -> TargetRecord:
         eager_runs=[dataclasses.replace(r, cells=list(r.cells)) for r in target.eager_runs],
         cudagraph_calls=list(target.cudagraph_calls),
         cudagraph_shapes=target.cudagraph_shapes,
+        cudagraph_hazards=list(target.cudagraph_hazards),
     )
     return _with_codegen_views(record, target)
 

@@ -23,6 +23,7 @@ from ..records import (
     CodeDiff,
     CompileRecord,
     CudagraphCall,
+    CudagraphHazard,
     CudagraphShapes,
     EagerRuns,
     LineAnnotation,
@@ -119,6 +120,9 @@ class Target:
     #: calls under CUDA-graph trees and the sizes recorded (``cudagraphs/calls.py``)
     cudagraph_calls: list[CudagraphCall] = field(default_factory=list)
     cudagraph_shapes: CudagraphShapes | None = None
+    #: names found holding its CUDA-graph outputs after a later call took them
+    #: (``cudagraphs/hazard.py``, worded by ``display/hazard.py``)
+    cudagraph_hazards: list[CudagraphHazard] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.keep(self.original, self.bound, self.compiled_module)

@@ -27,6 +27,7 @@ from typing import Any
 
 from .. import torch_compat
 from ..records import TorchLog
+from ..units import clip
 from . import log_taps
 
 #: The torch loggers whose handlers are filtered (compile-time components).
@@ -128,6 +129,4 @@ def user_asked(record: logging.LogRecord) -> bool:
 
 
 def _cut(text: str) -> str:
-    if len(text) <= MAX_CHARS:
-        return text
-    return f"{text[:MAX_CHARS]}\n... cut here, {len(text) - MAX_CHARS} more characters"
+    return clip(text, MAX_CHARS, f"\n... cut here, {len(text) - MAX_CHARS} more characters")

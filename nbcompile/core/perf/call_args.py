@@ -8,6 +8,8 @@ from typing import Any
 
 import torch
 
+from ..units import clip
+
 
 def describe_argument(value: Any) -> str:
     """``Tensor[4, 32] float32 cpu``; another value's repr, at most 60 characters."""
@@ -15,7 +17,7 @@ def describe_argument(value: Any) -> str:
         return (f"Tensor{list(value.shape)} {str(value.dtype).removeprefix('torch.')} "
                 f"{value.device}")
     text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return clip(text, 57, "...")
 
 
 def describe_call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:

@@ -12,6 +12,8 @@ import numbers
 from collections.abc import Sequence
 from typing import Any
 
+from ..units import clip
+
 
 class CallOptionError(ValueError):
     """An option of a call command out of what it allows; the message names the option,
@@ -27,7 +29,7 @@ def _given(value: Any) -> str:
     if isinstance(value, (str, bytes, bool)) or value is None:
         return f"{value!r} ({type(value).__name__})"
     text = repr(value)
-    return (text if len(text) <= 60 else text[:57] + "...") + f" ({type(value).__name__})"
+    return clip(text, 57, "...") + f" ({type(value).__name__})"
 
 
 def check_budget(value: Any, name: str = "budget_s") -> float:

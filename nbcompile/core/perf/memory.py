@@ -18,8 +18,9 @@ buffers, gradients, optimizer state and RNG as a ``Sandbox`` resets them):
 How: on the CPU, ``torch.profiler.profile(profile_memory=True)`` records every
 allocation and free of the CPU allocator with its time; the peak is the running maximum
 of their signed sum (the profiler's own event list, in time order). On CUDA, the caching
-allocator's statistics around one call: ``reset_peak_memory_stats``, then
-``max_memory_allocated`` and the ``allocated_bytes.all.allocated`` counter; in
+allocator's statistics around one call: ``max_memory_allocated`` (a new high is the
+call's peak; the user's peak statistics are never reset, so under the peak so far the
+profiler's memory events say it) and the ``allocated_bytes.all.allocated`` counter; in
 ``profile`` the same profiler timeline as on the CPU, for the CUDA device.
 
 The profiler is started for the measured call only and stopped after it (nothing stays
@@ -355,29 +356,57 @@ def _profiled_call(call: Callable[..., Any], args: tuple, kwargs: dict,
         "every call from the same starting state"))
 
 
+def call_peak(before_peak: int, after_peak: int, base: int,
+              events_peak: int | None) -> int | None:
+    """A call's peak above the ``base`` bytes allocated before it, with the user's peak
+    statistics left as they were (no ``reset_peak_memory_stats``): when the call set a new
+    high (``max_memory_allocated`` after above before) the statistics say it; else the
+    profiler's memory events over the call (``events_peak``), when it ran; else None."""
+    if after_peak > before_peak:
+        return after_peak - base
+    return events_peak
+
+
 def _cuda_call(call: Callable[..., Any], args: tuple, kwargs: dict, device: torch.device,
                saved: SavedTensors, reset: Callable[[], None] | None, mark: str,
                inside: Callable[[], contextlib.AbstractContextManager[Any]] | None,
                profiled: bool) -> CallMemory:
-    quiet = QuietProfile(device) if profiled else contextlib.nullcontext()
+    # the user's peak statistics are theirs: never reset. When the peak so far is above
+    # what is allocated now, the call's own peak may stay under it: the profiler watches
+    # too, and its memory events say the call's peak
+    need_events = (int(torch.cuda.max_memory_allocated(device))
+                   > int(torch.cuda.memory_allocated(device)))
+    watched = profiled or need_events
+    quiet = QuietProfile(device) if watched else contextlib.nullcontext()
     with quiet as prof:
         _start_from(reset, device)
-        torch.cuda.reset_peak_memory_stats(device)
+        before_peak = int(torch.cuda.max_memory_allocated(device))
         base = torch.cuda.memory_allocated(device)
         stats = torch.cuda.memory_stats(device)
         allocated0 = int(stats.get("allocated_bytes.all.allocated", 0))
         count0 = int(stats.get("allocation.all.allocated", 0))
-        out = _around(call, args, kwargs, device, saved, mark if profiled else None, inside)
+        out = _around(call, args, kwargs, device, saved, mark if watched else None, inside)
         stats = torch.cuda.memory_stats(device)
-        peak = max(0, int(torch.cuda.max_memory_allocated(device)) - base)
+        after_peak = int(torch.cuda.max_memory_allocated(device))
         end = int(torch.cuda.memory_allocated(device)) - base
     del out
+    events_peak = None
+    if watched and after_peak <= before_peak:
+        events = memory_events(prof, device)
+        bounds = mark_window(prof, mark)
+        if events is not None and bounds is not None:
+            events_peak = peak_of(window(events, *bounds))[0]
+    peak = call_peak(before_peak, after_peak, base, events_peak)
+    how = ("max_memory_allocated: the call set a new high" if after_peak > before_peak
+           else "torch.profiler's memory events over the call: it stayed under the peak "
+           "so far" if peak is not None else "not known: the call stayed under the peak so "
+           "far and the profiler's memory events were not readable")
     count = int(stats.get("allocation.all.allocated", 0)) - count0
     return CallMemory(
         peak, int(stats.get("allocated_bytes.all.allocated", 0)) - allocated0, end,
-        allocations=count, profile=prof,
-        note=(f"CUDA caching allocator over one call (reset_peak_memory_stats, "
-              f"max_memory_allocated): peak above the {base} bytes allocated before it, "
+        allocations=count, profile=prof if profiled else None,
+        note=(f"CUDA caching allocator over one call ({how}; torch's peak statistics left "
+              f"as they were): peak above the {base} bytes allocated before it, "
               f"{count} allocations; every call from the same starting state"))
 
 

@@ -13,9 +13,10 @@ Measured here instead, around the row's compile, first call and warm-up (its rec
   growth (``torch.cuda.memory_stats``) is kept beside it. No manager after the warm-up
   (torch skipped CUDA graphs for every graph): no pool, the row is measured as any other;
 * ``recorded_peak_bytes``: the peak of allocated bytes over the warm-up (the recording),
-  above the bytes allocated before it (``reset_peak_memory_stats``, then
-  ``max_memory_allocated``): the pool's blocks the graph works in, which each replay
-  reuses.
+  above the bytes allocated before it (``max_memory_allocated`` when the warm-up set a new
+  high; the user's peak statistics are never reset, so when the peak so far is above what
+  is allocated, torch.profiler's memory events over the warm-up say it; 0 when neither
+  can): the pool's blocks the graph works in, which each replay reuses.
 
 The readers run on CUDA only, for rows that asked for CUDA graphs; the arithmetic on what
 torch's functions return (``grown``; the pool's reading: ``core/notebook/cudagraphs/pool.py``)
@@ -25,11 +26,13 @@ is pure and tested on a CPU.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
 from ..notebook.cudagraphs.pool import pool_id, pool_segments
 from ..units import format_bytes
+from .memory import QuietProfile, memory_events, peak_of
 
 #: ``torch.cuda.memory_stats`` key of the bytes the allocator reserved from CUDA.
 RESERVED = "reserved_bytes.all.current"
@@ -99,22 +102,33 @@ class PoolWatch:
         self.device = device
         self.before = read_state(device)
         self.base: int | None = self.before.allocated
+        self.peak_before = 0
+        self._profile: QuietProfile | None = None  # the warm-up's, when stats cannot say
+        self._prof: Any = None
 
     def recording(self) -> None:
-        """The warm-up starts: its peak is measured from here."""
+        """The warm-up starts: its peak is measured from here (the user's peak statistics
+        left as they were: no reset)."""
         try:
             torch.cuda.synchronize(self.device)
-            torch.cuda.reset_peak_memory_stats(self.device)
+            self.peak_before = int(torch.cuda.max_memory_allocated(self.device))
             self.base = int(torch.cuda.memory_allocated(self.device))
+            if self.peak_before > self.base:  # the warm-up may stay under the user's peak
+                self._profile = QuietProfile(self.device)
+                self._prof = self._profile.__enter__()
         except Exception:  # noqa: BLE001 - see the class
             self.base = None
 
     def finish(self) -> PoolMemory | None:
         """What the row holds in the pool; None when no pool exists (see ``grown``)."""
+        events_peak = self.stop_profile()
         if self.base is None:
             return None
         try:
-            peak = max(0, int(torch.cuda.max_memory_allocated(self.device)) - self.base)
+            high = int(torch.cuda.max_memory_allocated(self.device))
+            # a new high is the warm-up's; under the peak so far, the profiler's events
+            peak = (max(0, high - self.base) if high > self.peak_before
+                    else events_peak or 0)
             after = read_state(self.device)
         except Exception:  # noqa: BLE001 - see the class
             return None
@@ -122,6 +136,21 @@ class PoolWatch:
         if held is None:
             return None
         return PoolMemory(held, peak, after.pool_bytes, after.reserved - self.before.reserved)
+
+
+    def stop_profile(self) -> int | None:
+        """The warm-up's profiler stopped (also when the warm-up failed); its peak from
+        the profiler's memory events (None: none ran)."""
+        if self._profile is None:
+            return None
+        try:
+            self._profile.__exit__(None, None, None)
+            events = memory_events(self._prof, self.device)
+        except Exception:  # noqa: BLE001 - see the class
+            return None
+        finally:
+            self._profile = None
+        return peak_of(events)[0] if events is not None else None
 
 
 def watch(device: torch.device, cudagraphs: bool) -> PoolWatch | None:

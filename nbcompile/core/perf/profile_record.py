@@ -108,8 +108,11 @@ class Profile(Record):
     record: str = "profile"
 
     OPTIONAL_KEYS = frozenset({"graph_breaks", "truncated", "omitted", "memory",
-                               "interrupted"})
+                               "interrupted", "cell_names"})
     COMPUTED = {
+        "cell_names": (dict[str, str], "each notebook cell's code file the record names (a "
+                                       "break's file), as written there -> the cell as the "
+                                       "notebook names it (`cell [2]`) (published)"),
         "truncated": (bool, "set when published with some kernels or lines left out"),
         "omitted": (list[Omission], "kernels or lines left out of a published output to "
                                     "keep it within its byte budget (`how` gets them)"),

@@ -391,6 +391,8 @@ def _prepare(cand: Candidate, fn: Any, box: Sandbox, device: torch.device,
             held_after = allocated_now(device)
             cand.pool = pool.finish() if pool is not None else None
     except Exception as e:  # one failing mode must not hide the others
+        if pool is not None:
+            pool.stop_profile()
         row.status = "failed"
         row.verdict = "failed"
         row.error = f"{type(e).__name__}: {first_line(str(e))}"

@@ -8,6 +8,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ..units import clip
+
 
 def _no_sync() -> None:
     return None
@@ -33,4 +35,4 @@ def median_time(run: Callable[[], Any], repeats: int, deadline: float | None = N
 def first_line(text: str) -> str:
     """The first line of an error message, at most 300 characters."""
     line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= 300 else line[:297] + "..."
+    return clip(line, 297, "...")

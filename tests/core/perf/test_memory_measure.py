@@ -287,3 +287,14 @@ def test_profile_of_a_training_step_saves_less_compiled_and_leaves_the_weights()
     assert (W_STEP.grad is None) == (grad_before is None)
     if grad_before is not None:
         assert torch.equal(W_STEP.grad, grad_before)
+
+
+def test_a_cuda_calls_peak_leaves_the_users_statistics_as_they_were():
+    """No ``reset_peak_memory_stats``: a call that set a new high is read from
+    ``max_memory_allocated``; one that stayed under the user's peak so far from the
+    profiler's events; neither: not known (None), never the user's old peak."""
+    from nbcompile.core.perf.memory import call_peak
+
+    assert call_peak(before_peak=100, after_peak=180, base=40, events_peak=None) == 140
+    assert call_peak(before_peak=500, after_peak=500, base=40, events_peak=90) == 90
+    assert call_peak(before_peak=500, after_peak=500, base=40, events_peak=None) is None

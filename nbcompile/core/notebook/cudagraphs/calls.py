@@ -42,10 +42,10 @@ from ..channels import Notes, SideChannel
 from ..registry import TargetRegistry
 from ..target_state import Target
 from . import events as cudagraph_events
-from . import hazard
+from . import hazard, trees
 from . import log as cudagraph_log
 from . import pool as cudagraph_pool
-from .outcome import asked_for
+from .outcome import asked_for, trees_on
 
 #: The tree manager's logger (``cudagraph_trees.log``).
 TREES_LOGGER = "torch._inductor.cudagraph_trees.__cudagraphs"
@@ -63,18 +63,12 @@ def cuda_available() -> bool:
 
 # --- the reader of torch's live state (GPU only) ---
 def _device() -> int | None:
-    try:
-        import torch
-        return torch.cuda.current_device()
-    except Exception:  # no CUDA context: no manager
-        return None
+    return trees.current_device()
 
 
 def tree_manager() -> Any:
-    """The current device's ``CUDAGraphTreeManager``, None before the first CUDA graph
-    there (none is created)."""
-    index = _device()
-    return None if index is None else torch_compat.cudagraph_manager(index)
+    """The current device's ``CUDAGraphTreeManager`` (``trees.manager``)."""
+    return trees.manager()
 
 
 def pool_now() -> int | None:
@@ -173,7 +167,8 @@ class CudagraphCalls(SideChannel):
         self._watching = False
 
     def compile_started(self, key: Key, owners: list[Target]) -> None:
-        wanted = [t for t in owners if asked_for(t.options)]
+        # torch's non-tree path logs nothing per call: not watched (the channel says so)
+        wanted = [t for t in owners if asked_for(t.options) and trees_on(t.options)]
         if not wanted:
             return
         if self._cuda is None:
@@ -182,9 +177,26 @@ class CudagraphCalls(SideChannel):
             return  # CPU: torch says "not used" per compile (cudagraph_channel)
         self._filter.install()
         self._utils_log.install()
-        for target in wanted:
-            self._states.setdefault(target.id, _State()).watching = True
+        with self._lock:
+            for target in wanted:
+                state = self._states.setdefault(target.id, _State())
+                state.watching = True
+                self._open_running(target, state)
         self._watching = True
+
+    def _open_running(self, target: Target, state: _State) -> None:
+        """A call of ``target`` running while it compiles (its first call: the per-call
+        hook was not on when it began) opened here, before its graphs run: what the tree's
+        current path holds now is what this call may overwrite."""
+        call = next((c for c in reversed(calls.running()) if c.target is target), None)
+        if call is None or state.open is not None or id(call) in state.loose:
+            return
+        index = _device()
+        state.after = None
+        state.calls += 1
+        state.loose[id(call)] = _Open(state.calls, get_history().current(), pool_now(),
+                                      held=trees.path_outputs(index) if index is not None
+                                      else [])
 
     # --- calls ---
     def _on_call(self, target: Any, fn: Any, args: tuple[Any, ...],
@@ -199,7 +211,7 @@ class CudagraphCalls(SideChannel):
             index = _device()
             opened = _Open(state.calls, get_history().current(), pool_now(),
                            _Replays(manager),
-                           held=hazard.path_outputs(index) if index is not None else [])
+                           held=trees.path_outputs(index) if index is not None else [])
             state.open = opened
         return lambda: self._end(target, state, opened)
 
@@ -215,6 +227,8 @@ class CudagraphCalls(SideChannel):
     def call_ended(self, call: calls.Call, records: list[Any]) -> Notes:
         state = self._states.get(getattr(call.target, "id", ""))
         if state is not None and (opened := state.loose.pop(id(call), None)) is not None:
+            if opened.held:
+                hazard.get_watch().call_marked(opened.held, call.target.name)
             self._close(call.target, state, opened, 0)
         return {}
 
@@ -227,6 +241,9 @@ class CudagraphCalls(SideChannel):
             # torch went on to replay another (its replays are not counted unwatched);
             # hearing those lines already set the next call to be watched
             return
+        recorded_before = any(c.recordings for c in target.cudagraph_calls)
+        value = cudagraph_events.rerecords_unknown(value, recorded_before,
+                                                   torch_compat.torch_version())
         target.cudagraph_calls.append(value)
         shapes = [*(target.cudagraph_shapes.shapes if target.cudagraph_shapes else []),
                   *value.new_shapes]

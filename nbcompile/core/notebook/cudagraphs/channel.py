@@ -71,7 +71,10 @@ class CudagraphChannel(SideChannel):
                                                cudagraphs.cells_of(owners))
         record.cudagraphs = cudagraphs.of_compile(record, messages, counted, owners,
                                                   partitions)
-        return {}
+        if not self._cuda:
+            return {}
+        return {t.id: [cudagraphs.NON_TREE] for t in owners
+                if cudagraphs.asked_for(t.options) and not cudagraphs.trees_on(t.options)}
 
     def _on_partition_line(self, message: str) -> None:
         key = current_compile()

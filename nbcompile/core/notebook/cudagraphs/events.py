@@ -177,6 +177,30 @@ def call_value(number: int, cell: int | None, events: Iterable[TreeEvent], repla
     return result
 
 
+#: The first torch whose tree manager logs ``Re-recording ... reason=`` (``_run``); before
+#: it a re-record reads as a recording, with no reason.
+RERECORD_LINE_SINCE = (2, 11)
+
+
+def release(version: str) -> tuple[int, int] | None:
+    """``(2, 9)`` from ``"2.9.1+cu128"``; None when not read."""
+    m = re.match(r"(\d+)\.(\d+)", version)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def rerecords_unknown(call: CudagraphCall, recorded_before: bool, version: str) -> CudagraphCall:
+    """``call`` with its words saying a re-record is not known, on a torch that logs no
+    ``Re-recording`` line, for a recording of a target that recorded before (it may be
+    the same graph recorded again, or a new path or size)."""
+    found = release(version)
+    if not (call.recordings and recorded_before and found is not None
+            and found < RERECORD_LINE_SINCE):
+        return call
+    call.what += (f"; whether a graph was recorded again is not known on torch "
+                  f"{found[0]}.{found[1]} (it logs no Re-recording line)")
+    return call
+
+
 def anything_done(call: CudagraphCall) -> bool:
     """Whether the call's record says torch did anything (a failed check alone is not)."""
     return bool(call.warmups or call.recordings or call.replays or call.eager

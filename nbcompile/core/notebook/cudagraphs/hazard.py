@@ -23,24 +23,22 @@ A replay marks nothing: a recorded graph hands back the very tensor object it re
 before (while the user holds it) and writes the new values into it. ``y1 = f(x)`` then
 ``y2 = f(x2)``: ``y1 is y2``, and ``y1`` silently holds the new values; ``[f(b) for b in
 batches]`` holds one tensor many times. ``shared_after_cell`` names such groups (user
-names holding one tensor that the trees hand back, ``graph_outputs``), once each.
-Everything but the three readers (``torch_mark``, ``generation_stacks``,
-``graph_outputs``) is pure.
+names holding one tensor that the trees hand back, ``trees.graph_outputs``), once each.
+torch's state is read through ``trees.py`` and ``torch_mark``; the rest is pure.
 """
 
 from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
-from ... import torch_compat
 from ...frames import is_entry_file, is_torch_file
-from ...torch_compat import cudagraph_manager
+from . import trees
 
 #: The part of torch's text (``CUDAGraphTreeManager.format_dealloc_msg``) shared by the
 #: output and gradient-output variants.
@@ -118,6 +116,7 @@ class SharedReport:
 
     cell: int | None
     groups: tuple[tuple[Shared, ...], ...]
+    producers: tuple[str, ...] = ()  # the functions whose outputs they are ("" not known)
 
 
 def shared_outputs(leaves: list[tuple[str, torch.Tensor]], outputs: set[int],
@@ -300,7 +299,7 @@ def call_names(stacks: list[list[str | None]], resolve: Callable[[str, int], str
     return tuple(names)
 
 
-# --- the readers (CUDA only) ------------------------------------------------------------------
+# --- torch's mark on a tensor (CUDA only) -----------------------------------------------------
 
 
 def torch_mark(value: torch.Tensor) -> str | None:
@@ -313,70 +312,6 @@ def torch_mark(value: torch.Tensor) -> str | None:
         text = str(e)
         return text if isinstance(e, RuntimeError) and is_overwritten_error(text) else None
     return None
-
-
-def generation_stacks(device_index: int) -> list[list[str | None]]:
-    """Per node of the tree manager's current path (root first: the call that started
-    this generation), the stack traces torch kept for its function's outputs
-    (``CUDAGraphTreeManager.current_node._path_from_root``, each node's
-    ``wrapped_function.id`` in ``ids_to_stack_traces``); [] when not readable."""
-    manager = cudagraph_manager(device_index)
-    node = getattr(manager, "current_node", None)
-    traces = getattr(manager, "ids_to_stack_traces", None)
-    if node is None or not isinstance(traces, dict):
-        return []
-    try:
-        path = list(node._path_from_root)
-        return [list(traces.get(n.wrapped_function.id) or []) for n in path]
-    except Exception:  # noqa: BLE001 - a torch whose nodes differ: no call named
-        return []
-
-
-def path_outputs(device_index: int) -> list[weakref.ref[torch.Tensor]]:
-    """The live outputs of the tree manager's current path (each node's
-    ``tensor_weakrefs``): what a new generation would mark as overwritten. Weak: their
-    liveness is left as it is; [] when not readable."""
-    node = getattr(cudagraph_manager(device_index), "current_node", None)
-    found: list[weakref.ref[torch.Tensor]] = []
-    if node is None:
-        return found
-    try:
-        for path_node in node._path_from_root:
-            for ref in path_node.tensor_weakrefs:
-                value = ref() if ref is not None else None
-                if isinstance(value, torch.Tensor):
-                    found.append(weakref.ref(value))
-    except Exception:  # noqa: BLE001 - a torch whose nodes differ: none known
-        return []
-    return found
-
-
-#: At most this many tree nodes read for their outputs (a tree grows per size and path).
-MAX_NODES = 10_000
-
-
-def graph_outputs(device_index: int) -> set[int]:
-    """ids of the output tensors the device's CUDA-graph trees hand back at each replay
-    (every recorded node's ``cached_tensor_outputs``, roots and children); empty when not
-    readable. Reads references only: the outputs' liveness is left as it is."""
-    manager = cudagraph_manager(device_index)
-    roots = getattr(manager, "roots", None)
-    found: set[int] = set()
-    if not isinstance(roots, dict):
-        return found
-    try:
-        stack = [node for nodes in roots.values() for node in nodes]
-        seen = 0
-        while stack and seen < MAX_NODES:
-            node = stack.pop()
-            seen += 1
-            found.update(id(t) for t in getattr(node, "cached_tensor_outputs", None) or ()
-                         if t is not None)
-            for children in (getattr(node, "children", None) or {}).values():
-                stack.extend(children)
-    except Exception:  # noqa: BLE001 - a torch whose nodes differ: none known
-        return set()
-    return found
 
 
 @dataclass
@@ -395,11 +330,11 @@ class HazardWatch:
 
     def before_cell(self) -> None:
         """Before a cell (the caller checked ``in_use``): the trees' generation noted."""
-        self._generation_before = torch_compat.cudagraph_generation()
+        self._generation_before = trees.generation()
         self._overwritten_by.clear()
 
     def call_marked(self, held: list[weakref.ref[torch.Tensor]], call: str) -> None:
-        """After a watched call of ``call``: the outputs held before it (``path_outputs``)
+        """After a watched call of ``call``: the outputs held before it (``trees.path_outputs``)
         that now carry torch's mark were overwritten by it."""
         for ref in held:
             value = ref()
@@ -421,12 +356,12 @@ class HazardWatch:
         leaves = list(tensor_leaves(namespace))
         marks = self._marks(leaves)
         root = ""
-        now = torch_compat.cudagraph_generation()
+        now = trees.generation()
         generations = (now - self._generation_before
                        if now is not None and self._generation_before is not None else None)
         if marks and torch.cuda.is_available() and generations == 1:
             index = torch.cuda.current_device()
-            root = next(iter(call_names(generation_stacks(index)[:1], resolve)), "")
+            root = next(iter(call_names(trees.generation_stacks(index)[:1], resolve)), "")
         seen = dict(self._overwritten_by)
         found = newly_overwritten(leaves, marks, self.ledger, cell,
                                   lambda value: overwriter(value, seen, generations, root))
@@ -439,27 +374,34 @@ class HazardWatch:
         return report
 
     def shared_after_cell(self, cell: int | None, namespace: Mapping[str, Any],
-                          outputs: set[int] | None = None, generation: int | None = None
+                          outputs: Mapping[int, str] | None = None,
+                          generation: int | None = None,
+                          resolve: Callable[[str, int], str | None] = lambda f, line: None
                           ) -> SharedReport | None:
         """After a cell: the names that now hold one CUDA-graph output together, once
         per group, each with the cell that bound it; None when none.
-        ``outputs`` and ``generation``: the graph outputs' ids and the trees' generation
-        (read from the current device's tree manager when not given)."""
+        ``outputs`` and ``generation``: the graph outputs' ids (each with the function
+        that produced it) and the trees' generation (read from the current device's tree
+        manager when not given)."""
         leaves = list(tensor_leaves(namespace))
         if outputs is None:
             if not torch.cuda.is_available():
                 return None
             index = torch.cuda.current_device()
-            outputs = graph_outputs(index)
-            generation = getattr(cudagraph_manager(index), "current_gen", None)
+            outputs = {i: (next(iter(call_names([t], resolve)), ""))
+                       for i, t in trees.graph_outputs(index).items()}
+            generation = getattr(trees.manager(index), "current_gen", None)
         for name, value in leaves:
             binding = self.ledger.note(name, value, cell)
             if binding.generation is None and id(value) in outputs:
                 binding.generation = generation if isinstance(generation, int) else None
-        groups = shared_outputs(leaves, outputs, self.ledger, self._shared_seen)
+        groups = shared_outputs(leaves, set(outputs), self.ledger, self._shared_seen)
         if not groups:
             return None
-        report = SharedReport(cell, tuple(groups))
+        values = dict(leaves)
+        producers = tuple(dict.fromkeys(outputs.get(id(values[g[0].name]), "")
+                                        for g in groups))
+        report = SharedReport(cell, tuple(groups), producers)
         self.shared = [*self.shared[-(MAX_KEPT - 1):], report]
         return report
 
@@ -480,6 +422,20 @@ def in_use(targets: list[Any], asked_for: Callable[[Any], bool]) -> bool:
     if not torch.cuda.is_available():
         return False
     return any(t.alive and asked_for(t.options) for t in targets)
+
+
+def owners(functions: Iterable[str], targets: Sequence[Any],
+           asked_for: Callable[[Any], bool]) -> list[Any]:
+    """The live targets asking for CUDA graphs that ``functions`` name (the user's names
+    of the calls that produced or overwrote the outputs); all of them when none is named."""
+    wanted = [t for t in targets if t.alive and asked_for(t.options)]
+    names = set(functions) - {""}
+    return [t for t in wanted if t.name in names] or wanted
+
+
+def keep(target: Any, record: Any) -> None:
+    """A hazard's record kept on a target (the latest ``MAX_KEPT``)."""
+    target.cudagraph_hazards = [*target.cudagraph_hazards[-(MAX_KEPT - 1):], record]
 
 
 _watch: HazardWatch | None = None

@@ -67,6 +67,23 @@ def global_cudagraphs() -> bool:
     return getattr(torch_compat.inductor_triton_config(), "cudagraphs", False) is True
 
 
+#: Said of a target on torch's non-tree path (``config.triton.cudagraph_trees = False``).
+NON_TREE = ("CUDA graphs on torch's non-tree path (torch._inductor.config.triton."
+            "cudagraph_trees = False): torch captures each graph at its first call and logs "
+            "nothing per call, so its warm-ups, recordings and replays are not known here, "
+            "nor the graphs' memory (the per-call view and %compare's pool bytes need "
+            "CUDA-graph trees, torch's default)")
+
+
+def trees_on(options: CompileOptions) -> bool:
+    """Whether Inductor runs ``options``' CUDA graphs as CUDA-graph trees:
+    ``triton.cudagraph_trees`` given, else Inductor's global config (its default, True);
+    False: its non-tree path (``compile_fx``'s ``cudagraphify_impl``), which logs nothing."""
+    if "triton.cudagraph_trees" in options.options:
+        return options.options["triton.cudagraph_trees"] is not False
+    return getattr(torch_compat.inductor_triton_config(), "cudagraph_trees", True) is not False
+
+
 def asked_for(options: CompileOptions) -> bool:
     """Whether ``options`` ask Inductor for CUDA graphs, as Inductor decides:
     ``triton.cudagraphs`` given, else their mode (``mode_asks_for``), else the global

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ...torch_compat import cudagraph_manager
+from . import trees
 
 
 def pool_segments(segments: Iterable[Mapping[str, Any]], pool: tuple[int, int],
@@ -28,7 +28,7 @@ def pool_segments(segments: Iterable[Mapping[str, Any]], pool: tuple[int, int],
 def pool_id(device_index: int) -> tuple[int, int] | None:
     """The device's CUDA-graph pool id: the tree manager's ``cuda_graphs_thread_pool``
     (a ``torch.cuda.graph_pool_handle()``), None without a manager."""
-    handle = getattr(cudagraph_manager(device_index), "cuda_graphs_thread_pool", None)
+    handle = getattr(trees.manager(device_index), "cuda_graphs_thread_pool", None)
     if not isinstance(handle, tuple) or len(handle) != 2:
         return None
     return int(handle[0]), int(handle[1])

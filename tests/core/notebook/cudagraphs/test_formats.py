@@ -88,6 +88,14 @@ def test_a_torch_2_9_call_sequence_counts_as_torch_ran_it():
     assert (first.warmups, [s.key for s in first.new_shapes]) == (1, ["static"])
     assert (second.recordings, second.rerecords) == (1, [])
     assert second.what == "recorded 1 graph (capture: a slow call)"
+    # a later recording: a re-record or a new graph, torch 2.9 cannot say which
+    again = ev.call_value(3, 5, [e for e in map(ev.parse, lines[2:]) if e], 0)
+    said = ev.rerecords_unknown(again, recorded_before=True, version="2.9.1+cu128").what
+    assert said.endswith("whether a graph was recorded again is not known on torch 2.9 (it "
+                         "logs no Re-recording line)")
+    for version, before in (("2.11.0", True), ("2.9.1", False)):
+        fresh = ev.call_value(3, 5, [e for e in map(ev.parse, lines[2:]) if e], 0)
+        assert "not known" not in ev.rerecords_unknown(fresh, before, version).what
 
 
 def test_skip_messages_are_heard_where_each_torch_writes_them():

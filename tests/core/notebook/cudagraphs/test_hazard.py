@@ -150,7 +150,7 @@ def test_names_a_replay_made_one_tensor_are_named_once():
     user's own alias; a tensor that is no graph output is no one's concern."""
     out, other = torch.ones(3), torch.ones(3)
     watch = hz.HazardWatch()
-    outputs = {id(out)}
+    outputs = {id(out): "f"}
     assert watch.shared_after_cell(3, {"y1": out, "z": other}, outputs, generation=5) is None
     assert watch.shared_after_cell(4, {"y1": out, "y3": out, "z": other}, outputs,
                                    generation=5) is None  # the user's alias: no call
@@ -167,7 +167,7 @@ def test_names_a_replay_made_one_tensor_are_named_once():
 def test_one_output_many_times_in_a_list_is_named():
     out = torch.ones(3)
     watch = hz.HazardWatch()
-    report = watch.shared_after_cell(5, {"preds": [out, out, out]}, {id(out)}, generation=2)
+    report = watch.shared_after_cell(5, {"preds": [out, out, out]}, {id(out): "f"}, generation=2)
     assert report is not None
     assert [s.name for s in report.groups[0]] == ["preds[0]", "preds[1]", "preds[2]"]
     text = shared_text(report)
@@ -175,5 +175,5 @@ def test_one_output_many_times_in_a_list_is_named():
                            "in cell [5]), `preds[2]` (bound in cell [5]) are one and the "
                            "same tensor, a CUDA-graph output")
     assert "`preds = f(x).clone()`" in text and "[f(b).clone() for b in batches]" in text
-    assert watch.shared_after_cell(6, {"preds": [out, torch.ones(3)]}, set(),
+    assert watch.shared_after_cell(6, {"preds": [out, torch.ones(3)]}, {},
                                    generation=3) is None

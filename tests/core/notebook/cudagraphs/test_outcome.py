@@ -172,3 +172,21 @@ def test_asked_for_as_inductor_decides():
             assert asked_for(CompileOptions(mode="max-autotune-no-cudagraphs")) is flag
             assert not asked_for(CompileOptions(options={"triton.cudagraphs": False}))
             assert not asked_for(CompileOptions(backend="eager"))
+
+
+def test_the_non_tree_path_is_seen_as_inductor_decides():
+    """``triton.cudagraph_trees`` given, else Inductor's global flag (default True): off,
+    Inductor captures through ``compile_fx``'s non-tree path, which logs nothing per call."""
+    import torch._inductor.config as inductor_config
+
+    from nbcompile.core.notebook.cudagraphs.outcome import NON_TREE, trees_on
+    from nbcompile.core.notebook.options import CompileOptions
+
+    assert inductor_config.triton.cudagraph_trees is True  # torch's default
+    assert trees_on(CompileOptions(mode="reduce-overhead"))
+    off = CompileOptions(options={"triton.cudagraphs": True, "triton.cudagraph_trees": False})
+    assert not trees_on(off)
+    with inductor_config.patch({"triton.cudagraph_trees": False}):
+        assert not trees_on(CompileOptions(mode="reduce-overhead"))
+        assert trees_on(CompileOptions(options={"triton.cudagraph_trees": True}))
+    assert "not known here" in NON_TREE and "cudagraph_trees = False" in NON_TREE

@@ -1,0 +1,104 @@
+"""The one reader of CUDA-graph trees' live state (``torch/_inductor/cudagraph_trees.py``):
+the device's tree manager (never created here), its generation, its current path's
+functions and live outputs, and the outputs its recorded graphs hand back. Every other
+module of ``cudagraphs/`` reads torch's trees through these; each returns an empty or None
+value on a torch whose trees differ (the doctor then says the fact is not known)."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import torch
+
+from ... import torch_compat
+
+#: At most this many tree nodes read for their outputs (a tree grows per size and path).
+MAX_NODES = 10_000
+
+
+def current_device() -> int | None:
+    """The current CUDA device's index; None without a CUDA context."""
+    try:
+        return torch.cuda.current_device()
+    except Exception:  # noqa: BLE001 - no CUDA context: no manager
+        return None
+
+
+def manager(device_index: int | None = None) -> Any:
+    """The device's ``CUDAGraphTreeManager`` (the current device's by default), None
+    before the first CUDA graph there (none is created)."""
+    index = current_device() if device_index is None else device_index
+    return None if index is None else torch_compat.cudagraph_manager(index)
+
+
+def generation() -> int | None:
+    """The trees' current generation as torch counts it (``get_curr_generation``)."""
+    return torch_compat.cudagraph_generation()
+
+
+def generation_stacks(device_index: int) -> list[list[str | None]]:
+    """Per node of the tree manager's current path (root first: the call that started
+    this generation), the stack traces torch kept for its function's outputs
+    (``CUDAGraphTreeManager.current_node._path_from_root``, each node's
+    ``wrapped_function.id`` in ``ids_to_stack_traces``); [] when not readable."""
+    tree = manager(device_index)
+    node = getattr(tree, "current_node", None)
+    traces = getattr(tree, "ids_to_stack_traces", None)
+    if node is None or not isinstance(traces, dict):
+        return []
+    try:
+        path = list(node._path_from_root)
+        return [list(traces.get(n.wrapped_function.id) or []) for n in path]
+    except Exception:  # noqa: BLE001 - a torch whose nodes differ: no call named
+        return []
+
+
+def path_outputs(device_index: int) -> list[weakref.ref[torch.Tensor]]:
+    """The live outputs of the tree manager's current path (each node's
+    ``tensor_weakrefs``): what a new generation would mark as overwritten. Weak: their
+    liveness is left as it is; [] when not readable."""
+    node = getattr(manager(device_index), "current_node", None)
+    found: list[weakref.ref[torch.Tensor]] = []
+    if node is None:
+        return found
+    try:
+        for path_node in node._path_from_root:
+            for ref in path_node.tensor_weakrefs:
+                value = ref() if ref is not None else None
+                if isinstance(value, torch.Tensor):
+                    found.append(weakref.ref(value))
+    except Exception:  # noqa: BLE001 - a torch whose nodes differ: none known
+        return []
+    return found
+
+
+def graph_outputs(device_index: int) -> dict[int, list[str | None]]:
+    """ids of the output tensors the device's CUDA-graph trees hand back at each replay
+    (every recorded node's ``cached_tensor_outputs``, roots and children), each with the
+    stack traces torch kept for the function that produced it (``ids_to_stack_traces``);
+    empty when not readable. References only: the outputs' liveness is left as it is."""
+    tree = manager(device_index)
+    roots = getattr(tree, "roots", None)
+    traces = getattr(tree, "ids_to_stack_traces", None)
+    found: dict[int, list[str | None]] = {}
+    if not isinstance(roots, dict):
+        return found
+    try:
+        stack = [node for nodes in roots.values() for node in nodes]
+        seen = 0
+        while stack and seen < MAX_NODES:
+            node = stack.pop()
+            seen += 1
+            outputs = [t for t in getattr(node, "cached_tensor_outputs", None) or ()
+                       if t is not None]
+            if outputs:
+                node_traces = (traces.get(node.wrapped_function.id)
+                               if isinstance(traces, dict) else None)
+                for t in outputs:
+                    found[id(t)] = list(node_traces or [])
+            for children in (getattr(node, "children", None) or {}).values():
+                stack.extend(children)
+    except Exception:  # noqa: BLE001 - a torch whose nodes differ: none known
+        return {}
+    return found

@@ -1,0 +1,121 @@
+"""The Compile inspector inside a cell: ``nbcompile.inspect(x)``'s widget (anywidget).
+
+The front end is the labextension's own views bundled into one ES module
+(``static/inspector.js``, built by ``labextension/scripts/build-widget.mjs``, shipped in
+the wheel). The widget's state holds the published record, within the output budget as
+every output (``budget.py``); a record cut to that budget is completed over the widget's
+own messages: the front end sends ``{"type": "whole"}`` and the kernel answers, per
+target shown, with the whole record of ``inspector.whole_record`` (the sidebar comm's
+answer, bounded the same way). The displayed bundle keeps the ``text/html`` and
+``text/plain`` fallbacks for places that run no widgets (GitHub, nbconvert without
+state, untrusted notebooks).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import traitlets
+
+from ..core.records import MIME_TYPE, SCHEMA_VERSION
+from .budget import json_size, output_budget
+from .inspector import whole_record
+
+#: The bundled front-end module (gitignored build output, listed in the wheel's artifacts).
+MODULE = Path(__file__).parent / "static" / "inspector.js"
+#: Record kinds the front end shows (``labextension/src/records/schema.ts``).
+KINDS = frozenset({"summary", "timing", "trace", "profile", "suggestions", "diagnosis",
+                   "compile_time"})
+#: Targets answered whole per request (a summary of a whole cell can list many).
+MAX_WHOLE_TARGETS = 20
+
+_TARGET_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
+
+
+@functools.cache
+def module_text() -> str:
+    """The widget's ES module; a checkout must have built it (``make labextension``)."""
+    try:
+        return MODULE.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            f"nbcompile's inspector widget module is missing ({MODULE}): in a checkout, "
+            "build it with `make labextension` (or `cd labextension && npm run "
+            "build:widget`); an installed wheel carries it") from None
+
+
+def check_record(value: Any, budget: int | None = None) -> dict[str, Any]:
+    """``value`` if it is a record the widget may hold, else ``TraitError`` saying why:
+    an nbcompile record of this schema version, of a kind the front end shows, within
+    ``budget`` bytes (default: the output budget, since the widget state is saved)."""
+    if not isinstance(value, dict):
+        raise traitlets.TraitError(f"not a record: {type(value).__name__}")
+    if value.get("schema_version") != SCHEMA_VERSION:
+        raise traitlets.TraitError(
+            f"schema version {value.get('schema_version')!r} is not {SCHEMA_VERSION}")
+    if value.get("record") not in KINDS:
+        raise traitlets.TraitError(f"record kind {str(value.get('record'))[:40]!r} "
+                                   "is not one the inspector shows")
+    limit = output_budget() if budget is None else budget
+    size = json_size(value)
+    if size > limit:
+        raise traitlets.TraitError(
+            f"record of {size} bytes is over the output budget ({limit} bytes)")
+    return value
+
+
+class Inspector(anywidget.AnyWidget):
+    """The inline Compile inspector for one record (a target's, or a report's)."""
+
+    record = traitlets.Dict().tag(sync=True)
+
+    def __init__(self, bundle: dict[str, Any]) -> None:
+        """``bundle``: a MIME bundle nbcompile publishes (its record and fallbacks)."""
+        self._esm = module_text()
+        super().__init__(record=bundle[MIME_TYPE])
+        self._html: str = bundle.get("text/html", "")
+        self._plain: str = bundle.get("text/plain", "")
+        self.on_msg(self._on_message)
+
+    @traitlets.validate("record")
+    def _valid_record(self, proposal: Any) -> dict[str, Any]:
+        return check_record(proposal["value"])
+
+    def target_ids(self) -> list[str]:
+        """The ids of the targets the record shows (none for a report)."""
+        targets = self.record.get("targets") if self.record.get("record") == "summary" else None
+        return [t["id"] for t in targets or [] if isinstance(t, dict)
+                and isinstance(t.get("id"), str) and _TARGET_ID.fullmatch(t["id"])]
+
+    def whole_messages(self) -> list[dict[str, Any]]:
+        """What a ``{"type": "whole"}`` request gets: one message per target shown that
+        this kernel knows, ``{"data": {MIME_TYPE: record}}`` as the sidebar's comm."""
+        found = (whole_record(i) for i in self.target_ids()[:MAX_WHOLE_TARGETS])
+        return [{"data": {MIME_TYPE: w.payload}} for w in found if w is not None]
+
+    def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if isinstance(content, dict) and content.get("type") == "whole":
+            for message in self.whole_messages():
+                self.send(message)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        shown = super()._repr_mimebundle_(**kwargs)
+        if shown is None:
+            return None
+        data, metadata = shown
+        if self._html:
+            data["text/html"] = self._html
+        if self._plain:
+            data["text/plain"] = self._plain
+        return data, metadata
+
+
+def inspector_for(bundle: dict[str, Any]) -> Inspector:
+    """The widget showing ``bundle``'s record (``TraitError`` if it is not one)."""
+    if MIME_TYPE not in bundle:
+        raise TypeError("no nbcompile record to inspect in this object's display")
+    return Inspector(bundle)

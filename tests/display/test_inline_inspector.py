@@ -1,0 +1,99 @@
+"""``nbcompile.inspect``'s widget, without a kernel: its state holds the published record
+within the output budget (never its fallbacks, never more); a record that is not one the
+inspector shows, or is over the budget, is refused on the Python side too; its display
+keeps the static fallbacks; its module ships inside the package, self-contained."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+
+import pytest
+import traitlets
+
+from nbcompile.core.records import MIME_TYPE
+from nbcompile.display.budget import DEFAULT_OUTPUT_BUDGET, json_size, set_output_budget
+from nbcompile.display.inline_inspector import MODULE, Inspector, check_record, inspector_for
+from tests.support import ROOT
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def _summary() -> dict:
+    return json.loads((ROOT / "tests" / "fixtures" / "records" / "summary.json").read_text())
+
+
+def _bundle(record: dict | None = None) -> dict:
+    return {MIME_TYPE: record or _summary(), "text/html": "<div>static report</div>",
+            "text/plain": "<nbcompile record>"}
+
+
+def test_the_state_is_the_published_record_and_the_display_keeps_its_fallbacks():
+    widget = Inspector(_bundle())
+    state = widget.get_state()
+    assert state["record"] == _summary()
+    assert json_size(state["record"]) <= DEFAULT_OUTPUT_BUDGET
+    # The fallbacks are the output's, not the saved widget state's.
+    assert "static report" not in json.dumps({k: v for k, v in state.items() if k != "_esm"})
+    shown = widget._repr_mimebundle_()
+    assert shown is not None
+    data = shown[0]
+    assert data[WIDGET_VIEW]["model_id"] == widget.model_id
+    assert data["text/html"] == "<div>static report</div>"
+    assert data["text/plain"] == "<nbcompile record>"
+    assert widget.target_ids() == ["t1", "t2"]
+
+
+@pytest.mark.parametrize("hostile, why", [
+    ([1, 2], "not a record"),
+    ({**_summary(), "schema_version": 2}, "schema version 2"),
+    ({**_summary(), "record": "<img src=x onerror=alert(1)>"}, "record kind"),
+    ({"schema_version": 1}, "record kind 'None'"),
+])
+def test_a_record_the_inspector_does_not_show_is_refused(hostile, why):
+    with pytest.raises(traitlets.TraitError, match=re.escape(why)):
+        check_record(hostile)
+    widget = Inspector(_bundle())
+    with pytest.raises(traitlets.TraitError):
+        widget.record = hostile
+    assert widget.record == _summary()  # unchanged
+
+
+def test_a_record_over_the_output_budget_is_refused():
+    big = copy.deepcopy(_summary())
+    big["targets"][0]["output_code"] = "x" * (DEFAULT_OUTPUT_BUDGET + 1)
+    with pytest.raises(traitlets.TraitError, match="over the output budget"):
+        inspector_for(_bundle(big))
+    try:
+        set_output_budget("1M")  # the user's budget is the widget's
+        assert inspector_for(_bundle(big)).record is not None
+    finally:
+        set_output_budget(DEFAULT_OUTPUT_BUDGET)
+    with pytest.raises(TypeError, match="no nbcompile record"):
+        inspector_for({"text/plain": "x"})
+
+
+def test_a_whole_record_is_asked_only_for_the_targets_shown():
+    record = _summary()
+    record["targets"][0]["id"] = "../../etc"  # not an id: never looked up
+    widget = Inspector(_bundle(record))
+    assert widget.target_ids() == ["t2"]
+    # No kernel session knows t2 here: nothing to answer, nothing sent.
+    assert widget.whole_messages() == []
+
+
+def test_the_module_ships_in_the_package_and_fetches_nothing():
+    assert MODULE.is_file() and MODULE.parent.parent == ROOT / "nbcompile" / "display"
+    text = MODULE.read_text()
+    assert "export" in text and "render" in text
+    # One self-contained module: no import of anything, no script or HTML put in.
+    assert not re.search(r"""\bimport\s*\(|\bimport\s*[\w{*][^;]*\bfrom\s*["']""", text)
+    assert not re.search(r"\b(innerHTML|outerHTML|insertAdjacentHTML|eval)\b", text)
+    assert "new Function" not in text
+    # In the wheel (a gitignored build output: listed as an artifact), built by its hook.
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    wheel = pyproject.split("[tool.hatch.build.targets.wheel]", 1)[1].split("\n[", 1)[0]
+    assert re.search(r'^artifacts = \[.*"nbcompile/display/static"', wheel, re.M)
+    assert '"nbcompile/display/static/inspector.js",' in pyproject  # ensured-targets
+    assert re.search(r'^\s*"anywidget>=0\.11', pyproject, re.M)

@@ -1,0 +1,47 @@
+"""``nbcompile.inspect(f)`` on a target compiled in the in-process shell: the widget holds
+the record as published (cut to a small output budget, the saved state stays within it),
+and its channel answers a request for the whole record with every compile, as the
+sidebar's comm does; a report's result is inspected as it displays."""
+
+from __future__ import annotations
+
+import jsonschema
+
+import nbcompile
+from nbcompile.core.records import MIME_TYPE
+from nbcompile.display.budget import DEFAULT_OUTPUT_BUDGET, json_size, set_output_budget
+from tests.support.schema import SCHEMA
+from tests.support.shell import run_cell
+
+
+def test_inspect_holds_the_cut_record_and_sends_the_whole_one(ip):
+    run_cell(ip, "import torch")
+    run_cell(ip, "%%compile --no-dynamic\ndef widget_bump(x, k):\n    return x * k + 2\n")
+    run_cell(ip, "with torch._dynamo.config.patch(recompile_limit=64):  # put back after\n"
+                 "    for k in range(12):\n        widget_bump(torch.ones(3), k)")
+    try:
+        set_output_budget("16K")
+        widget = nbcompile.inspect(ip.user_ns["widget_bump"])
+        state = widget.get_state()["record"]
+        assert json_size(state) <= 16 * 1024
+        published = state["targets"][0]
+        assert published["omitted"] and len(published["compiles"]) < 12
+        # What the widget sends when its front end asks {"type": "whole"}.
+        sent = widget.whole_messages()
+    finally:
+        set_output_budget(DEFAULT_OUTPUT_BUDGET)
+    assert len(sent) == 1, sent
+    whole = sent[0]["data"][MIME_TYPE]
+    jsonschema.validate(whole, SCHEMA)
+    target = whole["targets"][0]
+    assert target["id"] == published["id"] and len(target["compiles"]) == 12
+    assert target["omitted"] == []
+    assert widget.record == state  # the whole record never enters the saved state
+    shown = widget._repr_mimebundle_()
+    assert shown is not None
+    data = shown[0]
+    assert "widget_bump" in data["text/html"] and "widget_bump" in data["text/plain"]
+
+    # A report's result: the record it displays.
+    report = nbcompile.report(ip.user_ns["widget_bump"])
+    assert nbcompile.inspect(report).record["targets"][0]["id"] == target["id"]
