@@ -120,11 +120,11 @@ mode = sys.argv[1]
 import torch
 t_import = time.perf_counter()
 if mode in ("capture", "progress"):
-    from nbcompile.core.notebook.session import get_session
-    from nbcompile.core.notebook.snapshot import target_record
-    from nbcompile.core.notebook.options import CompileOptions
+    from nbcompile.core.notebook.capture.session import get_session
+    from nbcompile.core.notebook.capture.snapshot import target_record
+    from nbcompile.core.notebook.targets.options import CompileOptions
     from nbcompile.core.records import CellRef
-    from nbcompile.core.notebook.targets import compile_target
+    from nbcompile.core.notebook.targets.compiling import compile_target
 session = None
 src = '''
 import torch

@@ -270,7 +270,7 @@ def child(mode: str, key: str) -> dict:
     info: dict = {}
     if mode == "capture":
         from nbcompile.core.compiletime.history import CacheHistory
-        from nbcompile.core.notebook.session import CaptureSession
+        from nbcompile.core.notebook.capture.session import CaptureSession
         from nbcompile.core.trace.listener import TraceListener
         from nbcompile.display.live import LiveSummary
 
@@ -294,8 +294,8 @@ def child(mode: str, key: str) -> dict:
                 info["cell_s"] = time.perf_counter() - t0  # the call cell's, at the end
                 if not result.success:
                     raise RuntimeError(f"{key}: cell failed: {result.error_in_exec!r}")
-        from nbcompile.core.notebook.session import get_session
-        from nbcompile.core.notebook.snapshot import target_record
+        from nbcompile.core.notebook.capture.session import get_session
+        from nbcompile.core.notebook.capture.snapshot import target_record
 
         records = [target_record(t) for t in get_session().targets]
         info["recorded"] = sum(len(r.compiles) for r in records)

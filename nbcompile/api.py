@@ -16,8 +16,8 @@ from .core.compiletime import record as _compile_time_record
 from .core.diagnosis import diagnose as _diagnose
 from .core.diagnosis import record as _diagnosis
 from .core.fixes import suggest as _suggest
-from .core.notebook.session import get_session
-from .core.notebook.snapshot import target_record
+from .core.notebook.capture.session import get_session
+from .core.notebook.capture.snapshot import target_record
 from .core.perf import comparison as _comparison
 from .core.perf import profile as _profile
 from .core.perf import timing as _timing

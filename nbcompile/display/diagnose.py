@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core.notebook.cell_names import place
+from ..core.notebook.cells.cell_names import place
 from ..core.records import MIME_TYPE
 from .budget import Room, fallback_budget, json_size, more_note, output_budget, record_budget
 from .text import cap_texts, clip, escape

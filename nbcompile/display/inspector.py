@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.notebook.session import get_session
-from ..core.notebook.snapshot import target_record
+from ..core.notebook.capture.session import get_session
+from ..core.notebook.capture.snapshot import target_record
 from ..core.records import MIME_TYPE
 from .budget import WHOLE_RECORD_BUDGET
 from .payload import summary_payload

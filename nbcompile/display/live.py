@@ -8,9 +8,9 @@ from typing import Any
 
 from IPython.display import display
 
-from ..core.notebook.session import CaptureSession
-from ..core.notebook.snapshot import target_record
-from ..core.notebook.target_state import Target
+from ..core.notebook.capture.session import CaptureSession
+from ..core.notebook.capture.snapshot import target_record
+from ..core.notebook.targets.target_state import Target
 from .bundle import summary_bundle
 
 TICK_SECONDS = 1.0

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from ..core.insight.break_ranking import break_key, rank_breaks
-from ..core.notebook.cell_names import names_in
+from ..core.notebook.cells.cell_names import names_in
 from ..core.records import SCHEMA_VERSION, TargetRecord
 from .budget import fit_record, json_size, output_budget
 from .summary_model import progress_text, status_text, step_text

@@ -16,7 +16,7 @@ import io
 from dataclasses import replace
 from typing import Any
 
-from ..core.notebook.cell_names import names_in, place
+from ..core.notebook.cells.cell_names import names_in, place
 from ..core.records import MIME_TYPE, Omission
 from .budget import Room, fallback_budget, json_size, output_budget, record_budget
 from .text import clip, escape

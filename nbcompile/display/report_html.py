@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.notebook.cell_names import name_cells
+from ..core.notebook.cells.cell_names import name_cells
 from ..core.records import MIME_TYPE, TargetRecord
 from .annotate import diffs_html
 from .budget import fallback_budget, how_to_get, record_budget

@@ -16,7 +16,7 @@ from ..core.frames import is_cell_file
 from ..core.insight.advice import frame_words
 from ..core.insight.break_ranking import rank_breaks
 from ..core.notebook.cache import describe_cache
-from ..core.notebook.cell_names import name_cells
+from ..core.notebook.cells.cell_names import name_cells
 from ..core.notebook.cudagraphs.events import call_line as cudagraph_call_line
 from ..core.notebook.cudagraphs.events import shapes_line as cudagraph_shapes_line
 from ..core.notebook.cudagraphs.outcome import total as cudagraph_total

@@ -12,10 +12,16 @@ from IPython.core.magic import Magics, cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.utils.process import arg_split  # pyright: ignore[reportPrivateImportUsage]
 
-from ..core.notebook import cells, triton_preview
-from ..core.notebook.options import MODES, OptionError
-from ..core.notebook.request import CompileFailed, CompileRequest, compile_all, compile_options
-from ..core.notebook.session import get_session
+from ..core.notebook import triton_preview
+from ..core.notebook.capture.session import get_session
+from ..core.notebook.cells import running as cells
+from ..core.notebook.targets.options import MODES, OptionError
+from ..core.notebook.targets.request import (
+    CompileFailed,
+    CompileRequest,
+    compile_all,
+    compile_options,
+)
 from ..core.records import CellRef
 from ..display.live import LiveSummary
 from .arguments import (

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.notebook import cell_names
-from ..core.notebook.session import get_session
-from ..core.notebook.stance import Refusal, explain_refusal, parse_refusal
+from ..core.notebook.capture.session import get_session
+from ..core.notebook.cells import cell_names
+from ..core.notebook.cells.stance import Refusal, explain_refusal, parse_refusal
 from ..core.torch_compat import unsupported_error_types
 from ..core.trace.payloads import parse_dynamo_message, source_line
 from ..core.trace.stacks import cell_frame, stack_of_frames

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.notebook.capture.session import get_session
 from ..core.notebook.cudagraphs import outcome as cudagraphs
 from ..core.notebook.cudagraphs.hazard import (
     get_watch,
@@ -17,7 +18,6 @@ from ..core.notebook.cudagraphs.hazard import (
     keep,
     owners,
 )
-from ..core.notebook.session import get_session
 from ..display.hazard import (
     explanation_text,
     report_bundle,

@@ -1,6 +1,6 @@
 """``%%stance NAME`` (one cell under ``torch.compiler.set_stance``, torch's whole stance
 put back after it), the stance set from now on (``%nbcompile stance NAME``), and the cell
-events that feed the kernel's cell history (``core/notebook/cell_history.py``): IPython's
+events that feed the kernel's cell history (``core/notebook/cells/cell_history.py``): IPython's
 ``pre_run_cell`` and ``post_run_cell`` give the execution count; core never imports
 IPython. Calls are counted under torch's live stance from ``%load_ext`` on
 (``EagerCounter``), whoever set it."""
@@ -12,9 +12,10 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, magics_class
 
-from ..core.notebook import cells, stance
-from ..core.notebook.cell_history import get_history
-from ..core.notebook.session import get_session
+from ..core.notebook.capture.session import get_session
+from ..core.notebook.cells import running as cells
+from ..core.notebook.cells import stance
+from ..core.notebook.cells.cell_history import get_history
 from .errors import CellSyntaxError
 
 

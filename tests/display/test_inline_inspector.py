@@ -77,9 +77,10 @@ def test_a_record_over_the_output_budget_is_refused():
 def test_a_whole_record_is_asked_only_for_the_targets_shown():
     record = _summary()
     record["targets"][0]["id"] = "../../etc"  # not an id: never looked up
+    record["targets"][1]["id"] = "t987654"  # an id no target of this process has
     widget = Inspector(_bundle(record))
-    assert widget.target_ids() == ["t2"]
-    # No kernel session knows t2 here: nothing to answer, nothing sent.
+    assert widget.target_ids() == ["t987654"]
+    # No kernel session knows it: nothing to answer, nothing sent.
     assert widget.whole_messages() == []
 
 

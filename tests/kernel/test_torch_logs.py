@@ -48,7 +48,7 @@ def executed():
         "    plain(torch.randn(3), k)",
         "print([log.message[:60] for log in nbcompile.report(logged).torch_logs])",
         # (this kernel reused) a cell named by its execution count, not ipykernel's file
-        "from nbcompile.core.notebook.cell_names import name_cells, place\n"
+        "from nbcompile.core.notebook.cells.cell_names import name_cells, place\n"
         "def here():\n    pass\n"
         "print(place(here.__code__.co_filename, 2), '|', name_cells(here.__code__.co_filename))",
     ])

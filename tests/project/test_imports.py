@@ -91,8 +91,8 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_graph_sees_relative_and_function_level_imports():
     graph = import_graph()
-    assert "nbcompile.core.records" in graph["nbcompile.core.notebook.session"] or any(
-        "nbcompile.core" in m for m in graph["nbcompile.core.notebook.session"])
+    assert "nbcompile.core.records" in graph["nbcompile.core.notebook.capture.session"] or any(
+        "nbcompile.core" in m for m in graph["nbcompile.core.notebook.capture.session"])
     assert "nbcompile.core.frames" in graph["nbcompile.core.trace.kernel_lines"]
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None

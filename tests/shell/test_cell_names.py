@@ -5,7 +5,7 @@ the records keep that filename for tools."""
 from __future__ import annotations
 
 import nbcompile
-from nbcompile.core.notebook.cell_names import name_cells, names_in, place
+from nbcompile.core.notebook.cells.cell_names import name_cells, names_in, place
 from nbcompile.display.diagnose import diagnosis_bundle
 from nbcompile.display.profile import profile_bundle
 from nbcompile.display.suggest import suggestions_bundle

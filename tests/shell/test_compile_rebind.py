@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 
 import nbcompile
-from nbcompile.core.notebook.cells import bound_names
+from nbcompile.core.notebook.cells.running import bound_names
 from nbcompile.display.summary_model import EMPTY_TEXT
 from tests.support.shell import run_cell
 

@@ -41,8 +41,8 @@ def test_a_failed_compile_points_to_diagnose_with_the_call(ip):
     """The %%compile summary of a target whose compile failed names the %diagnose command
     (published in the record's notes: the labextension shows them as they are)."""
     from nbcompile.core.insight.diagnose_hint import DIAGNOSE_DOES
-    from nbcompile.core.notebook.session import get_session
-    from nbcompile.core.notebook.snapshot import target_record
+    from nbcompile.core.notebook.capture.session import get_session
+    from nbcompile.core.notebook.capture.snapshot import target_record
     from nbcompile.display.bundle import summary_text
     from nbcompile.display.payload import summary_payload
 

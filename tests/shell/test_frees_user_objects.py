@@ -6,7 +6,7 @@ import gc
 import threading
 import weakref
 
-from nbcompile.core.notebook.session import get_session
+from nbcompile.core.notebook.capture.session import get_session
 from tests.support.shell import run_cell
 
 CELL = '''import torch

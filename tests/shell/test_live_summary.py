@@ -6,9 +6,9 @@ import time
 
 import torch
 
-from nbcompile.core.notebook.options import CompileOptions
-from nbcompile.core.notebook.session import get_session
-from nbcompile.core.notebook.targets import compile_function
+from nbcompile.core.notebook.capture.session import get_session
+from nbcompile.core.notebook.targets.compiling import compile_function
+from nbcompile.core.notebook.targets.options import CompileOptions
 from nbcompile.core.records import CellRef
 from nbcompile.display.live import TICK_SECONDS, LiveSummary
 from tests.support.shell import run_cell

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import nbcompile
-from nbcompile.core.notebook.session import get_session
+from nbcompile.core.notebook.capture.session import get_session
 from nbcompile.core.records import MIME_TYPE
 from nbcompile.core.trace.listener import TRACE_LOGGER
 from nbcompile.display import summary_bundle

@@ -3,7 +3,7 @@
 Counted, not timed (a busy machine cannot flip it): ``sys.setprofile`` sees every Python
 frame entered during N compiled calls, and the test counts those whose code is
 nbcompile's. The one frame the design needs is named: a module target's
-``ModuleCall.__call__`` (``core/notebook/targets.py``), which hands the compiled
+``ModuleCall.__call__`` (``core/notebook/targets/compiling.py``), which hands the compiled
 ``_call_impl`` its module through a weak reference so that the module holds no reference
 cycle through itself (freed as soon as the user drops it). Functions run none.
 
@@ -26,7 +26,7 @@ import nbcompile
 from tests.support.frames import nbcompile_frames
 
 #: the one nbcompile frame a module target's call enters (see the module docstring)
-MODULE_CALL = ("core/notebook/targets.py", "__call__")
+MODULE_CALL = ("core/notebook/targets/compiling.py", "__call__")
 CALLS = 20
 
 CELL = """
@@ -123,7 +123,7 @@ def test_the_stance_setter_is_torchs_again_when_the_extension_unloads(ip, defaul
         ip.run_line_magic("load_ext", "nbcompile")
     assert getattr(eval_frame._set_stance, "__wrapped__", None) is wrapped.__wrapped__
     torch.compiler.set_stance("force_eager")
-    from nbcompile.core.notebook.session import get_session
+    from nbcompile.core.notebook.capture.session import get_session
 
     assert get_session().eager._tap.on
     torch.compiler.set_stance("default")

@@ -153,7 +153,7 @@ def kernel_frames(fn: Any = None, history: CacheHistory | None = None,
 def _target_compiles(fn: Any) -> set[tuple[str, str, str, int]]:
     """The compiles the session attributed to ``fn`` when it is a ``%%compile`` target (a
     module compiled in place compiles nbcompile's entry function, not its ``forward``)."""
-    from ..notebook.session import get_session
+    from ..notebook.capture.session import get_session
 
     target = get_session().find(fn)
     if target is None:

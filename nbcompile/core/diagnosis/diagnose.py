@@ -36,8 +36,8 @@ from typing import Any
 
 import torch
 
-from ..notebook.session import get_session
-from ..notebook.torch_logs import TorchLogRouting
+from ..notebook.capture.session import get_session
+from ..notebook.capture.torch_logs import TorchLogRouting
 from ..perf.call_args import describe_call
 from ..perf.call_options import check_budget
 from ..perf.numerics import drift_note

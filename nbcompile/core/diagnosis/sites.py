@@ -16,7 +16,7 @@ import torch
 
 from .. import sources
 from ..frames import Span, is_cell_file, is_entry_file, is_torch_file
-from ..notebook.cell_names import name_cells
+from ..notebook.cells.cell_names import name_cells
 from ..runs.wrappers import eager_callable
 from ..units import clip
 from .isolate import shown_error

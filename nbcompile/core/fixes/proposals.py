@@ -12,7 +12,7 @@ import torch
 
 from .. import torch_compat
 from ..frames import is_cell_file
-from ..notebook.cell_names import name_cells
+from ..notebook.cells.cell_names import name_cells
 from ..records import GraphBreak
 from ..runs.wrappers import eager_callable
 from .record import Measured, Problem, Suggestion

@@ -11,7 +11,7 @@ from typing import Any
 import torch
 
 from .. import torch_compat
-from ..notebook.cell_names import name_cells
+from ..notebook.cells.cell_names import name_cells
 from ..perf.counters import frames_compiled
 from ..perf.numerics import drift, drift_note, numeric_diff
 from ..perf.timing import WARMUP_CALLS
@@ -139,7 +139,7 @@ def run_trial(fn: Any, calls: list[tuple[tuple, dict]], reference: list[Produced
 def _target_dynamic(fn: Any) -> bool | None:
     """The ``dynamic`` option ``fn`` was compiled with by ``%%compile`` (None: automatic),
     so the copies recompile as the user's target does (e.g. ``--no-dynamic`` storms)."""
-    from ..notebook.session import get_session
+    from ..notebook.capture.session import get_session
 
     target = get_session().find(fn)
     return target.options.dynamic if target is not None else None

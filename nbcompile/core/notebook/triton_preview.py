@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .. import torch_compat
-from .target_state import Target
+from .targets.target_state import Target
 
 PREVIEW = "triton"
 INTERPRET = "triton-interpret"  # --codegen value: run in the interpreter, or raise

@@ -33,9 +33,9 @@ import torch
 
 from .. import torch_compat
 from ..frames import Span
-from ..notebook.options import CompileOptions
-from ..notebook.session import CaptureSession
-from ..notebook.target_state import Target
+from ..notebook.capture.session import CaptureSession
+from ..notebook.targets.options import CompileOptions
+from ..notebook.targets.target_state import Target
 from ..runs.copies import fresh_copy
 from ..runs.sandbox import Sandbox
 from ..runs.wrappers import eager_callable, unwrap

@@ -14,8 +14,8 @@ from typing import Any
 import torch
 
 from ..frames import Span
-from ..notebook.snapshot import target_record
-from ..notebook.target_state import Target
+from ..notebook.capture.snapshot import target_record
+from ..notebook.targets.target_state import Target
 from ..records import Kernel
 from .intervals import Interval, clip, length, minus, span, union
 from .kernel_events import CALL_MARK, MACHINERY, REGION, KernelRows, graph_calls

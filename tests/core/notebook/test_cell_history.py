@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from nbcompile.core.notebook.cell_history import CellHistory, reads
+from nbcompile.core.notebook.cells.cell_history import CellHistory, reads
 
 
 def test_reads_globals_and_worded_module_paths():

@@ -6,9 +6,9 @@ from __future__ import annotations
 import torch
 
 from nbcompile.core.insight import annotate
-from nbcompile.core.notebook import snapshot
-from nbcompile.core.notebook.options import CompileOptions
-from nbcompile.core.notebook.targets import compile_target
+from nbcompile.core.notebook.capture import snapshot
+from nbcompile.core.notebook.targets.compiling import compile_target
+from nbcompile.core.notebook.targets.options import CompileOptions
 from nbcompile.core.records import CellRef
 
 

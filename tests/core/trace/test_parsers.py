@@ -165,7 +165,7 @@ def test_live_progress_reads_the_builders_fields_one_decode_per_event(monkeypatc
     tracker; a ``chromium_event`` payload is decoded once (by the builder's parser; a
     key-less one, which the builder skips, by the tracker), and the tracker follows the
     same steps as when it decodes every event itself."""
-    from nbcompile.core.notebook.session import CaptureSession
+    from nbcompile.core.notebook.capture.session import CaptureSession
     from nbcompile.core.trace.progress import ProgressTracker
 
     decoded: list[str] = []

@@ -35,12 +35,12 @@ from typing import Any
 
 from ... import torch_compat
 from ...insight.advice import size_recompile
-from .. import calls
-from ..attribution import Attribution, Key
-from ..cell_history import get_history
-from ..channels import Notes, SideChannel
-from ..registry import TargetRegistry
-from ..target_state import Target
+from ..capture.attribution import Attribution, Key
+from ..capture.channels import Notes, SideChannel
+from ..capture.registry import TargetRegistry
+from ..cells.cell_history import get_history
+from ..targets import calls
+from ..targets.target_state import Target
 from . import events as cudagraph_events
 from . import hazard, trees
 from . import log as cudagraph_log

@@ -14,11 +14,11 @@ from collections.abc import Callable
 from ...records import CompileRecord
 from ...trace.builder import Fed
 from ...trace.compile_id import CompileId
-from .. import calls
-from ..attribution import Attribution, Key
-from ..channels import Notes, SideChannel
-from ..target_state import Target
-from ..torch_logs import current_compile
+from ..capture.attribution import Attribution, Key
+from ..capture.channels import Notes, SideChannel
+from ..capture.torch_logs import current_compile
+from ..targets import calls
+from ..targets.target_state import Target
 from . import log as cudagraph_log
 from . import outcome as cudagraphs
 from . import partitions as cudagraph_partitions

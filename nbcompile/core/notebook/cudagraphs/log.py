@@ -18,8 +18,8 @@ import logging
 from collections.abc import Callable
 
 from ... import torch_compat
-from .. import log_taps
-from ..torch_logs import current_compile
+from ..capture import log_taps
+from ..capture.torch_logs import current_compile
 
 #: The logger Inductor's CUDA-graph messages go through (artifact ``cudagraphs``).
 LOGGER = "torch._inductor.cudagraph_utils.__cudagraphs"

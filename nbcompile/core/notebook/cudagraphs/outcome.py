@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING
 from ... import torch_compat
 from ...records import CompileRecord, CudagraphOutcome, CudagraphPartitions, SourceLine
 from ...trace.payloads import FRAME_LINE, printed_lines, source_line
-from .. import cell_names
-from ..options import CompileOptions
+from ..cells import cell_names
+from ..targets.options import CompileOptions
 
 if TYPE_CHECKING:
-    from ..target_state import Target
+    from ..targets.target_state import Target
 
 #: How torch's skip messages begin (``format_default_skip_message``, the re-record limit,
 #: ``disabling cudagraphs due to incompatible op``); a reason may repeat the prefix

@@ -27,7 +27,7 @@ from torch._inductor.cudagraph_utils import (
 )
 
 import nbcompile
-from nbcompile.core.notebook import calls
+from nbcompile.core.notebook.capture.session import get_session
 from nbcompile.core.notebook.cudagraphs import events as ev
 from nbcompile.core.notebook.cudagraphs import partitions as cudagraph_partitions
 from nbcompile.core.notebook.cudagraphs.calls import (
@@ -37,7 +37,7 @@ from nbcompile.core.notebook.cudagraphs.calls import (
     warn_limit,
 )
 from nbcompile.core.notebook.cudagraphs.log import DebugLines
-from nbcompile.core.notebook.session import get_session
+from nbcompile.core.notebook.targets import calls
 from nbcompile.core.records import CudagraphShape
 from nbcompile.core.trace.compile_id import CompileId as NbCompileId
 from nbcompile.display.summary_model import summarize

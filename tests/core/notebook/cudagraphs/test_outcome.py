@@ -161,7 +161,7 @@ def test_asked_for_as_inductor_decides():
     import torch._inductor.config as inductor_config
 
     from nbcompile.core.notebook.cudagraphs.outcome import asked_for
-    from nbcompile.core.notebook.options import CompileOptions
+    from nbcompile.core.notebook.targets.options import CompileOptions
 
     for flag in (False, True):
         with inductor_config.patch({"triton.cudagraphs": flag}):
@@ -180,7 +180,7 @@ def test_the_non_tree_path_is_seen_as_inductor_decides():
     import torch._inductor.config as inductor_config
 
     from nbcompile.core.notebook.cudagraphs.outcome import NON_TREE, trees_on
-    from nbcompile.core.notebook.options import CompileOptions
+    from nbcompile.core.notebook.targets.options import CompileOptions
 
     assert inductor_config.triton.cudagraph_trees is True  # torch's default
     assert trees_on(CompileOptions(mode="reduce-overhead"))

@@ -13,9 +13,9 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from . import calls
+from ..targets import calls
+from ..targets.target_state import Target
 from .registry import TargetRegistry
-from .target_state import Target
 
 #: A frame compile: ``(frame_id, frame_compile_id)``.
 Key = tuple[int, int]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..frames import is_cell_file
+from ...frames import is_cell_file
 
 Lookup = Callable[[str], "int | None"]
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..frames import is_entry_file
-from ..insight import annotate, compile_diff
-from ..insight.advice import advise
-from ..insight.diagnose_hint import failure_hint, required_params
-from ..insight.not_compiled import why_not_compiled, without_internal_place
-from ..records import CompileRecord, GraphBreak, Kernel, Recompile, TargetRecord
-from . import stance
-from .target_state import DerivedViews, Target, forward_arg_names
+from ...frames import is_entry_file
+from ...insight import annotate, compile_diff
+from ...insight.advice import advise
+from ...insight.diagnose_hint import failure_hint, required_params
+from ...insight.not_compiled import why_not_compiled, without_internal_place
+from ...records import CompileRecord, GraphBreak, Kernel, Recompile, TargetRecord
+from ..cells import stance
+from ..targets.target_state import DerivedViews, Target, forward_arg_names
 
 
 def compiled_inside(target: Target) -> str:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import torch_compat
-from ..records import CellRef
-from . import triton_preview
+from ... import torch_compat
+from ...records import CellRef
+from .. import triton_preview
+from .compiling import compile_target
 from .options import CompileOptions, OptionError, parse_option_pairs
 from .target_state import Target
-from .targets import compile_target
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from typing import Any, Literal
 
 import torch
 
-from ..frames import Span, is_torch_file
-from ..records import (
+from ...frames import Span, is_torch_file
+from ...records import (
     CellRef,
     CodeDiff,
     CompileRecord,
@@ -31,8 +31,8 @@ from ..records import (
     TargetStatus,
     TorchLog,
 )
-from ..runs.wrappers import unwrap
-from ..trace.progress import LiveProgress
+from ...runs.wrappers import unwrap
+from ...trace.progress import LiveProgress
 from .calls import interrupted_in_compile
 from .options import CompileOptions
 from .usernames import (

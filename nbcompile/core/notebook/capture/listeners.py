@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .target_state import Target
+from ..targets.target_state import Target
 
 #: Hears a target's change: ``settled`` is False while a call of the target is still
 #: running (more compiles may follow within it), True when what is shown now stays.

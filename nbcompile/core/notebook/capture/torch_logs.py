@@ -25,9 +25,9 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from .. import torch_compat
-from ..records import TorchLog
-from ..units import clip
+from ... import torch_compat
+from ...records import TorchLog
+from ...units import clip
 from . import log_taps
 
 #: The torch loggers whose handlers are filtered (compile-time components).

@@ -11,9 +11,9 @@ from typing import Any
 
 import torch
 
-from .. import torch_compat
-from ..frames import is_library_file, is_torch_file
-from .targets import is_candidate, submodule_ids
+from ... import torch_compat
+from ...frames import is_library_file, is_torch_file
+from ..targets.compiling import is_candidate, submodule_ids
 
 
 def bound_names(source: str) -> set[str]:

@@ -21,7 +21,7 @@ from typing import Any
 
 import torch
 
-from ..units import clip
+from ...units import clip
 
 #: Names of the user's namespace never snapshotted (IPython's own).
 _SKIP = frozenset({"In", "Out", "exit", "quit", "get_ipython"})

@@ -25,13 +25,13 @@ from typing import Any
 
 import torch
 
-from .. import torch_compat
-from ..trace.parsers import explain_reasons
-from ..trace.payloads import recompile_reason_groups
-from . import calls
+from ... import torch_compat
+from ...trace.parsers import explain_reasons
+from ...trace.payloads import recompile_reason_groups
+from ..targets import calls
+from ..targets.target_state import forward_arg_names
+from ..targets.usernames import module_text, wrapped_args_text
 from .cell_history import get_history
-from .target_state import forward_arg_names
-from .usernames import module_text, wrapped_args_text
 
 #: The stances listed when torch cannot say which it has (torch itself checks a name).
 STANCES = ("default", "fail_on_recompile", "eager_on_recompile", "force_eager")

@@ -7,7 +7,7 @@ import difflib
 from dataclasses import asdict, dataclass, field
 from typing import Any, get_origin
 
-from .. import torch_compat
+from ... import torch_compat
 
 MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 

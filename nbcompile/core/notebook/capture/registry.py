@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .target_state import Target
+from ..targets.target_state import Target
 
 
 class TargetRegistry:

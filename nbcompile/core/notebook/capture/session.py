@@ -24,27 +24,28 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .. import torch_compat
-from ..records import CompileRecord
-from ..trace.builder import CompileBuilder
-from ..trace.compile_id import CompileId
-from ..trace.listener import TraceEvent, TraceListener
-from ..trace.parsed import Phase
-from ..trace.parsers import PROVENANCE_ARTIFACT
-from ..trace.progress import ProgressTracker
-from . import calls, placement
+from ... import torch_compat
+from ...records import CompileRecord
+from ...trace.builder import CompileBuilder
+from ...trace.compile_id import CompileId
+from ...trace.listener import TraceEvent, TraceListener
+from ...trace.parsed import Phase
+from ...trace.parsers import PROVENANCE_ARTIFACT
+from ...trace.progress import ProgressTracker
+from ..cells.eager_calls import EagerCalls
+from ..cells.stance import EagerCounter
+from ..cudagraphs.calls import CudagraphCalls
+from ..cudagraphs.channel import CudagraphChannel
+from ..targets import calls
+from ..targets.target_state import Target
+from ..targets.usernames import scrub_exception
+from . import placement
 from .attribution import Attribution
 from .cache_reuse import CacheReuse
 from .channels import Notes, SideChannel
-from .cudagraphs.calls import CudagraphCalls
-from .cudagraphs.channel import CudagraphChannel
-from .eager_calls import EagerCalls
 from .listeners import Listener, Listeners
 from .registry import TargetRegistry
 from .shared_compiles import SharedCompiles
-from .stance import EagerCounter
-from .target_state import Target
-from .usernames import scrub_exception
 
 __all__ = ["PROVENANCE_ARTIFACT", "CaptureSession", "Listener", "get_session"]
 

@@ -4,9 +4,9 @@ guard reads (``cell_history``)."""
 
 from __future__ import annotations
 
-from ..records import CompileRecord
-from .cell_history import get_history
-from .target_state import Target
+from ...records import CompileRecord
+from ..cells.cell_history import get_history
+from ..targets.target_state import Target
 
 
 def place(record: CompileRecord, target: Target) -> None:

@@ -15,15 +15,15 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..records import CompileRecord
-from ..trace.builder import CompileBuilder
+from ...records import CompileRecord
+from ...trace.builder import CompileBuilder
+from ..targets.target_state import Target
 from .attribution import Attribution
 from .channels import Notes, SideChannel
 from .registry import TargetRegistry
-from .target_state import Target
 
 if TYPE_CHECKING:
-    from .calls import Call
+    from ..targets.calls import Call
 
 #: The name Dynamo gives the code after a graph break: ``torch_dynamo_resume_in_<fn>_at_<n>``.
 _RESUME = "torch_dynamo_resume_in_"

@@ -7,9 +7,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from .registry import TargetRegistry
+from ..capture.registry import TargetRegistry
+from ..targets.target_state import Target
 from .stance import EagerCounter
-from .target_state import Target
 
 
 class EagerCalls:

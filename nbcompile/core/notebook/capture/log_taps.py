@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .. import torch_compat
+from ... import torch_compat
 
 _rearms: list[Callable[[], None]] = []
 _unheard: list[Callable[[], None]] = []  # the remover of torch's reset, while heard

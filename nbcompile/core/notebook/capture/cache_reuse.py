@@ -4,11 +4,11 @@ the reusing targets ("Compile 1/0 reused f's compile 0/0 ...")."""
 
 from __future__ import annotations
 
-from ..records import CompileRecord
-from ..trace.builder import Fed
+from ...records import CompileRecord
+from ...trace.builder import Fed
+from ..targets.target_state import Target
 from .attribution import Key
 from .channels import Notes, SideChannel
-from .target_state import Target
 
 #: A cache's artifact prefix -> its name in words.
 _CACHES = {"fx_graph": "FX graph", "aotautograd": "AOTAutograd"}

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..records import CompileRecord
-from ..trace.builder import Fed
+from ...records import CompileRecord
+from ...trace.builder import Fed
+from ..targets.target_state import Target
 from .attribution import Key
-from .target_state import Target
 
 if TYPE_CHECKING:
-    from .calls import Call
+    from ..targets.calls import Call
 
 #: Notes for targets, by target id.
 Notes = dict[str, list[str]]

@@ -1,0 +1,1 @@
+"""Targets: what a ``%%compile`` cell compiles, each target's state, options and calls."""
