@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core.notebook.cells.cell_names import place
+from ..core.notebook.cells.cell_names import names_in, place
 from ..core.records import MIME_TYPE
 from .budget import Room, fallback_budget, json_size, more_note, output_budget, record_budget
 from .text import cap_texts, clip, escape
@@ -215,6 +215,8 @@ def published_diagnosis(d: Diagnosis, budget: int | None = None) -> dict[str, An
     """The record as published: within ``budget`` bytes of JSON (default: the output
     budget), long texts cut (the kernel's ``Diagnosis`` keeps them whole)."""
     data = d.to_dict()
+    if names := names_in(data):  # the inspector names cells as the notebook does
+        data["cell_names"] = names
     budget = output_budget() if budget is None else budget
     for cap in (TEXT_CAP, TIGHT_TEXT_CAP, 100, 20):
         if json_size(data) <= budget:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core.notebook.cells.cell_names import place
+from ..core.notebook.cells.cell_names import names_in, place
 from ..core.records import MIME_TYPE
 from .budget import Room, fallback_budget, fit_list, more_note, output_budget, record_budget
 from .text import clip, escape
@@ -127,6 +127,9 @@ def suggestions_bundle(result: Suggestions, budget: int | None = None) -> dict[s
     budget = output_budget() if budget is None else budget
     html = suggestions_html(result, fallback_budget(budget))
     text = suggestions_text(result, fallback_budget(budget))
-    data = fit_list(result.to_dict(), "items", record_budget(html, text, budget=budget),
+    data = result.to_dict()
+    if names := names_in(data):  # the inspector names cells as the notebook does
+        data["cell_names"] = names
+    data = fit_list(data, "items", record_budget(html, text, budget=budget),
                     "nbcompile.suggest(...).items")
     return {MIME_TYPE: data, "text/html": html, "text/plain": text}

@@ -55,15 +55,20 @@ def test_commands_name_the_cell_as_the_summary_does(ip):
     sug = ip.run_line_magic("suggest", "cn_g(x_cn) --budget 20")
     assert isinstance(sug, nbcompile.Suggestions) and sug.items
     assert sug.items[0].problem.filename == filename
-    for shown in _shown(suggestions_bundle(sug)):
+    sug_bundle = suggestions_bundle(sug)
+    for shown in _shown(sug_bundle):
         assert f"{cell}, line 13: n = int(x.sum())" in shown, shown
         assert not any(r in shown for r in RAW), shown
+    # the inspector's suggestions view names the cell from the record, as the profile's
+    assert sug_bundle[nbcompile.MIME_TYPE]["cell_names"] == {filename: cell}
 
     d = ip.run_line_magic("diagnose", "cn_f(x_cn) --budget 30")
     assert isinstance(d, nbcompile.Diagnosis) and d.kind == "crash"
     assert d.filename == filename and d.lineno == 8  # the raw place, for tools
-    text, html = _shown(diagnosis_bundle(d))
+    d_bundle = diagnosis_bundle(d)
+    text, html = _shown(d_bundle)
     assert f"{cell}, line 8: y = cn_doubled(x)" in text and f"{cell}, line 8" in html
+    assert d_bundle[nbcompile.MIME_TYPE]["cell_names"].get(filename) == cell
     for shown in (text, html, d.error_detail, d.error):
         assert not any(r in shown for r in RAW), shown
 

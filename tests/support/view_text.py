@@ -68,7 +68,8 @@ _SIZE = re.compile(r"#\s?(?:B|KiB|MiB|GiB|TiB|kB|MB|GB)\b")
 _WORDS = [
     # a compile time's title names the remedies its rounds verified
     (re.compile(r", (?:verified|<verdict>): [\w.-]+(?:, [\w.-]+)*"), ""),  # (idempotent)
-    (re.compile(r"/tmp/pytest-of-[^/\s]+/pytest-#/[^/\s]+/"), "<tmp>/"),  # a test's folder
+    # a test's folder (under pytest-xdist, inside its worker's: ``popen-gw1/``)
+    (re.compile(r"/tmp/pytest-of-[^/\s]+/pytest-#/(?:popen-gw[^/\s]*/)?[^/\s]+/"), "<tmp>/"),
     (re.compile(r"(dedicated_log_torch_trace(?:_rank_#)?)_[^/\s:]+\.log"), r"\1_<random>.log"),
     (re.compile(r"\b(?:partly warm|warm|cold)\b(?= \()"), "<cache>"),
     (re.compile(r"#\s?(?:hits?|miss(?:es)?)\b"), "# <lookups>"),

@@ -1486,6 +1486,12 @@ export interface Suggestions {
   interrupted?: boolean;
   schema_version: number;
   record: string;
+  /**
+   * each notebook cell's code file the record names, as written there -> the cell as the notebook names it (`cell [2]`) (published)
+   */
+  cell_names?: {
+    [k: string]: string;
+  };
 }
 /**
  * a fresh copy compiled as it is, the calls replayed
@@ -1912,6 +1918,12 @@ export interface Diagnosis {
   interrupted?: boolean;
   schema_version: 1;
   record: 'diagnosis';
+  /**
+   * each notebook cell's code file the record names, as written there -> the cell as the notebook names it (`cell [2]`) (published)
+   */
+  cell_names?: {
+    [k: string]: string;
+  };
 }
 /**
  * One rung of the ladder: a fresh copy compiled with one backend, judged against eager.

@@ -2402,6 +2402,13 @@ export const RECORD_SCHEMA: unknown = {
         },
         "record": {
           "type": "string"
+        },
+        "cell_names": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "string"
+          },
+          "description": "each notebook cell's code file the record names, as written there -> the cell as the notebook names it (`cell [2]`) (published)"
         }
       },
       "required": [
@@ -3069,6 +3076,13 @@ export const RECORD_SCHEMA: unknown = {
         },
         "record": {
           "const": "diagnosis"
+        },
+        "cell_names": {
+          "type": "object",
+          "additionalProperties": {
+            "type": "string"
+          },
+          "description": "each notebook cell's code file the record names, as written there -> the cell as the notebook names it (`cell [2]`) (published)"
         }
       },
       "required": [

@@ -4,7 +4,7 @@
  */
 
 import type * as R from '../generated/record';
-import type { View } from './parts';
+import type { CellNames, View } from './parts';
 
 /** One rung of a diagnosis's ladder: a copy compiled with one backend, judged against eager. */
 export type IRung = View<
@@ -110,4 +110,6 @@ export interface IDiagnosisPayload {
   notes: string[];
   /** Texts were cut from the published copy (the kernel's `Diagnosis` has them whole). */
   truncated: boolean;
+  /** Each cell's code file the record names (as written there) -> `cell [N]`. */
+  cell_names: CellNames;
 }

@@ -4,7 +4,7 @@
  */
 
 import type * as R from '../generated/record';
-import type { View } from './parts';
+import type { CellNames, View } from './parts';
 
 /** Counts and time of one setup (the baseline or a suggestion tried on a copy). */
 export type IMeasured = View<
@@ -48,4 +48,6 @@ export interface ISuggestionsPayload {
   budget_s: number;
   elapsed_s: number;
   notes: string[];
+  /** Each cell's code file the record names (as written there) -> `cell [N]`. */
+  cell_names: CellNames;
 }

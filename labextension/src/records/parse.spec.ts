@@ -104,6 +104,14 @@ test('a break inside library code is named by its file, not as a cell line', () 
     'torch/optim/optimizer.py:79 (reached from cell line 9)'
   );
   assert.equal(whereText(cell.filename, 5, cell, []), 'line 5');
+  // another cell's file, named by the record: the cell as the notebook shows it
+  const other = '/tmp/ipykernel_7/123.py';
+  assert.equal(
+    whereText(other, 4, cell, [], new Map([[other, 'cell [3]']])),
+    'cell [3], line 4'
+  );
+  // unnamed (a record saved before cells were named): read as a cell line, as before
+  assert.equal(whereText(other, 4, cell, []), 'line 4');
 });
 
 test('recompiles come in order with their reasons and guards', () => {

@@ -19,6 +19,7 @@ import {
   workaroundEffect
 } from '../views/diagnosetext';
 import { memoryFacts } from '../views/memorytext';
+import { placeText } from '../ui/format';
 
 import { recordFixture } from '../../test/support';
 
@@ -288,4 +289,29 @@ test('a diagnosis with no float64 reference says so, with no verdict', () => {
   const text = referenceText(none.reference);
   assert.match(text, /no float64 reference: the call draws random numbers/);
   assert.doesNotMatch(text, /closer/);
+});
+
+test('suggestions and a diagnosis carry the names of the cells they point into', () => {
+  const file = '/tmp/ipykernel_41/2208.py';
+  const names = { [file]: 'cell [3]' };
+  const s = parsePayload({
+    ...recordFixture('suggestions'),
+    cell_names: names
+  }) as ISuggestionsPayload;
+  assert.equal(placeText(file, 4, s.cell_names), 'cell [3], line 4');
+  const d = parsePayload({
+    ...recordFixture('diagnosis'),
+    cell_names: names
+  }) as IDiagnosisPayload;
+  assert.equal(placeText(file, 7, d.cell_names), 'cell [3], line 7');
+  // a record saved before cells were named: none, the file's own path
+  const saved = { ...recordFixture('suggestions') };
+  delete saved.cell_names;
+  const bare = parsePayload(saved) as ISuggestionsPayload;
+  assert.equal(bare.cell_names.size, 0);
+  // the fixture, recorded in a real shell, names its cell
+  const recorded = parsePayload(
+    recordFixture('suggestions')
+  ) as ISuggestionsPayload;
+  assert.deepEqual([...recorded.cell_names.values()], ['cell [1]']);
 });

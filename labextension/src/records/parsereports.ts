@@ -238,7 +238,8 @@ export function parseSuggestions(
     calls: o.calls,
     budget_s: o.budget_s,
     elapsed_s: o.elapsed_s,
-    notes: [...o.notes]
+    notes: [...o.notes],
+    cell_names: new Map(Object.entries(o.cell_names ?? {}))
   };
 }
 
@@ -331,6 +332,7 @@ export function parseDiagnosis(o: R.Diagnosis, key: string): IDiagnosisPayload {
     elapsed_s: o.elapsed_s,
     skipped: [...o.skipped],
     notes: [...o.notes],
-    truncated: o.truncated
+    truncated: o.truncated,
+    cell_names: new Map(Object.entries(o.cell_names ?? {}))
   };
 }

@@ -266,14 +266,17 @@ export function whereText(
   filename: string | null,
   lineno: number | null,
   cell: ICellRef,
-  stack: readonly ISourceLine[]
+  stack: readonly ISourceLine[],
+  names?: CellNames
 ): string {
-  if (!filename || isCellFile(filename, cell)) {
+  // another cell the record names: that cell, not a line of this one
+  const other = filename && filename !== cell.filename && names?.has(filename);
+  if (!filename || (!other && isCellFile(filename, cell))) {
     return `line ${lineno ?? '?'}`;
   }
   const via = cellFrame(stack, cell);
   const from = via ? ` (reached from cell line ${via.lineno ?? '?'})` : '';
-  return `${shortPath(filename, lineno)}${from}`;
+  return `${placeText(filename, lineno, names)}${from}`;
 }
 
 /** At most `max` characters of `text`, with a mark saying how many were left out. */

@@ -93,7 +93,9 @@ function culprit(p: IDiagnosisPayload): HTMLElement | null {
       h('b', null, 'culprit: '),
       clip(p.culprit || '(not named)', MAX_TEXT)
     ),
-    p.lineno !== null ? libraryLine(p.filename, p.lineno, p.line) : null,
+    p.lineno !== null
+      ? libraryLine(p.filename, p.lineno, p.line, undefined, p.cell_names)
+      : null,
     b
       ? h(
           'div',

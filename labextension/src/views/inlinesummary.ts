@@ -90,7 +90,7 @@ export function renderInlineSummary(
     }
     for (const gb of t.graph_breaks.slice(0, MAX_DETAILS)) {
       lines.push([
-        `graph break at ${clip(whereText(gb.filename, gb.lineno, t.cell, gb.stack), 300)}: `,
+        `graph break at ${clip(whereText(gb.filename, gb.lineno, t.cell, gb.stack, t.cell_names), 300)}: `,
         h('code', null, clip(gb.line.trim(), 200)),
         ` — ${clip(gb.gb_type || gb.reason, MAX_TEXT)}`,
         gb.gb_id || gb.doc_url ? ' ' : null,
@@ -129,7 +129,7 @@ export function renderInlineSummary(
           'li',
           { class: 'nbc-error' },
           `${clip(err.type, 100) || 'error'} at ` +
-            `${clip(whereText(err.filename, err.lineno, t.cell, err.stack), 300)}: `,
+            `${clip(whereText(err.filename, err.lineno, t.cell, err.stack, t.cell_names), 300)}: `,
           h('code', null, clip(err.line.trim(), 200)),
           ` — ${clip(err.message, MAX_TEXT)}`
         )

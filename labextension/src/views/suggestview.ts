@@ -11,8 +11,9 @@ import {
   clip,
   formatNumber,
   formatTime,
-  shortPath
+  placeText
 } from '../ui/format';
+import type { CellNames } from '../model/parts';
 import { IMeasured, ISuggestion, ISuggestionsPayload } from '../model/suggest';
 
 const PAGE = 50;
@@ -48,11 +49,15 @@ function copyButton(text: string): HTMLButtonElement {
   return b;
 }
 
-function renderItem(s: ISuggestion, baseline: IMeasured): HTMLElement {
+function renderItem(
+  s: ISuggestion,
+  baseline: IMeasured,
+  names: CellNames
+): HTMLElement {
   const status = s.verified ? 'verified' : s.status || 'not verified';
   const where =
     s.problem.lineno !== null || s.problem.filename
-      ? shortPath(s.problem.filename ?? '', s.problem.lineno)
+      ? placeText(s.problem.filename ?? '', s.problem.lineno, names)
       : '';
   const same =
     s.same.ok === null
@@ -139,7 +144,7 @@ export function renderSuggestions(p: ISuggestionsPayload): HTMLElement {
   appendPaged(
     list,
     p.items,
-    s => renderItem(s, p.baseline),
+    s => renderItem(s, p.baseline, p.cell_names),
     PAGE,
     'suggestions'
   );

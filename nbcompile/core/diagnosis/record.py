@@ -133,4 +133,7 @@ class Diagnosis(Record):
     schema_version: Literal[1] = SCHEMA_VERSION
     record: Literal["diagnosis"] = "diagnosis"
 
-    OPTIONAL_KEYS = frozenset({"interrupted", "matmul_precision"})
+    OPTIONAL_KEYS = frozenset({"interrupted", "matmul_precision", "cell_names"})
+    COMPUTED = {"cell_names": (dict[str, str], "each notebook cell's code file the record "
+                                               "names, as written there -> the cell as the "
+                                               "notebook names it (`cell [2]`) (published)")}

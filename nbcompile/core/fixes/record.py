@@ -75,7 +75,10 @@ class Suggestions(Record):
     schema_version: int = SCHEMA_VERSION
     record: str = "suggestions"
 
-    OPTIONAL_KEYS = frozenset({"interrupted"})
+    OPTIONAL_KEYS = frozenset({"interrupted", "cell_names"})
+    COMPUTED = {"cell_names": (dict[str, str], "each notebook cell's code file the record "
+                                               "names, as written there -> the cell as the "
+                                               "notebook names it (`cell [2]`) (published)")}
 
     @property
     def verified(self) -> list[Suggestion]:
