@@ -77,6 +77,8 @@ _WORDS = [
                 r"significantly faster|significantly slower|no faster|faster|slower)\b"),
      "<verdict>"),
     (re.compile(r"\b(?:verified|did not help|inconclusive)(?=: )"), "<verdict>"),
+    # a suggestion's timing, shown only when its trial was timed within the budget
+    (re.compile(r"; <verdict>: #s vs #s per pass"), ""),
 ]
 
 
