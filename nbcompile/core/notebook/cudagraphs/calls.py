@@ -62,18 +62,9 @@ def cuda_available() -> bool:
 
 
 # --- the reader of torch's live state (GPU only) ---
-def _device() -> int | None:
-    return trees.current_device()
-
-
-def tree_manager() -> Any:
-    """The current device's ``CUDAGraphTreeManager`` (``trees.manager``)."""
-    return trees.manager()
-
-
 def pool_now() -> int | None:
     """Bytes the current device's CUDA-graph pool reserves (``cudagraph_pool``)."""
-    index = _device()
+    index = trees.current_device()
     return None if index is None else cudagraph_pool.pool_bytes(index)
 
 
@@ -137,6 +128,16 @@ class _State:
     after_at: int = -1
 
 
+def _opened(state: _State, replays: _Replays | None = None) -> _Open:
+    """The target's next call opened: numbered, its cell, the pool's bytes and the outputs
+    the tree's current path holds now (what the call may overwrite)."""
+    index = trees.current_device()
+    state.after = None
+    state.calls += 1
+    return _Open(state.calls, get_history().current(), pool_now(), replays,
+                 held=trees.path_outputs(index) if index is not None else [])
+
+
 class CudagraphCalls(SideChannel):
     """Per call of each target compiled with CUDA graphs: what the tree did."""
 
@@ -191,12 +192,7 @@ class CudagraphCalls(SideChannel):
         call = next((c for c in reversed(calls.running()) if c.target is target), None)
         if call is None or state.open is not None or id(call) in state.loose:
             return
-        index = _device()
-        state.after = None
-        state.calls += 1
-        state.loose[id(call)] = _Open(state.calls, get_history().current(), pool_now(),
-                                      held=trees.path_outputs(index) if index is not None
-                                      else [])
+        state.loose[id(call)] = _opened(state)
 
     # --- calls ---
     def _on_call(self, target: Any, fn: Any, args: tuple[Any, ...],
@@ -205,14 +201,7 @@ class CudagraphCalls(SideChannel):
             state = self._states.get(getattr(target, "id", ""))
             if state is None or not state.watching or state.open is not None:
                 return None
-            manager = tree_manager()
-            state.calls += 1
-            state.after = None
-            index = _device()
-            opened = _Open(state.calls, get_history().current(), pool_now(),
-                           _Replays(manager),
-                           held=trees.path_outputs(index) if index is not None else [])
-            state.open = opened
+            opened = state.open = _opened(state, _Replays(trees.manager()))
         return lambda: self._end(target, state, opened)
 
     def _end(self, target: Target, state: _State, opened: _Open) -> None:
