@@ -2,8 +2,11 @@
 
 The front end is the labextension's own views bundled into one ES module
 (``static/inspector.js``, built by ``labextension/scripts/build-widget.mjs``, shipped in
-the wheel). The widget's state holds the published record, within the output budget as
-every output (``budget.py``); a record cut to that budget is completed over the widget's
+the wheel). That module (about 190 KB) is held once per kernel by one ``InspectorModule``
+widget; each inspector carries only ``static/loader.js`` (about 1 KB), which imports the
+module from that widget, so a notebook saved with its widget state keeps the module once
+however many inspectors it shows. An inspector's state holds the published record, within
+the output budget as every output (``budget.py``); a record cut to that budget is completed over the widget's
 own messages: the front end sends ``{"type": "whole"}`` and the kernel answers, per
 target shown, with the whole record of ``inspector.whole_record`` (the sidebar comm's
 answer, bounded the same way). The displayed bundle keeps the ``text/html`` and
@@ -19,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import anywidget
+import ipywidgets as widgets
 import traitlets
 
 from ..core.records import MIME_TYPE, SCHEMA_VERSION
@@ -27,6 +31,8 @@ from .inspector import whole_record
 
 #: The bundled front-end module (gitignored build output, listed in the wheel's artifacts).
 MODULE = Path(__file__).parent / "static" / "inspector.js"
+#: Each inspector's own ``_esm``: imports ``MODULE`` from the kernel's module widget.
+LOADER = Path(__file__).parent / "static" / "loader.js"
 #: Record kinds the front end shows (``labextension/src/records/schema.ts``).
 KINDS = frozenset({"summary", "timing", "trace", "profile", "suggestions", "diagnosis",
                    "compile_time"})
@@ -37,13 +43,14 @@ _TARGET_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
 
 
 @functools.cache
-def module_text() -> str:
-    """The widget's ES module; a checkout must have built it (``make labextension``)."""
+def module_text(path: Path = MODULE) -> str:
+    """A built widget module (``MODULE`` or ``LOADER``); a checkout must have built it
+    (``make labextension``)."""
     try:
-        return MODULE.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise FileNotFoundError(
-            f"nbcompile's inspector widget module is missing ({MODULE}): in a checkout, "
+            f"nbcompile's inspector widget module is missing ({path}): in a checkout, "
             "build it with `make labextension` (or `cd labextension && npm run "
             "build:widget`); an installed wheel carries it") from None
 
@@ -68,15 +75,35 @@ def check_record(value: Any, budget: int | None = None) -> dict[str, Any]:
     return value
 
 
+class InspectorModule(anywidget.AnyWidget):
+    """The inspector's front-end code, held once per kernel (``code``: ``MODULE``'s text);
+    never displayed: inspectors import their views from it."""
+
+    _esm = "export default {};"
+    code = traitlets.Unicode().tag(sync=True)
+
+
+_module: InspectorModule | None = None
+
+
+def shared_module() -> InspectorModule:
+    """This kernel's module widget, made at the first inspector (again after a close)."""
+    global _module
+    if _module is None or _module.comm is None:
+        _module = InspectorModule(code=module_text(MODULE))
+    return _module
+
+
 class Inspector(anywidget.AnyWidget):
     """The inline Compile inspector for one record (a target's, or a report's)."""
 
     record = traitlets.Dict().tag(sync=True)
+    module = traitlets.Instance(InspectorModule).tag(sync=True, **widgets.widget_serialization)
 
     def __init__(self, bundle: dict[str, Any]) -> None:
         """``bundle``: a MIME bundle nbcompile publishes (its record and fallbacks)."""
-        self._esm = module_text()
-        super().__init__(record=bundle[MIME_TYPE])
+        self._esm = module_text(LOADER)
+        super().__init__(record=bundle[MIME_TYPE], module=shared_module())
         self._html: str = bundle.get("text/html", "")
         self._plain: str = bundle.get("text/plain", "")
         self.on_msg(self._on_message)

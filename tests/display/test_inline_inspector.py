@@ -14,7 +14,13 @@ import traitlets
 
 from nbcompile.core.records import MIME_TYPE
 from nbcompile.display.budget import DEFAULT_OUTPUT_BUDGET, json_size, set_output_budget
-from nbcompile.display.inline_inspector import MODULE, Inspector, check_record, inspector_for
+from nbcompile.display.inline_inspector import (
+    LOADER,
+    MODULE,
+    Inspector,
+    check_record,
+    inspector_for,
+)
 from tests.support import ROOT
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -74,6 +80,22 @@ def test_a_record_over_the_output_budget_is_refused():
         inspector_for({"text/plain": "x"})
 
 
+def test_the_module_is_held_once_however_many_inspectors():
+    first, second = Inspector(_bundle()), Inspector(_bundle())
+    assert first.module is second.module
+    code = first.module.get_state()["code"]
+    assert code == MODULE.read_text()
+    # Each inspector carries the loader and a reference to the module widget, not the code.
+    for widget in (first, second):
+        state = widget.get_state()
+        assert state["module"] == f"IPY_MODEL_{first.module.model_id}"
+        assert state["_esm"] == LOADER.read_text()
+        assert json_size(state) < json_size(state["record"]) + 4_000
+    # Closed (a user's `widget.close_all()`): the next inspector makes a new one.
+    first.module.close()
+    assert Inspector(_bundle()).module is not first.module
+
+
 def test_a_whole_record_is_asked_only_for_the_targets_shown():
     record = _summary()
     record["targets"][0]["id"] = "../../etc"  # not an id: never looked up
@@ -92,9 +114,16 @@ def test_the_module_ships_in_the_package_and_fetches_nothing():
     assert not re.search(r"""\bimport\s*\(|\bimport\s*[\w{*][^;]*\bfrom\s*["']""", text)
     assert not re.search(r"\b(innerHTML|outerHTML|insertAdjacentHTML|eval)\b", text)
     assert "new Function" not in text
+    # The loader: its one import is of the module widget's code, through a blob URL.
+    loader = LOADER.read_text()
+    assert len(loader) < 2_000
+    imports = re.findall(r"\bimport\s*\(([^)]*)\)", loader)
+    assert len(imports) == 1 and "createObjectURL" in loader, imports
+    assert not re.search(r"\b(innerHTML|outerHTML|insertAdjacentHTML|eval|fetch)\b", loader)
     # In the wheel (a gitignored build output: listed as an artifact), built by its hook.
     pyproject = (ROOT / "pyproject.toml").read_text()
     wheel = pyproject.split("[tool.hatch.build.targets.wheel]", 1)[1].split("\n[", 1)[0]
     assert re.search(r'^artifacts = \[.*"nbcompile/display/static"', wheel, re.M)
     assert '"nbcompile/display/static/inspector.js",' in pyproject  # ensured-targets
+    assert '"nbcompile/display/static/loader.js",' in pyproject
     assert re.search(r'^\s*"anywidget>=0\.11', pyproject, re.M)
