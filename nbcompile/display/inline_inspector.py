@@ -5,13 +5,15 @@ The front end is the labextension's own views bundled into one ES module
 the wheel). That module (about 190 KB) is held once per kernel by one ``InspectorModule``
 widget; each inspector carries only ``static/loader.js`` (about 1 KB), which imports the
 module from that widget, so a notebook saved with its widget state keeps the module once
-however many inspectors it shows. An inspector's state holds the published record, within
-the output budget as every output (``budget.py``); a record cut to that budget is completed over the widget's
-own messages: the front end sends ``{"type": "whole"}`` and the kernel answers, per
-target shown, with the whole record of ``inspector.whole_record`` (the sidebar comm's
-answer, bounded the same way). The displayed bundle keeps the ``text/html`` and
-``text/plain`` fallbacks for places that run no widgets (GitHub, nbconvert without
-state, untrusted notebooks).
+however many inspectors it shows.
+
+An inspector's state holds the published record, within the output budget as every
+output (``budget.py``); a record cut to that budget is completed over the widget's own
+messages: the front end sends ``{"type": "whole"}`` and the kernel answers, per target
+shown, with the whole record of ``inspector.whole_record`` (the sidebar comm's answer,
+bounded the same way). The displayed bundle keeps the ``text/html`` and ``text/plain``
+fallbacks for places that run no widgets (GitHub, nbconvert without state, untrusted
+notebooks).
 """
 
 from __future__ import annotations
@@ -100,13 +102,21 @@ class Inspector(anywidget.AnyWidget):
     record = traitlets.Dict().tag(sync=True)
     module = traitlets.Instance(InspectorModule).tag(sync=True, **widgets.widget_serialization)
 
-    def __init__(self, bundle: dict[str, Any]) -> None:
-        """``bundle``: a MIME bundle nbcompile publishes (its record and fallbacks)."""
+    def __init__(self, bundle: dict[str, Any], publish_record: bool = False) -> None:
+        """``bundle``: a MIME bundle nbcompile publishes (its record and fallbacks).
+        ``publish_record``: the display carries the record too (as the output it stands
+        for would: the sidebar reads it; a front end with no widget manager renders it)."""
         self._esm = module_text(LOADER)
         super().__init__(record=bundle[MIME_TYPE], module=shared_module())
-        self._html: str = bundle.get("text/html", "")
-        self._plain: str = bundle.get("text/plain", "")
+        self._publish_record = publish_record
+        self._bundle = bundle
         self.on_msg(self._on_message)
+
+    def show(self, bundle: dict[str, Any]) -> None:
+        """Show ``bundle``'s record now (a live view redraws); its fallbacks from the next
+        display of this widget on."""
+        self.record = bundle[MIME_TYPE]
+        self._bundle = bundle
 
     @traitlets.validate("record")
     def _valid_record(self, proposal: Any) -> dict[str, Any]:
@@ -134,10 +144,9 @@ class Inspector(anywidget.AnyWidget):
         if shown is None:
             return None
         data, metadata = shown
-        if self._html:
-            data["text/html"] = self._html
-        if self._plain:
-            data["text/plain"] = self._plain
+        kept = ("text/html", "text/plain", MIME_TYPE) if self._publish_record else (
+            "text/html", "text/plain")
+        data.update({k: self._bundle[k] for k in kept if self._bundle.get(k)})
         return data, metadata
 
 

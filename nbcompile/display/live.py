@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.display import display
 
@@ -12,6 +12,9 @@ from ..core.notebook.capture.session import CaptureSession
 from ..core.notebook.capture.snapshot import target_record
 from ..core.notebook.targets.target_state import Target
 from .bundle import summary_bundle
+
+if TYPE_CHECKING:
+    from .inline_inspector import Inspector
 
 TICK_SECONDS = 1.0
 #: How often a running compile's step is looked at (a changed step is shown then).
@@ -34,7 +37,7 @@ class LiveSummary:
     """
 
     def __init__(self, session: CaptureSession, targets: list[Target], cell: dict[str, Any],
-                 annotate: bool = False, empty_text: str | None = None):
+                 annotate: bool = False, empty_text: str | None = None, inspect: bool = False):
         self.annotate = annotate  # --annotate: the annotated source follows the summary
         self.empty_text = empty_text  # said instead of the usual words when no target
         self.session = session
@@ -45,7 +48,15 @@ class LiveSummary:
         self._dirty = False  # a change not published yet (left to the thread)
         self._published = float("-inf")  # when the last publish ended (monotonic)
         self._gap = PROGRESS_SECONDS  # the least time between publishes while compiling
-        self.handle = display(self.bundle(), raw=True, display_id=True)
+        # --inspect: the summary is shown by the inline inspector (a widget whose display
+        # carries the summary's record and fallbacks), its record set live while compiling.
+        self.inspector: Inspector | None = None
+        if inspect:  # anywidget is imported only when asked for
+            from .inline_inspector import Inspector
+
+            self.inspector = Inspector(self.bundle(), publish_record=True)
+        self.handle = display(self.inspector, display_id=True) if self.inspector is not None \
+            else display(self.bundle(), raw=True, display_id=True)
         self._unsubscribe = session.subscribe(self._changed, tuple(targets)) if targets else None
 
     def bundle(self) -> dict[str, Any]:
@@ -63,7 +74,12 @@ class LiveSummary:
                 return False
             self._dirty = False
             started = time.monotonic()
-            self.handle.update(self.bundle(), raw=True)
+            if self.inspector is None:
+                self.handle.update(self.bundle(), raw=True)
+            else:
+                self.inspector.show(self.bundle())
+                if not any(t.status == "compiling" for t in self.targets):
+                    self.handle.update(self.inspector)  # the settled output: its fallbacks
             self._published = time.monotonic()
             self._gap = max(PROGRESS_SECONDS, COST_FACTOR * (self._published - started))
             return True

@@ -73,6 +73,11 @@ class CompileMagics(Magics):
                    "and those it cannot run (libdevice math, many reductions) are computed "
                    "eagerly, said in the summary. triton-interpret: run in the interpreter "
                    "only, and raise TritonPreviewError where it cannot.")
+    @argument("--inspect", action=OnceFlag,
+              help="Show the summary as the Compile inspector inside the cell (the "
+                   "widget of nbcompile.inspect, updated as the targets compile), where "
+                   "the front end runs Jupyter widgets; elsewhere the summary shows as "
+                   "usual.")
     @argument("--torch-logs", action=OnceFlag,
               help="Keep torch's own log records about these targets' compiles on stderr, "
                    "as torch prints them (by default they go into the record and the "
@@ -144,6 +149,7 @@ class CompileMagics(Magics):
             session.register(target)
             target.release()  # the user's names hold the objects; nbcompile holds them weakly
         LiveSummary(session, targets, cell_ref.to_dict(), annotate=request.annotate,
+                    inspect=args.inspect,
                     empty_text=None if targets or not elsewhere else
                     "nbcompile: nothing to compile in this cell. " + " ".join(elsewhere))
         return result

@@ -33,12 +33,16 @@ def gelu_chain(x):
 CALL_CELL = ("y = gelu_chain(torch.randn(8, 64))\n"
              "y = gelu_chain(torch.randn(8, 64, dtype=torch.float64))")
 INSPECT_CELL = "import nbcompile\nnbcompile.inspect(gelu_chain)"
+# The summary itself as the inline inspector, live while its target compiles.
+COMPILE_INSPECT_CELL = "%%compile --inspect\ndef cos_plus(x):\n    return torch.cos(x) + 1"
+COS_CALL_CELL = "z = cos_plus(torch.randn(8))"
 
 
 def make_notebook(path: Path) -> None:
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(src)
-                for src in ("%load_ext nbcompile", COMPILE_CELL, CALL_CELL, INSPECT_CELL)]
+                for src in ("%load_ext nbcompile", COMPILE_CELL, CALL_CELL, INSPECT_CELL,
+                            COMPILE_INSPECT_CELL, COS_CALL_CELL)]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
                                  "language": "python"}
     nbformat.write(nb, path)
@@ -125,6 +129,14 @@ def test_inspect_in_jupyterlab_and_notebook7_without_the_extension(browser, tmp_
             assert widget.locator('.nbc-section[data-section="recompiles"] .nbc-count'
                                   ).inner_text() != "0"
             page.screenshot(path=str(artifacts / "inline-inspector-lab.png"))
+
+            # %%compile --inspect: the cell's summary is the inspector, redrawn as it compiles.
+            run_cell(page, 4)
+            run_cell(page, 5)
+            live = cells(page).nth(4).locator(".nbc-widget")
+            live.wait_for(timeout=60_000)
+            assert "cos_plus" in live.locator(".nbc-widget-header").inner_text()
+            live.locator(".nbc-status-compiled").first.wait_for(timeout=60_000)
 
             # Notebook 7, same kernel: the inspect cell again.
             page2 = context.new_page()

@@ -45,3 +45,28 @@ def test_inspect_holds_the_cut_record_and_sends_the_whole_one(ip):
     # A report's result: the record it displays.
     report = nbcompile.report(ip.user_ns["widget_bump"])
     assert nbcompile.inspect(report).record["targets"][0]["id"] == target["id"]
+
+
+def test_compile_inspect_shows_the_summary_in_the_inline_inspector_as_it_compiles(ip, capsys):
+    from ipywidgets.widgets.widget import _instances
+
+    from nbcompile.display.inline_inspector import Inspector
+
+    before = set(_instances)
+    run_cell(ip, "%%compile --inspect --backend eager\nimport torch\n"
+                 "def inspected(x):\n    return torch.cos(x) + 1\n")
+    shown = [w for k, w in _instances.items() if k not in before and isinstance(w, Inspector)]
+    assert len(shown) == 1
+    widget = shown[0]
+    assert [t["name"] for t in widget.record["targets"]] == ["inspected"]
+    assert widget.record["targets"][0]["status"] == "pending"
+    # Where no widget runs, the output is the summary itself (this shell prints text/plain).
+    assert "inspected (function)" in capsys.readouterr().out
+    run_cell(ip, "inspected(torch.ones(3))")
+    assert widget.record["targets"][0]["status"] == "compiled"
+    data = widget._repr_mimebundle_()[0]  # type: ignore[index]
+    assert data[MIME_TYPE] == widget.record  # the sidebar reads the cell's record
+    assert "application/vnd.jupyter.widget-view+json" in data
+    assert "inspected" in data["text/html"]
+    # The settled summary was published again (its fallbacks and record up to date).
+    assert "compiled" in capsys.readouterr().out.rsplit("inspected (function)", 1)[-1]
