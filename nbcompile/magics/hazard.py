@@ -49,10 +49,7 @@ def after_cell(shell: Any, result: Any = None) -> None:
     if not in_use(get_session().targets, cudagraphs.asked_for):
         return
     cell = getattr(result, "execution_count", None)
-    namespace = _namespace(shell)
-    watch = get_watch()
-    report = watch.after_cell(cell, namespace, _resolve)
-    shared = watch.shared_after_cell(cell, namespace, resolve=_resolve)
+    report, shared = get_watch().cell_ended(cell, _namespace(shell), _resolve)
     session = get_session()
     found = [(report_record(report), [*report.calls,
                                       *(o.message.produced_in for o in report.names)])

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,12 +39,11 @@ import torch
 
 from ...frames import is_entry_file, is_torch_file
 from . import trees
+from .ledger import Ledger, tensor_leaves
 
 #: The part of torch's text (``CUDAGraphTreeManager.format_dealloc_msg``) shared by the
 #: output and gradient-output variants.
 MARK = "output of CUDAGraphs that has been overwritten by a subsequent run"
-#: Containers looked into, one level, and at most this many items each (``outs[0]``).
-MAX_ITEMS = 64
 #: Reports and explanations kept (the latest).
 MAX_KEPT = 20
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>[^\s]+)')
@@ -164,60 +163,6 @@ def parse_message(text: str) -> TorchMessage | None:
     if stack == "[Could not find stack trace]":
         stack = ""
     return TorchMessage("gradient tensor output of CUDAGraphs" in text, stack)
-
-
-def tensor_leaves(namespace: Mapping[str, Any]) -> Iterator[tuple[str, torch.Tensor]]:
-    """The tensors the user's names hold: each name's value, and one level into a list,
-    tuple or dict (at most ``MAX_ITEMS`` items each), labelled as the user writes them."""
-    for name, value in list(namespace.items()):
-        if isinstance(value, torch.Tensor):
-            yield name, value
-        elif isinstance(value, (list, tuple)):
-            for i, item in enumerate(value[:MAX_ITEMS]):
-                if isinstance(item, torch.Tensor):
-                    yield f"{name}[{i}]", item
-        elif isinstance(value, dict):
-            for i, (key, item) in enumerate(value.items()):
-                if i >= MAX_ITEMS:
-                    break
-                if isinstance(item, torch.Tensor) and isinstance(key, (str, int)):
-                    yield f"{name}[{key!r}]", item
-
-
-@dataclass
-class _Binding:
-    ref: weakref.ref[torch.Tensor]
-    cell: int | None
-    reported: bool = False
-    overwritten_in: int | None = None
-    calls: tuple[str, ...] = ()
-    # the trees' generation (``current_gen``: torch's count of compiled invocations) when
-    # the name was first seen holding a graph output; None: not a graph output then
-    generation: int | None = None
-
-
-class Ledger:
-    """Which cell bound each name to the tensor it holds (weakly: nothing is kept alive,
-    the outputs' liveness, which CUDA-graph trees read, is left as the user made it)."""
-
-    def __init__(self) -> None:
-        self._bound: dict[str, _Binding] = {}
-
-    def binding(self, name: str, value: torch.Tensor) -> _Binding | None:
-        found = self._bound.get(name)
-        return found if found is not None and found.ref() is value else None
-
-    def note(self, name: str, value: torch.Tensor, cell: int | None) -> _Binding:
-        """``name`` holds ``value`` after ``cell``: a new binding unless it held it before."""
-        found = self.binding(name, value)
-        if found is None:
-            found = self._bound[name] = _Binding(weakref.ref(value), cell)
-        return found
-
-    def keep_only(self, names: set[str]) -> None:
-        """Forget the names no longer bound."""
-        for name in [n for n in self._bound if n not in names]:
-            del self._bound[name]
 
 
 def newly_overwritten(leaves: list[tuple[str, torch.Tensor]], marks: Mapping[int, str],
@@ -349,11 +294,23 @@ class HazardWatch:
                 marks[id(value)] = text
         return marks
 
+    def cell_ended(self, cell: int | None, namespace: Mapping[str, Any],
+                   resolve: Callable[[str, int], str | None]
+                   ) -> tuple[HazardReport | None, SharedReport | None]:
+        """After a cell (the caller checked ``in_use``): ``after_cell`` and
+        ``shared_after_cell`` over one walk of the namespace."""
+        leaves = list(tensor_leaves(namespace))
+        return (self._overwritten(cell, leaves, resolve),
+                self._shared_leaves(cell, leaves, None, None, resolve))
+
     def after_cell(self, cell: int | None, namespace: Mapping[str, Any],
                    resolve: Callable[[str, int], str | None]) -> HazardReport | None:
         """After a cell (the caller checked ``in_use``): the names its calls overwrote,
         once each; None when there are none."""
-        leaves = list(tensor_leaves(namespace))
+        return self._overwritten(cell, list(tensor_leaves(namespace)), resolve)
+
+    def _overwritten(self, cell: int | None, leaves: list[tuple[str, torch.Tensor]],
+                     resolve: Callable[[str, int], str | None]) -> HazardReport | None:
         marks = self._marks(leaves)
         root = ""
         now = trees.generation()
@@ -383,7 +340,12 @@ class HazardWatch:
         ``outputs`` and ``generation``: the graph outputs' ids (each with the function
         that produced it) and the trees' generation (read from the current device's tree
         manager when not given)."""
-        leaves = list(tensor_leaves(namespace))
+        return self._shared_leaves(cell, list(tensor_leaves(namespace)), outputs, generation,
+                                   resolve)
+
+    def _shared_leaves(self, cell: int | None, leaves: list[tuple[str, torch.Tensor]],
+                       outputs: Mapping[int, str] | None, generation: int | None,
+                       resolve: Callable[[str, int], str | None]) -> SharedReport | None:
         if outputs is None:
             if not torch.cuda.is_available():
                 return None

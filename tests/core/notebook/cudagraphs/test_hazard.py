@@ -14,6 +14,7 @@ import torch
 from torch._inductor.cudagraph_trees import CUDAGraphTreeManager
 
 from nbcompile.core.notebook.cudagraphs import hazard as hz
+from nbcompile.core.notebook.cudagraphs.ledger import Ledger, tensor_leaves
 from nbcompile.display.hazard import explanation_text, report_text, shared_text
 
 STACK_Y = '  File "<ipython-input-3-5f1a>", line 2, in gk\n    y = (x @ x).relu()\n'
@@ -50,8 +51,8 @@ def _namespace():
 
 def test_the_names_of_the_marked_tensors_once_each_with_the_cell_that_bound_them():
     ns = _namespace()
-    ledger = hz.Ledger()
-    leaves = list(hz.tensor_leaves(ns))
+    ledger = Ledger()
+    leaves = list(tensor_leaves(ns))
     assert [name for name, _ in leaves] == ["y1", "y2", "outs[0]", "outs[1]", "d['k']"]
     assert hz.newly_overwritten(leaves, {}, ledger, 4) == []  # cell [4] bound them
     marks = {id(ns["y1"]): _torch_text(STACK_Y), id(ns["outs"][1]): _torch_text(STACK_Z)}
@@ -62,7 +63,7 @@ def test_the_names_of_the_marked_tensors_once_each_with_the_cell_that_bound_them
     assert hz.newly_overwritten(leaves, marks, ledger, 6, lambda _: "gk") == []
     # y1 bound again (cell [7]) to an output overwritten in cell [8]: said again
     ns["y1"] = torch.ones(2)
-    leaves = list(hz.tensor_leaves(ns))
+    leaves = list(tensor_leaves(ns))
     assert hz.newly_overwritten(leaves, marks, ledger, 7) == []
     marks[id(ns["y1"])] = _torch_text(STACK_Y)
     (again,) = hz.newly_overwritten(leaves, marks, ledger, 8, lambda _: "gk")
@@ -71,8 +72,8 @@ def test_the_names_of_the_marked_tensors_once_each_with_the_cell_that_bound_them
 
 def test_torch_error_in_a_later_cell_names_the_output_it_came_from():
     ns = _namespace()
-    ledger = hz.Ledger()
-    leaves = list(hz.tensor_leaves(ns))
+    ledger = Ledger()
+    leaves = list(tensor_leaves(ns))
     hz.newly_overwritten(leaves, {}, ledger, 4)
     marks = {id(ns["y1"]): _torch_text(STACK_Y), id(ns["y2"]): _torch_text(STACK_Z)}
     hz.newly_overwritten(leaves, marks, ledger, 5, lambda _: "gk")
@@ -177,3 +178,13 @@ def test_one_output_many_times_in_a_list_is_named():
     assert "`preds = f(x).clone()`" in text and "[f(b).clone() for b in batches]" in text
     assert watch.shared_after_cell(6, {"preds": [out, torch.ones(3)]}, {},
                                    generation=3) is None
+
+
+def test_a_cell_end_walks_the_namespace_once_for_both_checks():
+    watch = hz.HazardWatch()
+    y = torch.ones(2)
+    # On a CPU no output carries torch's mark and no tree hands one back: nothing said,
+    # and the one walk still noted the cell that bound the name.
+    assert watch.cell_ended(3, {"y": y, "ys": [y]}, lambda f, line: None) == (None, None)
+    binding = watch.ledger.binding("ys[0]", y)
+    assert binding is not None and binding.cell == 3
