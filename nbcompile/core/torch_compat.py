@@ -959,6 +959,19 @@ def cudagraph_generation() -> int | None:
     return value if isinstance(value, int) else None
 
 
+PARTITION_LOG = _name(
+    "torch._inductor.scheduler.Scheduler._log_graph_partitions",
+    "CUDA graphs: the graph partitions kept outside CUDA graphs (the scheduler's DEBUG "
+    "report)",
+    "graph partitions are said as not known on this torch", default=None)
+
+
+def scheduler_logs_partitions() -> bool:
+    """Whether this torch's scheduler reports a graph's partitions on its ``cudagraphs``
+    logger (torch 2.9 only hints at a split, as a perf hint without counts)."""
+    return PARTITION_LOG.get() is not None
+
+
 INDUCTOR_TRITON_CONFIG = _name(
     "torch._inductor.config.triton",
     "CUDA graphs per call: torch's warning limit on distinct input sizes",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from ... import torch_compat
 from ...records import CompileRecord
 from ...trace.builder import Fed
 from ...trace.compile_id import CompileId
@@ -73,8 +74,14 @@ class CudagraphChannel(SideChannel):
                                                   partitions)
         if not self._cuda:
             return {}
-        return {t.id: [cudagraphs.NON_TREE] for t in owners
-                if cudagraphs.asked_for(t.options) and not cudagraphs.trees_on(t.options)}
+        asking = [t for t in owners if cudagraphs.asked_for(t.options)]
+        notes: Notes = {t.id: [cudagraphs.NON_TREE] for t in asking
+                        if not cudagraphs.trees_on(t.options)}
+        if asking and not torch_compat.scheduler_logs_partitions():
+            unknown = cudagraph_partitions.unknown_note(torch_compat.torch_version())
+            for t in asking:
+                notes.setdefault(t.id, []).append(unknown)
+        return notes
 
     def _on_partition_line(self, message: str) -> None:
         key = current_compile()

@@ -13,8 +13,10 @@ import inspect
 import logging
 
 import pytest
+import torch
 from torch._inductor.scheduler import Scheduler
 
+from nbcompile.core import torch_compat
 from nbcompile.core.notebook.cudagraphs import partitions as cudagraph_partitions
 from nbcompile.core.notebook.cudagraphs.outcome import outcome, total
 from nbcompile.core.notebook.cudagraphs.partitions import read
@@ -33,6 +35,12 @@ def _line(fmt: str, *args: object) -> str:
 
 
 def test_the_formats_are_torchs():
+    if not hasattr(Scheduler, "_log_graph_partitions"):  # torch 2.9: no report to read
+        assert not torch_compat.scheduler_logs_partitions()
+        note = cudagraph_partitions.unknown_note(torch.__version__)
+        assert f"not known on torch {torch.__version__[:3]}" in note, note
+        return
+    assert torch_compat.scheduler_logs_partitions()
     source = inspect.getsource(Scheduler._log_graph_partitions)
     for fmt in (CREATED, PARTITION):
         assert f'"{fmt}"' in source
@@ -97,3 +105,9 @@ def test_nodes_kept_are_bounded(n):
               for i in range(n)]
     parts = read(lines, lambda f: None)
     assert parts is not None and len(parts.outside) == cudagraph_partitions.MAX_NODES
+
+
+def test_a_torch_that_reports_no_partitions_is_said_as_not_known():
+    note = cudagraph_partitions.unknown_note("2.9.1+cu128")
+    assert note.startswith("graph partitions not known on torch 2.9: ")
+    assert "not counted" in note
