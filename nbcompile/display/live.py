@@ -24,6 +24,21 @@ PROGRESS_SECONDS = 0.25
 COST_FACTOR = 100
 
 
+_inspect_every_cell = False
+
+
+def set_inspect_every_cell(on: bool) -> None:
+    """``%nbcompile config --inspect on|off``: every ``%%compile`` summary from now on
+    shown by the inline inspector (as ``%%compile --inspect`` does for one cell)."""
+    global _inspect_every_cell
+    _inspect_every_cell = on
+
+
+def inspect_every_cell() -> bool:
+    """Whether every ``%%compile`` summary is shown by the inline inspector."""
+    return _inspect_every_cell
+
+
 class LiveSummary:
     """Shows the targets of one cell and refreshes when their compiles start and end.
 

@@ -16,7 +16,7 @@ from ..api import open_trace
 from ..core.compiletime import artifacts
 from ..core.logs.run import TraceInterrupted
 from ..core.notebook import cache
-from ..display import budget
+from ..display import budget, live
 from ..display.cache_info import info_text
 from ..display.units import format_bytes
 from .arguments import unquoted
@@ -30,7 +30,7 @@ class AdminMagics(Magics):
     @magic_arguments()
     @argument("command", choices=["cache", "open", "config", "stance"],
               help="cache: manage the compile cache; open PATH: show a TORCH_TRACE run; "
-                   "config: settings (--output-budget); stance NAME: the "
+                   "config: settings (--output-budget, --inspect); stance NAME: the "
                    "torch.compiler.set_stance stance for the cells that follow.")
     @argument("path", nargs="?", default=None,
               help="open: a TORCH_TRACE log file or directory (quote paths with spaces); "
@@ -58,11 +58,17 @@ class AdminMagics(Magics):
               help="config: total size of each published output (summary, displayed "
                    "report), e.g. 512K or 1M (default 256K); what does not fit stays in "
                    "the kernel, with a mark saying how to get it.")
+    @argument("--inspect", choices=["on", "off"], default=None, type=str.lower,
+              help="config: on: every %%%%compile summary from now on is shown by the "
+                   "Compile inspector inside the cell (a widget, for front ends where the "
+                   "sidebar cannot be installed: VS Code, Colab); off: the usual summary "
+                   "(the default).")
     @line_magic("nbcompile")
     def nbcompile(self, line: str) -> None:
         """Manage nbcompile: ``%nbcompile cache [--dir D | --clear | --info]``, show a
         TORCH_TRACE run (a log file or a directory of per-rank logs): ``%nbcompile open PATH
-        [--source-root DIR]``, change settings: ``%nbcompile config [--output-budget SIZE]``,
+        [--source-root DIR]``, change settings: ``%nbcompile config [--output-budget SIZE]
+        [--inspect on|off]``,
         or set the ``torch.compiler.set_stance`` stance for the cells that follow:
         ``%nbcompile stance NAME``, any stance torch accepts (``fail_on_recompile``,
         ``eager_on_recompile``, ``force_eager``, ``eager_then_compile``, ``default``...).
@@ -80,6 +86,9 @@ class AdminMagics(Magics):
         if args.output_budget is not None and args.command != "config":
             raise UsageError(f"%nbcompile {args.command}: --output-budget belongs to "
                              "%nbcompile config --output-budget SIZE")
+        if args.inspect is not None and args.command != "config":
+            raise UsageError(f"%nbcompile {args.command}: --inspect belongs to "
+                             "%nbcompile config --inspect on|off")
         if args.source_root is not None and args.command != "open":
             raise UsageError(f"%nbcompile {args.command}: --source-root belongs to "
                              "%nbcompile open PATH --source-root DIR")
@@ -166,13 +175,19 @@ def _artifacts(args: Namespace) -> None:
 
 
 def _config(args: Namespace) -> None:
-    """``%nbcompile config [--output-budget SIZE]``: set, then show, the settings."""
+    """``%nbcompile config [--output-budget SIZE] [--inspect on|off]``: set, then show,
+    the settings."""
     if args.dir is not None or args.clear or args.info or args.path is not None:
-        raise UsageError("%nbcompile config: only --output-budget SIZE; --dir, --clear and "
-                         "--info belong to %nbcompile cache, a path to %nbcompile open")
+        raise UsageError("%nbcompile config: only --output-budget SIZE and --inspect on|off; "
+                         "--dir, --clear and --info belong to %nbcompile cache, a path to "
+                         "%nbcompile open")
     if args.output_budget is not None:
         try:
             budget.set_output_budget(args.output_budget)
         except ValueError as e:
             raise UsageError(f"%nbcompile config --output-budget: {e}") from None
+    if args.inspect is not None:
+        live.set_inspect_every_cell(args.inspect == "on")
     print(f"nbcompile: output budget {format_bytes(budget.output_budget())} per output")
+    print("nbcompile: %%compile summaries shown by the inspector in the cell: "
+          + ("on" if live.inspect_every_cell() else "off (%%compile --inspect per cell)"))

@@ -23,6 +23,7 @@ from ..core.notebook.targets.request import (
     compile_options,
 )
 from ..core.records import CellRef
+from ..display import live
 from ..display.live import LiveSummary
 from .arguments import (
     Once,
@@ -77,7 +78,7 @@ class CompileMagics(Magics):
               help="Show the summary as the Compile inspector inside the cell (the "
                    "widget of nbcompile.inspect, updated as the targets compile), where "
                    "the front end runs Jupyter widgets; elsewhere the summary shows as "
-                   "usual.")
+                   "usual. For every cell: %%nbcompile config --inspect on.")
     @argument("--torch-logs", action=OnceFlag,
               help="Keep torch's own log records about these targets' compiles on stderr, "
                    "as torch prints them (by default they go into the record and the "
@@ -149,7 +150,7 @@ class CompileMagics(Magics):
             session.register(target)
             target.release()  # the user's names hold the objects; nbcompile holds them weakly
         LiveSummary(session, targets, cell_ref.to_dict(), annotate=request.annotate,
-                    inspect=args.inspect,
+                    inspect=args.inspect or live.inspect_every_cell(),
                     empty_text=None if targets or not elsewhere else
                     "nbcompile: nothing to compile in this cell. " + " ".join(elsewhere))
         return result

@@ -70,3 +70,31 @@ def test_compile_inspect_shows_the_summary_in_the_inline_inspector_as_it_compile
     assert "inspected" in data["text/html"]
     # The settled summary was published again (its fallbacks and record up to date).
     assert "compiled" in capsys.readouterr().out.rsplit("inspected (function)", 1)[-1]
+
+
+def test_config_inspect_on_shows_every_summary_in_the_inline_inspector(ip, capsys):
+    import pytest
+    from ipywidgets.widgets.widget import _instances
+
+    from nbcompile.display import live
+    from nbcompile.display.inline_inspector import Inspector
+
+    def inspectors_made_by(source: str) -> int:
+        before = set(_instances)
+        run_cell(ip, source)
+        return sum(isinstance(w, Inspector) for k, w in _instances.items() if k not in before)
+
+    try:
+        run_cell(ip, "%nbcompile config --inspect on")
+        assert "shown by the inspector in the cell: on" in capsys.readouterr().out
+        assert inspectors_made_by("%%compile\ndef every_a(x):\n    return x + 1\n") == 1
+        with pytest.raises(Exception, match="invalid choice: 'maybe'"):
+            run_cell(ip, "%nbcompile config --inspect maybe")
+        assert live.inspect_every_cell()  # bad input changes nothing
+        with pytest.raises(Exception, match="--inspect belongs to %nbcompile config"):
+            run_cell(ip, "%nbcompile cache --inspect on")
+        run_cell(ip, "%nbcompile config --inspect OFF")
+        assert "in the cell: off (%%compile --inspect per cell)" in capsys.readouterr().out
+        assert inspectors_made_by("%%compile\ndef every_b(x):\n    return x + 2\n") == 0
+    finally:
+        live.set_inspect_every_cell(False)
