@@ -72,8 +72,11 @@ def test_a_later_kernel_names_the_option_an_earlier_one_compiled_with(home, tmp_
     assert any(c.layer == "fx_graph" and c.outcome == "miss" for c in frame.caches)
     assert frame.earlier is not None and frame.earlier.same_key is False
     options = [c for c in frame.key_changes if c.kind == "inductor_option"]
-    assert [c.component for c in options] == ["inductor_config[epilogue_fusion]"]
-    assert (options[0].before, options[0].after) == ("True", "False")
+    # once per cache layer whose key lists it (the AOTAutograd cache's too on torch 2.9)
+    assert [c.component for c in options if c.layer == "fx_graph"] == \
+        ["inductor_config[epilogue_fusion]"]
+    assert {(c.component, c.before, c.after) for c in options} == \
+        {("inductor_config[epilogue_fusion]", "True", "False")}
     assert frame.cache_note.startswith("compiled in an earlier kernel of this notebook (saved ")
     assert "Inductor option epilogue_fusion: True -> False" in frame.cache_note
     assert frame.earlier.saved_at == earlier.iso(found.frames[0].saved_at)

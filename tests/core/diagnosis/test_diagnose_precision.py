@@ -102,8 +102,15 @@ def test_emulate_precision_casts_is_tried_and_narrows_the_gap_as_torch_does(diag
     torch._dynamo.reset()
     plain = torch.compile(chain)(inputs)
     torch._dynamo.reset()
-    with torch._inductor.config.patch(emulate_precision_casts=True):
-        emulated = torch.compile(chain)(inputs)
+    try:
+        with torch._inductor.config.patch(emulate_precision_casts=True):
+            emulated = torch.compile(chain)(inputs)
+    except Exception as e:  # noqa: BLE001 - torch 2.9: its C++ code generation fails there
+        torch._dynamo.reset()
+        # torch's own failure is the workaround's outcome, in torch's words
+        assert emulate.status == "tried, did not help" and emulate.mismatched is None
+        assert str(e).splitlines()[0][:60] in emulate.error, (emulate.error, str(e))
+        return
     torch._dynamo.reset()
     assert emulate.mismatched == out_of_tolerance(expected, emulated)
     assert d.mismatched == out_of_tolerance(expected, plain)

@@ -4,14 +4,14 @@
 The events are torch's own ``FunctionEvent``s, linked the way
 ``torch.autograd.profiler.profile._parse_kineto_results`` links kineto's events: a CUDA
 kernel (``device_type=CUDA``) and the ``cudaLaunchKernel``/``cuLaunchKernel`` runtime event
-(``device_type=CPU``) carry ``linked_correlation_id`` = the ``correlation_id`` (the
-``FunctionEvent.id``) of the innermost op open at the launch; the kernel is appended to
-that op (``append_kernel``), the runtime event takes its thread; ``EventList._build_tree``
-then nests CPU events by time per thread (``cpu_children``). The names are those torch
-gives: ``aten::mm`` for Inductor's ``extern_kernels.mm(..., out=buf)``, the Triton kernel's
-own name for its launch (``CachingAutotuner._pre_launch``), ``## Call CompiledFxGraph None
-##`` for every graph call when caches are off, the backward on the autograd engine's
-device thread."""
+(``device_type=CPU``) are linked (kineto's ``linked_correlation_id``) to the
+``correlation_id`` (the ``FunctionEvent.id``) of the innermost op open at the launch; the
+kernel is appended to that op (``append_kernel``), the runtime event takes its thread;
+``EventList._build_tree`` then nests CPU events by time per thread (``cpu_children``).
+The names are those torch gives: ``aten::mm`` for Inductor's ``extern_kernels.mm(...,
+out=buf)``, the Triton kernel's own name for its launch (``CachingAutotuner._pre_launch``),
+``## Call CompiledFxGraph None ##`` for every graph call when caches are off, the backward
+on the autograd engine's device thread."""
 
 from __future__ import annotations
 
@@ -31,6 +31,9 @@ class _Recording:
 
     def __init__(self) -> None:
         self.events: list[FunctionEvent] = []
+        # kineto's correlation: event id -> the op's id (torch 2.9's FunctionEvent does not
+        # carry it; ``_parse_kineto_results`` reads it from kineto's event)
+        self.linked: dict[int, int] = {}
         self.next_id = 1
 
     def op(self, name: str, start: float, end: float, thread: int = MAIN) -> int:
@@ -47,18 +50,18 @@ class _Recording:
         self.next_id += 1
         self.events.append(FunctionEvent(id=self.next_id, name=api, thread=999,
                                          start_us=at, end_us=at + 3, use_device="cuda",
-                                         device_type=DeviceType.CPU,
-                                         linked_correlation_id=op))
+                                         device_type=DeviceType.CPU))
+        self.linked[self.next_id] = op
         self.next_id += 1
         self.events.append(FunctionEvent(id=self.next_id, name=kernel, thread=7,
                                          start_us=at + 40, end_us=at + 40 + device_us,
-                                         use_device="cuda", device_type=DeviceType.CUDA,
-                                         linked_correlation_id=op))
+                                         use_device="cuda", device_type=DeviceType.CUDA))
+        self.linked[self.next_id] = op
 
     def built(self) -> EventList:
-        frontend = {e.id: e for e in self.events if e.linked_correlation_id == 0}
+        frontend = {e.id: e for e in self.events if e.id not in self.linked}
         for e in self.events:
-            op = frontend.get(e.linked_correlation_id) if e.linked_correlation_id else None
+            op = frontend.get(self.linked.get(e.id, 0))
             if op is None:
                 continue
             if e.device_type == DeviceType.CUDA:
