@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections
 import importlib
+import re
 import sys
 import types
 from collections.abc import Callable, Iterable, Mapping
@@ -40,6 +41,13 @@ REQUIRED: Any = _Sentinel("REQUIRED")
 def torch_version() -> str:
     torch = sys.modules.get("torch") or _import("torch")
     return str(getattr(torch, "__version__", "(none)")) if torch is not MISSING else "(none)"
+
+
+def torch_release() -> str:
+    """The running torch's ``major.minor`` (``"2.9"`` of ``"2.9.1+cu128"``), as a note
+    names it."""
+    found = re.match(r"\d+\.\d+", torch_version())
+    return found.group(0) if found else torch_version()
 
 
 def _import(name: str) -> Any:

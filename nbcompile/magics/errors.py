@@ -14,7 +14,7 @@ from typing import Any
 from ..core.notebook.capture.session import get_session
 from ..core.notebook.cells import cell_names
 from ..core.notebook.cells.stance import Refusal, explain_refusal, parse_refusal
-from ..core.torch_compat import unsupported_error_types
+from ..core.torch_compat import torch_release, unsupported_error_types
 from ..core.trace.payloads import parse_dynamo_message, source_line
 from ..core.trace.stacks import cell_frame, stack_of_frames
 from .hazard import explanation as hazard_explanation
@@ -75,12 +75,15 @@ def describe_refusal(shell: Any, refusal: Refusal) -> str:
     explain_refusal(refusal, target, session.eager.refused)
     who = f"`{target.name}`" if target else f"`{refusal.function}`"
     call = f"the call in cell [{refusal.cell}]" if refusal.cell is not None else "this call"
+    given = refusal.reason or refusal.guard
     lines = [f"nbcompile: {call} would recompile {who}, and the stance is fail_on_recompile, "
              "so torch refused it.",
-             f"Guard that failed: {refusal.reason or refusal.guard or 'not given by torch'}"]
+             "Guard that failed: " + (given or f"not given by torch (its refusal names no "
+                                               f"guard on torch {torch_release()})")]
     lines.append("Changed by: " + ("; ".join(refusal.changes) if refusal.changes else
                                    "not known (no cell set a global it reads or that was "
-                                   "passed as the argument, nor a module's mode)"))
+                                   "passed as the argument, nor a module's mode)" if given
+                                   else "not known (torch named no guard to look up)"))
     lines.append("To let it recompile, run the call under the default stance (outside "
                  "%%stance fail_on_recompile, or after torch.compiler.set_stance('default')); "
                  "%%stance eager_on_recompile runs it eagerly.")

@@ -78,7 +78,7 @@ class CudagraphChannel(SideChannel):
         notes: Notes = {t.id: [cudagraphs.NON_TREE] for t in asking
                         if not cudagraphs.trees_on(t.options)}
         if asking and not torch_compat.scheduler_logs_partitions():
-            unknown = cudagraph_partitions.unknown_note(torch_compat.torch_version())
+            unknown = cudagraph_partitions.unknown_note(torch_compat.torch_release())
             for t in asking:
                 notes.setdefault(t.id, []).append(unknown)
         return notes

@@ -41,10 +41,8 @@ _NODE = re.compile(r"^\s*(?P<node>[^\s:]+): reason=(?P<reason>.*?), ir=[^,]*"
 CellOf = Callable[[str], "int | None"]
 
 
-def unknown_note(version: str) -> str:
+def unknown_note(release: str) -> str:
     """Said of a CUDA-graph target on a torch whose scheduler reports no partitions."""
-    found = re.match(r"(\d+)\.(\d+)", version)
-    release = f"{found.group(1)}.{found.group(2)}" if found else version
     return (f"graph partitions not known on torch {release}: its scheduler does not report "
             "them (only a perf hint that it split a graph, with no counts), so an op kept "
             "outside CUDA graphs (a CPU op, say) is not counted in the CUDA-graph total")
