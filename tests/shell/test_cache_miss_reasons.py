@@ -67,7 +67,11 @@ def test_an_edited_cell_names_the_line_whose_constant_changed(ip, torch_record):
 
     [frame] = kernel_frames(ip.user_ns["scaled_relu"])
     assert frame.filename == edited.co_filename
-    assert [(c.layer, c.kind) for c in frame.key_changes] == [("fx_graph", "graph")]
+    # the FX graph cache's key differs in the graph only (torch 2.9's AOTAutograd cache
+    # lists its key components too: its graph, the same change)
+    assert [(c.layer, c.kind) for c in frame.key_changes if c.layer == "fx_graph"] == \
+        [("fx_graph", "graph")]
+    assert {c.kind for c in frame.key_changes} == {"graph"}
     line = f"{edited.co_filename}:3 `y = torch.relu(x) * 3`"
     assert f"FX graph cache missed: the graph differs at {line}" in frame.cache_note
     assert frame.cache_note.startswith("compared with scaled_relu's compile ")
