@@ -63,13 +63,19 @@ def test_module_compiles_are_torchs_own():
          "import nbcompile\nprint('IDS', json.dumps([[c.compile_id for c in "
          "nbcompile.report(m).compiles] for m in (breaks, recurrent)]))"]))
     torch_says = _metrics(plain)
-    assert torch_says == [
+    assert torch_says[:4] == [
         ["0/0", "forward", None, False], ["1/0", "torch_dynamo_resume_in_forward_at_8", None,
                                           False],
         ["0/1", "forward", None, True], ["1/1", "torch_dynamo_resume_in_forward_at_8", None,
-                                         True],
-        ["2/0", "forward", "Unsupported", False]], torch_says  # the LSTM: no recompile
+                                         True]], torch_says
+    # the LSTM: refused at once (2.13: one failed frame, no recompile), or, on a torch that
+    # delays the refusal (2.15), frames of its own; either way torch's record is the oracle
+    lstm = torch_says[4:]
+    assert lstm and lstm[0][:2] == ["2/0", "forward"], torch_says
+    if lstm[0][2] == "Unsupported":
+        assert lstm == [["2/0", "forward", "Unsupported", False]], torch_says
     assert _metrics(ours) == torch_says
     ids = next(line for out in ours.cells[3].outputs for line in out.get("text", "").splitlines()
                if line.startswith("IDS "))
-    assert json.loads(ids.removeprefix("IDS ")) == [["0/0", "1/0", "0/1", "1/1"], ["2/0"]]
+    assert json.loads(ids.removeprefix("IDS ")) == [["0/0", "1/0", "0/1", "1/1"],
+                                                    [m[0] for m in lstm]]

@@ -101,14 +101,17 @@ def test_logs_the_user_turned_on_reach_stderr_as_for_plain_torch_compile(execute
     for err, name in ((ours, "logged"), (theirs, "<lambda>")):
         assert len(re.findall(rf"Recompiling function {name} in ", err)) == 1, err[-3000:]
         assert "triggered by the following guard failure(s)" in err
-    # Inductor's generated module of each compile, whole, for the target as for the
-    # control (one module per compile: two calls, one recompile)
+    # Inductor's generated module, whole, for the target as for the control: one per
+    # compile (two calls, one recompile) that Inductor compiled or the FX graph cache
+    # served; none for one the AOTAutograd cache served (torch 2.15 with a warm cache)
     for what in ("Output code: ", "def call("):
-        assert ours.count(what) == theirs.count(what) == 2, (what, ours[-3000:])
-    # where torch wrote it: once per compile, and once more where Inductor compiled it
-    # rather than loading it from its cache (the control runs the same graph second)
+        assert 1 <= ours.count(what) == theirs.count(what) <= 2, (what, ours[-3000:])
+    # where torch wrote it: once per compile that printed its module, and once more where
+    # Inductor compiled it rather than loading it from its cache (the control runs the
+    # same graph second)
     for err in (ours, theirs):
-        assert 2 <= err.count("Output code written to: ") <= 4, err[-3000:]
+        modules = err.count("Output code: ")
+        assert modules <= err.count("Output code written to: ") <= 2 * modules, err[-3000:]
     assert "cut here" not in ours
     printed = "".join(o.get("text", "") for o in outputs_of(executed[12]))
     assert "Recompiling" not in printed and "Output code" not in printed, printed
