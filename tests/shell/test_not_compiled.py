@@ -21,7 +21,7 @@ def test_lstm_is_not_compiled_and_says_why(ip):
     for shown in (text, html, repr(rep.graph_breaks), repr(breaks)):
         assert "nbcompile-entry" not in shown
     assert "not compiled (runs eagerly)" in text and "allow_rnn" in html
-    if rep.graph_breaks:  # torch 2.13/2.15: a break, placed at nbcompile's entry
+    if rep.graph_breaks:  # 2.13: a break at nbcompile's entry; 2.15: in Module._call_impl
         (gb,) = rep.graph_breaks
         assert gb.filename is None and gb.lineno is None and "internal" in gb.reason
     else:  # torch 2.9: no break record, the compile fails with Dynamo's refusal

@@ -12,6 +12,7 @@ reason says it was internal.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 from collections.abc import Sequence
 from typing import Any
@@ -44,13 +45,37 @@ def is_internal(filename: str | None) -> bool:
     return text.startswith(ENTRY_PREFIX) or text.endswith(_WRAP_INLINE_FILE)
 
 
+@functools.cache
+def _call_impl_lines() -> tuple[str, range] | None:
+    """The file and lines of torch's ``Module._call_impl`` (a module's own call: its hooks,
+    then ``forward``); None when not readable."""
+    import torch
+
+    try:
+        lines, first = inspect.getsourcelines(torch.nn.Module._call_impl)
+        return inspect.getfile(torch.nn.Module._call_impl), range(first, first + len(lines))
+    except (OSError, TypeError):
+        return None
+
+
+def in_module_call(filename: str | None, lineno: int | None) -> bool:
+    """Whether a place is a line of torch's ``Module._call_impl``: a break Dynamo places
+    there (torch 2.15 delays an RNN's refusal to the hooks check of the module's call) is
+    at the call of the target itself."""
+    found = _call_impl_lines()
+    return (found is not None and filename is not None and lineno is not None
+            and filename == found[0] and lineno in found[1])
+
+
 def without_internal_place(gb: GraphBreak) -> GraphBreak:
     """``gb`` with nbcompile's entry function removed as a place (kept as is otherwise):
-    a break placed there has no place, and its reason says it was internal."""
-    if not is_internal(gb.filename) and not any(is_internal(s.filename) for s in gb.stack):
+    a break placed there, or in torch's ``Module._call_impl``, has no place, and its
+    reason says it was internal."""
+    at_call = is_internal(gb.filename) or in_module_call(gb.filename, gb.lineno)
+    if not at_call and not any(is_internal(s.filename) for s in gb.stack):
         return gb
     stack = [s for s in gb.stack if not is_internal(s.filename)]
-    if not is_internal(gb.filename):
+    if not at_call:
         return dataclasses.replace(gb, stack=stack)
     return dataclasses.replace(gb, filename=None, lineno=None, line="", stack=stack,
                                reason=f"{gb.reason} ({INTERNAL_PLACE})")
