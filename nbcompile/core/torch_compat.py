@@ -15,6 +15,7 @@ Ground floor: imports nothing from nbcompile, and torch only when a name is look
 from __future__ import annotations
 
 import collections
+import functools
 import importlib
 import re
 import sys
@@ -895,6 +896,24 @@ def tree_map(fn: Callable[[Any], Any], value: Any, mapper: Any = MISSING) -> Any
 def call_impl(module: Any) -> Callable[..., Any]:
     """``module._call_impl``: the module's eager call (hooks, then ``forward``)."""
     return CALL_IMPL.get(module)
+
+
+@functools.cache
+def module_call_lines() -> tuple[str, range] | None:
+    """The file and lines of ``torch.nn.Module._call_impl`` (a module's own call: its
+    hooks, then ``forward``); None when not readable."""
+    import inspect
+
+    import torch
+
+    function = getattr(torch.nn.Module, CALL_IMPL.attr, None)
+    if function is None:
+        return None
+    try:
+        lines, first = inspect.getsourcelines(function)
+        return inspect.getfile(function), range(first, first + len(lines))
+    except (OSError, TypeError):
+        return None
 
 
 def compiled_call_impl(module: Any) -> Any:

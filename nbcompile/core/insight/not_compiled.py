@@ -12,14 +12,13 @@ reason says it was internal.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import inspect
 from collections.abc import Sequence
 from typing import Any
 
 from ..frames import ENTRY_PREFIX
 from ..records import CompileRecord, GraphBreak
-from ..torch_compat import allow_rnn
+from ..torch_compat import allow_rnn, module_call_lines
 
 INTERNAL_PLACE = ("at the call of the target itself (the place Dynamo names is an internal "
                   "wrapper function, not a line of yours)")
@@ -45,24 +44,11 @@ def is_internal(filename: str | None) -> bool:
     return text.startswith(ENTRY_PREFIX) or text.endswith(_WRAP_INLINE_FILE)
 
 
-@functools.cache
-def _call_impl_lines() -> tuple[str, range] | None:
-    """The file and lines of torch's ``Module._call_impl`` (a module's own call: its hooks,
-    then ``forward``); None when not readable."""
-    import torch
-
-    try:
-        lines, first = inspect.getsourcelines(torch.nn.Module._call_impl)
-        return inspect.getfile(torch.nn.Module._call_impl), range(first, first + len(lines))
-    except (OSError, TypeError):
-        return None
-
-
 def in_module_call(filename: str | None, lineno: int | None) -> bool:
     """Whether a place is a line of torch's ``Module._call_impl``: a break Dynamo places
     there (torch 2.15 delays an RNN's refusal to the hooks check of the module's call) is
     at the call of the target itself."""
-    found = _call_impl_lines()
+    found = module_call_lines()
     return (found is not None and filename is not None and lineno is not None
             and filename == found[0] and lineno in found[1])
 
