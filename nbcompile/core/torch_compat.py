@@ -44,11 +44,17 @@ def torch_version() -> str:
     return str(getattr(torch, "__version__", "(none)")) if torch is not MISSING else "(none)"
 
 
+def release_of(version: str) -> tuple[int, int] | None:
+    """``(2, 9)`` from ``"2.9.1+cu128"``; None when not read."""
+    m = re.match(r"(\d+)\.(\d+)", version)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
 def torch_release() -> str:
     """The running torch's ``major.minor`` (``"2.9"`` of ``"2.9.1+cu128"``), as a note
     names it."""
-    found = re.match(r"\d+\.\d+", torch_version())
-    return found.group(0) if found else torch_version()
+    found = release_of(torch_version())
+    return f"{found[0]}.{found[1]}" if found else torch_version()
 
 
 def _import(name: str) -> Any:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
@@ -44,6 +45,21 @@ def make_notebook(path: Path) -> None:
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
                                  "language": "python"}
     nbformat.write(nb, path)
+
+
+@contextmanager
+def kept_on_failure(context, page, console: list[str], artifacts: Path, name: str):
+    """Run a browser session's steps; on a failure keep the page's picture and its console
+    (``<name>-failure.png``, ``<name>-console.log`` under ``artifacts``); close the
+    context either way."""
+    try:
+        yield
+    except BaseException:
+        page.screenshot(path=str(artifacts / f"{name}-failure.png"))
+        (artifacts / f"{name}-console.log").write_text("\n".join(console))
+        raise
+    finally:
+        context.close()
 
 
 def new_page(browser, console: list[str], **options):
@@ -111,7 +127,7 @@ def test_rest_restart_clears_the_inspector_then_it_refills(browser, tmp_path, ar
     make_notebook(root / NOTEBOOK)
     console: list[str] = []
     context, page = new_page(browser, console)
-    try:
+    with kept_on_failure(context, page, console, artifacts, "rest-restart"):
         with lab_server(root, tmp_path / "state", secrets.token_hex(16)) as server:
             page.goto(server.lab_url(NOTEBOOK))
             cells(page).nth(2).wait_for(timeout=60_000)
@@ -145,12 +161,6 @@ def test_rest_restart_clears_the_inspector_then_it_refills(browser, tmp_path, ar
             page.wait_for_function("""() => !document.querySelector(
                 '#nbcompile-inspector .nbc-badge-saved')""", timeout=30_000)
             page.screenshot(path=str(artifacts / "rest-restart.png"))
-    except BaseException:
-        page.screenshot(path=str(artifacts / "rest-restart-failure.png"))
-        (artifacts / "rest-restart-console.log").write_text("\n".join(console))
-        raise
-    finally:
-        context.close()
     assert not nbcompile_errors(console), console
 
 

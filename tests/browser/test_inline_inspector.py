@@ -17,7 +17,7 @@ import nbformat
 import pytest
 
 from .conftest import lab_server
-from .test_frontends import nbcompile_errors, new_page
+from .test_frontends import kept_on_failure, nbcompile_errors, new_page
 from .test_sidebar import cells, run_cell, wait_idle_status
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(600)]
@@ -89,7 +89,7 @@ def test_inspect_in_jupyterlab_and_notebook7_without_the_extension(browser, tmp_
     disable_extension(state)
     console: list[str] = []
     context, page = new_page(browser, console)
-    try:
+    with kept_on_failure(context, page, console, artifacts, "inline-inspector"):
         # Notebook 7's server serves JupyterLab too: one server, one kernel, both UIs.
         with lab_server(root, state, secrets.token_hex(16), app="notebook") as server:
             page.goto(f"{server.url}/lab/tree/{NOTEBOOK}?token={server.token}")
@@ -151,10 +151,4 @@ def test_inspect_in_jupyterlab_and_notebook7_without_the_extension(browser, tmp_
             widget2.wait_for(timeout=60_000)
             check_break_and_map(widget2)
             page2.screenshot(path=str(artifacts / "inline-inspector-notebook7.png"))
-    except BaseException:
-        page.screenshot(path=str(artifacts / "inline-inspector-failure.png"))
-        (artifacts / "inline-inspector-console.log").write_text("\n".join(console))
-        raise
-    finally:
-        context.close()
     assert not nbcompile_errors(console), console

@@ -26,7 +26,7 @@ from nbconvert import HTMLExporter
 from tests.support import ROOT
 from tests.support.kernel import execute_notebook
 
-from .test_frontends import nbcompile_errors, new_page
+from .test_frontends import kept_on_failure, nbcompile_errors, new_page
 from .test_inline_inspector import CALL_CELL, COMPILE_CELL, INSPECT_CELL, check_break_and_map
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(600)]
@@ -108,7 +108,7 @@ def test_an_exported_notebook_keeps_the_module_once_and_shows_the_inspector(
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     context.route("**/*", lambda route: route.continue_()
                   if route.request.url.startswith("file:") else answer_from_node_modules(route))
-    try:
+    with kept_on_failure(context, page, console, artifacts, "widget-export"):
         page.goto(page_path.as_uri())
         widgets = page.locator(".nbc-widget")
         widgets.nth(1).wait_for(timeout=60_000)
@@ -118,11 +118,5 @@ def test_an_exported_notebook_keeps_the_module_once_and_shows_the_inspector(
         assert page.evaluate("window.__nbcPwned") is None
         assert page.locator(".nbc-widget img").count() == 0
         page.screenshot(path=str(artifacts / "widget-export-scripts-on.png"))
-    except BaseException:
-        page.screenshot(path=str(artifacts / "widget-export-failure.png"))
-        (artifacts / "widget-export-console.log").write_text("\n".join(console))
-        raise
-    finally:
-        context.close()
     assert not dialogs
     assert not nbcompile_errors(console), console

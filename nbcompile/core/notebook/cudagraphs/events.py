@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ...records import CudagraphCall, CudagraphRerecord, CudagraphShape, CudagraphShapes
+from ...torch_compat import release_of
 from ...units import format_bytes
 
 EventKind = Literal["warmup", "eager", "record", "rerecord", "shape", "fell_back"]
@@ -182,17 +183,11 @@ def call_value(number: int, cell: int | None, events: Iterable[TreeEvent], repla
 RERECORD_LINE_SINCE = (2, 11)
 
 
-def release(version: str) -> tuple[int, int] | None:
-    """``(2, 9)`` from ``"2.9.1+cu128"``; None when not read."""
-    m = re.match(r"(\d+)\.(\d+)", version)
-    return (int(m.group(1)), int(m.group(2))) if m else None
-
-
 def rerecords_unknown(call: CudagraphCall, recorded_before: bool, version: str) -> CudagraphCall:
     """``call`` with its words saying a re-record is not known, on a torch that logs no
     ``Re-recording`` line, for a recording of a target that recorded before (it may be
     the same graph recorded again, or a new path or size)."""
-    found = release(version)
+    found = release_of(version)
     if not (call.recordings and recorded_before and found is not None
             and found < RERECORD_LINE_SINCE):
         return call

@@ -42,7 +42,6 @@ def tensor_leaves(namespace: Mapping[str, Any]) -> Iterator[tuple[str, torch.Ten
 class Binding:
     """One name's tensor (weakly), the cell that bound it, and what was said of it."""
 
-
     ref: weakref.ref[torch.Tensor]
     cell: int | None
     reported: bool = False

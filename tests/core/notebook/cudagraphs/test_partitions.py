@@ -13,7 +13,6 @@ import inspect
 import logging
 
 import pytest
-import torch
 from torch._inductor.scheduler import Scheduler
 
 from nbcompile.core import torch_compat
@@ -21,6 +20,7 @@ from nbcompile.core.notebook.cudagraphs import partitions as cudagraph_partition
 from nbcompile.core.notebook.cudagraphs.outcome import outcome, total
 from nbcompile.core.notebook.cudagraphs.partitions import read
 from nbcompile.core.records import CompileRecord
+from tests.support import torch_source
 
 CELL = "<ipython-input-5-0a1b2c3d>"
 CREATED = "Created %d graph partitions: %d cudagraphable, %d non-cudagraphable"
@@ -38,7 +38,7 @@ def test_the_formats_are_torchs():
     if not hasattr(Scheduler, "_log_graph_partitions"):  # torch 2.9: no report to read
         assert not torch_compat.scheduler_logs_partitions()
         note = cudagraph_partitions.unknown_note(torch_compat.torch_release())
-        assert f"not known on torch {'.'.join(torch.__version__.split('.')[:2])}" in note
+        assert f"not known on torch {torch_source.release()}" in note
         return
     assert torch_compat.scheduler_logs_partitions()
     source = inspect.getsource(Scheduler._log_graph_partitions)
