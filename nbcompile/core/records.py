@@ -279,8 +279,9 @@ class CudagraphCall(Record):
     """One call of a target under CUDA-graph trees, as torch's tree manager ran its graphs:
     warmed up (run eagerly once, in the graph pool), recorded, replayed, or sent to eager."""
 
-    # the target's call number under CUDA graphs, from its first (0: calls that only
-    # replayed went uncounted before it, see `core/notebook/cudagraphs/calls.py`)
+    # the call's number among all calls of the target's compiled function, from its first
+    # (0: not known, a function whose calls nbcompile cannot count; see
+    # `core/notebook/targets/calls.py`)
     call: int
     cell: int | None = None  # execution count of the cell that made the call
     warmups: int = 0  # graph runs that warmed up (the tree's ``run_eager``, first run)

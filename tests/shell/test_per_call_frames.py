@@ -23,6 +23,8 @@ import pytest
 import torch
 
 import nbcompile
+from nbcompile.core.notebook.capture.session import get_session
+from nbcompile.core.notebook.targets import calls
 from tests.support.frames import nbcompile_frames
 
 #: the one nbcompile frame a module target's call enters (see the module docstring)
@@ -77,6 +79,22 @@ def test_a_steady_call_runs_no_nbcompile_frame(targets, name):
     frames = nbcompile_frames(f, x, calls=CALLS)
     assert len(nbcompile.report(f).compiles) == compiles  # steady: nothing compiled
     assert frames == Counter({k: v * CALLS for k, v in ALLOWED[name].items()}), frames
+
+
+@pytest.mark.parametrize("name", list(ALLOWED))
+def test_every_call_is_numbered_with_no_nbcompile_frame(targets, name):
+    """Each call of a target has its number (the CUDA-graph record names calls by it),
+    counted by a builtin on torch's enter hooks: the steady calls that run no nbcompile
+    frame are counted too, one each."""
+    found, x = targets
+    f = found[name]
+    target = get_session().find(f)
+    assert target is not None
+    before = calls.call_count(target)
+    assert before >= 3  # the fixture's calls
+    frames = nbcompile_frames(f, x, calls=CALLS)
+    assert frames == Counter({k: v * CALLS for k, v in ALLOWED[name].items()}), frames
+    assert calls.call_count(target) == before + CALLS
 
 
 def test_a_stance_set_and_put_back_leaves_nothing_per_call(targets, default_stance):

@@ -775,7 +775,7 @@ export interface EagerRuns {
  */
 export interface CudagraphCall {
   /**
-   * the target's call number under CUDA graphs, from its first (0: calls that only replayed went uncounted before it, see `core/notebook/cudagraphs/calls.py`)
+   * the call's number among all calls of the target's compiled function, from its first (0: not known, a function whose calls nbcompile cannot count; see `core/notebook/targets/calls.py`)
    */
   call: number;
   /**

@@ -21,8 +21,10 @@ Read from torch's own state (``torch/_inductor/cudagraph_trees.py``):
 
 Per-call cost: a target's calls are watched (``calls.each_call``) from its compile until a
 call only replays (then again after the tree records for it anew, heard in its log); once
-every target is steady the hook is removed and a replay runs nothing of nbcompile's. On a
-CPU, or when no target asks for CUDA graphs, nothing is installed.
+every target is steady the hook is removed and a replay runs nothing of nbcompile's. Each
+call's number is the target's count of calls (``calls.call_count``: a builtin counter on
+torch's enter hooks, no nbcompile frame), so a call heard after unwatched ones has its true
+number. On a CPU, or when no target asks for CUDA graphs, nothing is installed.
 """
 
 from __future__ import annotations
@@ -117,9 +119,7 @@ class _Open:
 
 @dataclass
 class _State:
-    calls: int = 0  # calls watched (numbering)
     watching: bool = True  # watch its next call (not steady yet)
-    counted: bool = True  # every call so far was watched (else numbers are unknown: 0)
     open: _Open | None = None
     loose: dict[int, _Open] = field(default_factory=dict)  # by id(calls.Call)
     # the graph runs heard after the latest call ended, outside any call (a backward
@@ -128,13 +128,12 @@ class _State:
     after_at: int = -1
 
 
-def _opened(state: _State, replays: _Replays | None = None) -> _Open:
-    """The target's next call opened: numbered, its cell, the pool's bytes and the outputs
+def _opened(state: _State, number: int, replays: _Replays | None = None) -> _Open:
+    """The target's call ``number`` opened: its cell, the pool's bytes and the outputs
     the tree's current path holds now (what the call may overwrite)."""
     index = trees.current_device()
     state.after = None
-    state.calls += 1
-    return _Open(state.calls, get_history().current(), pool_now(), replays,
+    return _Open(number, get_history().current(), pool_now(), replays,
                  held=trees.path_outputs(index) if index is not None else [])
 
 
@@ -192,7 +191,7 @@ class CudagraphCalls(SideChannel):
         call = next((c for c in reversed(calls.running()) if c.target is target), None)
         if call is None or state.open is not None or id(call) in state.loose:
             return
-        state.loose[id(call)] = _opened(state)
+        state.loose[id(call)] = _opened(state, call.number)
 
     # --- calls ---
     def _on_call(self, target: Any, fn: Any, args: tuple[Any, ...],
@@ -201,7 +200,8 @@ class CudagraphCalls(SideChannel):
             state = self._states.get(getattr(target, "id", ""))
             if state is None or not state.watching or state.open is not None:
                 return None
-            opened = state.open = _opened(state, _Replays(trees.manager()))
+            opened = state.open = _opened(state, calls.call_count(target),
+                                          _Replays(trees.manager()))
         return lambda: self._end(target, state, opened)
 
     def _end(self, target: Target, state: _State, opened: _Open) -> None:
@@ -223,7 +223,7 @@ class CudagraphCalls(SideChannel):
 
     def _close(self, target: Target, state: _State, opened: _Open, replays: int) -> None:
         value = cudagraph_events.call_value(
-            opened.number if state.counted else 0, opened.cell, opened.events, replays,
+            opened.number, opened.cell, opened.events, replays,
             (opened.pool_before, pool_now(), POOL_SOURCE))
         if opened.replays is None and not cudagraph_events.anything_done(value):
             # a call not watched whose lines were only failed checks of recorded graphs:
@@ -241,7 +241,6 @@ class CudagraphCalls(SideChannel):
                 shapes, *warn_limit(), size_recompiles=sum(map(size_recompile, target.compiles)))
         if cudagraph_events.replay_only(value) or not (opened.events or replays):
             state.watching = False  # steady (or nothing under the tree): stop watching
-            state.counted = False  # the calls from now on go uncounted
             self._watching = any(s.watching for s in self._states.values())
         self._notify(target)
 
@@ -267,9 +266,8 @@ class CudagraphCalls(SideChannel):
             opened = state.loose.get(id(call))
             if opened is None:
                 state.after = None
-                state.calls += 1
                 opened = state.loose[id(call)] = _Open(
-                    state.calls, get_history().current(), pool_now())
+                    call.number, get_history().current(), pool_now())
             opened.events.append(event)
             state.watching = True
             self._watching = True
@@ -282,8 +280,7 @@ class CudagraphCalls(SideChannel):
         if event.kind == "shape" or (event.mode and event.mode != "BACKWARD"):
             return  # a size's line comes with its run's; a forward run is inside a call
         if state.after is None:
-            state.after = _Open(state.calls if state.counted else 0, get_history().current(),
-                                None)
+            state.after = _Open(calls.call_count(target), get_history().current(), None)
             state.after_at = -1
         state.after.events.append(event)
         value = cudagraph_events.call_value(state.after.number, state.after.cell,

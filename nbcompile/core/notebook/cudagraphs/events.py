@@ -172,7 +172,7 @@ def call_value(number: int, cell: int | None, events: Iterable[TreeEvent], repla
         result.new_shapes = []
     result.what = what_happened(result)
     if backward:
-        after = f"after call {number}" if number > 0 else "after a later call"
+        after = f"after call {number}" if number > 0 else "after a call not numbered"
         result.what = (f"backward pass ({after}, outside the call; its replays are not "
                        f"counted): {result.what}")
     return result
@@ -292,7 +292,7 @@ def call_line(call: CudagraphCall, size: Bytes = format_bytes) -> str:
     """One call in words, its ``what`` after its number and cell: ``call 1 (cell [4]):
     warmed up 1 graph (...); graph pool 0 B -> 1.0 MiB``."""
     where = f" (cell [{call.cell}])" if call.cell is not None else ""
-    label = f"call {call.call}" if call.call > 0 else "a later call"  # 0: uncounted before
+    label = f"call {call.call}" if call.call > 0 else "a call not numbered"  # 0: not watched
     if call.backward:
         label = "the backward pass"  # its ``what`` says after which call
     text = f"{label}{where}: {call.what or what_happened(call)}"

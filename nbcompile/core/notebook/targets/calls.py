@@ -19,10 +19,19 @@ enter hook on every watched target's calls while a listener is on. Its users swi
 only while they need it (``CallTap``): the stance counter under a stance that may run calls
 eagerly (heard when torch sets it), the CUDA-graph channel until a target's calls only
 replay. Otherwise a compiled call runs no nbcompile code.
+
+Every call is numbered without nbcompile code on the call path: ``watch`` puts one builtin
+on the context's enter hooks, ``next`` of an ``itertools.repeat`` of ``tuple`` (torch calls
+it as the call starts and calls what it returns, ``tuple()``, as the call ends: two C calls,
+no Python frame); the calls so far are what that iterator has handed out
+(``call_count``).
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
+import operator
 import sys
 import weakref
 from collections.abc import Callable
@@ -38,10 +47,11 @@ _CONTEXT, _CLEANUPS = "self", "cleanups"
 class Call:
     """One running (then finished) call of a target's compiled function."""
 
-    __slots__ = ("compiles", "raised", "target")
+    __slots__ = ("compiles", "number", "raised", "target")
 
-    def __init__(self, target: Any) -> None:
+    def __init__(self, target: Any, number: int = 0) -> None:
         self.target = target  # the ``Target``
+        self.number = number  # its place among the target's calls (``call_count``; 0: not known)
         self.compiles: list[Key] = []  # frame compiles started during it
         self.raised: BaseException | None = None  # what the call raised, once it ended
 
@@ -58,6 +68,10 @@ class Call:
 
 _on_end: list[Callable[[Call], None]] = []
 _contexts: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()  # -> target
+#: per context, the iterator its enter hook draws from once per call (``call_count``)
+_counters: weakref.WeakKeyDictionary[Any, itertools.repeat[type[tuple[()]]]] = (
+    weakref.WeakKeyDictionary())
+_UNDRAWN = sys.maxsize
 
 
 def on_end(listener: Callable[[Call], None]) -> Callable[[], None]:
@@ -90,9 +104,29 @@ def watch(compiled: Any, target: Any) -> bool:
         _contexts[context] = target
     except TypeError:  # not weakly referenceable
         return False
+    _count_calls(context)
     if _call_listeners:
         _hook(context)
     return True
+
+
+def _count_calls(context: Any) -> None:
+    """Put the call counter on ``context``'s enter hooks (once; before any listener's)."""
+    hooks = getattr(context, "enter_exit_hooks", None)
+    if not isinstance(hooks, list) or context in _counters:
+        return
+    drawn = itertools.repeat(tuple, _UNDRAWN)
+    _counters[context] = drawn
+    hooks.insert(0, functools.partial(next, drawn))
+
+
+def call_count(target: Any) -> int:
+    """How many calls of ``target``'s compiled function have started (the running one
+    included: its number); 0 when its calls are not counted (not ``watch``ed)."""
+    for context, found in reversed(list(_contexts.items())):  # its latest compile's
+        if found is target and (drawn := _counters.get(context)) is not None:
+            return _UNDRAWN - operator.length_hint(drawn)
+    return 0
 
 
 def running() -> list[Call]:
@@ -128,7 +162,7 @@ def _call_of(frame: Any) -> Call | None:
         call = getattr(cleanup, "__self__", None)
         if isinstance(call, Call):
             return call
-    call = Call(target)
+    call = Call(target, call_count(target))
     cleanups.append(call.done)  # torch runs it when the call returns or raises
     return call
 

@@ -127,8 +127,8 @@ def test_the_fall_back_to_eager_is_said_as_such():
     assert ev.rerecord_of(event).inputs == ["primals_1"]
     lines = (_rerecording(_rerecord_reason()), _recording("forward"))
     later = ev.call_value(0, 9, [e for e in map(ev.parse, lines) if e], 0)
-    assert ev.call_line(later) == ("a later call (cell [9]): recorded again: static input data "
-                                   "pointer changed (primals_1: return x @ self.w)")
+    assert ev.call_line(later) == ("a call not numbered (cell [9]): recorded again: static "
+                                   "input data pointer changed (primals_1: return x @ self.w)")
     line = ev.call_line(call)
     assert line.startswith("call 7 (cell [9]): fell back to eager for good: torch re-recorded "
                            "past cudagraph_unexpected_rerecord_limit (static input data "
@@ -326,14 +326,15 @@ def test_on_cpu_nothing_is_watched_per_call(ip):
 def test_a_new_size_without_a_compile_id_is_the_running_calls(ip):
     """torch 2.11 prints a new size's line with no compile id (``Recording cudagraph tree
     for symint key 48``, as an H200 logged it): heard during a call no longer watched (the
-    target was steady), it is that call's target's, with the cell the call ran in."""
+    target was steady), it is that call's target's, with the cell the call ran in and the
+    call's own number (the steady calls before it ran unwatched, and are counted)."""
     run_cell(ip, "import torch")
     ip.run_cell_magic("compile", "--backend eager",
                       "def cgc_size(x):\n    hear()\n    return x + 1\n")
     session = get_session()
     channel = next(c for c in session.channels if isinstance(c, CudagraphCalls))
     target = next(t for t in reversed(session.registry.targets) if t.name == "cgc_size")
-    channel._states[target.id] = _State(watching=False, counted=False)  # a steady target
+    channel._states[target.id] = _State(watching=False)  # a steady target
     # a compile no target knows: the session outlives tests and ``torch._dynamo.reset()``
     # restarts frame ids, so a fixed id (once "99/1") can be an earlier test's compile
     known = [NbCompileId.parse(c.compile_id.lstrip("!"))
@@ -341,15 +342,23 @@ def test_a_new_size_without_a_compile_id_is_the_running_calls(ip):
     frame = 1 + max((k.frame_id for k in known if k is not None), default=0)
     lines = ["Recording cudagraph tree for symint key 48",
              f"[{frame}/1] Running warmup function=partition_0"]
-    ip.user_ns["hear"] = torch._dynamo.disable(lambda: [channel._on_line(m) for m in lines])
+    pending: list[str] = []
+
+    def hear() -> None:
+        for message in pending:
+            channel._on_line(message)
+        pending.clear()
+    ip.user_ns["hear"] = torch._dynamo.disable(hear)
     try:
+        run_cell(ip, "for _ in range(3):\n    _ = cgc_size(torch.randn(3))")  # steady calls
+        pending.extend(lines)
         cell = ip.execution_count
         run_cell(ip, "_ = cgc_size(torch.randn(3))")
     finally:  # the channel as the test found it: the lines heard made it watch
         channel._states.pop(target.id, None)
         channel._watching = any(s.watching for s in channel._states.values())
     assert [(c.call, c.cell, c.warmups, [s.key for s in c.new_shapes])
-            for c in target.cudagraph_calls] == [(0, cell, 1, ["48"])]
+            for c in target.cudagraph_calls] == [(4, cell, 1, ["48"])]
     shapes = target.cudagraph_shapes
     assert shapes is not None and [(s.key, s.cell) for s in shapes.shapes] == [("48", cell)]
 
@@ -361,7 +370,7 @@ def test_backward_runs_after_a_call_are_counted_as_its_backward_pass(ip):
     value, updated as its lines come), not dropped; a forward line with no call is not."""
     run_cell(ip, "import torch")
     ip.run_cell_magic("compile", "--backend eager", "def cgc_bwd(x):\n    return x * 2\n")
-    run_cell(ip, "_ = cgc_bwd(torch.randn(3))")
+    run_cell(ip, "for _ in range(3):\n    _ = cgc_bwd(torch.randn(3))")
     session = get_session()
     channel = next(c for c in session.channels if isinstance(c, CudagraphCalls))
     target = next(t for t in reversed(session.registry.targets) if t.name == "cgc_bwd")
@@ -370,7 +379,7 @@ def test_backward_runs_after_a_call_are_counted_as_its_backward_pass(ip):
     frame = 1 + max((k.frame_id for k in known if k is not None), default=0)
     cid = f"{frame}/0"
     target.compiles[0].compile_id = cid  # the compile torch's lines name
-    channel._states[target.id] = _State(calls=3, watching=False, counted=True)
+    channel._states[target.id] = _State(watching=False)  # three calls made, unwatched
     mode = CompilationMode.BACKWARD
     try:
         channel._on_line(_line("[%s] Running warmup function=%s, mode=%s", cid, "g", mode))

@@ -13,7 +13,13 @@ import pytest
 from nbcompile.core.notebook.cudagraphs import events as cudagraph_events
 from nbcompile.core.notebook.cudagraphs import partitions as cudagraph_partitions
 from nbcompile.core.notebook.cudagraphs.outcome import outcome
-from tests.fixtures.gpu.trim_evidence import HERE, SCENARIOS
+from tests.fixtures.gpu.trim_evidence import (
+    HERE,
+    SCENARIOS,
+    TUTORIAL_DATA,
+    committed,
+    tutorial_extract,
+)
 from tests.support.schema import VALIDATOR
 
 
@@ -76,3 +82,18 @@ def test_a_rerecord_torch_logged_names_the_recorded_input():
     assert (rerecord.reason, rerecord.inputs, rerecord.line) == (
         recorded["reason"], recorded["inputs"], recorded["line"]) == (
         "static input data pointer changed", ["arg0_1"], "return lin_cg(x).relu()")
+
+
+def test_the_tutorials_extract_is_the_fixtures_read_today():
+    """Tutorial 03 prints the H200's calls: the committed extract is those fixtures' counts
+    in today's words, where a failed check torch followed with a replay is no re-record
+    (``rerecord.json``'s last call: 0 recordings, a failed check, read by that run's
+    nbcompile as "recorded again")."""
+    fixtures = committed()
+    assert json.loads(TUTORIAL_DATA.read_text()) == tutorial_extract(fixtures)
+    recorded = fixtures["rerecord"]["record"]["cudagraph_calls"]
+    assert any(c["rerecords"] and not c["recordings"] for c in recorded)  # that run's reading
+    calls = next(s for s in tutorial_extract(fixtures)["scenarios"]
+                 if s["scenario"] == "rerecord")["calls"]
+    again = [c for c in calls if "recorded again" in c["what"]]
+    assert len(again) == 1 and len(calls) == len(recorded) - 1
