@@ -21,15 +21,14 @@ eagerly (heard when torch sets it), the CUDA-graph channel until a target's call
 replay. Otherwise a compiled call runs no nbcompile code.
 
 Every call is numbered without nbcompile code on the call path: ``watch`` puts one builtin
-on the context's enter hooks, ``next`` of an ``itertools.repeat`` of ``tuple`` (torch calls
-it as the call starts and calls what it returns, ``tuple()``, as the call ends: two C calls,
-no Python frame); the calls so far are what that iterator has handed out
-(``call_count``).
+on the context's enter hooks, the ``__next__`` of an ``itertools.repeat`` of ``tuple``
+(torch calls it as the call starts and calls what it returns, ``tuple()``, as the call
+ends: two C calls, about 30 ns, no Python frame); the calls so far are what that iterator
+has handed out (``call_count``).
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
 import operator
 import sys
@@ -117,7 +116,7 @@ def _count_calls(context: Any) -> None:
         return
     drawn = itertools.repeat(tuple, _UNDRAWN)
     _counters[context] = drawn
-    hooks.insert(0, functools.partial(next, drawn))
+    hooks.insert(0, drawn.__next__)
 
 
 def call_count(target: Any) -> int:
