@@ -222,6 +222,11 @@ def test_recorded_graphs_and_recordings_per_input_size(ip, torch_messages, evide
     assert (shapes.warn_limit, shapes.warn_limit_config) == (
         2, "cudagraph_dynamic_shape_warn_limit")
     assert shapes.remedy  # four sizes: buckets / mark_dynamic / skip_dynamic_graphs
+    # every call numbered as it ran (three a size), the unwatched replays counted too:
+    # each size's first call is the one that first ran it
+    numbers = [c.call for c in report.cudagraph_calls]
+    assert 0 not in numbers and numbers == sorted(set(numbers)), numbers
+    assert [c.call for c in report.cudagraph_calls if c.new_shapes] == [1, 4, 7, 10]
 
 
 def test_calls_warm_up_then_record_then_replay(ip, torch_messages, evidence):
@@ -287,6 +292,10 @@ def test_a_changed_parameter_rerecords_naming_that_input(ip, torch_messages, evi
     assert rerecords and rerecords[-1].inputs == torch_names
     assert rerecords[-1].reason == said[-1].split("reason=", 1)[1].split("\n")[0].rstrip(".")
     assert f"to {new_ptr}." in said[-1]  # torch names the new weight's storage
+    # numbered as they ran: three calls, then one a cell after each new weight
+    numbers = [c.call for c in report.cudagraph_calls]
+    assert 0 not in numbers and numbers == sorted(set(numbers)) and numbers[-1] <= 6, numbers
+    assert all(4 <= c.call <= 6 for c in report.cudagraph_calls if c.rerecords)
     # past the limit torch may run the graph eagerly for good (2.13 does not count a
     # parameter's pointer change): said as such exactly when torch said it
     gave_up = [m for m in torch_messages.messages if "exceeding max re-recording limit" in m]
