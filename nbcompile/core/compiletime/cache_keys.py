@@ -14,6 +14,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..units import clip
 from .record import CacheOutcome, KeyChange
 
 #: Artifact name prefix -> the layer's name in records.
@@ -74,7 +75,7 @@ def components(lines: Any) -> dict[str, tuple[str, str]]:
 
 def _cap(text: str) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= _CAP else text[:_CAP - 3] + "..."
+    return clip(text, _CAP - 3, "...")
 
 
 def _kind(name: str) -> str:
