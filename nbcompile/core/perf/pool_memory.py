@@ -59,11 +59,22 @@ class PoolMemory:
     pool_bytes: int  # the whole pool now (shared with other CUDA-graph functions)
     reserved_growth: int  # ``reserved_bytes.all.current`` after minus before
 
+    @property
+    def separable(self) -> bool:
+        """Whether ``held_bytes`` is this row's: the shared pool grew over its compile and
+        warm-up, or holds nothing (a pool with free room grows by 0 B while the row's
+        graphs take some of that room: its bytes are then not known)."""
+        return self.held_bytes > 0 or self.pool_bytes == 0
+
     def where(self) -> str:
         """The row's words for where its bytes are."""
         change = (f"grew by {format_bytes(self.reserved_growth)}" if self.reserved_growth >= 0
                   else f"shrank by {format_bytes(-self.reserved_growth)}")
-        return (f"in the CUDA-graph pool: {format_bytes(self.held_bytes)} held between calls "
+        held = (f"{format_bytes(self.held_bytes)} held between calls" if self.separable else
+                f"held between calls not known (the pool, {format_bytes(self.pool_bytes)} "
+                "shared by every function compiled with CUDA graphs on the device, had free "
+                "room and did not grow)")
+        return (f"in the CUDA-graph pool: {held} "
                 "(the segments of CUDA-graph trees' private pool, torch.cuda.memory_snapshot; "
                 f"the allocator's reserved bytes {change} meanwhile, torch.cuda.memory_stats); "
                 "peak = the bytes its recording allocated in the pool (max_memory_allocated "

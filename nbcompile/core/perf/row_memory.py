@@ -46,7 +46,7 @@ def held_memory(cand: Candidate, before: int | None, after: int | None) -> None:
     (``memory.allocated_now``; None off CUDA)."""
     row = cand.row
     if cand.pool is not None:
-        row.held_bytes = cand.pool.held_bytes
+        row.held_bytes = cand.pool.held_bytes if cand.pool.separable else None
         if row.held_bytes:
             row.notes.append(
                 f"keeps {format_bytes(row.held_bytes)} in CUDA-graph trees' private memory "
@@ -55,7 +55,7 @@ def held_memory(cand: Candidate, before: int | None, after: int | None) -> None:
                 "row's compile and warm-up. The pool is shared by every function compiled "
                 "with CUDA graphs on the device and freed with the last of them, not with "
                 "this one")
-        elif cand.pool.pool_bytes:
+        elif not cand.pool.separable:
             row.notes.append(
                 "held between calls: not separable: CUDA-graph trees' private pool "
                 f"({format_bytes(cand.pool.pool_bytes)}, shared by every function compiled "

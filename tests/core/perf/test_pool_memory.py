@@ -77,8 +77,10 @@ def test_a_pool_rows_held_bytes_and_words_say_where_the_bytes_are():
     roomy.pool = PoolMemory(held_bytes=0, recorded_peak_bytes=8 * MiB, pool_bytes=62 * MiB,
                             reserved_growth=0)
     row_memory.held_memory(roomy, 100, 100)
-    assert roomy.row.held_bytes == 0
+    assert roomy.row.held_bytes is None
     assert any(n.startswith("held between calls: not separable") for n in roomy.row.notes)
+    assert "held between calls not known (the pool, 62.0 MiB shared" in roomy.pool.where()
+    assert "0 B held" not in roomy.pool.where()
     # without a pool: the allocated bytes, as for any row
     plain = Candidate(spec, TimingRow(mode=spec.label, kind=spec.kind))
     row_memory.held_memory(plain, 100, 164)
