@@ -127,7 +127,8 @@ def _group(group: tuple[Shared, ...]) -> str:
 
 
 def shared_text(report: SharedReport) -> str:
-    """Names holding one CUDA-graph output together, said at the cell that made it so."""
+    """Names holding one CUDA-graph output together, and names whose output a later replay
+    wrote, said at the cell that made it so."""
     lines: list[str] = []
     for group in report.groups:
         first = group[0].name
@@ -136,7 +137,19 @@ def shared_text(report: SharedReport) -> str:
             "(mode reduce-overhead). CUDA-graph trees hand back the same tensor at every "
             "replay of a recorded graph and write the new values into it, with no error: "
             f"`{first}` no longer holds what it held when it was bound.")
-    base = report.groups[0][-1].name.split("[", 1)[0] if report.groups else "y"
+    if report.written:
+        by = [p for p in report.producers if p]
+        call = f"`{by[0]}`" if len(by) == 1 else "its compiled function"
+        one = len(report.written) == 1
+        lines.append(
+            f"nbcompile: {_group(report.written)} {'holds' if one else 'hold'} a CUDA-graph "
+            f"output (mode reduce-overhead) that a later call of {call} in this cell "
+            "replayed into, with no error: CUDA-graph trees hand back the same tensor at "
+            "every replay of a recorded graph and write the new values into it, so "
+            f"{'it no longer holds' if one else 'they no longer hold'} what "
+            f"{'it' if one else 'they'} held when bound.")
+    named = [*(g[-1] for g in report.groups), *report.written]
+    base = named[0].name.split("[", 1)[0] if named else "y"
     lines.append(f"Fix: keep a copy of each output you hold across calls, e.g. `{base} = "
                  "f(x).clone()`, or `[f(b).clone() for b in batches]` (f your compiled "
                  "function). " + MARK_STEP)
@@ -160,7 +173,8 @@ def shared_record(report: SharedReport) -> CudagraphHazard:
     """Names holding one CUDA-graph output, as a record."""
     return CudagraphHazard(
         "shared", report.cell,
-        [CudagraphHazardName(s.name, s.bound_in) for group in report.groups for s in group],
+        [CudagraphHazardName(s.name, s.bound_in)
+         for group in (*report.groups, report.written) for s in group],
         False, _record_text(shared_text(report)))
 
 

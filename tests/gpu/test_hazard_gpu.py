@@ -161,3 +161,37 @@ def test_the_call_that_overwrote_is_blamed_not_the_last(ip, capsys, evidence):
     assert kept.text.split("\n")[0] in shown
     save(evidence, "hazard_blame", {"report": asdict(report), "shown": shown,
                                     "record": kept.to_dict()}, [])
+
+
+def test_a_name_alone_on_an_output_a_later_replay_wrote_is_named(ip, capsys, evidence):
+    """``hz_w = hz_h(x)`` held, then ``hz_loss = hz_h(x * 2).sum()`` in a later cell (no
+    other name holds ``hz_w``'s tensor). torch's own values decide: when the replay wrote
+    into ``hz_w``'s tensor (its values changed, torch marked nothing), nbcompile names
+    ``hz_w`` at that cell; when they did not change, it says nothing of it."""
+    _cell(ip, "import torch")
+    ip.run_cell_magic("compile", "--mode reduce-overhead",
+                      "def hz_h(x):\n    return (x * 5).cos()\n")
+    _cell(ip, "hz_hx = torch.randn(64, device='cuda')")
+    for _ in range(3):
+        _cell(ip, "_ = hz_h(hz_hx)")  # warm-up, recording, replay; nothing held after
+    _cell(ip, "_ = None")
+    watch = get_watch()
+    shared = len(watch.shared)
+    first = _cell(ip, "hz_w = hz_h(hz_hx)")
+    kept = ip.user_ns["hz_w"].clone()
+    capsys.readouterr()
+    later = _cell(ip, "hz_loss = hz_h(hz_hx * 2).sum()")
+    shown = capsys.readouterr().out
+    held = ip.user_ns["hz_w"]
+    marked = torch_mark(held) is not None
+    changed = not marked and not torch.equal(held, kept)
+    said = [r for r in watch.shared[shared:] if any(w.name == "hz_w" for w in r.written)]
+    save(evidence, "written_output", {"marked": marked, "changed": changed, "shown": shown,
+                                      "shared": [asdict(r) for r in watch.shared[shared:]]},
+         [])
+    assert bool(said) == changed, (shown, marked, changed)
+    if changed:
+        assert said[0].cell == later.execution_count
+        assert [(w.name, w.bound_in) for w in said[0].written] == [
+            ("hz_w", first.execution_count)]
+        assert "replayed into" in shown and "hz_w = f(x).clone()" in shown, shown

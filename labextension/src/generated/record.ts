@@ -882,7 +882,7 @@ export interface CudagraphShapes {
   remedy?: string;
 }
 /**
- * User names found after a cell holding CUDA-graph outputs that are no longer theirs: `overwritten` (torch marked the output when a later call started a new generation of the trees: reading it raises torch's error) or `shared` (names holding the one tensor a replay hands back again and writes into, with no error). Worded once, in Python: the cell's output, the summary and the inspector show `text`.
+ * User names found after a cell holding CUDA-graph outputs that are no longer theirs: `overwritten` (torch marked the output when a later call started a new generation of the trees: reading it raises torch's error) or `shared` (names holding a tensor a replay hands back again and writes into, with no error: several names made one tensor, or one name whose tensor a later replay wrote). Worded once, in Python: the cell's output, the summary and the inspector show `text`.
  */
 export interface CudagraphHazard {
   kind: 'overwritten' | 'shared';

@@ -23,7 +23,8 @@ A replay marks nothing: a recorded graph hands back the very tensor object it re
 before (while the user holds it) and writes the new values into it. ``y1 = f(x)`` then
 ``y2 = f(x2)``: ``y1 is y2``, and ``y1`` silently holds the new values; ``[f(b) for b in
 batches]`` holds one tensor many times. ``shared_after_cell`` names such groups (user
-names holding one tensor that the trees hand back, ``trees.graph_outputs``), once each.
+names holding one tensor that the trees hand back, ``trees.graph_outputs``), once each,
+and a name alone on such a tensor that a later replay wrote (``written_names``).
 torch's state is read through ``trees.py`` and ``torch_mark``; the rest is pure.
 """
 
@@ -116,6 +117,8 @@ class SharedReport:
     cell: int | None
     groups: tuple[tuple[Shared, ...], ...]
     producers: tuple[str, ...] = ()  # the functions whose outputs they are ("" not known)
+    # names alone on such a tensor that a later replay wrote (``written_names``)
+    written: tuple[Shared, ...] = ()
 
 
 def shared_outputs(leaves: list[tuple[str, torch.Tensor]], outputs: set[int],
@@ -146,6 +149,31 @@ def shared_outputs(leaves: list[tuple[str, torch.Tensor]], outputs: set[int],
         groups.append(tuple(Shared(name, b.cell if b is not None else None)
                             for (name, _), b in zip(members, bindings, strict=True)))
     return groups
+
+
+def written_names(leaves: list[tuple[str, torch.Tensor]], generation: int | None,
+                  replayed: set[int], ledger: Ledger) -> list[Shared]:
+    """The names, each alone on its tensor, whose tensor a replay wrote after the name was
+    bound: an output of an inference graph on the trees' current path (``replayed``, from
+    ``trees.replayed_path``) whose run (``generation``) came after the generation in which
+    the name was first seen holding it (``Binding.generation``). ``y1 = f(x)``, then
+    ``loss = f(x2).sum()`` in a later cell: ``y1`` holds ``f(x2)`` now. Each name once."""
+    if generation is None or not replayed:
+        return []
+    holders: dict[int, int] = {}
+    for _, value in leaves:
+        holders[id(value)] = holders.get(id(value), 0) + 1
+    found: list[Shared] = []
+    for name, value in leaves:
+        if id(value) not in replayed or holders[id(value)] > 1:
+            continue  # several names on one tensor: ``shared_outputs`` says it
+        binding = ledger.binding(name, value)
+        if (binding is None or binding.written or binding.generation is None
+                or generation <= binding.generation):
+            continue
+        binding.written = True
+        found.append(Shared(name, binding.cell))
+    return found
 
 
 def is_overwritten_error(text: str) -> bool:
@@ -333,37 +361,45 @@ class HazardWatch:
     def shared_after_cell(self, cell: int | None, namespace: Mapping[str, Any],
                           outputs: Mapping[int, str] | None = None,
                           generation: int | None = None,
-                          resolve: Callable[[str, int], str | None] = lambda f, line: None
-                          ) -> SharedReport | None:
+                          resolve: Callable[[str, int], str | None] = lambda f, line: None,
+                          replayed: set[int] | None = None) -> SharedReport | None:
         """After a cell: the names that now hold one CUDA-graph output together, once
-        per group, each with the cell that bound it; None when none.
-        ``outputs`` and ``generation``: the graph outputs' ids (each with the function
-        that produced it) and the trees' generation (read from the current device's tree
-        manager when not given)."""
+        per group, each with the cell that bound it, and the names alone on an output a
+        later replay wrote (``written_names``); None when none.
+        ``outputs``, ``generation`` and ``replayed``: the graph outputs' ids (each with the
+        function that produced it), the generation of the trees' latest run and the
+        outputs its inference path hands back (read from the current device's tree manager
+        when not given)."""
         return self._shared_leaves(cell, list(tensor_leaves(namespace)), outputs, generation,
-                                   resolve)
+                                   resolve, replayed)
 
     def _shared_leaves(self, cell: int | None, leaves: list[tuple[str, torch.Tensor]],
                        outputs: Mapping[int, str] | None, generation: int | None,
-                       resolve: Callable[[str, int], str | None]) -> SharedReport | None:
+                       resolve: Callable[[str, int], str | None],
+                       replayed: set[int] | None = None) -> SharedReport | None:
         if outputs is None:
             if not torch.cuda.is_available():
                 return None
             index = torch.cuda.current_device()
             outputs = {i: (next(iter(call_names([t], resolve)), ""))
                        for i, t in trees.graph_outputs(index).items()}
-            generation = getattr(trees.manager(index), "current_gen", None)
+            generation, replayed = trees.replayed_path(index)
+            if generation is None:
+                generation = getattr(trees.manager(index), "current_gen", None)
+        generation = generation if isinstance(generation, int) else None
+        written = written_names(leaves, generation, replayed or set(), self.ledger)
         for name, value in leaves:
             binding = self.ledger.note(name, value, cell)
             if binding.generation is None and id(value) in outputs:
-                binding.generation = generation if isinstance(generation, int) else None
+                binding.generation = generation
         groups = shared_outputs(leaves, set(outputs), self.ledger, self._shared_seen)
-        if not groups:
+        if not groups and not written:
             return None
         values = dict(leaves)
-        producers = tuple(dict.fromkeys(outputs.get(id(values[g[0].name]), "")
-                                        for g in groups))
-        report = SharedReport(cell, tuple(groups), producers)
+        producers = tuple(dict.fromkeys(
+            [*(outputs.get(id(values[g[0].name]), "") for g in groups),
+             *(outputs.get(id(values[w.name]), "") for w in written)]))
+        report = SharedReport(cell, tuple(groups), producers, tuple(written))
         self.shared = [*self.shared[-(MAX_KEPT - 1):], report]
         return report
 

@@ -50,6 +50,7 @@ class Binding:
     # the trees' generation (``current_gen``: torch's count of compiled invocations) when
     # the name was first seen holding a graph output; None: not a graph output then
     generation: int | None = None
+    written: bool = False  # said to hold an output a later replay wrote (``written_names``)
 
 
 class Ledger:

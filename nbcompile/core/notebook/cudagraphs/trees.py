@@ -102,3 +102,32 @@ def graph_outputs(device_index: int) -> dict[int, list[str | None]]:
     except Exception:  # noqa: BLE001 - a torch whose nodes differ: none known
         return {}
     return found
+
+
+def replayed_path(device_index: int) -> tuple[int | None, set[int]]:
+    """The generation of the tree manager's latest graph run (``current_gen``, set by each
+    ``execute_node``) and the ids of the outputs its current path's inference graphs hand
+    back at each replay (the ``cached_tensor_outputs`` of each node whose function torch
+    compiled for inference, ``id_to_mode``). Each such node ran in that generation: a new
+    generation starts the path anew (``try_end_curr_execution``) unless forwards wait for
+    their backward, so while any does (``running_forwards_with_pending_backwards``) none
+    is given. ``(None, set())`` when not known."""
+    tree = manager(device_index)
+    node = getattr(tree, "current_node", None)
+    modes = getattr(tree, "id_to_mode", None)
+    generation_now = getattr(tree, "current_gen", None)
+    if (node is None or not isinstance(modes, dict) or not isinstance(generation_now, int)
+            or getattr(tree, "running_forwards_with_pending_backwards", True)):
+        return None, set()
+    found: set[int] = set()
+    try:
+        for path_node in node._path_from_root:
+            mode = modes.get(path_node.wrapped_function.id)
+            if getattr(mode, "name", None) != "INFERENCE":
+                continue
+            for t in getattr(path_node, "cached_tensor_outputs", None) or ():
+                if isinstance(t, torch.Tensor):
+                    found.add(id(t))
+    except Exception:  # noqa: BLE001 - a torch whose nodes differ: none known
+        return None, set()
+    return generation_now, found

@@ -15,7 +15,7 @@ from torch._inductor.cudagraph_trees import CUDAGraphTreeManager
 
 from nbcompile.core.notebook.cudagraphs import hazard as hz
 from nbcompile.core.notebook.cudagraphs.ledger import Ledger, tensor_leaves
-from nbcompile.display.hazard import explanation_text, report_text, shared_text
+from nbcompile.display.hazard import explanation_text, report_text, shared_record, shared_text
 
 STACK_Y = '  File "<ipython-input-3-5f1a>", line 2, in gk\n    y = (x @ x).relu()\n'
 STACK_Z = '  File "<ipython-input-3-5f1a>", line 3, in gk\n    return y * 2 + 1\n'
@@ -163,6 +163,43 @@ def test_names_a_replay_made_one_tensor_are_named_once():
     assert watch.shared_after_cell(7, {"y1": out, "y3": out, "y2": out}, outputs,
                                    generation=8) is None  # said once
     assert watch.shared == [report]
+
+
+def test_a_name_alone_on_an_output_a_later_replay_wrote_is_named_once():
+    """``y1 = f(x)``, then ``loss = f(x2).sum()`` in a later cell: the replay hands back
+    ``y1``'s tensor and writes into it, and no other name holds it. Said when the tensor
+    is an output of the trees' current inference path (``trees.replayed_path``) whose run
+    came after the generation ``y1`` was first seen in; not before, not twice, not for an
+    output off that path, and not for names sharing one tensor (said as a group)."""
+    out, other = torch.ones(3), torch.ones(3)
+    watch = hz.HazardWatch()
+    outputs = {id(out): "f", id(other): "g"}
+    assert watch.shared_after_cell(3, {"y1": out}, outputs, generation=5,
+                                   replayed={id(out)}) is None  # bound now
+    assert watch.shared_after_cell(4, {"y1": out}, outputs, generation=5,
+                                   replayed={id(out)}) is None  # no run since
+    assert watch.shared_after_cell(5, {"y1": out, "z": other}, outputs, generation=6,
+                                   replayed={id(other)}) is None  # another graph ran
+    report = watch.shared_after_cell(6, {"y1": out, "z": other}, outputs, generation=7,
+                                     replayed={id(out)})
+    assert report is not None and report.groups == ()
+    assert [(w.name, w.bound_in) for w in report.written] == [("y1", 3)]
+    assert report.producers == ("f",)
+    text = shared_text(report)
+    assert text.startswith("nbcompile: `y1` (bound in cell [3]) holds a CUDA-graph output "
+                           "(mode reduce-overhead) that a later call of `f` in this cell "
+                           "replayed into, with no error")
+    assert "`y1 = f(x).clone()`" in text
+    assert [n.name for n in shared_record(report).names] == ["y1"]
+    assert watch.shared_after_cell(7, {"y1": out, "z": other}, outputs, generation=8,
+                                   replayed={id(out)}) is None  # said once
+    # two names on the replayed tensor: the group is said, not each name alone
+    again = hz.HazardWatch()
+    again.shared_after_cell(3, {"y1": out}, outputs, generation=5, replayed={id(out)})
+    both = again.shared_after_cell(4, {"y1": out, "y2": out}, outputs, generation=6,
+                                   replayed={id(out)})
+    assert both is not None and both.written == ()
+    assert [s.name for s in both.groups[0]] == ["y1", "y2"]
 
 
 def test_one_output_many_times_in_a_list_is_named():
