@@ -252,6 +252,7 @@ class CudagraphCalls(SideChannel):
         with self._lock:
             target = self._target_of(event)
             if target is None:
+                self._unattributed(event)
                 return
             state = self._states.setdefault(target.id, _State())
             if state.open is not None:
@@ -292,6 +293,18 @@ class CudagraphCalls(SideChannel):
             runs.append(value)
             state.after_at = len(runs) - 1
         self._notify(target)
+
+    def _unattributed(self, event: cudagraph_events.TreeEvent) -> None:
+        """A graph run with no call running whose line names no compile (torch 2.9's
+        lines name none: a backward pass, ``loss.backward()``): not counted, and each
+        target under the tree says so once, instead of leaving it out unsaid."""
+        if event.compile_id or event.kind == "shape":
+            return
+        note = cudagraph_events.UNATTRIBUTED
+        for target in self._registry.targets:
+            if target.id in self._states and note not in target.notes:
+                target.notes.append(note)
+                self._notify(target)
 
     def _target_of(self, event: cudagraph_events.TreeEvent) -> Target | None:
         """The target whose compile torch named, else the innermost watched call's, else

@@ -178,6 +178,14 @@ def call_value(number: int, cell: int | None, events: Iterable[TreeEvent], repla
     return result
 
 
+#: Said of each target under the tree when a graph run came outside any call and torch's
+#: line named no compile (torch 2.9): which function's backward pass it was is not known.
+UNATTRIBUTED = ("CUDA graphs outside a call: graph runs with no target's call running (a "
+                "backward pass, loss.backward(), or another compiled function) were heard "
+                "and not counted; torch's tree lines name no compile on this torch (2.9), "
+                "so whose they are is not known")
+
+
 #: The first torch whose tree manager logs ``Re-recording ... reason=`` (``_run``); before
 #: it a re-record reads as a recording, with no reason.
 RERECORD_LINE_SINCE = (2, 11)

@@ -1,12 +1,12 @@
 """torch's own words about CUDA graphs, per compile (``--mode reduce-overhead``), and the
-way nbcompile hears torch's DEBUG lines about them without printing anything new
-(``DebugLines``).
+one tap per torch CUDA-graph logger through which nbcompile hears them without printing
+anything new (``listen``; ``DebugLines`` for the DEBUG lines).
 
 Inductor says why it skips CUDA graphs for a graph through one logger
 (``torch._inductor.cudagraph_utils``'s ``cudagraphs`` artifact: "skipping cudagraphs due
 to mutated inputs (1 instances). Found from: ...") and counts every skip in
 ``counters["inductor"]["cudagraph_skips"]``; the structured trace carries no reason. While
-the capture session runs, a handler on that logger hands each message, with the compile
+the capture session runs, a listener on that logger hands each message, with the compile
 running when torch logged it (None: logged outside a compile, e.g. at a graph's first
 run), to the session, which reads them into that compile's outcome (``outcome.py``,
 ``CompileRecord.cudagraphs``).
@@ -35,32 +35,28 @@ def skips() -> int:
     return int(torch_compat.dynamo_counters()["inductor"]["cudagraph_skips"])
 
 
-class CudagraphLog(logging.Handler):
-    """Hands torch's CUDA-graph messages to ``on_message(message, compile key)``."""
+class CudagraphLog:
+    """Hands torch's CUDA-graph messages to ``on_message(message, compile key)``: a
+    listener on the one tap of each of ``LOGGERS`` (``listen``), so a user's quieter
+    ``set_logs`` (``inductor=logging.ERROR``) does not hide them."""
 
     def __init__(self, on_message: OnMessage) -> None:
-        super().__init__(logging.DEBUG)
         self.on_message = on_message
-        self._loggers: list[logging.Logger] = []
+        self._removers: list[Callable[[], None]] = []
 
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            message = record.getMessage().rstrip()
-        except Exception:  # a malformed record is torch's to report
-            return
+    def _hear(self, record: logging.LogRecord) -> None:
+        message = record.getMessage().rstrip()
         if message:
             self.on_message(message, current_compile())
 
     def install(self) -> None:
-        if not self._loggers:
-            self._loggers = [logging.getLogger(name) for name in LOGGERS]
-            for logger in self._loggers:
-                logger.addHandler(self)
+        if not self._removers:
+            self._removers = [listen(name, self._hear, logging.WARNING) for name in LOGGERS]
 
     def uninstall(self) -> None:
-        for logger in self._loggers:
-            logger.removeHandler(self)
-        self._loggers = []
+        for remove in self._removers:
+            remove()
+        self._removers = []
 
 
 def _user_enabled() -> bool:
@@ -69,26 +65,29 @@ def _user_enabled() -> bool:
     return torch_compat.log_artifact_enabled("cudagraphs")
 
 
-class DebugLines(logging.Filter):
-    """On one of torch's ``cudagraphs`` loggers, lowered to DEBUG while installed: each
-    line to ``on_line``; to handlers only what they got before the level was lowered (or
-    all, when the user turned the artifact on). Used for the tree manager's lines
-    (``calls.py``) and Inductor's graph partitions (``channel.py``):
-    torch writes them only when its logger is enabled for DEBUG."""
+class _Tap(logging.Filter):
+    """The one filter nbcompile puts on one of torch's CUDA-graph loggers: the logger's
+    level lowered to the lowest its listeners need (torch writes a line only when its
+    logger is enabled for it), each record to every listener, and to handlers only what
+    they got before the level was lowered (or all, when the user turned the artifact on):
+    nothing new on stderr. Re-armed when torch resets its loggers (``log_taps``)."""
 
-    def __init__(self, logger: str, on_line: Callable[[str], None]) -> None:
+    def __init__(self, logger: str) -> None:
         super().__init__("nbcompile.cudagraphs")
         self.logger_name = logger
-        self.on_line = on_line
+        self.listeners: list[tuple[Callable[[logging.LogRecord], None], int]] = []
         self._logger: logging.Logger | None = None
         self._level = logging.NOTSET  # the logger's own level before it was lowered
+        self._set: int | None = None  # the level this tap set (None: left as it was)
         self._untap: Callable[[], None] | None = None  # out of ``log_taps``
 
     def filter(self, record: logging.LogRecord) -> bool:
-        try:
-            self.on_line(record.getMessage())
-        except Exception:  # a capture bug must never break torch
-            pass
+        for listener, level in list(self.listeners):
+            if record.levelno >= level:
+                try:
+                    listener(record)
+                except Exception:  # a capture bug must never break torch
+                    pass
         return record.levelno >= self._shown_from() or _user_enabled()
 
     def _shown_from(self) -> int:
@@ -98,18 +97,24 @@ class DebugLines(logging.Filter):
         parent = self._logger.parent
         return parent.getEffectiveLevel() if parent is not None else logging.WARNING
 
+    def _wanted(self) -> int:
+        return min((level for _, level in self.listeners), default=logging.WARNING)
+
     def install(self) -> None:
-        """Put the filter on (once) and the level at DEBUG (again, if the user reset it;
+        """Put the filter on (once) and the level down (again, if the user reset it;
         torch's ``set_logs`` does, and is heard: ``log_taps``)."""
         logger = logging.getLogger(self.logger_name)
         if self._logger is None:
             logger.addFilter(self)
             self._logger = logger
-            self._level = logger.level  # DEBUG already: the user's choice, all shown
+            self._level = logger.level  # already low: the user's choice, all shown
             self._untap = log_taps.add(self._rearm)
-        if logger.level != logging.DEBUG:
-            self._level = logger.level
-            logger.setLevel(logging.DEBUG)
+        wanted = self._wanted()
+        if logger.level == logging.NOTSET or logger.level > wanted:
+            if logger.level != self._set:  # the user's (or torch's reset), not ours
+                self._level = logger.level
+            logger.setLevel(wanted)
+            self._set = wanted
 
     def _rearm(self) -> None:
         if self._logger is not None:
@@ -121,6 +126,54 @@ class DebugLines(logging.Filter):
             self._untap = None
         if self._logger is not None:
             self._logger.removeFilter(self)
-            if self._logger.level == logging.DEBUG:
+            if self._set is not None and self._logger.level == self._set:
                 self._logger.setLevel(self._level)
             self._logger = None
+            self._set = None
+
+
+_taps: dict[str, _Tap] = {}
+
+
+def listen(logger: str, listener: Callable[[logging.LogRecord], None],
+           level: int = logging.DEBUG) -> Callable[[], None]:
+    """Hear every record of ``level`` or above on torch's ``logger`` (its one tap, shared
+    by every listener); returns the remover (the last one takes the tap off)."""
+    tap = _taps.get(logger)
+    if tap is None:
+        tap = _taps[logger] = _Tap(logger)
+    entry = (listener, level)
+    tap.listeners.append(entry)
+    tap.install()
+
+    def remove() -> None:
+        if entry in tap.listeners:
+            tap.listeners.remove(entry)
+        if not tap.listeners and _taps.get(logger) is tap:
+            tap.uninstall()
+            del _taps[logger]
+    return remove
+
+
+class DebugLines:
+    """Each line of one of torch's ``cudagraphs`` loggers at DEBUG and above to
+    ``on_line`` while installed (``listen``): the tree manager's lines (``calls.py``) and
+    Inductor's graph partitions (``channel.py``), which torch writes only when its logger
+    is enabled for DEBUG; nothing new printed."""
+
+    def __init__(self, logger: str, on_line: Callable[[str], None]) -> None:
+        self.logger_name = logger
+        self.on_line = on_line
+        self._remove: Callable[[], None] | None = None
+
+    def install(self) -> None:
+        """Listen (once); the level put down again if the user reset it."""
+        if self._remove is None:
+            self._remove = listen(self.logger_name, lambda r: self.on_line(r.getMessage()))
+        elif (tap := _taps.get(self.logger_name)) is not None:
+            tap.install()
+
+    def uninstall(self) -> None:
+        if self._remove is not None:
+            self._remove()
+            self._remove = None

@@ -363,6 +363,28 @@ def test_a_new_size_without_a_compile_id_is_the_running_calls(ip):
     assert shapes is not None and [(s.key, s.cell) for s in shapes.shapes] == [("48", cell)]
 
 
+def test_a_graph_run_no_one_can_own_is_said_not_counted(ip):
+    """torch 2.9's tree lines name no compile and no mode (``Running warmup of function
+    %d``): one outside any call (its backward pass) cannot be attributed, and each target
+    under the tree says its runs outside a call are not counted, once; a line naming a
+    compile no target knows says nothing of the sort."""
+    run_cell(ip, "import torch")
+    ip.run_cell_magic("compile", "--backend eager", "def cgc_bwd29(x):\n    return x * 2\n")
+    session = get_session()
+    channel = next(c for c in session.channels if isinstance(c, CudagraphCalls))
+    target = next(t for t in reversed(session.registry.targets) if t.name == "cgc_bwd29")
+    channel._states[target.id] = _State(watching=False)
+    try:
+        channel._on_line(_line("Running warmup of function %d", 3))
+        channel._on_line(_line("Recording function %d of graph recording id %d", 3, 1))
+    finally:
+        channel._states.pop(target.id, None)
+        channel._watching = any(s.watching for s in channel._states.values())
+    assert target.cudagraph_calls == []
+    assert target.notes.count(ev.UNATTRIBUTED) == 1
+    assert "not counted" in ev.UNATTRIBUTED and "2.9" in ev.UNATTRIBUTED
+
+
 def test_backward_runs_after_a_call_are_counted_as_its_backward_pass(ip):
     """``loss.backward()`` runs the compiled backward graphs outside the target's call:
     torch's warm-up and recording lines for them (``mode=CompilationMode.BACKWARD``) come

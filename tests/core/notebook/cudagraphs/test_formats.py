@@ -112,3 +112,37 @@ def test_skip_messages_are_heard_where_each_torch_writes_them():
         handler.uninstall()
     assert heard == ["skipping cudagraphs due to mutated inputs (1 instances)"] * len(LOGGERS)
     assert "torch._inductor.cudagraph_utils.__perf_hints" in LOGGERS
+
+
+def test_a_quieter_set_logs_does_not_hide_skip_messages():
+    """``torch._logging.set_logs(inductor=logging.ERROR)`` in a cell: torch's skip message
+    (a WARNING) is still heard (it still bumps its skip counter: a skip with no reason
+    would be untrue), and still not printed; the loggers' levels are back after."""
+    from torch._logging import _internal as torch_logging
+
+    heard: list[str] = []
+    printed: list[str] = []
+
+    class Printed(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            printed.append(record.getMessage())
+
+    loggers = [logging.getLogger(name) for name in LOGGERS]
+    levels = [logger.level for logger in loggers]
+    handler = Printed(logging.DEBUG)
+    for logger in loggers:
+        logger.addHandler(handler)
+    log = CudagraphLog(lambda message, _key: heard.append(message))
+    log.install()
+    try:
+        torch_logging.set_logs(inductor=logging.ERROR)  # as a user's cell does
+        for logger in loggers:
+            logger.warning("skipping cudagraphs due to mutated inputs (%d instances)", 1)
+    finally:
+        log.uninstall()
+        for logger in loggers:
+            logger.removeHandler(handler)
+        torch_logging.set_logs()
+    assert heard == ["skipping cudagraphs due to mutated inputs (1 instances)"] * len(LOGGERS)
+    assert printed == []
+    assert [logger.level for logger in loggers] == levels
