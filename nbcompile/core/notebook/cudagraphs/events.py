@@ -150,7 +150,9 @@ def call_value(number: int, cell: int | None, events: Iterable[TreeEvent], repla
     # torch logs ``Re-recording`` for each recorded graph of the function whose check
     # fails (``CUDAGraphTreeManager._run``), before a later one may pass and replay: a
     # failed check is a re-record only when torch then records
-    failed: dict[str, TreeEvent] = {}  # by function: its latest failed check
+    # by function, as torch names it: its compile and ``get_func_name`` (the graph
+    # module's name, ``partition_0`` in every compile: the compile tells them apart)
+    failed: dict[tuple[str, str], TreeEvent] = {}  # its latest failed check
     for event in events:
         if event.kind == "warmup":
             result.warmups += 1
@@ -158,10 +160,10 @@ def call_value(number: int, cell: int | None, events: Iterable[TreeEvent], repla
             result.eager += 1
         elif event.kind == "record":
             result.recordings += 1
-            if (check := failed.pop(event.function, None)) is not None:
+            if (check := failed.pop((event.compile_id, event.function), None)) is not None:
                 result.rerecords.append(rerecord_of(check))
         elif event.kind == "rerecord":
-            failed[event.function] = event
+            failed[(event.compile_id, event.function)] = event
         elif event.kind == "shape":
             result.new_shapes.append(CudagraphShape(event.compile_id, event.key, cell))
         elif event.kind == "fell_back" and not result.fell_back:

@@ -152,6 +152,17 @@ def test_a_failed_check_is_a_rerecord_only_when_torch_then_records():
                              "(primals_1: return x @ self.w)")
     # an unwatched call whose only lines were failed checks did nothing torch records
     assert not ev.anything_done(ev.call_value(0, 9, failed, 0))
+    # torch names a function by its graph module (the same name in every compile): a
+    # check that failed in one compile's graph, which then replayed, and a first
+    # recording of another compile's graph (a graph break) are no re-record
+    other = CompileId(frame_id=1, frame_compile_id=0)
+    first_of_other = ev.parse(_line("[%s] Recording function=%s, mode=%s, cuda_graph_id=%d, "
+                                    "inputs: %s", other, "forward",
+                                    CompilationMode.FORWARD.name, 1, "[]"))
+    assert first_of_other is not None
+    broke = ev.call_value(6, 9, [*failed, first_of_other], 1)
+    assert (broke.recordings, broke.rerecords, broke.replays) == (1, [], 1)
+    assert broke.what == "recorded 1 graph (capture: a slow call); replayed 1 graph"
 
 
 def test_the_h200s_rerecord_lines_give_one_rerecord_then_a_replay():
