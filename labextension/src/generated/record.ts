@@ -1134,7 +1134,7 @@ export interface TimingRow {
    */
   saved_bytes?: number | null;
   /**
-   * CUDA: bytes still allocated after the mode's compile and warm-up, beyond those before it (for reduce-overhead: its CUDA graph memory pool's growth); null off CUDA, or when a shared CUDA-graph pool with free room did not grow (not known: a note says)
+   * CUDA: bytes still allocated after the mode's compile and warm-up, beyond those before it (for reduce-overhead: its CUDA graph memory pool's growth, a floor when the shared pool had free room); null off CUDA, or when a shared CUDA-graph pool with free room did not grow (not known: a note says)
    */
   held_bytes?: number | null;
   /**

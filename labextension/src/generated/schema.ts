@@ -1828,7 +1828,7 @@ export const RECORD_SCHEMA: unknown = {
             "integer",
             "null"
           ],
-          "description": "CUDA: bytes still allocated after the mode's compile and warm-up, beyond those before it (for reduce-overhead: its CUDA graph memory pool's growth); null off CUDA, or when a shared CUDA-graph pool with free room did not grow (not known: a note says)"
+          "description": "CUDA: bytes still allocated after the mode's compile and warm-up, beyond those before it (for reduce-overhead: its CUDA graph memory pool's growth, a floor when the shared pool had free room); null off CUDA, or when a shared CUDA-graph pool with free room did not grow (not known: a note says)"
         },
         "cache": {
           "type": "object",

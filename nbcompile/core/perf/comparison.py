@@ -58,8 +58,9 @@ class TimingRow(Record):
     # parameters and inputs it saved are held anyway); null: nothing saved
     saved_bytes: int | None = None
     # CUDA: bytes still allocated after the mode's compile and warm-up, beyond those
-    # before it (for reduce-overhead: its CUDA graph memory pool's growth); null off CUDA,
-    # or when a shared CUDA-graph pool with free room did not grow (not known: a note says)
+    # before it (for reduce-overhead: its CUDA graph memory pool's growth, a floor when the
+    # shared pool had free room); null off CUDA, or when a shared CUDA-graph pool with free
+    # room did not grow (not known: a note says)
     held_bytes: int | None = None
     cache: dict[str, int] = field(default_factory=dict)  # this row's compile cache hits/misses
     notes: list[str] = field(default_factory=list)  # e.g. ``numerics differ from eager ...``

@@ -30,7 +30,7 @@ from typing import Any
 
 import torch
 
-from ..notebook.cudagraphs.pool import pool_id, pool_segments
+from ..notebook.cudagraphs.pool import pool_free, pool_id, pool_segments
 from ..units import format_bytes
 from .memory import QuietProfile, memory_events, peak_of
 
@@ -48,6 +48,7 @@ class PoolState:
     allocated: int  # ``memory_stats()[ALLOCATED]``
     pool: tuple[int, int] | None  # the tree manager's pool id (None: no manager)
     pool_bytes: int  # that pool's segments, ``total_size`` summed (0 without one)
+    pool_free: int = 0  # of those, the bytes no tensor holds (``pool.pool_free``)
 
 
 @dataclass(frozen=True)
@@ -58,22 +59,32 @@ class PoolMemory:
     recorded_peak_bytes: int  # allocated during the warm-up (recording), above before it
     pool_bytes: int  # the whole pool now (shared with other CUDA-graph functions)
     reserved_growth: int  # ``reserved_bytes.all.current`` after minus before
+    # bytes of the same pool no tensor held before the row (0: a new pool)
+    free_before: int = 0
 
     @property
     def separable(self) -> bool:
-        """Whether ``held_bytes`` is this row's: the shared pool grew over its compile and
-        warm-up, or holds nothing (a pool with free room grows by 0 B while the row's
-        graphs take some of that room: its bytes are then not known)."""
+        """Whether ``held_bytes`` says something of this row: the pool grew over its
+        compile and warm-up, or holds nothing. A pool with free room may give the row's
+        graphs that room: the growth is then a floor (``free_before`` more at most), and
+        no growth says nothing."""
         return self.held_bytes > 0 or self.pool_bytes == 0
 
     def where(self) -> str:
         """The row's words for where its bytes are."""
         change = (f"grew by {format_bytes(self.reserved_growth)}" if self.reserved_growth >= 0
                   else f"shrank by {format_bytes(-self.reserved_growth)}")
-        held = (f"{format_bytes(self.held_bytes)} held between calls" if self.separable else
-                f"held between calls not known (the pool, {format_bytes(self.pool_bytes)} "
-                "shared by every function compiled with CUDA graphs on the device, had free "
-                "room and did not grow)")
+        room = (f"{format_bytes(self.free_before)} free before this row, which its graphs "
+                "may take")
+        if not self.separable:
+            held = (f"held between calls not known (the pool, {format_bytes(self.pool_bytes)}"
+                    " shared by every function compiled with CUDA graphs on the device, had "
+                    f"{room}, and did not grow)")
+        elif self.free_before:
+            held = (f"at least {format_bytes(self.held_bytes)} held between calls (the pool "
+                    f"had {room} too)")
+        else:
+            held = f"{format_bytes(self.held_bytes)} held between calls"
         return (f"in the CUDA-graph pool: {held} "
                 "(the segments of CUDA-graph trees' private pool, torch.cuda.memory_snapshot; "
                 f"the allocator's reserved bytes {change} meanwhile, torch.cuda.memory_stats); "
@@ -100,8 +111,11 @@ def read_state(device: torch.device) -> PoolState:
     stats = torch.cuda.memory_stats(device)
     index = device.index if device.index is not None else torch.cuda.current_device()
     pool = pool_id(index)
-    size = pool_segments(torch.cuda.memory_snapshot(), pool, index) if pool else 0
-    return PoolState(int(stats.get(RESERVED, 0)), int(stats.get(ALLOCATED, 0)), pool, size)
+    segments = torch.cuda.memory_snapshot() if pool else []
+    size = pool_segments(segments, pool, index) if pool else 0
+    free = pool_free(segments, pool, index) if pool else 0
+    return PoolState(int(stats.get(RESERVED, 0)), int(stats.get(ALLOCATED, 0)), pool, size,
+                     free)
 
 
 class PoolWatch:
@@ -146,7 +160,9 @@ class PoolWatch:
         held = grown(self.before, after)
         if held is None:
             return None
-        return PoolMemory(held, peak, after.pool_bytes, after.reserved - self.before.reserved)
+        free = self.before.pool_free if self.before.pool == after.pool else 0
+        return PoolMemory(held, peak, after.pool_bytes, after.reserved - self.before.reserved,
+                          free)
 
 
     def stop_profile(self) -> int | None:

@@ -47,20 +47,24 @@ def held_memory(cand: Candidate, before: int | None, after: int | None) -> None:
     row = cand.row
     if cand.pool is not None:
         row.held_bytes = cand.pool.held_bytes if cand.pool.separable else None
+        free = cand.pool.free_before
         if row.held_bytes:
+            floor = (f" (at least: the pool had {format_bytes(free)} free before this row, "
+                     "which its graphs may take too)" if free else "")
             row.notes.append(
                 f"keeps {format_bytes(row.held_bytes)} in CUDA-graph trees' private memory "
                 "pool between calls (the recorded graphs' static inputs, outputs and "
                 "intermediates; the pool's own segments): the pool's growth over this "
-                "row's compile and warm-up. The pool is shared by every function compiled "
-                "with CUDA graphs on the device and freed with the last of them, not with "
-                "this one")
+                f"row's compile and warm-up{floor}. The pool is shared by every function "
+                "compiled with CUDA graphs on the device and freed with the last of them, "
+                "not with this one")
         elif not cand.pool.separable:
             row.notes.append(
                 "held between calls: not separable: CUDA-graph trees' private pool "
                 f"({format_bytes(cand.pool.pool_bytes)}, shared by every function compiled "
-                "with CUDA graphs on the device) did not grow over this row's compile and "
-                "warm-up (it had free room), so this row's own bytes in it are not known")
+                f"with CUDA graphs on the device) had {format_bytes(free)} free before this "
+                "row, which its graphs may take, and did not grow over its compile and "
+                "warm-up, so this row's own bytes in it are not known")
         return
     if before is not None and after is not None:
         row.held_bytes = max(0, after - before)

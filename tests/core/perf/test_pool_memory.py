@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from nbcompile.core.notebook.cudagraphs.pool import pool_segments
+from nbcompile.core.notebook.cudagraphs.pool import pool_free, pool_segments
 from nbcompile.core.perf import pool_memory, row_memory
 from nbcompile.core.perf.comparison import TimingRow
 from nbcompile.core.perf.interleaved import Candidate
@@ -35,6 +35,9 @@ def test_pool_segments_count_only_that_pools_segments_on_that_device():
     assert pool_segments(segments, POOL, 0) == 22 * MiB
     assert pool_segments(segments, POOL, 1) == 20 * MiB
     assert pool_segments([], POOL, 0) == 0
+    # the room no tensor holds: total less active, that pool's segments on that device
+    assert pool_free(segments, POOL, 0) == 20 * MiB + MiB
+    assert pool_free(segments, POOL, 1) == 20 * MiB
 
 
 def test_grown_is_the_pools_growth_and_none_without_a_pool():
@@ -75,12 +78,21 @@ def test_a_pool_rows_held_bytes_and_words_say_where_the_bytes_are():
     # a pool that had room grew by 0 B: the row's own bytes in it are not known, not 0 B
     roomy = Candidate(spec, TimingRow(mode=spec.label, kind=spec.kind))
     roomy.pool = PoolMemory(held_bytes=0, recorded_peak_bytes=8 * MiB, pool_bytes=62 * MiB,
-                            reserved_growth=0)
+                            reserved_growth=0, free_before=8 * MiB)
     row_memory.held_memory(roomy, 100, 100)
     assert roomy.row.held_bytes is None
     assert any(n.startswith("held between calls: not separable") for n in roomy.row.notes)
     assert "held between calls not known (the pool, 62.0 MiB shared" in roomy.pool.where()
     assert "0 B held" not in roomy.pool.where()
+    # a pool with free room that grew a little: the growth is a floor, said as one
+    partly = Candidate(spec, TimingRow(mode=spec.label, kind=spec.kind))
+    partly.pool = PoolMemory(held_bytes=2 * MiB, recorded_peak_bytes=8 * MiB,
+                             pool_bytes=64 * MiB, reserved_growth=2 * MiB, free_before=6 * MiB)
+    row_memory.held_memory(partly, 100, 100)
+    assert partly.row.held_bytes == 2 * MiB
+    (note,) = partly.row.notes
+    assert "(at least: the pool had 6.0 MiB free before this row" in note
+    assert partly.pool.where().startswith("in the CUDA-graph pool: at least 2.0 MiB held")
     # without a pool: the allocated bytes, as for any row
     plain = Candidate(spec, TimingRow(mode=spec.label, kind=spec.kind))
     row_memory.held_memory(plain, 100, 164)

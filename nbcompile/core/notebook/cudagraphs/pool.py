@@ -25,6 +25,20 @@ def pool_segments(segments: Iterable[Mapping[str, Any]], pool: tuple[int, int],
     return total
 
 
+def pool_free(segments: Iterable[Mapping[str, Any]], pool: tuple[int, int],
+              device_index: int) -> int:
+    """Bytes of ``pool``'s segments on a device that no tensor holds now (``total_size``
+    less ``active_size``): room a new recording can take without the pool growing (CUDA-
+    graph trees share one pool across a device's graphs by design)."""
+    free = 0
+    for seg in segments:
+        if seg.get("device", device_index) != device_index:
+            continue
+        if tuple(seg.get("segment_pool_id") or ()) == tuple(pool):
+            free += max(0, int(seg.get("total_size", 0)) - int(seg.get("active_size", 0)))
+    return free
+
+
 def pool_id(device_index: int) -> tuple[int, int] | None:
     """The device's CUDA-graph pool id: the tree manager's ``cuda_graphs_thread_pool``
     (a ``torch.cuda.graph_pool_handle()``), None without a manager."""
