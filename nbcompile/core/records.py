@@ -244,8 +244,15 @@ class CudagraphOutcome(Record):
     # Inductor's graph partitions (torch 2.9+ on a GPU, when its scheduler ran: not on an
     # FX-graph cache hit); None: torch said nothing of partitions
     partitions: CudagraphPartitions | None = None
+    # why the partitions are not known, when torch could not say (``served from the
+    # FX-graph cache``, ``not reported by torch 2.9``); empty otherwise
+    partitions_unknown: str = ""
+    # the outcome in words, as the Compiles column shows it (made in Python: the
+    # inspector only renders it)
+    text: str = ""
 
-    OPTIONAL_KEYS = frozenset({"reason", "line", "cell", "messages", "partitions"})
+    OPTIONAL_KEYS = frozenset({"reason", "line", "cell", "messages", "partitions",
+                               "partitions_unknown", "text"})
 
 
 @dataclass

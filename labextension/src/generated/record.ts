@@ -499,6 +499,14 @@ export interface CudagraphOutcome {
    * Inductor's graph partitions (torch 2.9+ on a GPU, when its scheduler ran: not on an FX-graph cache hit); None: torch said nothing of partitions
    */
   partitions?: CudagraphPartitions | null;
+  /**
+   * why the partitions are not known, when torch could not say (`served from the FX-graph cache`, `not reported by torch 2.9`); empty otherwise
+   */
+  partitions_unknown?: string;
+  /**
+   * the outcome in words, as the Compiles column shows it (made in Python: the inspector only renders it)
+   */
+  text?: string;
 }
 /**
  * How Inductor split a compile's graphs around what CUDA graphs cannot capture (graph partitioning): torch's count of partitions, those it records as CUDA graphs, and the nodes it runs outside them. Summed over the compile's Inductor graphs.

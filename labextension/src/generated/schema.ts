@@ -840,6 +840,14 @@ export const RECORD_SCHEMA: unknown = {
             }
           ],
           "description": "Inductor's graph partitions (torch 2.9+ on a GPU, when its scheduler ran: not on an FX-graph cache hit); None: torch said nothing of partitions"
+        },
+        "partitions_unknown": {
+          "type": "string",
+          "description": "why the partitions are not known, when torch could not say (`served from the FX-graph cache`, `not reported by torch 2.9`); empty otherwise"
+        },
+        "text": {
+          "type": "string",
+          "description": "the outcome in words, as the Compiles column shows it (made in Python: the inspector only renders it)"
         }
       },
       "required": [

@@ -73,6 +73,8 @@ export interface ICudagraphOutcome {
   cell: number | null;
   /** Inductor's graph partitions; null: torch said nothing of partitions. */
   partitions: ICudagraphPartitions | null;
+  /** The outcome in words, made in the kernel ('' in a record saved before it was). */
+  text: string;
 }
 
 /** How Inductor split the compile's graphs around what CUDA graphs cannot capture. */

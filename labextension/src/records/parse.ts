@@ -88,7 +88,8 @@ function parseCudagraphs(o: R.CudagraphOutcome): ICudagraphOutcome {
             cell: n.cell ?? null
           }))
         }
-      : null
+      : null,
+    text: o.text ?? ''
   };
 }
 

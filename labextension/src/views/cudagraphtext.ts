@@ -1,45 +1,22 @@
 /**
- * A compile's CUDA-graph outcome in words (the Compiles table's column). The status and
- * reason are torch's, decided in the kernel (nbcompile/core/notebook/cudagraphs/outcome.py).
+ * A compile's CUDA-graph outcome as the Compiles table's column shows it: the kernel's
+ * words (nbcompile/core/notebook/cudagraphs/outcome.py `describe`), rendered as they are.
  */
 
-import type { ISourceLine } from '../model/parts';
 import { ICudagraphCall, ICudagraphOutcome } from '../model/target';
 import { formatBytes } from '../ui/format';
 
-/** A compile's CUDA-graph outcome in words: `recorded`, `recorded; 1 of 2 partitions
- * outside: cpu ops (cell [5] line 4: ...)`, `skipped: <torch's reason> (cell [5] line
- * 3)`, `not used: cpu device`. */
+/** A compile's CUDA-graph outcome in the kernel's words; a record saved before those
+ * words travelled shows its status and torch's reason. */
 export function cudagraphText(o: ICudagraphOutcome | null): string {
   if (o === null) {
     return '';
   }
-  if (o.status === 'not_used') {
-    return `not used: ${o.reason}`;
+  if (o.text) {
+    return o.text;
   }
-  if (o.status === 'recorded') {
-    const p = o.partitions;
-    if (p === null || p.outside.length === 0) {
-      return 'recorded';
-    }
-    const node = p.outside[0];
-    return (
-      `recorded; ${p.partitions - p.cudagraphable} of ${p.partitions} partitions ` +
-      `outside: ${node.reason}${where(node.line, node.cell)}`
-    );
-  }
-  return `skipped: ${o.reason}${where(o.line, o.cell)}`;
-}
-
-/** ` (cell [5] line 3: x.add_(1))` for a user's line; empty without one. */
-function where(line: ISourceLine | null, cell: number | null): string {
-  if (!line || line.lineno === null) {
-    return '';
-  }
-  return (
-    ` (${cell !== null ? `cell [${cell}] ` : ''}line ${line.lineno}` +
-    (line.line ? `: ${line.line})` : ')')
-  );
+  const status = o.status.replace('_', ' ');
+  return o.reason ? `${status}: ${o.reason}` : status;
 }
 
 /** The per-call table's header (the inspector's "CUDA graphs per call"). */

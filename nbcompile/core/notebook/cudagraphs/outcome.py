@@ -174,6 +174,8 @@ def outcome(messages: Iterable[str], *, counted: bool, requested: bool,
             first = next((n for n in partitions.outside if n.line is not None), None)
             if first is not None:
                 result.line, result.cell = first.line, first.cell
+    if result is not None:
+        result.text = describe(result)
     return result
 
 
@@ -191,8 +193,16 @@ def of_compile(record: CompileRecord, messages: Iterable[str], counted: bool,
         asked_for(t.options) for t in owners)
     device = graph_device([*record.graphs, *record.post_grad_graphs],
                           (k.language for k in record.kernels))
-    return outcome(messages, counted=counted, requested=asked, device=device,
-                   cell_of=cells_of(owners), partitions=partitions)
+    result = outcome(messages, counted=counted, requested=asked, device=device,
+                     cell_of=cells_of(owners), partitions=partitions)
+    if result is not None and result.partitions is None and device == "cuda":
+        if record.cache.get("fx_graph_cache_hit", 0) > 0:
+            result.partitions_unknown = "served from the FX-graph cache"
+        elif not torch_compat.scheduler_logs_partitions():
+            result.partitions_unknown = (f"not reported by torch "
+                                         f"{torch_compat.torch_release()}")
+        result.text = describe(result)
+    return result
 
 
 def cells_of(targets: Sequence[Target]) -> CellOf:
@@ -217,7 +227,27 @@ def with_message(current: CudagraphOutcome | None, message: str,
         result.status, result.reason = "skipped", reason_of(message)
         result.line = user_line(message)
         result.cell = cell_of(result.line.filename) if result.line is not None else None
+    result.text = describe(result)
     return result
+
+
+def describe(o: CudagraphOutcome) -> str:
+    """One compile's outcome in words (the inspector's Compiles column): ``recorded``,
+    ``recorded; 1 of 2 graph partitions outside: cpu ops (cell [5], line 4: b = y * 2)``,
+    ``recorded; graph partitions not known (served from the FX-graph cache)``,
+    ``skipped: <torch's reason> (cell [5], line 3: x.add_(1))``, ``not used: cpu device``."""
+    if o.status == "not_used":
+        return f"not used: {o.reason}"
+    if o.status == "skipped":
+        return f"skipped: {o.reason}{_where(o.line, o.cell)}"
+    p = o.partitions
+    if p is not None and p.outside:
+        node = p.outside[0]
+        return (f"recorded; {p.partitions - p.cudagraphable} of {p.partitions} graph "
+                f"partitions outside: {node.reason}{_where(node.line, node.cell)}")
+    if p is None and o.partitions_unknown:
+        return f"recorded; graph partitions not known ({o.partitions_unknown})"
+    return "recorded"
 
 
 def total(compiles: Sequence[CompileRecord]) -> str | None:

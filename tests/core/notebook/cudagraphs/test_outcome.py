@@ -190,3 +190,31 @@ def test_the_non_tree_path_is_seen_as_inductor_decides():
         assert not trees_on(CompileOptions(mode="reduce-overhead"))
         assert trees_on(CompileOptions(options={"triton.cudagraph_trees": True}))
     assert "not known here" in NON_TREE and "cudagraph_trees = False" in NON_TREE
+
+
+def test_a_compiles_words_are_made_once_with_partitions_said_when_not_known():
+    """The Compiles column's words travel in the record (``text``; the inspector renders
+    them): a cache-served compile on a CUDA graph says its partitions are not known
+    instead of a plain "recorded"; one whose scheduler ran and split nothing says
+    "recorded"; a skip keeps torch's reason and the user's line."""
+    from types import SimpleNamespace
+
+    from nbcompile.core.notebook.cudagraphs.outcome import describe, of_compile
+    from nbcompile.core.notebook.targets.options import CompileOptions
+
+    owner = SimpleNamespace(options=CompileOptions(mode="reduce-overhead"),
+                            cell=SimpleNamespace(filename="", execution_count=None))
+    graph = 'def forward(self, L_x_: "f32[8][1]cuda:0"):\n    return (L_x_ + 1,)'
+    served = CompileRecord("0/0", "f", graphs=[graph], cache={"fx_graph_cache_hit": 1})
+    result = of_compile(served, [], False, [owner])
+    assert result is not None and result.status == "recorded"
+    assert result.partitions_unknown == "served from the FX-graph cache"
+    assert result.text == describe(result) == (
+        "recorded; graph partitions not known (served from the FX-graph cache)")
+    fresh = of_compile(CompileRecord("0/1", "f", graphs=[graph]), [], False, [owner])
+    assert fresh is not None
+    assert fresh.text == ("recorded" if fresh.partitions_unknown == "" else
+                          f"recorded; graph partitions not known ({fresh.partitions_unknown})")
+    skipped = with_message(None, "skipping cudagraphs due to mutated inputs (1 instances)")
+    assert skipped.text == "skipped: mutated inputs (1 instances)"
+    assert skipped.to_dict()["text"] == skipped.text
