@@ -54,10 +54,17 @@ _PATTERNS: tuple[tuple[EventKind, re.Pattern[str]], ...] = (
     ("shape", re.compile(_PREFIX + r"[Rr]ecording cudagraph tree for (?:symint key "
                          r"(?P<key>.+?)|(?P<static>graph without symints)|(?P<old>.+?))\s*$",
                          re.S)),
-    # cudagraph_utils.log_cudagraph_skip_and_bump_counter, from CUDAGraphTreeManager._run
-    ("fell_back", re.compile(r"^\s*skipping cudagraph due to function \S+ exceeding max "
-                             r"re-recording limit.*", re.S)),
+    # cudagraph_utils.log_cudagraph_skip_and_bump_counter, from CUDAGraphTreeManager._run:
+    # past cudagraph_unexpected_rerecord_limit; from torch 2.15 also past the
+    # cudagraph-managed inputs' threshold (cudagraph_managed_input_rerecord_action="skip")
+    ("fell_back", re.compile(r"^\s*skipping cudagraph due to function \S+ (?:exceeding max "
+                             r"re-recording limit|reaching the cudagraph-managed input "
+                             r"re-recording threshold).*", re.S)),
 )
+#: torch 2.15's threshold on re-records for cudagraph-managed inputs, in its words
+_THRESHOLD = re.compile(r"reaching the cudagraph-managed input re-recording threshold "
+                        r"\(=(?P<limit>\d+)\).*?for input indices (?P<idxs>\[[^\]]*\])",
+                        re.S)
 _INPUT = re.compile(r"input name: (?P<name>[^\s.]+(?:\.[^\s.]+)*?)\. data pointer changed "
                     r"from \S+ to \S+?\.(?: input stack trace: (?P<stack>.*?))?"
                     r"(?=\ninput name: |\Z)", re.S)
@@ -289,7 +296,12 @@ def what_happened(call: CudagraphCall) -> str:
         parts.append(f"replayed {_graphs(call.replays)}")
     if call.eager:
         parts.append(f"ran {_graphs(call.eager)} eagerly")
-    if call.fell_back:
+    if call.fell_back and (m := _THRESHOLD.search(call.fell_back)):
+        parts.append("fell back to eager: torch re-recorded past "
+                     f"cudagraph_managed_input_rerecord_limit (={m.group('limit')}) for the "
+                     f"cudagraph-managed inputs {m.group('idxs')} "
+                     "(cudagraph_managed_input_rerecord_action='skip')")
+    elif call.fell_back:
         reason = rerecord_of(TreeEvent("fell_back", reason=call.fell_back))
         parts.append("fell back to eager for good: torch re-recorded past "
                      f"cudagraph_unexpected_rerecord_limit ({reason.reason})")

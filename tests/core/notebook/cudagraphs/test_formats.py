@@ -146,3 +146,79 @@ def test_a_quieter_set_logs_does_not_hide_skip_messages():
     assert heard == ["skipping cudagraphs due to mutated inputs (1 instances)"] * len(LOGGERS)
     assert printed == []
     assert [logger.level for logger in loggers] == levels
+
+
+def _filled(node: ast.AST) -> str | None:
+    """A string literal or f-string of torch's source with each field filled (``3``)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str)
+                       else "3" for v in node.values)
+    return None
+
+
+def _literals(module) -> list[str]:
+    """Every whole string literal of ``module``'s source (an f-string's parts are not)."""
+    tree = ast.parse(inspect.getsource(module))
+    parts = {id(v) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr)
+             for v in node.values}
+    return [text for node in ast.walk(tree)
+            if id(node) not in parts and (text := _filled(node)) is not None]
+
+
+def test_every_skip_the_installed_torch_words_reads_as_a_skip():
+    """Each skip message the installed torch's Inductor writes (its ``skipping
+    cudagraphs due to`` / ``disabling cudagraphs`` literals, wherever they are) is heard
+    as a skip, and the tree manager's own (``skipping cudagraph due to function``: past a
+    re-record limit, or torch 2.15's cudagraph-managed input threshold) as a fall-back."""
+    from torch._inductor import cudagraph_utils, output_code
+
+    from nbcompile.core.notebook.cudagraphs.outcome import is_skip
+
+    skips = [t for m in (cudagraph_utils, output_code, cudagraph_trees)
+             for t in _literals(m)
+             if t.lstrip().startswith(("skipping cudagraph", "disabling cudagraph"))]
+    assert skips
+    for text in skips:
+        assert is_skip(text), text
+    fell = [t for t in _literals(cudagraph_trees)
+            if t.startswith("skipping cudagraph due to function")]
+    assert fell  # past cudagraph_unexpected_rerecord_limit, on every torch in range
+    for text in fell:
+        event = ev.parse(text)
+        assert event is not None and event.kind == "fell_back", text
+
+
+def test_skips_are_heard_on_the_logger_the_installed_torch_writes_them_to():
+    """``log_cudagraph_skip_and_bump_counter`` writes through one of ``cudagraph_utils``'
+    artifact loggers: that logger is one nbcompile listens on."""
+    from torch._inductor import cudagraph_utils
+
+    source = inspect.getsource(cudagraph_utils)
+    fn = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef)
+              and n.name == "log_cudagraph_skip_and_bump_counter")
+    (writer,) = {n.func.value.id for n in ast.walk(fn) if isinstance(n, ast.Call)
+                 and isinstance(n.func, ast.Attribute) and n.func.attr == "warning"
+                 and isinstance(n.func.value, ast.Name)}
+    artifact = re.search(rf"^{writer}\s*=\s*torch\._logging\.getArtifactLogger\(\s*__name__,"
+                         r"\s*\"(?P<artifact>\w+)\"", source, re.M)
+    assert artifact is not None, writer
+    assert f"{cudagraph_utils.__name__}.__{artifact.group('artifact')}" in LOGGERS
+
+
+#: torch 2.15.0's skip past the cudagraph-managed inputs' threshold (``_run``), quoted.
+TORCH_2_15_THRESHOLD = ("skipping cudagraph due to function 0 reaching the "
+                        "cudagraph-managed input re-recording threshold (=5) on cudagraph "
+                        "node 2 for input indices [1, 3].")
+
+
+def test_torch_2_15s_managed_input_threshold_reads_as_a_fall_back():
+    event = ev.parse(TORCH_2_15_THRESHOLD)
+    assert event is not None and event.kind == "fell_back"
+    call = ev.call_value(9, 4, [event], 0)
+    assert call.fell_back == TORCH_2_15_THRESHOLD
+    assert call.what == ("fell back to eager: torch re-recorded past "
+                         "cudagraph_managed_input_rerecord_limit (=5) for the "
+                         "cudagraph-managed inputs [1, 3] "
+                         "(cudagraph_managed_input_rerecord_action='skip')")
