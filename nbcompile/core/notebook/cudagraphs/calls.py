@@ -80,29 +80,6 @@ def warn_limit() -> tuple[int | None, str]:
     return None, ""
 
 
-class _Replays:
-    """Counts the manager's ``execute_node`` calls while installed (one watched call)."""
-
-    def __init__(self, manager: Any) -> None:
-        self.count = 0
-        self.manager = manager
-        self._wrapper: Any = None
-        if manager is None or "execute_node" in vars(manager):
-            return  # an outer watched call counts already
-        original = manager.execute_node
-
-        def execute_node(node: Any, new_inputs: Any) -> Any:
-            self.count += 1
-            return original(node, new_inputs)
-        self._wrapper = execute_node
-        manager.execute_node = execute_node
-
-    def remove(self) -> None:
-        if self._wrapper is not None and vars(self.manager).get("execute_node") is self._wrapper:
-            del self.manager.execute_node
-        self._wrapper = None
-
-
 # --- the channel ---
 @dataclass
 class _Open:
@@ -111,7 +88,7 @@ class _Open:
     number: int
     cell: int | None
     pool_before: int | None
-    replays: _Replays | None = None
+    replays: trees.ReplayCounter | None = None
     events: list[cudagraph_events.TreeEvent] = field(default_factory=list)
     # the outputs the tree's current path held when the call began (which it overwrote)
     held: list[weakref.ref[Any]] = field(default_factory=list)
@@ -128,7 +105,7 @@ class _State:
     after_at: int = -1
 
 
-def _opened(state: _State, number: int, replays: _Replays | None = None) -> _Open:
+def _opened(state: _State, number: int, replays: trees.ReplayCounter | None = None) -> _Open:
     """The target's call ``number`` opened: its cell, the pool's bytes and the outputs
     the tree's current path holds now (what the call may overwrite)."""
     index = trees.current_device()
@@ -201,7 +178,7 @@ class CudagraphCalls(SideChannel):
             if state is None or not state.watching or state.open is not None:
                 return None
             opened = state.open = _opened(state, calls.call_count(target),
-                                          _Replays(trees.manager()))
+                                          trees.ReplayCounter(trees.manager()))
         return lambda: self._end(target, state, opened)
 
     def _end(self, target: Target, state: _State, opened: _Open) -> None:

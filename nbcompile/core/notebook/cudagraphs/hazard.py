@@ -385,7 +385,7 @@ class HazardWatch:
                        for i, t in trees.graph_outputs(index).items()}
             generation, replayed = trees.replayed_path(index)
             if generation is None:
-                generation = getattr(trees.manager(index), "current_gen", None)
+                generation = trees.last_run_generation(index)
         generation = generation if isinstance(generation, int) else None
         written = written_names(leaves, generation, replayed or set(), self.ledger)
         for name, value in leaves:

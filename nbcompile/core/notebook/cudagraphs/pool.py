@@ -42,10 +42,7 @@ def pool_free(segments: Iterable[Mapping[str, Any]], pool: tuple[int, int],
 def pool_id(device_index: int) -> tuple[int, int] | None:
     """The device's CUDA-graph pool id: the tree manager's ``cuda_graphs_thread_pool``
     (a ``torch.cuda.graph_pool_handle()``), None without a manager."""
-    handle = getattr(trees.manager(device_index), "cuda_graphs_thread_pool", None)
-    if not isinstance(handle, tuple) or len(handle) != 2:
-        return None
-    return int(handle[0]), int(handle[1])
+    return trees.pool_handle(device_index)
 
 
 def pool_bytes(device_index: int) -> int | None:

@@ -32,6 +32,47 @@ def manager(device_index: int | None = None) -> Any:
     return None if index is None else torch_compat.cudagraph_manager(index)
 
 
+def last_run_generation(device_index: int) -> int | None:
+    """The generation of the tree manager's latest graph run (``current_gen``: set by each
+    warm-up, recording and replay); None before any."""
+    value = getattr(manager(device_index), "current_gen", None)
+    return value if isinstance(value, int) else None
+
+
+def pool_handle(device_index: int) -> tuple[int, int] | None:
+    """The device's CUDA-graph pool id: the tree manager's ``cuda_graphs_thread_pool`` (a
+    ``torch.cuda.graph_pool_handle()``), None without a manager."""
+    handle = getattr(manager(device_index), "cuda_graphs_thread_pool", None)
+    if not isinstance(handle, tuple) or len(handle) != 2:
+        return None
+    return int(handle[0]), int(handle[1])
+
+
+class ReplayCounter:
+    """Counts a tree manager's replays (``execute_node``) while installed: one watched
+    call; an instance attribute over torch's method, removed at the call's end (nothing
+    stays on a steady call's path). None of it when another counter is on already."""
+
+    def __init__(self, tree: Any) -> None:
+        self.count = 0
+        self.manager = tree
+        self._wrapper: Any = None
+        if tree is None or "execute_node" in vars(tree):
+            return  # an outer watched call counts already
+        original = tree.execute_node
+
+        def execute_node(node: Any, new_inputs: Any) -> Any:
+            self.count += 1
+            return original(node, new_inputs)
+        self._wrapper = execute_node
+        tree.execute_node = execute_node
+
+    def remove(self) -> None:
+        if self._wrapper is not None and vars(self.manager).get("execute_node") is self._wrapper:
+            del self.manager.execute_node
+        self._wrapper = None
+
+
 def generation() -> int | None:
     """The trees' current generation as torch counts it (``get_curr_generation``)."""
     return torch_compat.cudagraph_generation()
@@ -115,8 +156,8 @@ def replayed_path(device_index: int) -> tuple[int | None, set[int]]:
     tree = manager(device_index)
     node = getattr(tree, "current_node", None)
     modes = getattr(tree, "id_to_mode", None)
-    generation_now = getattr(tree, "current_gen", None)
-    if (node is None or not isinstance(modes, dict) or not isinstance(generation_now, int)
+    generation_now = last_run_generation(device_index)
+    if (node is None or not isinstance(modes, dict) or generation_now is None
             or getattr(tree, "running_forwards_with_pending_backwards", True)):
         return None, set()
     found: set[int] = set()
