@@ -161,6 +161,11 @@ def call_value(number: int, cell: int | None, events: Iterable[TreeEvent], repla
     # module's name, ``partition_0`` in every compile: the compile tells them apart)
     failed: dict[tuple[str, str], TreeEvent] = {}  # its latest failed check
     for event in events:
+        if event.kind in ("warmup", "record") and event.compile_id:
+            # torch 2.11 names no compile on a new size's line; the run it starts names
+            # it (the size is recorded just before that graph's first run)
+            for shape in result.new_shapes:
+                shape.compile_id = shape.compile_id or event.compile_id
         if event.kind == "warmup":
             result.warmups += 1
         elif event.kind == "eager":
@@ -233,7 +238,8 @@ def shapes_value(shapes: Sequence[CudagraphShape], warn_limit: int | None,
     backward, dtype or train/eval recompiles) -> ``mark_dynamic``; several sizes of one
     dynamic graph -> buckets or ``cudagraph_skip_dynamic_graphs``. torch counts sizes per
     compiled graph (``cudagraphify_impl``'s cache): "past torch's limit" only where the
-    lines named the graph's compile (torch 2.11 names none)."""
+    lines named the graph's compile (torch 2.11's size line names none: the run after it
+    does, ``call_value``)."""
     result = CudagraphShapes(list(shapes), warn_limit, config)
     static = [s for s in shapes if s.key == "static"]
     per_compile: dict[str, set[str]] = {}

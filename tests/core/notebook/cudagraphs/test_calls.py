@@ -372,6 +372,9 @@ def test_a_new_size_without_a_compile_id_is_the_running_calls(ip):
             for c in target.cudagraph_calls] == [(4, cell, 1, ["48"])]
     shapes = target.cudagraph_shapes
     assert shapes is not None and [(s.key, s.cell) for s in shapes.shapes] == [("48", cell)]
+    # the graph's run that follows names the compile: the size is that compile's (torch
+    # counts sizes per graph, and the limit's words need the graph)
+    assert [s.compile_id for s in shapes.shapes] == [f"{frame}/1"]
 
 
 def test_a_graph_run_no_one_can_own_is_said_not_counted(ip):
