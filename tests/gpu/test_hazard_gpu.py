@@ -23,6 +23,18 @@ def _cell(ip, source: str):
     return result
 
 
+def _steady(ip, name: str, body: str) -> None:
+    """``name(x)`` compiled under reduce-overhead and called past warm-up and recording
+    on ``{name}x`` (a CUDA tensor), with nothing held after."""
+    _cell(ip, "import torch")
+    ip.run_cell_magic("compile", "--mode reduce-overhead",
+                      f"def {name}(x):\n    return {body}\n")
+    _cell(ip, f"{name}x = torch.randn(64, device='cuda')")
+    for _ in range(3):
+        _cell(ip, f"_ = {name}({name}x)")  # warm-up, recording, replay
+    _cell(ip, "_ = None")
+
+
 def test_an_overwritten_output_is_named_at_the_cell_that_overwrote_it(ip, capsys, evidence):
     _cell(ip, "import torch\nimport nbcompile")
     ip.run_cell_magic("compile", "--mode reduce-overhead", CELL)
@@ -96,13 +108,7 @@ def test_names_holding_one_replayed_output_are_named(ip, capsys, evidence):
     holding it are named together at the cell that made them one; a new tensor -> the
     earlier one is marked overwritten by torch and reported so. A list of outputs the
     same way."""
-    _cell(ip, "import torch")
-    ip.run_cell_magic("compile", "--mode reduce-overhead",
-                      "def hz_g(x):\n    return (x * 3).sin()\n")
-    _cell(ip, "hz_gx = torch.randn(64, device='cuda')")
-    for _ in range(3):
-        _cell(ip, "_ = hz_g(hz_gx)")  # warm-up, recording, replay; nothing held after
-    _cell(ip, "_ = None")
+    _steady(ip, "hz_g", "(x * 3).sin()")
     watch = get_watch()
     shared, reports = len(watch.shared), len(watch.reports)
     first = _cell(ip, "hz_a = hz_g(hz_gx)")
@@ -168,13 +174,7 @@ def test_a_name_alone_on_an_output_a_later_replay_wrote_is_named(ip, capsys, evi
     other name holds ``hz_w``'s tensor). torch's own values decide: when the replay wrote
     into ``hz_w``'s tensor (its values changed, torch marked nothing), nbcompile names
     ``hz_w`` at that cell; when they did not change, it says nothing of it."""
-    _cell(ip, "import torch")
-    ip.run_cell_magic("compile", "--mode reduce-overhead",
-                      "def hz_h(x):\n    return (x * 5).cos()\n")
-    _cell(ip, "hz_hx = torch.randn(64, device='cuda')")
-    for _ in range(3):
-        _cell(ip, "_ = hz_h(hz_hx)")  # warm-up, recording, replay; nothing held after
-    _cell(ip, "_ = None")
+    _steady(ip, "hz_h", "(x * 5).cos()")
     watch = get_watch()
     shared = len(watch.shared)
     first = _cell(ip, "hz_w = hz_h(hz_hx)")
