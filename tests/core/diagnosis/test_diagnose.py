@@ -198,8 +198,10 @@ def test_bfloat16_chain_compiled_is_closer_to_float64_and_emulation_narrows_the_
     epc = next(w for w in d.workarounds if "emulate_precision_casts" in w.change)
     if epc.error:  # torch 2.8, 2.9: the setting breaks Inductor's C++ code generation
         assert "use_compute_types" in epc.error and epc.status == "tried, did not help"
-    else:  # it narrows the gap (88 -> 9 elements on torch 2.13, 101 -> 86 on 2.15)
-        assert epc.mismatched is not None and epc.mismatched < d.mismatched
+    else:  # torch's count with the setting: 88 -> 9 elements on torch 2.13, 101 -> 86 on
+        # 2.15, 83 -> 83 on 2.11 (it changes nothing there; test_diagnose_precision.py holds
+        # it against torch's own compile with the setting)
+        assert epc.mismatched is not None and epc.mismatched <= d.mismatched
         assert epc.verified == (epc.mismatched == 0)
         assert epc.status == ("verified" if epc.verified else "tried, did not help")
         assert epc.max_abs_diff is not None

@@ -114,7 +114,12 @@ def test_emulate_precision_casts_is_tried_and_narrows_the_gap_as_torch_does(diag
     torch._dynamo.reset()
     assert emulate.mismatched == out_of_tolerance(expected, emulated)
     assert d.mismatched == out_of_tolerance(expected, plain)
-    assert emulate.mismatched < d.mismatched
+    # as torch does: fewer elements out of tolerance on 2.13 and 2.15; on 2.11 the setting
+    # changes nothing here (the same count), and nbcompile says it did not help
+    if out_of_tolerance(expected, emulated) < out_of_tolerance(expected, plain):
+        assert emulate.mismatched < d.mismatched
+    else:
+        assert emulate.mismatched == d.mismatched and emulate.status == "tried, did not help"
     upcast = next(w for w in d.workarounds if w.kind == "upcast")
     assert "no float16/bfloat16" not in upcast.note
 
