@@ -14,6 +14,9 @@ from ..records import Record
 DivergenceKind = Literal["compile_ids", "cache", "graphs", "guards"]
 DIVERGENCE_KINDS: tuple[DivergenceKind, ...] = ("compile_ids", "cache", "graphs", "guards")
 _OBJ_ID = re.compile(r"(___check_(?:obj|type)_id\([^)]*?,\s*)\d+")
+#: An object's address in its repr (torch 2.11's ID_MATCH lines add ``type=<built-in
+#: method relu of type object at 0x7f...>``): each process's own, never a divergence.
+_ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")
 
 
 class RankCompile(Protocol):
@@ -109,7 +112,7 @@ def _normalized_guards(c: RankCompile) -> list[str]:
     for line in c.guards.splitlines():
         if line.strip().startswith("Guard latency"):
             continue
-        line = _OBJ_ID.sub(r"\1<id>", line)
+        line = _ADDRESS.sub("at <address>", _OBJ_ID.sub(r"\1<id>", line))
         lines.append(line.split("  # ", 1)[0].rstrip())
     return lines
 
