@@ -6,23 +6,26 @@ read from torch (the tree manager's ``cuda_graphs_thread_pool``, the segments of
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from . import trees
 
 
+def _of_pool(segments: Iterable[Mapping[str, Any]], pool: tuple[int, int],
+             device_index: int) -> Iterator[Mapping[str, Any]]:
+    """The segments of ``torch.cuda.memory_snapshot()`` on a device whose
+    ``segment_pool_id`` is ``pool``."""
+    for seg in segments:
+        if (seg.get("device", device_index) == device_index
+                and tuple(seg.get("segment_pool_id") or ()) == tuple(pool)):
+            yield seg
+
+
 def pool_segments(segments: Iterable[Mapping[str, Any]], pool: tuple[int, int],
                   device_index: int) -> int:
-    """Bytes of ``pool``'s segments on a device: ``total_size`` summed over the segments
-    of ``torch.cuda.memory_snapshot()`` whose ``segment_pool_id`` is ``pool``."""
-    total = 0
-    for seg in segments:
-        if seg.get("device", device_index) != device_index:
-            continue
-        if tuple(seg.get("segment_pool_id") or ()) == tuple(pool):
-            total += int(seg.get("total_size", 0))
-    return total
+    """Bytes of ``pool``'s segments on a device: their ``total_size`` summed."""
+    return sum(int(seg.get("total_size", 0)) for seg in _of_pool(segments, pool, device_index))
 
 
 def pool_free(segments: Iterable[Mapping[str, Any]], pool: tuple[int, int],
@@ -30,13 +33,8 @@ def pool_free(segments: Iterable[Mapping[str, Any]], pool: tuple[int, int],
     """Bytes of ``pool``'s segments on a device that no tensor holds now (``total_size``
     less ``active_size``): room a new recording can take without the pool growing (CUDA-
     graph trees share one pool across a device's graphs by design)."""
-    free = 0
-    for seg in segments:
-        if seg.get("device", device_index) != device_index:
-            continue
-        if tuple(seg.get("segment_pool_id") or ()) == tuple(pool):
-            free += max(0, int(seg.get("total_size", 0)) - int(seg.get("active_size", 0)))
-    return free
+    return sum(max(0, int(seg.get("total_size", 0)) - int(seg.get("active_size", 0)))
+               for seg in _of_pool(segments, pool, device_index))
 
 
 def pool_id(device_index: int) -> tuple[int, int] | None:
