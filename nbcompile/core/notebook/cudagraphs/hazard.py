@@ -383,9 +383,8 @@ class HazardWatch:
             index = torch.cuda.current_device()
             outputs = {i: (next(iter(call_names([t], resolve)), ""))
                        for i, t in trees.graph_outputs(index).items()}
-            generation, replayed = trees.replayed_path(index)
-            if generation is None:
-                generation = trees.last_run_generation(index)
+            generation = trees.last_run_generation(index)
+            replayed = trees.replayed_path(index)
         generation = generation if isinstance(generation, int) else None
         written = written_names(leaves, generation, replayed or set(), self.ledger)
         for name, value in leaves:

@@ -145,21 +145,19 @@ def graph_outputs(device_index: int) -> dict[int, list[str | None]]:
     return found
 
 
-def replayed_path(device_index: int) -> tuple[int | None, set[int]]:
-    """The generation of the tree manager's latest graph run (``current_gen``, set by each
-    ``execute_node``) and the ids of the outputs its current path's inference graphs hand
-    back at each replay (the ``cached_tensor_outputs`` of each node whose function torch
-    compiled for inference, ``id_to_mode``). Each such node ran in that generation: a new
-    generation starts the path anew (``try_end_curr_execution``) unless forwards wait for
-    their backward, so while any does (``running_forwards_with_pending_backwards``) none
-    is given. ``(None, set())`` when not known."""
+def replayed_path(device_index: int) -> set[int]:
+    """The ids of the outputs the tree manager's current path's inference graphs hand back
+    at each replay (the ``cached_tensor_outputs`` of each node whose function torch
+    compiled for inference, ``id_to_mode``). Each such node ran in the generation of the
+    manager's latest run (``last_run_generation``): a new generation starts the path anew
+    (``try_end_curr_execution``) unless forwards wait for their backward, so while any does
+    (``running_forwards_with_pending_backwards``) none is given. Empty when not known."""
     tree = manager(device_index)
     node = getattr(tree, "current_node", None)
     modes = getattr(tree, "id_to_mode", None)
-    generation_now = last_run_generation(device_index)
-    if (node is None or not isinstance(modes, dict) or generation_now is None
+    if (node is None or not isinstance(modes, dict)
             or getattr(tree, "running_forwards_with_pending_backwards", True)):
-        return None, set()
+        return set()
     found: set[int] = set()
     try:
         for path_node in node._path_from_root:
@@ -170,5 +168,5 @@ def replayed_path(device_index: int) -> tuple[int | None, set[int]]:
                 if isinstance(t, torch.Tensor):
                     found.add(id(t))
     except Exception:  # noqa: BLE001 - a torch whose nodes differ: none known
-        return None, set()
-    return generation_now, found
+        return set()
+    return found
