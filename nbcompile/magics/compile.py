@@ -33,6 +33,7 @@ from .arguments import (
     join_comma_lists,
     unquoted,
 )
+from .editor_lines import editor_text
 from .errors import CellSyntaxError
 
 
@@ -100,9 +101,9 @@ class CompileMagics(Magics):
         check_repeats(args, "%%compile")
         request = _request(args)
         only = request.only
-        source = self._ip.transform_cell(cell)
+        text = editor_text(self._ip, "compile", line, cell)  # line N is the editor's N
         if only:
-            missing = [n for n in only if n not in cells.bound_names(source)]
+            missing = [n for n in only if n not in cells.bound_names(text)]
             if missing:
                 raise UsageError(
                     f"--only {','.join(missing)}: the cell does not define "
@@ -111,11 +112,10 @@ class CompileMagics(Magics):
 
         ns = self._ip.user_ns
         before = cells.snapshot(ns)
-        text = f"# %%compile {line}\n{source}"  # magic line kept: line numbers match the cell
         number = self._cell_number()
         filename = self._ip.compile.cache(text, number, raw_code=text)
         result = self._run(text, filename)
-        names = cells.defined_names(before, ns, source)
+        names = cells.defined_names(before, ns, text)
         module_name = ns.get("__name__", "__main__")
         if only:
             not_targets = [n for n in only if not cells.find_targets([n], ns, module_name)[0]]

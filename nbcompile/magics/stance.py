@@ -16,6 +16,7 @@ from ..core.notebook.capture.session import get_session
 from ..core.notebook.cells import running as cells
 from ..core.notebook.cells import stance
 from ..core.notebook.cells.cell_history import get_history
+from .editor_lines import editor_text
 from .errors import CellSyntaxError
 
 
@@ -63,7 +64,7 @@ class StanceMagics(Magics):
         if shell is None:
             raise UsageError("%%stance: no IPython shell")
         number = get_history().current()
-        text = f"# %%stance {line}\n{shell.transform_cell(cell)}"  # line numbers match
+        text = editor_text(shell, "stance", line, cell)  # line N is the editor's N
         filename = shell.compile.cache(text, number or 0, raw_code=text)
         try:
             body, tail = cells.split_last_expression(text, filename, shell.compile.flags)
