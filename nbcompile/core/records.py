@@ -29,7 +29,7 @@ TargetStatus = Literal[
     "compiling",  # a compile is running right now
     "compiled",  # at least one compile finished
     "failed",  # the last compile raised (e.g. a fullgraph break)
-    "disabled",  # --disable: the target runs eagerly
+    "disabled",  # --disable or @torch.compiler.disable: the target runs eagerly
     "not_compiled",  # compiles finished without a graph (e.g. torch.nn.LSTM): runs eagerly
     "compiled_inside",  # a module not called directly yet, compiled inside another target
 ]

@@ -169,6 +169,12 @@ def _module_instance_has(attr: str) -> Callable[[], bool]:
     return probe
 
 
+def _disabled_function_has_mark() -> bool:
+    import torch
+
+    return getattr(torch.compiler.disable(lambda x: x), "_torchdynamo_disable", False) is True
+
+
 def _compiled_function_has_orig() -> bool:
     import torch
 
@@ -305,6 +311,11 @@ ORIG_CALLABLE = _name(
     "torch.compile(fn)._torchdynamo_orig_callable",
     "the function a torch.compile'd function wraps", "the object itself",
     default=None, probe=_compiled_function_has_orig)
+DISABLED_MARK = _name(
+    "torch.compiler.disable(fn)._torchdynamo_disable",
+    "a function the user marked @torch.compiler.disable told apart from a compiled one",
+    "such a function reads as compiled by the user and waits for a compile that never "
+    "comes", default=None, probe=_disabled_function_has_mark)
 
 
 #: Named in advice (only ``allow_rnn`` is read, by ``allow_rnn()``): listed so a torch that
@@ -646,6 +657,14 @@ def orig_callable(fn: Any, default: Any = MISSING) -> Any:
     if found is not None:
         return found
     return fn if default is MISSING else default
+
+
+def disabled_function(fn: Any) -> Any:
+    """The function ``fn`` wraps when it is ``torch.compiler.disable(function)`` (Dynamo
+    never traces it: it runs eagerly on purpose), else None."""
+    if getattr(fn, DISABLED_MARK.attr, False) is not True:
+        return None
+    return getattr(fn, ORIG_CALLABLE.attr, None)
 
 
 # --- Inductor -----------------------------------------------------------------------------

@@ -128,6 +128,9 @@ def compile_partial(name: str, fn: functools.partial[Any], options: CompileOptio
 
 def compile_function(name: str, fn: types.FunctionType, options: CompileOptions,
                      cell: CellRef) -> Target:
+    disabled = torch_compat.disabled_function(fn)
+    if isinstance(disabled, types.FunctionType):  # @torch.compiler.disable in the cell
+        return _disabled_target(name, fn, disabled, options, cell)
     user_compiled = torch_compat.orig_callable(fn, None)
     if isinstance(user_compiled, types.FunctionType):  # @torch.compile in the cell
         target = Target(name=name, kind="function", original=user_compiled, bound=fn,
@@ -138,6 +141,23 @@ def compile_function(name: str, fn: types.FunctionType, options: CompileOptions,
         target.watched = watch(fn, target)
         return target
     return _function_target(name, fn, fn, options, cell)
+
+
+def _disabled_target(name: str, fn: types.FunctionType, original: types.FunctionType,
+                     options: CompileOptions, cell: CellRef) -> Target:
+    """A function the user marked ``torch.compiler.disable``: kept as it is (torch runs it
+    eagerly and compiles nothing for it, on purpose), said with the decorator's line."""
+    target = Target(name=name, kind="function", original=original, bound=fn,
+                    options=options, cell=cell, spans=user_spans(original))
+    target.status = "disabled"
+    where = f"line {original.__code__.co_firstlineno}"  # a decorated def's first line
+    if cell.execution_count is not None and original.__code__.co_filename == cell.filename:
+        where = f"cell [{cell.execution_count}], {where}"
+    target.notes.append(
+        f"{name} is disabled by the user (torch.compiler.disable, {where}): torch runs it "
+        "eagerly and compiles nothing for it, so no compile is expected; nbcompile left it "
+        "as it is (the %%compile flags do not apply to it).")
+    return target
 
 
 def _function_target(name: str, fn: Any, code_of: types.FunctionType,
