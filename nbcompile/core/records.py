@@ -161,8 +161,21 @@ class Recompile(Record):
     cell: int | None = None  # execution count of the cell run whose call recompiled
     changed_by: list[int] = field(default_factory=list)  # cells that changed what it reads
     changes: list[str] = field(default_factory=list)  # in words: ``cell [7] set SCALE = 0.5``
+    # Each compiled version torch tried for this call, newest first, with its own failed
+    # guard; empty: torch named none (a record from an older nbcompile, or a trace without
+    # them).
+    failed_versions: list[FailedVersion] = field(default_factory=list)
 
-    OPTIONAL_KEYS = frozenset({"frame", "cell", "changed_by", "changes"})
+    OPTIONAL_KEYS = frozenset({"frame", "cell", "changed_by", "changes", "failed_versions"})
+
+
+@dataclass
+class FailedVersion(Record):
+    """One compiled version whose guards a call failed before torch recompiled."""
+
+    compile_id: str  # the version's compile (``"0/2"``), as torch names it ("": not named)
+    guard: str  # its failed guard(s) as torch wrote them (``; ``-joined)
+    cell: int | None = None  # execution count of the cell run whose call compiled it
 
 
 @dataclass
@@ -360,6 +373,42 @@ class CudagraphShapes(Record):
 
 
 @dataclass
+class RunStep(Record):
+    """One step of what torch runs in place of a frame, in order."""
+
+    kind: Literal["graph", "python", "resume"]
+    text: str  # the step in words: ``graph 1 (3 ops: sin, mul)``, ``print('debug') in Python``
+    # graph: which of this compile's ``graphs`` (0-based) Dynamo's code calls here
+    graph: int | None = None
+    lineno: int | None = None  # python: the user line run eagerly (the graph break's line)
+    # resume: the resume function's frame (``torch_dynamo_resume_in_f_at_8``) whose own
+    # compiles (``CompileRecord.frame``) carry its graphs, guards and recompiles; "" unknown
+    frame: str = ""
+    # python: where the graph break is when it is inside a function this line calls (that
+    # function then runs as a frame of its own); None: the break is on ``lineno`` itself
+    inner: SourceLine | None = None
+    # resume: another branch's resume function (a data-dependent branch resumes in one
+    # of two, whichever the condition picks)
+    alternative: bool = False
+
+    OPTIONAL_KEYS = frozenset({"graph", "lineno", "frame", "inner", "alternative"})
+
+
+@dataclass
+class RunsAs(Record):
+    """What torch runs in place of a compiled frame: Dynamo's transformed bytecode,
+    decompiled to Python (depyf), and the walk derived from it."""
+
+    source: str = ""  # the transformed code as Python ("" when it could not be decompiled)
+    steps: list[RunStep] = field(default_factory=list)  # graphs, Python, resume, in order
+    walk: str = ""  # the steps in one line: ``graph 1 (2 ops: sin, mul) -> print(...) ...``
+    dis: str = ""  # ``dis`` of the transformed code, when ``source`` is empty
+    problem: str = ""  # why ``source`` is empty (depyf missing or failed), in words
+
+    OPTIONAL_KEYS = frozenset({"source", "steps", "walk", "dis", "problem"})
+
+
+@dataclass
 class CompileRecord(Record):
     """One Dynamo frame compile (``compile_id`` like ``"0/1"``): graphs, guards, code."""
 
@@ -405,11 +454,18 @@ class CompileRecord(Record):
     # the failed guard reads (a global, a module's ``training``); empty: none known.
     changed_by: list[int] = field(default_factory=list)
     changes: list[str] = field(default_factory=list)  # those, in words: ``cell [7] set X = 1``
+    # What torch runs in place of the frame (its transformed code as Python and the walk
+    # through graphs, Python and resume functions); None: not known (not heard, or a trace)
+    runs_as: RunsAs | None = None
+    # For a recompile: each compiled version torch tried, newest first, with its own failed
+    # guard (torch's record of the call); empty: not a recompile, or torch named none.
+    failed_versions: list[FailedVersion] = field(default_factory=list)
     _run: int = -1  # the cell run's sequence number (internal: where changes are looked from)
 
     OPTIONAL_KEYS = frozenset({"recompile_guard", "post_grad_graphs", "recompile_limit",
                                "phases", "guard_latency_s", "chromium_events", "cudagraphs",
-                               "cell", "changed_by", "changes"})
+                               "cell", "changed_by", "changes", "runs_as",
+                               "failed_versions"})
 
     @property
     def cell_run(self) -> int:

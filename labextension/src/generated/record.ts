@@ -378,6 +378,14 @@ export interface CompileRecord {
    * those, in words: `cell [7] set X = 1`
    */
   changes?: string[];
+  /**
+   * What torch runs in place of the frame (its transformed code as Python and the walk through graphs, Python and resume functions); None: not known (not heard, or a trace)
+   */
+  runs_as?: RunsAs | null;
+  /**
+   * For a recompile: each compiled version torch tried, newest first, with its own failed guard (torch's record of the call); empty: not a recompile, or torch named none.
+   */
+  failed_versions?: FailedVersion[];
 }
 /**
  * One piece of generated code: a C++/Triton kernel, an extern call or the wrapper.
@@ -548,6 +556,78 @@ export interface CudagraphPartitionNode {
   cell?: number | null;
 }
 /**
+ * What torch runs in place of a compiled frame: Dynamo's transformed bytecode, decompiled to Python (depyf), and the walk derived from it.
+ */
+export interface RunsAs {
+  /**
+   * the transformed code as Python ("" when it could not be decompiled)
+   */
+  source?: string;
+  /**
+   * graphs, Python, resume, in order
+   */
+  steps?: RunStep[];
+  /**
+   * the steps in one line: `graph 1 (2 ops: sin, mul) -> print(...) ...`
+   */
+  walk?: string;
+  /**
+   * `dis` of the transformed code, when `source` is empty
+   */
+  dis?: string;
+  /**
+   * why `source` is empty (depyf missing or failed), in words
+   */
+  problem?: string;
+}
+/**
+ * One step of what torch runs in place of a frame, in order.
+ */
+export interface RunStep {
+  kind: 'graph' | 'python' | 'resume';
+  /**
+   * the step in words: `graph 1 (3 ops: sin, mul)`, `print('debug') in Python`
+   */
+  text: string;
+  /**
+   * graph: which of this compile's `graphs` (0-based) Dynamo's code calls here
+   */
+  graph?: number | null;
+  /**
+   * python: the user line run eagerly (the graph break's line)
+   */
+  lineno?: number | null;
+  /**
+   * resume: the resume function's frame (`torch_dynamo_resume_in_f_at_8`) whose own compiles (`CompileRecord.frame`) carry its graphs, guards and recompiles; "" unknown
+   */
+  frame?: string;
+  /**
+   * python: where the graph break is when it is inside a function this line calls (that function then runs as a frame of its own); None: the break is on `lineno` itself
+   */
+  inner?: SourceLine | null;
+  /**
+   * resume: another branch's resume function (a data-dependent branch resumes in one of two, whichever the condition picks)
+   */
+  alternative?: boolean;
+}
+/**
+ * One compiled version whose guards a call failed before torch recompiled.
+ */
+export interface FailedVersion {
+  /**
+   * the version's compile (`"0/2"`), as torch names it ("": not named)
+   */
+  compile_id: string;
+  /**
+   * its failed guard(s) as torch wrote them (`; `-joined)
+   */
+  guard: string;
+  /**
+   * execution count of the cell run whose call compiled it
+   */
+  cell: number | null;
+}
+/**
  * A compile triggered because an earlier compile's guards failed.
  */
 export interface Recompile {
@@ -579,6 +659,10 @@ export interface Recompile {
    * in words: `cell [7] set SCALE = 0.5`
    */
   changes?: string[];
+  /**
+   * Each compiled version torch tried for this call, newest first, with its own failed guard; empty: torch named none (a record from an older nbcompile, or a trace without them).
+   */
+  failed_versions?: FailedVersion[];
 }
 /**
  * What became of one source line (`%%compile --annotate`, `report(obj).annotate()`).
@@ -1788,6 +1872,10 @@ export interface TraceCompile {
    */
   output_code: string;
   /**
+   * the collectives Inductor scheduled, in order (its inductor_collective_schedule: kernel names such as torch.ops._c10d_functional.all_reduce_.default)
+   */
+  collectives: string[];
+  /**
    * published without its contents (breaks, guards, graphs, code) to keep the output within its byte budget
    */
   contents_omitted?: boolean;
@@ -1796,7 +1884,7 @@ export interface TraceCompile {
  * Ranks that compiled differently: `kind`, the `groups` of ranks that agree, and `detail` (what differs, first place).
  */
 export interface Divergence {
-  kind: 'compile_ids' | 'cache' | 'graphs' | 'guards';
+  kind: 'compile_ids' | 'collectives' | 'cache' | 'graphs' | 'guards';
   /**
    * ranks that agree with each other, one list per variant
    */

@@ -606,6 +606,24 @@ export const RECORD_SCHEMA: unknown = {
             "type": "string"
           },
           "description": "those, in words: `cell [7] set X = 1`"
+        },
+        "runs_as": {
+          "anyOf": [
+            {
+              "$ref": "#/$defs/RunsAs"
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "What torch runs in place of the frame (its transformed code as Python and the walk through graphs, Python and resume functions); None: not known (not heard, or a trace)"
+        },
+        "failed_versions": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/FailedVersion"
+          },
+          "description": "For a recompile: each compiled version torch tried, newest first, with its own failed guard (torch's record of the call); empty: not a recompile, or torch named none."
         }
       },
       "required": [
@@ -924,6 +942,122 @@ export const RECORD_SCHEMA: unknown = {
       ],
       "additionalProperties": false
     },
+    "RunsAs": {
+      "title": "RunsAs",
+      "type": "object",
+      "description": "What torch runs in place of a compiled frame: Dynamo's transformed bytecode, decompiled to Python (depyf), and the walk derived from it.",
+      "properties": {
+        "source": {
+          "type": "string",
+          "description": "the transformed code as Python (\"\" when it could not be decompiled)"
+        },
+        "steps": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/RunStep"
+          },
+          "description": "graphs, Python, resume, in order"
+        },
+        "walk": {
+          "type": "string",
+          "description": "the steps in one line: `graph 1 (2 ops: sin, mul) -> print(...) ...`"
+        },
+        "dis": {
+          "type": "string",
+          "description": "`dis` of the transformed code, when `source` is empty"
+        },
+        "problem": {
+          "type": "string",
+          "description": "why `source` is empty (depyf missing or failed), in words"
+        }
+      },
+      "required": [],
+      "additionalProperties": false
+    },
+    "RunStep": {
+      "title": "RunStep",
+      "type": "object",
+      "description": "One step of what torch runs in place of a frame, in order.",
+      "properties": {
+        "kind": {
+          "enum": [
+            "graph",
+            "python",
+            "resume"
+          ]
+        },
+        "text": {
+          "type": "string",
+          "description": "the step in words: `graph 1 (3 ops: sin, mul)`, `print('debug') in Python`"
+        },
+        "graph": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "graph: which of this compile's `graphs` (0-based) Dynamo's code calls here"
+        },
+        "lineno": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "python: the user line run eagerly (the graph break's line)"
+        },
+        "frame": {
+          "type": "string",
+          "description": "resume: the resume function's frame (`torch_dynamo_resume_in_f_at_8`) whose own compiles (`CompileRecord.frame`) carry its graphs, guards and recompiles; \"\" unknown"
+        },
+        "inner": {
+          "anyOf": [
+            {
+              "$ref": "#/$defs/SourceLine"
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "python: where the graph break is when it is inside a function this line calls (that function then runs as a frame of its own); None: the break is on `lineno` itself"
+        },
+        "alternative": {
+          "type": "boolean",
+          "description": "resume: another branch's resume function (a data-dependent branch resumes in one of two, whichever the condition picks)"
+        }
+      },
+      "required": [
+        "kind",
+        "text"
+      ],
+      "additionalProperties": false
+    },
+    "FailedVersion": {
+      "title": "FailedVersion",
+      "type": "object",
+      "description": "One compiled version whose guards a call failed before torch recompiled.",
+      "properties": {
+        "compile_id": {
+          "type": "string",
+          "description": "the version's compile (`\"0/2\"`), as torch names it (\"\": not named)"
+        },
+        "guard": {
+          "type": "string",
+          "description": "its failed guard(s) as torch wrote them (`; `-joined)"
+        },
+        "cell": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "description": "execution count of the cell run whose call compiled it"
+        }
+      },
+      "required": [
+        "compile_id",
+        "guard",
+        "cell"
+      ],
+      "additionalProperties": false
+    },
     "Recompile": {
       "title": "Recompile",
       "type": "object",
@@ -965,6 +1099,13 @@ export const RECORD_SCHEMA: unknown = {
             "type": "string"
           },
           "description": "in words: `cell [7] set SCALE = 0.5`"
+        },
+        "failed_versions": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/FailedVersion"
+          },
+          "description": "Each compiled version torch tried for this call, newest first, with its own failed guard; empty: torch named none (a record from an older nbcompile, or a trace without them)."
         }
       },
       "required": [
@@ -2824,6 +2965,13 @@ export const RECORD_SCHEMA: unknown = {
           "type": "string",
           "description": "the generated module(s)"
         },
+        "collectives": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "the collectives Inductor scheduled, in order (its inductor_collective_schedule: kernel names such as torch.ops._c10d_functional.all_reduce_.default)"
+        },
         "contents_omitted": {
           "type": "boolean",
           "description": "published without its contents (breaks, guards, graphs, code) to keep the output within its byte budget"
@@ -2850,7 +2998,8 @@ export const RECORD_SCHEMA: unknown = {
         "guards",
         "graphs",
         "kernels",
-        "output_code"
+        "output_code",
+        "collectives"
       ],
       "additionalProperties": false
     },
@@ -2862,6 +3011,7 @@ export const RECORD_SCHEMA: unknown = {
         "kind": {
           "enum": [
             "compile_ids",
+            "collectives",
             "cache",
             "graphs",
             "guards"

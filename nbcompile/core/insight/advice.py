@@ -15,9 +15,10 @@ one setting. This module looks at a target's compile records (their ``compile_id
 * **rank change** -- a tensor's number of dimensions changes between calls: each rank
   needs its own code, and dynamic shapes (symbolic sizes) cannot help. Fix: a fixed rank.
 * **recompile limit** -- a frame hit ``torch._dynamo.config.recompile_limit``: it now runs
-  without compiling for new inputs.
+  without compiling for new inputs, or raises ``FailOnRecompileLimitHit`` (the settings in
+  force say which).
 
-Pure functions of plain data: no torch state is read except the configured limit.
+Pure functions of plain data: no torch state is read except the recompile-limit settings.
 """
 
 from __future__ import annotations
@@ -110,6 +111,46 @@ def recompile_limit() -> int:
         return 8
 
 
+ACCUMULATED = "accumulated_recompile_limit"
+
+
+@dataclass(frozen=True)
+class LimitSettings:
+    """The recompile-limit settings of the running torch, by its own names."""
+
+    key: str = "recompile_limit"  # ``cache_size_limit`` on a torch before 2.6
+    fail_on_hit: bool | None = None  # ``fail_on_recompile_limit_hit`` (None: no such setting)
+    accumulated: int | None = None  # ``accumulated_recompile_limit`` (None: no such setting)
+
+    def consequence(self) -> str:
+        """What torch does with a new input that fails every compiled version's guards."""
+        if self.fail_on_hit:
+            return ("torch.compile stopped compiling it: with "
+                    "torch._dynamo.config.fail_on_recompile_limit_hit = True, a new input that "
+                    "fails the existing guards raises FailOnRecompileLimitHit (fullgraph or "
+                    "not).")
+        words = ("torch.compile stopped compiling it: new inputs that fail the existing "
+                 "guards now run eagerly (uncompiled), and with fullgraph=True they raise "
+                 "FailOnRecompileLimitHit")
+        if self.fail_on_hit is False:
+            words += " (torch._dynamo.config.fail_on_recompile_limit_hit = True makes them raise)"
+        return words + "."
+
+
+def limit_settings() -> LimitSettings:
+    """The recompile-limit settings in force now (read when the advice is made, at the end
+    of the cell or compile that shows it)."""
+    try:
+        config = torch_compat.DYNAMO_CONFIG.get()
+        key = torch_compat.recompile_limit_key(config)
+    except Exception:  # torch without dynamo
+        return LimitSettings()
+    fail_on_hit = getattr(config, "fail_on_recompile_limit_hit", None)
+    accumulated = getattr(config, ACCUMULATED, None)
+    return LimitSettings(key, fail_on_hit if isinstance(fail_on_hit, bool) else None,
+                         accumulated if isinstance(accumulated, int) else None)
+
+
 def is_hf_model(module: Any) -> bool:
     """A Hugging Face Transformers model (its class lives in ``transformers``)."""
     if module is None:
@@ -158,19 +199,22 @@ def advise(name: str, compiles: list[CompileRecord], *, module: Any = None,
         frame_limit = max((c.recompile_limit for c in f.compiles), default=0) or limit
         if len(f.compiles) >= frame_limit or failed_on_limit:
             kept, remedy = _kept_changing(f.compiles)
+            settings = limit_settings()
+            # torch checks accumulated_recompile_limit (all compiles of the frame) first
+            hit, value = ((ACCUMULATED, settings.accumulated)
+                          if settings.accumulated and len(f.compiles) >= settings.accumulated
+                          else (settings.key, frame_limit))
             out.append(Advice(
                 kind="recompile-limit",
                 message=(
-                    f"{name}: {f.name} hit torch._dynamo.config.recompile_limit "
-                    f"({frame_limit}) after "
-                    f"{len(f.compiles)} compiles. torch.compile stopped compiling it: new inputs "
-                    "that fail the existing guards now run eagerly (uncompiled), and with "
-                    "fullgraph=True they raise." + (f" {kept}" if kept else "")
+                    f"{name}: {f.name} hit torch._dynamo.config.{hit} "
+                    f"({value}) after {len(f.compiles)} compiles. "
+                    + settings.consequence() + (f" {kept}" if kept else "")
                 ),
                 fix=((f"{remedy}; to prove it on a copy, run: %suggest {call}  " if call
                       and remedy else f"{remedy}; " if remedy else "")
                      + "Remove the cause of the recompiles (see the reasons and the advice "
-                     "above); raise torch._dynamo.config.recompile_limit only if the variants "
+                     f"above); raise torch._dynamo.config.{settings.key} only if the variants "
                      "are really needed."),
             ))
     return out

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from ..records import CompileRecord, SourceLine, TargetError
+from ..records import CompileRecord, FailedVersion, SourceLine, TargetError
 from .compile_id import CompileId
 from .kernel_lines import apply_provenance
 from .listener import StringTable, TraceEvent
@@ -77,6 +77,7 @@ class _Compile:
     record: CompileRecord
     recompile_reasons: list[str] = field(default_factory=list)
     recompile_newest: list[str] = field(default_factory=list)
+    recompile_versions: list[tuple[str, str]] = field(default_factory=list)
     error_stack: list[SourceLine] = field(default_factory=list)
     phases: list[Phase] = field(default_factory=list)
     failure: TargetError | None = None
@@ -175,6 +176,7 @@ class CompileBuilder:
         elif isinstance(parsed, RecompileReasons):
             current.recompile_reasons.extend(parsed.reasons)
             current.recompile_newest.extend(parsed.newest)
+            current.recompile_versions.extend(parsed.versions)
         elif isinstance(parsed, ChromiumEvent):
             current.phases.append(parsed.phase)
             record.chromium_events.append(parsed.event)
@@ -221,11 +223,19 @@ class CompileBuilder:
         record.firstlineno = metrics.firstlineno or record.firstlineno
         record.graph_op_count = metrics.graph_op_count
         record.recompile_limit = metrics.recompile_limit
-        reasons, newest = ((current.recompile_reasons, current.recompile_newest)
-                           if current.recompile_reasons
-                           else (metrics.recompile_reasons, metrics.recompile_newest))
-        record.recompile_reason = explain_reasons(reasons, newest)
-        record.recompile_guard = "; ".join(reasons)
+        if current.recompile_reasons:  # torch's artifact: every version it tried
+            versions = current.recompile_versions
+            record.recompile_reason = explain_reasons(
+                current.recompile_reasons, current.recompile_newest,
+                versions=len(versions) or None)
+            record.recompile_guard = "; ".join(current.recompile_reasons)
+            record.failed_versions = [FailedVersion(cid, guard) for cid, guard in versions]
+        else:  # compilation_metrics names the newest version's guard only
+            earlier = _earlier_compiles(record.compile_id)
+            record.recompile_reason = explain_reasons(
+                metrics.recompile_reasons, metrics.recompile_newest,
+                unnamed=earlier if earlier > 1 and metrics.recompile_reasons else 0)
+            record.recompile_guard = "; ".join(metrics.recompile_reasons)
         record.times = dict(metrics.times)
         record.times.setdefault("total_s", round(self._clock() - record.started_at, 4))
         record.phases, record.guard_latency_s = dict(metrics.phases), metrics.guard_latency_s
@@ -274,3 +284,10 @@ def _traced_files(record: CompileRecord) -> set[str]:
     for graph in record.graphs:
         files.update(_GRAPH_FILE.findall(graph))
     return files
+
+
+def _earlier_compiles(compile_id: str) -> int:
+    """How many compiles of its frame torch counted before ``compile_id`` (``"0/4"``: 4)."""
+    _, _, version = compile_id.partition("/")
+    number = version.split("_", 1)[0]
+    return int(number) if number.isdigit() else 0

@@ -242,6 +242,29 @@ def recompile_reason_groups(payload: str) -> list[list[str]]:
     return [g for g in groups if g]
 
 
+def recompile_versions(payload: str) -> list[tuple[str, str]]:
+    """The compiled versions of a ``recompile_reasons`` artifact, newest first, as torch
+    lists them: ``(compile id, failed guard(s))``, each version's guards ``; ``-joined
+    (the id is "" for lines no ``0/1:`` prefix names)."""
+    versions: list[tuple[str, list[str]]] = []
+    in_stack = False
+    for raw in _reason_lines(payload):
+        m = _COMPILE_PREFIX.match(raw)
+        if m:
+            in_stack = False
+            versions.append((f"{m.group('frame')}/{m.group('version')}", []))
+        elif raw.strip() == "User stack trace:":
+            in_stack = True
+        if in_stack:
+            continue
+        line = _GUARD_COMMENT.sub("", _COMPILE_PREFIX.sub("", raw)).strip()
+        if line:
+            if not versions:
+                versions.append(("", []))
+            versions[-1][1].append(line)
+    return [(cid, "; ".join(guards)) for cid, guards in versions if guards]
+
+
 def split_recompile_reasons(payload: str) -> list[str]:
     """Every distinct guard failure of a ``recompile_reasons`` artifact, newest first."""
     return list(dict.fromkeys(r for group in recompile_reason_groups(payload) for r in group))
@@ -283,6 +306,41 @@ def explain_guard(guard: str) -> str:
     if m:
         what = _readable_source(m.group("src"), m.group("name"))
         return f"{what} is a different object or type than when compiled ({g})"
-    if "grad_mode" in g or "GLOBAL_STATE" in g:
-        return f"global torch state changed, e.g. grad mode or thread count ({g})"
+    if "GLOBAL_STATE" in g or "___check_global_state" in g or "grad_mode" in g:
+        return global_state_text(g)
     return g
+
+
+#: The parts of torch's global state Dynamo guards on, by the names its
+#: ``GLOBAL_STATE changed: ...`` guard gives them (``GlobalStateGuard::reason``), in words.
+GLOBAL_STATE_WORDS = {
+    "grad_mode": "grad mode",
+    "autocast": "autocast",
+    "torch_function": "__torch_function__ handling",
+    "deterministic_algorithms": "deterministic algorithms",
+    "deterministic_algorithms_warn_only": "deterministic algorithms' warn_only",
+    "allow_tf32": "TF32 matmuls",
+    "allow_fp16_reduce": "reduced-precision fp16 reductions",
+    "allow_bf16_reduce": "reduced-precision bf16 reductions",
+    "num_threads": "thread count",
+    "default_dtype": "default dtype",
+}
+_GLOBAL_STATE = re.compile(r"GLOBAL_STATE changed:?(?P<names>[\w ]*)")
+
+
+def global_state_names(guard: str) -> list[str]:
+    """The parts of the global state a failed ``GLOBAL_STATE`` guard names, as torch
+    names them (``deterministic_algorithms``); [] when it names none (older torch)."""
+    m = _GLOBAL_STATE.search(guard)
+    return m.group("names").split() if m else []
+
+
+def global_state_text(guard: str) -> str:
+    """A failed global-state guard in words: the parts torch names, or that it named
+    none."""
+    names = global_state_names(guard)
+    if not names:
+        return (f"torch's global state changed; this torch does not say which part "
+                f"({guard})")
+    parts = ", ".join(GLOBAL_STATE_WORDS.get(n, n) for n in names)
+    return f"torch's global state changed: {parts} ({guard})"

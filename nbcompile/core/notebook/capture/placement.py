@@ -21,6 +21,9 @@ def place(record: CompileRecord, target: Target) -> None:
     previous = [c for c in target.compiles if c is not record
                 and c.compile_id.split("/", 1)[0] == frame]
     since = previous[-1].cell_run if previous else -1
+    compiled_in = {c.compile_id: c.cell for c in previous}
+    for version in record.failed_versions:  # the cell whose call compiled each version
+        version.cell = compiled_in.get(version.compile_id, version.cell)
     changes = history.changes_for(record.recompile_guard, record.recompile_reason, since)
     record.changed_by = sorted({c.cell for c in changes if c.cell is not None})
     record.changes = list(dict.fromkeys(c.words() for c in changes))

@@ -78,7 +78,8 @@ def target_record(target: Target) -> TargetRecord:
     recompiles = [
         Recompile(reason=c.recompile_reason, compile_id=c.compile_id,
                   guard=c.recompile_guard, frame=c.frame, cell=c.cell,
-                  changed_by=list(c.changed_by), changes=list(c.changes))
+                  changed_by=list(c.changed_by), changes=list(c.changes),
+                  failed_versions=list(c.failed_versions))
         for c in published
         if c.recompile_reason
     ]

@@ -5,22 +5,27 @@ before each cell runs and ``end`` after; core knows nothing of IPython): the exe
 count of the running cell, and per cell run what it changed in the user's namespace,
 from a cheap snapshot before and after: a global's value (numbers, strings, ``None``:
 the value; anything else: which object the name holds) and, for an ``nn.Module`` a
-global holds, the ``training`` flag of each of its submodules (``model.eval()``).
+global holds, the ``training`` flag of each of its submodules (``model.eval()``); and
+torch's global state Dynamo guards on (deterministic algorithms, thread count, grad
+mode...), compared by torch's own ``GlobalStateGuard`` at the cell's end.
 
 A recompile's failed guard names what it reads (``G['SCALE']``; a module target's guard
-in words, ``model[1].training``); ``changes_for`` gives the cell runs since the previous
-compile of that frame that changed it. Nothing is guessed: a guard reading something no
-cell run changed (an argument, a tensor's shape) has no changes, and says so.
+in words, ``model[1].training``; ``GLOBAL_STATE changed: num_threads``); ``changes_for``
+gives the cell runs since the previous compile of that frame that changed it. Nothing is
+guessed: a guard reading something no cell run changed (an argument, a tensor's shape)
+has no changes, and says so.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 
+from ...trace.payloads import GLOBAL_STATE_WORDS, global_state_names
 from ...units import clip
 
 #: Names of the user's namespace never snapshotted (IPython's own).
@@ -35,6 +40,9 @@ _SCALARS = (bool, int, float, complex, str, bytes, type(None))
 _GLOBAL = re.compile(r"G\['([A-Za-z_]\w*)'\]")
 _ROOT = re.compile(r"(?<![\w.'\"])([A-Za-z_]\w*)(?=\.[A-Za-z_]|\[)")
 _NOT_ROOTS = frozenset({"L", "G", "torch", "self"})
+#: The ``root`` of a change to torch's global state (its ``attr``: torch's name of the
+#: part, ``deterministic_algorithms``), which a failed ``GLOBAL_STATE`` guard reads.
+GLOBAL_STATE = "GLOBAL_STATE"
 
 
 @dataclass(frozen=True)
@@ -107,6 +115,48 @@ def _diff(name: str, before: tuple[Any, ...] | None, after: tuple[Any, ...] | No
                 f"(a {what})")
 
 
+def _global_state() -> Any:
+    """torch's own snapshot of the global state Dynamo guards on (None: this torch has
+    none); its ``reason()`` later names the parts that changed since."""
+    try:
+        return importlib.import_module("torch._C._dynamo.guards").GlobalStateGuard()
+    except (ImportError, AttributeError, RuntimeError, TypeError):
+        return None
+
+
+def _global_changes(before: Any) -> list[tuple[str, str]]:
+    """``(torch's name, words)`` of each part of the global state changed since the
+    snapshot ``before`` (read now, from torch's own guard)."""
+    try:
+        names = str(before.reason()).split() if before is not None else []
+    except (AttributeError, RuntimeError, TypeError):
+        return []
+    out = []
+    for name in names:
+        what = GLOBAL_STATE_WORDS.get(name, name)
+        now = _global_value(name)
+        out.append((name, f"changed {what}" + (f" (now {now})" if now else "")))
+    return out
+
+
+def _global_value(name: str) -> str:
+    """A part of the global state as it is now, in words ("" when not read here)."""
+    try:
+        if name == "grad_mode":
+            return "on" if torch.is_grad_enabled() else "off"
+        if name == "deterministic_algorithms":
+            return "on" if torch.are_deterministic_algorithms_enabled() else "off"
+        if name == "deterministic_algorithms_warn_only":
+            return "on" if torch.is_deterministic_algorithms_warn_only_enabled() else "off"
+        if name == "num_threads":
+            return str(torch.get_num_threads())
+        if name == "default_dtype":
+            return str(torch.get_default_dtype())
+    except (AttributeError, RuntimeError):
+        return ""
+    return ""
+
+
 class CellHistory:
     """The cell runs of one kernel and what each changed."""
 
@@ -117,6 +167,7 @@ class CellHistory:
         self._running = False
         self._before: dict[str, tuple[Any, ...]] = {}
         self._held: dict[str, Any] = {}  # the user's namespace, while a cell runs
+        self._global: Any = None  # torch's global state at the running cell's start
 
     # --- cell events (told by magics/) ---
     def begin(self, cell: int | None, namespace: dict[str, Any]) -> None:
@@ -126,6 +177,7 @@ class CellHistory:
         self._running = True
         self._held = namespace
         self._before = self._snapshot(namespace)
+        self._global = _global_state()
 
     def end(self) -> None:
         """The running cell finished: note what it changed."""
@@ -137,10 +189,13 @@ class CellHistory:
             found = _diff(name, self._before.get(name), after.get(name), namespace.get(name))
             if found is not None:
                 self.changes.append(Change(self.run, self._cell, name, *found))
+        for found in _global_changes(self._global):
+            self.changes.append(Change(self.run, self._cell, GLOBAL_STATE, *found))
         del self.changes[:-MAX_NAMES]  # bounded: the oldest changes go first
         self._running = False
         self._before = {}
         self._held = {}
+        self._global = None
 
     def current(self) -> int | None:
         """The execution count of the running cell (None: no cell is running)."""
@@ -190,9 +245,19 @@ class CellHistory:
         if not roots:
             return []
         text = f"{guard} {reason}"
+        named = set(global_state_names(guard))  # none named: any part may be the one
+
+        def reads_attr(c: Change) -> bool:
+            if c.root == GLOBAL_STATE:
+                return not named or c.attr in named
+            return not c.attr or c.attr in text
+
         relevant = [c for c in self.changes if c.run >= since and c.root in roots
-                    and (not c.attr or c.attr in text)]
+                    and reads_attr(c)]
         found = [c for c in relevant if c.run > since]
+        if self._running and GLOBAL_STATE in roots:  # the running cell's, so far
+            found += [c for c in (Change(self.run, self._cell, GLOBAL_STATE, *g)
+                                  for g in _global_changes(self._global)) if reads_attr(c)]
         if self._running:
             namespace = self._held
             for root in sorted(roots):
@@ -212,6 +277,8 @@ def reads(guard: str, reason: str) -> set[str]:
     """The globals a failed guard reads: ``G['X']`` in torch's text, and the names a
     worded guard starts from (``model[1].training`` -> ``model``)."""
     roots = set(_GLOBAL.findall(guard)) | set(_GLOBAL.findall(reason))
+    if "GLOBAL_STATE" in guard or "___check_global_state" in guard:
+        roots.add(GLOBAL_STATE)
     for text in (guard, reason):
         roots |= {m for m in _ROOT.findall(_GLOBAL.sub("", text)) if m not in _NOT_ROOTS}
     return roots

@@ -268,13 +268,15 @@ def explain_tensor_guard(guard: str) -> str | None:
     return f"{words} (torch: {guard.strip()})"
 
 
-def refusal_words(guards: list[str], newest: list[str]) -> str:
+def refusal_words(guards: list[str], newest: list[str], versions: int | None = None) -> str:
     """The failed guards of a refusal in words: tensor guards (shape, rank, stride, dtype,
     device...) here, the others (globals, attributes, numbers) as recompiles word them;
-    only the newest compiled version's, the older ones counted."""
+    only the newest compiled version's, the older ones counted (``versions``: how many
+    torch tried, each listed even when failing the same guard)."""
     shown = newest or guards
     text = "; ".join(explain_tensor_guard(g) or explain_reasons([g]) for g in shown)
-    older = len([g for g in guards if g not in shown])
+    older = (versions - 1 if versions is not None and newest
+             else len([g for g in guards if g not in shown]))
     if older:
         text += (f" (and {older} older compiled version{'s' if older > 1 else ''} did not "
                  "match either)")
@@ -292,7 +294,7 @@ def parse_refusal(message: str) -> Refusal | None:
     guards = list(dict.fromkeys(g for group in groups for g in group))
     newest = groups[0] if groups else []
     return Refusal(m.group("file"), m.group("fn"), int(m.group("line")), "; ".join(newest),
-                   refusal_words(guards, newest), cell=get_history().current(),
+                   refusal_words(guards, newest, len(groups)), cell=get_history().current(),
                    failures=guards, newest=newest)
 
 

@@ -195,8 +195,9 @@ class Target:
             record.graphs = [wrapped_args_text(g) for g in record.graphs]
             record.post_grad_graphs = [wrapped_args_text(g) for g in record.post_grad_graphs]
         args = forward_arg_names(self.compiled_module)
+        # The words name the user's module; ``recompile_guard`` stays torch's text (the
+        # entry's plumbing undone above: what torch writes for the module itself).
         record.recompile_reason = module_text(record.recompile_reason, self.name, args)
-        record.recompile_guard = module_text(record.recompile_guard, self.name, args)
         record.graphs = [graph_text(g, self.name, args) for g in record.graphs]
         record.post_grad_graphs = [graph_text(g, self.name, args)
                                    for g in record.post_grad_graphs]
