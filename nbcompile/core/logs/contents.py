@@ -21,7 +21,7 @@ from ..frames import is_torch_file
 from ..records import CompileRecord, Kernel, SourceLine
 from ..trace.builder import CompileBuilder
 from ..trace.listener import StringTable, TraceEvent
-from ..trace.parsed import ChromiumEvent, RecompileReasons
+from ..trace.parsed import ChromiumEvent, CollectiveSchedule, RecompileReasons
 from ..trace.parsers import PROVENANCE_ARTIFACT, explain_reasons, parse
 from ..trace.payloads import SourceReader, logged_line, reading_sources, source_line
 from .events import LogEvent
@@ -67,11 +67,27 @@ class CompileEvents:
     metrics: LogEvent | None = None  # its compilation_metrics, when it finished
     chromium: array[int] = field(default_factory=lambda: array("q"))  # header offsets
     reader: SourceReader | None = None  # where source lines come from
+    # its inductor_collective_schedule artifacts (one per Inductor graph, in log order)
+    collectives: list[LogEvent] = field(default_factory=list)
 
     def phases(self) -> dict[str, float]:
         """Seconds of the named ``dynamo_timed`` regions, from the chromium events."""
         with reading_sources(self.reader or logged_line):
             return _chromium_phases(self.log, self.chromium)
+
+    def collective_schedule(self) -> list[str]:
+        """The collectives Inductor scheduled, its graphs' schedules in log order; a
+        payload that is not a list of names is noted in the log's problems and skipped."""
+        ops: list[str] = []
+        for event in self.collectives:
+            try:
+                parsed = parse(event.kind, event.metadata, self.log.read_payload(event))
+                if not isinstance(parsed, CollectiveSchedule):
+                    raise ValueError("its payload is not a JSON list of collective names")
+                ops.extend(parsed.ops)
+            except Exception as e:  # one bad schedule: noted, the others still read
+                event_problem(self.log, event, e)
+        return ops
 
 
 def build_record(c: IndexedCompile, events: CompileEvents | None) -> CompileRecord:
@@ -154,6 +170,7 @@ def _build(c: IndexedCompile, events: CompileEvents) -> CompileRecord:
     key = None
     reasons: list[str] = []  # closed into the record only by compilation_metrics
     newest: list[str] = []  # the newest compiled version's failed guards
+    versions = 0  # how many compiled versions torch tried, as its record lists them
     provenance: list[str] = []
     for log_event in fed:
         try:
@@ -168,6 +185,7 @@ def _build(c: IndexedCompile, events: CompileEvents) -> CompileRecord:
                 if isinstance(parsed, RecompileReasons):
                     reasons.extend(parsed.reasons)
                     newest.extend(parsed.newest)
+                    versions += len(parsed.versions)
             if event.kind == "dynamo_start" or log_event is events.start:
                 key = event.frame
             if event.frame is not None and key is not None and event.frame != key:
@@ -188,7 +206,7 @@ def _build(c: IndexedCompile, events: CompileEvents) -> CompileRecord:
             event_problem(log, None, e)
     record.compile_id = c.compile_id
     if events.metrics is None and reasons:  # a restarted attempt: the reasons it was made for
-        record.recompile_reason = explain_reasons(reasons, newest)
+        record.recompile_reason = explain_reasons(reasons, newest, versions=versions or None)
         record.recompile_guard = "; ".join(reasons)
     for kernel in record.kernels:
         kernel.compile_id = c.compile_id

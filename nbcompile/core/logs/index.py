@@ -16,7 +16,13 @@ from typing import Any
 
 from ..records import SourceLine
 from ..trace.parsed import Metrics
-from ..trace.parsers import CONTENT_ARTIFACTS, CONTENT_KINDS, KNOWN_KINDS, compilation_metrics
+from ..trace.parsers import (
+    COLLECTIVE_SCHEDULE_ARTIFACT,
+    CONTENT_ARTIFACTS,
+    CONTENT_KINDS,
+    KNOWN_KINDS,
+    compilation_metrics,
+)
 from ..trace.payloads import SourceReader, parse_dynamo_message
 from .contents import CompileEvents
 from .events import LogEvent
@@ -41,6 +47,7 @@ class _Attempt:
     events: list[LogEvent] = field(default_factory=list)
     cache: Counter[str] = field(default_factory=Counter)
     graph_hashes: list[str] = field(default_factory=list)
+    collectives: list[LogEvent] = field(default_factory=list)  # collective schedules
     chromium: array[int] = field(default_factory=lambda: array("q"))  # header offsets
 
 
@@ -98,6 +105,8 @@ def _index_event(log: TraceLog, event: LogEvent,
         name = event.artifact_name
         if name.endswith(("_cache_hit", "_cache_miss", "_cache_bypass")):
             attempt.cache[name] += 1
+        elif name == COLLECTIVE_SCHEDULE_ARTIFACT:
+            attempt.collectives.append(event)
         elif name in CONTENT_ARTIFACTS:
             attempt.events.append(event)
     elif kind in CONTENT_KINDS:
@@ -153,7 +162,8 @@ def _compile(log: TraceLog, attempts: dict[Key, _Attempt],
             # the recompile reason is logged once, before attempt 0: every attempt shares it
             shared=[e for e in base.events if e.artifact_name == "recompile_reasons"]
             if attempt is not base else [],
-            metrics=attempt.metrics_event, chromium=attempt.chromium, reader=reader),
+            metrics=attempt.metrics_event, chromium=attempt.chromium, reader=reader,
+            collectives=attempt.collectives),
         _graph_hashes=tuple(attempt.graph_hashes),
     )
     try:

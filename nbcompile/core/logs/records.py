@@ -31,8 +31,8 @@ class TraceCompile(Record):
     """One Dynamo compile attempt read from a trace (``compile_id`` like ``0/0``, ``0/0_1``).
 
     Index fields come from event metadata; ``graph_breaks``, ``guards``, ``graphs``,
-    ``kernels``, ``output_code`` and ``recompile_reason`` are read from the log on first
-    access.
+    ``kernels``, ``output_code``, ``recompile_reason`` and ``collectives`` are read from
+    the log on first access.
     """
 
     rank: int | None  # the rank whose log holds it (null when no rank is known)
@@ -53,6 +53,7 @@ class TraceCompile(Record):
     _record: CompileRecord | None = field(default=None, repr=False, compare=False)
     _graph_hashes: tuple[str, ...] = field(default=(), repr=False, compare=False)
     _phases: dict[str, float] | None = field(default=None, repr=False, compare=False)
+    _collectives: list[str] | None = field(default=None, repr=False, compare=False)
 
     COMPUTED = {
         "phases": (dict[str, float], "seconds per compile phase (metrics and chromium events)"),
@@ -63,6 +64,9 @@ class TraceCompile(Record):
         "graphs": (list[str], "the FX graphs, as readable code"),
         "kernels": (list[Kernel], "every piece of generated code"),
         "output_code": (str, "the generated module(s)"),
+        "collectives": (list[str], "the collectives Inductor scheduled, in order (its "
+                                   "inductor_collective_schedule: kernel names such as "
+                                   "torch.ops._c10d_functional.all_reduce_.default)"),
         "contents_omitted": (bool, "published without its contents (breaks, guards, graphs, "
                                    "code) to keep the output within its byte budget"),
     }
@@ -78,6 +82,15 @@ class TraceCompile(Record):
                 for name, seconds in self._events.phases().items():
                     self._phases.setdefault(name, seconds)
         return self._phases
+
+    @property
+    def collectives(self) -> list[str]:
+        """The collectives Inductor scheduled in the compile's graphs, in order (read from
+        the log on first access; empty when it issued none)."""
+        if self._collectives is None:
+            self._collectives = (self._events.collective_schedule()
+                                 if self._events is not None else [])
+        return self._collectives
 
     @property
     def _source(self) -> TraceLog | None:
@@ -126,7 +139,8 @@ class TraceCompile(Record):
         data = super().to_dict()
         if not contents:
             data.update(phases=self.phases, graph_breaks=[], recompile_reason="",
-                        recompile_guard="", guards="", graphs=[], kernels=[], output_code="")
+                        recompile_guard="", guards="", graphs=[], kernels=[], output_code="",
+                        collectives=[])
             return data
         record = self.content()
         data.update(
@@ -138,6 +152,7 @@ class TraceCompile(Record):
             graphs=list(record.graphs),
             kernels=[k.to_dict() for k in record.kernels],
             output_code=record.output_code,
+            collectives=list(self.collectives),
         )
         return data
 

@@ -65,6 +65,8 @@ class RecompileReasons:
 
     reasons: tuple[str, ...]
     newest: tuple[str, ...]
+    # every compiled version torch tried, newest first: (compile id, its failed guards)
+    versions: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,14 @@ class OutputCode:
 
 
 @dataclass(frozen=True)
+class CollectiveSchedule:
+    """``inductor_collective_schedule``: the collectives Inductor scheduled in one graph, in
+    order, as it names their kernels (``torch.ops._c10d_functional.all_reduce_.default``)."""
+
+    ops: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class ChromiumEvent:
     """A Chrome-trace event: its ``Phase`` and the event itself (for
     ``CompileRecord.chromium_events``)."""
@@ -136,4 +146,5 @@ class Metrics:
 
 #: Any parser's value.
 Parsed = (DynamoStart | OutputGraph | Guards | GraphBreakEvent | RecompileReasons | DynamoError
-          | CacheLookup | PostGradGraph | Provenance | OutputCode | ChromiumEvent | Metrics)
+          | CacheLookup | PostGradGraph | Provenance | OutputCode | CollectiveSchedule
+          | ChromiumEvent | Metrics)

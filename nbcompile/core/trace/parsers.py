@@ -18,6 +18,7 @@ import ast
 import json
 import math
 import re
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,7 @@ from .compile_id import CompileId
 from .parsed import (
     CacheLookup,
     ChromiumEvent,
+    CollectiveSchedule,
     DynamoError,
     DynamoStart,
     GraphBreakEvent,
@@ -45,19 +47,22 @@ from .payloads import (
     parse_dynamo_message,
     parse_graph_break,
     recompile_reason_groups,
+    recompile_versions,
     source_line,
     split_recompile_reasons,
 )
 from .phases import compile_phases
 from .stacks import parse_user_stack, without_machinery
 
-__all__ = ["CONTENT_ARTIFACTS", "CONTENT_KINDS", "KINDS", "KNOWN_KINDS", "PARSERS",
-           "PROVENANCE_ARTIFACT", "Metrics", "Parsed", "Phase", "explain_reasons", "parse",
-           "parser_for"]
+__all__ = ["COLLECTIVE_SCHEDULE_ARTIFACT", "CONTENT_ARTIFACTS", "CONTENT_KINDS", "KINDS",
+           "KNOWN_KINDS", "PARSERS", "PROVENANCE_ARTIFACT", "Metrics", "Parsed", "Phase",
+           "explain_reasons", "parse", "parser_for"]
 
 Parser = Callable[[Mapping[str, Any], str], Parsed | None]
 
 PROVENANCE_ARTIFACT = "inductor_provenance_tracking_kernel_stack_traces"
+COLLECTIVE_SCHEDULE_ARTIFACT = "inductor_collective_schedule"
+_MAX_COLLECTIVES = 100_000  # of one graph's schedule read (a hostile log's bound)
 
 
 def _data(metadata: Mapping[str, Any], kind: str) -> dict[str, Any]:
@@ -96,7 +101,8 @@ def recompile_reasons(metadata: Mapping[str, Any], payload: str) -> RecompileRea
     """Every failed guard, and those of the newest compiled version: what changed this time."""
     groups = recompile_reason_groups(payload)
     return RecompileReasons(tuple(split_recompile_reasons(payload)),
-                            tuple(groups[0]) if groups else ())
+                            tuple(groups[0]) if groups else (),
+                            tuple(recompile_versions(payload)))
 
 
 def dynamo_error(metadata: Mapping[str, Any], payload: str) -> DynamoError:
@@ -129,6 +135,21 @@ def provenance(metadata: Mapping[str, Any], payload: str) -> Provenance | None:
     except ValueError:
         return None
     return Provenance(traces) if isinstance(traces, dict) else None
+
+
+def collective_schedule(metadata: Mapping[str, Any], payload: str
+                        ) -> CollectiveSchedule | None:
+    """The collectives of one Inductor graph, in order (a JSON list of kernel names; torch
+    writes ``null`` for a collective without one). ``None`` when it is not such a list."""
+    try:
+        ops = json.loads(payload)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(ops, list) or not all(op is None or isinstance(op, str) for op in ops):
+        return None
+    # names repeat: interned, each is held once however long the schedule
+    return CollectiveSchedule(tuple(sys.intern("(unnamed)" if op is None else op[:200])
+                                    for op in ops[:_MAX_COLLECTIVES]))
 
 
 def inductor_output_code(metadata: Mapping[str, Any], payload: str) -> OutputCode:
@@ -209,20 +230,31 @@ def kernel_compile_times(value: Any) -> dict[str, float]:
     return out
 
 
-def explain_reasons(reasons: list[str], newest: list[str] | None = None) -> str:
+def explain_reasons(reasons: list[str], newest: list[str] | None = None,
+                    versions: int | None = None, unnamed: int = 0) -> str:
     """Recompile reasons in words, ``; ``-joined.
 
     With ``newest`` (the failed guards of the most recent compiled version), only those
     are worded, and the others counted: in a storm every recompile lists the guards of
     every earlier version (``k == 28; ...; k == 0``), while the user wants what changed.
+    ``versions``: how many compiled versions torch tried (its record lists each, even
+    those failing the same guard); ``unnamed``: earlier compiles of the frame when torch
+    named only the newest version's guard.
     """
-    if not newest or len(newest) >= len(reasons):
-        return "; ".join(explain_guard(r) for r in reasons)
-    older = len([r for r in reasons if r not in newest])
-    words = "; ".join(explain_guard(r) for r in newest)
-    if older:
+    if versions is not None and newest:
+        older = versions - 1
+        words = "; ".join(explain_guard(r) for r in newest)
+    elif not newest or len(newest) >= len(reasons):
+        older, words = 0, "; ".join(explain_guard(r) for r in reasons)
+    else:
+        older = len([r for r in reasons if r not in newest])
+        words = "; ".join(explain_guard(r) for r in newest)
+    if older > 0:
         words += (f" (and {older} older compiled version{'s' if older > 1 else ''} did not "
                   "match either)")
+    if unnamed > 0 and words:
+        words += (" (torch named only the newest compiled version's failed guard; this "
+                  f"frame had {unnamed} earlier compile{'s' if unnamed > 1 else ''})")
     return words
 
 
@@ -250,6 +282,8 @@ KINDS: dict[str, EventKind] = {
     # torch 2.8 and 2.9 name a cold compile's post-grad graph so (its cache hits use the name above)
     "artifact:after_post_grad_graph": EventKind(post_grad_graph, content=True),
     f"artifact:{PROVENANCE_ARTIFACT}": EventKind(provenance, content=True),
+    # indexed apart from the contents: the ranks' schedules are compared (logs/divergence.py)
+    f"artifact:{COLLECTIVE_SCHEDULE_ARTIFACT}": EventKind(collective_schedule, content=False),
     "inductor_post_grad_graph": EventKind(post_grad_graph, content=True),
     "inductor_output_code": EventKind(inductor_output_code, content=True),
     "chromium_event": EventKind(chromium_event, content=False),

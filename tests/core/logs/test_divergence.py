@@ -23,6 +23,7 @@ class Compile:
     _graph_hashes: Any = ()
     recompile_guard: str = ""
     graphs: list[str] = field(default_factory=list)
+    collectives: list[str] = field(default_factory=list)
 
 
 def test_addresses_and_object_ids_of_each_process_are_no_divergence():
