@@ -243,6 +243,19 @@ def set_provenance_tracking_level(level: int, trace_config: Any = None) -> bool:
     return True
 
 
+BYTECODE_HOOK = _name(
+    "torch._dynamo.convert_frame.register_bytecode_hook",
+    "what torch runs in place of a frame (its transformed code, report(f).compiles[i].runs_as)",
+    "runs_as is None: the transformed code is not known", default=None)
+
+
+def register_bytecode_hook(hook: Callable[[Any, Any], None]) -> Any:
+    """Register ``hook(code, new_code)``, called once per frame compile with Dynamo's
+    transformed code; its removable handle (None: this torch has no such hook)."""
+    register = BYTECODE_HOOK.get()
+    return register(hook) if register is not None else None
+
+
 def current_compile_id() -> Any:
     """The ``CompileId`` of the Dynamo compile running now (None: none, or unknown)."""
     current = CURRENT_COMPILE_ID.get()

@@ -52,6 +52,10 @@ def published_record(record: TargetRecord | dict[str, Any],
         compile_["graphs"] = [cap(g, graph_cap, name)[0] for g in compile_.get("graphs", [])]
         compile_["guards"], t = cap(compile_.get("guards", ""), guards_cap, name)
         truncated |= t
+        if runs := compile_.get("runs_as"):  # the transformed code, capped as graphs are
+            for key in ("source", "dis"):
+                runs[key], t = cap(runs.get(key, ""), graph_cap, name)
+                truncated |= t
     data["truncated"] = truncated
     if isinstance(record, TargetRecord):
         names = names_in(data)

@@ -21,6 +21,7 @@ from ..core.notebook.cudagraphs.events import call_line as cudagraph_call_line
 from ..core.notebook.cudagraphs.events import shapes_line as cudagraph_shapes_line
 from ..core.notebook.cudagraphs.outcome import total as cudagraph_total
 from ..core.records import CompileProgress, Recompile, SourceLine, TargetRecord
+from ..core.trace.runs_as import target_walks, walk_text
 from ..core.trace.stacks import cell_frame
 from .text import clip
 
@@ -125,12 +126,31 @@ def recompile_label(rc: Recompile, number: int) -> str:
 def recompile_text(rc: Recompile) -> str:
     """A recompile's reason, then the cells: who changed what the guard reads, and the
     call that paid for it (``cell [7] set SCALE = 0.5; the call in cell [9] recompiled``)."""
+    tried = versions_text(rc)
     if rc.cell is None:
-        return rc.reason
+        return rc.reason + tried
     who = ("; ".join(rc.changes) if rc.changes
            else "which cell changed what it reads is not known (not a global or a "
                 "module's mode that a cell set)")
-    return f"{rc.reason} — {who}; the call in cell [{rc.cell}] recompiled"
+    return f"{rc.reason} — {who}; the call in cell [{rc.cell}] recompiled{tried}"
+
+
+def versions_text(rc: Recompile) -> str:
+    """The compiled versions torch tried, each with its own failed guard and the cell
+    whose call compiled it (``""`` for one version, or none named)."""
+    if len(rc.failed_versions) < 2:
+        return ""
+    each = "; ".join(
+        v.compile_id + (f" (compiled in cell [{v.cell}])" if v.cell is not None else "")
+        + f": {v.guard}" for v in rc.failed_versions)
+    return f". torch tried {len(rc.failed_versions)} compiled versions: {each}"
+
+
+def recompile_guard(rc: Recompile) -> str | None:
+    """torch's text of the newest failed guard, shown beside the words when they do not
+    already quote it (None: they do, e.g. a record whose ``guard`` holds the words)."""
+    newest = rc.guard.split("; ", 1)[0].strip()
+    return newest if newest and newest not in rc.reason else None
 
 
 #: Steps shorter than this are left out of "so far" (torch passes through many briefly).
@@ -213,13 +233,15 @@ def _items(r: TargetRecord) -> tuple[SummaryItem, ...]:
                           locate(gb.filename, gb.lineno, gb.stack),
                           link=gb.doc_url, link_label=gb.gb_id)
               for gb in (b.graph_break for b in rank_breaks([r]))]  # most hit first
+    items += [SummaryItem("note", f"what torch runs: {walk_text(walk)}")
+              for walk in target_walks(r.compiles) if any(s.kind == "python" for s in walk)]
     if r.status != "pending" and (eager := eager_text(r)):
         items.append(SummaryItem("note", eager))
     per_frame: dict[str, int] = {}
     for rc in r.recompiles[:MAX_RECOMPILE_ITEMS]:
         frame = rc.compile_id.split("/", 1)[0]
         per_frame[frame] = per_frame.get(frame, 0) + 1
-        items.append(SummaryItem("recompile", clip(recompile_text(rc)),
+        items.append(SummaryItem("recompile", clip(recompile_text(rc)), recompile_guard(rc),
                                  compile_id=recompile_label(rc, per_frame[frame])))
     if (more := len(r.recompiles) - MAX_RECOMPILE_ITEMS) > 0:
         items.append(SummaryItem("note", f"{more} more recompiles \u2014 in the kernel: "

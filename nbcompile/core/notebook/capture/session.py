@@ -46,6 +46,7 @@ from .channels import Notes, SideChannel
 from .listeners import Listener, Listeners
 from .registry import TargetRegistry
 from .shared_compiles import SharedCompiles
+from .transformed_code import TransformedCode
 
 __all__ = ["PROVENANCE_ARTIFACT", "CaptureSession", "Listener", "get_session"]
 
@@ -68,6 +69,7 @@ class CaptureSession:
             CudagraphChannel(self.attribution, self.listeners.notify, self._lock),
             CudagraphCalls(self.registry, self.attribution, self.listeners.notify, self._lock),
             CacheReuse(),
+            TransformedCode(),
             self.shared,
         )
         # calls that run eagerly under torch's stance, counted per target

@@ -1,0 +1,168 @@
+"""What torch runs in place of a compiled frame, from Dynamo's transformed bytecode.
+
+Dynamo replaces a frame's code with new code that calls the compiled graphs
+(``__compiled_fn_N``), runs what it could not trace in plain Python, and continues in a
+resume function (``__resume_at_N_M``, a frame compiled on its own). ``runs_as`` reads that
+code: the literal source (decompiled by depyf, torch's bookkeeping calls kept), and the
+walk in steps (graphs, the Python run eagerly at the graph break, the resume function),
+each step taken from the bytecode's own calls and named from the compile's record.
+"""
+
+from __future__ import annotations
+
+import dis
+import types
+from collections.abc import Callable, Sequence
+
+from ..records import CompileRecord, RunsAs, RunStep, SourceLine
+from ..units import clip
+from .fx_graph import parse_graph
+
+#: The literal source and ``dis`` kept per compile, in characters (a frame's transformed
+#: code is a few dozen lines; a huge one is cut with a mark).
+SOURCE_CAP = 20_000
+#: Op names a graph step lists before "...".
+OPS_SHOWN = 4
+
+GRAPH_PREFIX = "__compiled_fn_"
+RESUME_PREFIX = "__resume_at_"
+
+#: The resume function's frame name (``co_name``) for a global Dynamo installed, or None.
+ResumeLookup = Callable[[str], "str | None"]
+
+
+def runs_as(code: types.CodeType, original: types.CodeType | None, record: CompileRecord,
+            resume_frame: ResumeLookup | None = None) -> RunsAs:
+    """``code`` (Dynamo's transformed code for ``record``'s frame, ``original`` the user's)
+    as Python source and steps."""
+    source, problem = decompiled(code)
+    steps = _steps(code, original, record, resume_frame)
+    return RunsAs(source=source, steps=steps, walk=walk_text(steps),
+                  dis="" if source else clip(dis.Bytecode(code).dis(), SOURCE_CAP),
+                  problem=problem)
+
+
+def decompiled(code: types.CodeType) -> tuple[str, str]:
+    """``(source, "")`` from depyf, or ``("", why not)``."""
+    try:
+        import depyf  # pyright: ignore[reportMissingImports]
+    except ImportError:
+        return "", ("depyf is not installed (pip install depyf): the transformed code is "
+                    "shown as bytecode (dis)")
+    try:
+        source = depyf.decompile(code)
+    except Exception as e:  # noqa: BLE001 - a Python or torch depyf does not know
+        return "", (f"depyf could not decompile it ({type(e).__name__}: "
+                    f"{clip(str(e), 200)}): the transformed code is shown as bytecode (dis)")
+    return clip(source, SOURCE_CAP), ""
+
+
+def _global_names(code: types.CodeType) -> list[str]:
+    """The globals ``code`` loads, in bytecode order."""
+    return [ins.argval for ins in dis.get_instructions(code)
+            if ins.opname == "LOAD_GLOBAL" and isinstance(ins.argval, str)]
+
+
+def _steps(code: types.CodeType, original: types.CodeType | None, record: CompileRecord,
+           resume_frame: ResumeLookup | None) -> list[RunStep]:
+    steps: list[RunStep] = []
+    names = _global_names(code)
+    total = sum(n.startswith(GRAPH_PREFIX) for n in names)
+    graphs = 0
+    broke = False
+    for name in names:
+        if name.startswith(GRAPH_PREFIX):
+            steps.append(_graph_step(record, graphs, total))
+            graphs += 1
+        elif name.startswith(RESUME_PREFIX):
+            if not broke:  # the Python run where the trace stopped, then its resume
+                steps.extend(_break_steps(record, original))
+                broke = True
+            frame = (resume_frame(name) if resume_frame else None) or ""
+            other = any(s.kind == "resume" for s in steps)
+            what = f"resume in {frame}" if frame else "resume in a resume function"
+            steps.append(RunStep(kind="resume", frame=frame, alternative=other,
+                                 text=f"or {what} (the other branch)" if other else what))
+    if not broke:
+        steps.extend(_break_steps(record, original))  # a break with nothing left to resume
+    return steps
+
+
+def _graph_step(record: CompileRecord, index: int, total: int) -> RunStep:
+    """A compiled graph's call, named by its compile (``graph of 0/0 (2 ops: sin, mul)``)."""
+    name = f"graph {index + 1} of {record.compile_id}" if total > 1 else (
+        f"graph of {record.compile_id}")
+    if index >= len(record.graphs):
+        return RunStep(kind="graph", graph=index, text=f"{name} (not logged)")
+    nodes = [n for n in parse_graph(record.graphs[index]) if n.is_compute]
+    names = list(dict.fromkeys(n.op for n in nodes))
+    shown = ", ".join(names[:OPS_SHOWN]) + (", ..." if len(names) > OPS_SHOWN else "")
+    ops = f"{len(nodes)} op{'s' if len(nodes) != 1 else ''}" + (f": {shown}" if shown else "")
+    return RunStep(kind="graph", graph=index, text=f"{name} ({ops})")
+
+
+def _break_steps(record: CompileRecord, original: types.CodeType | None) -> list[RunStep]:
+    """The Python run eagerly where this frame's trace stopped: its graph breaks, at this
+    frame's line (a break inside a called function: the call, with the break's place)."""
+    steps = []
+    lines = _lines_of(original)
+    for gb in record.graph_breaks:
+        lineno, line, inner = gb.lineno, gb.line, None
+        here = [f for f in gb.stack if original is not None
+                and f.filename == original.co_filename and f.lineno in lines]
+        if here and (here[-1].lineno, here[-1].filename) != (gb.lineno, gb.filename):
+            lineno, line = here[-1].lineno, here[-1].line
+            inner = SourceLine(gb.filename or "", gb.lineno or 0, gb.line)
+        code = line.strip() or "the code"
+        where = f" (line {lineno})" if lineno else ""
+        text = f"{code} in Python{where}" + (
+            f", whose call breaks at line {inner.lineno}" if inner else "")
+        steps.append(RunStep(kind="python", lineno=lineno, text=text, inner=inner))
+    return steps
+
+
+def _lines_of(code: types.CodeType | None) -> set[int]:
+    if code is None:
+        return set()
+    return {line for _, _, line in code.co_lines() if line is not None}
+
+
+def target_walks(compiles: Sequence[CompileRecord]) -> list[list[RunStep]]:
+    """One walk per frame a call enters, in steps: a resume step followed by the steps of
+    that resume function's latest compile, a Python step whose call breaks inside by the
+    steps of the called function's frame (when it compiled)."""
+    latest: dict[str, CompileRecord] = {}
+    for c in compiles:
+        if c.runs_as is not None:
+            latest[c.frame] = c
+    called = {f.frame for c in latest.values() for s in c.runs_as.steps  # type: ignore[union-attr]
+              if s.inner is not None and (f := _frame_at(s.inner, latest)) is not None}
+    return [_stitched(c, latest, set()) for frame, c in latest.items()
+            if not frame.startswith("torch_dynamo_resume_in_") and frame not in called]
+
+
+def _frame_at(where: SourceLine, latest: dict[str, CompileRecord]) -> CompileRecord | None:
+    """The compiled (non-resume) frame whose code holds ``where``: the one of its file
+    starting last at or before its line."""
+    holders = [c for c in latest.values() if c.filename == where.filename
+               and 0 < c.firstlineno <= where.lineno
+               and not c.frame.startswith("torch_dynamo_resume_in_")]
+    return max(holders, key=lambda c: c.firstlineno, default=None)
+
+
+def walk_text(steps: Sequence[RunStep]) -> str:
+    """Steps in one line: ``graph of 0/0 (2 ops: sin, mul) -> print('x') in Python ...``."""
+    return " -> ".join(s.text for s in steps)
+
+
+def _stitched(c: CompileRecord, latest: dict[str, CompileRecord],
+              seen: set[str]) -> list[RunStep]:
+    seen.add(c.frame)
+    steps: list[RunStep] = []
+    for step in c.runs_as.steps if c.runs_as is not None else ():
+        steps.append(step)
+        after = (latest.get(step.frame) if step.kind == "resume"
+                 else _frame_at(step.inner, latest) if step.inner is not None else None)
+        if after is not None and after.frame not in seen:
+            steps.extend(_stitched(after, latest, seen))
+    return steps
