@@ -16,7 +16,7 @@ from .annotate import annotations_html, annotations_text
 from .budget import Room, fallback_budget, how_to_get, more_note, record_budget
 from .payload import published_record, summary_payload
 from .summary_model import Summary, SummaryItem, TargetSummary, summarize
-from .text import ITEM_TEXT_CAP, clip, escape
+from .text import ITEM_TEXT_CAP, clip, escape, notes_row
 from .units import format_seconds, plural
 
 __all__ = ["published_record", "summary_bundle", "summary_html", "summary_payload",
@@ -155,7 +155,7 @@ def render_html(summary: Summary, budget: int | None = None) -> str:
                      f"<table><thead><tr>{head}</tr></thead><tbody>")
     targets = summary.targets
     rows = room.take((_target_row(t) for t in targets), len(targets),
-                     lambda n: f"<tr><td colspan='{len(_COLUMNS)}'><ul style='margin:0'>"
+                     lambda n: notes_row(len(_COLUMNS)) +
                      f"{_omitted_li(_more_targets(n))}</ul></td></tr>", 0.5)
     shown = room.shown
     parts = [top]
@@ -166,7 +166,7 @@ def render_html(summary: Summary, budget: int | None = None) -> str:
         cap_ = None if room.left is None else max(room.left // (4 * (shown - i)), 200)
         items = room.take((_item_html(item, cap_) for item in t.items), len(t.items),
                           lambda n, t=t: _omitted_li(_more_items(t, n)), 1 / (shown - i))
-        parts.append(room.spend(f"<tr><td colspan='{len(_COLUMNS)}'><ul style='margin:0'>")
+        parts.append(room.spend(notes_row(len(_COLUMNS)))
                      + "".join(items) + "</ul></td></tr>")
     parts += rows[shown:]
     return "".join(parts) + "</tbody></table></div>"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.notebook.cells.cell_names import names_in, place
 from ..core.records import MIME_TYPE
 from .budget import Room, fallback_budget, json_size, more_note, output_budget, record_budget
-from .text import cap_texts, clip, escape
+from .text import PROSE_CELL, cap_texts, clip, escape
 from .units import format_duration
 
 if TYPE_CHECKING:
@@ -157,7 +157,7 @@ def _table(headers: list[str], rows: list[list[str]], colour_col: int,
         return f"<tr>{''.join(tds)}</tr>"
 
     body = room.take((row(cells) for cells in rows), len(rows), lambda n: (
-        f"<tr><td colspan='{len(headers)}' class='nbcompile-omitted'>"
+        f"<tr><td colspan='{len(headers)}' class='nbcompile-omitted' {PROSE_CELL}>"
         f"{escape(_more(n, attr))}</td></tr>"), 0.4)
     return room.spend(f"<table><thead><tr>{head}</tr></thead><tbody>") + "".join(body) \
         + "</tbody></table>"

@@ -11,9 +11,14 @@ An inspector's state holds the published record, within the output budget as eve
 output (``budget.py``); a record cut to that budget is completed over the widget's own
 messages: the front end sends ``{"type": "whole"}`` and the kernel answers, per target
 shown, with the whole record of ``inspector.whole_record`` (the sidebar comm's answer,
-bounded the same way). The displayed bundle keeps the ``text/html`` and ``text/plain``
-fallbacks for places that run no widgets (GitHub, nbconvert without state, untrusted
-notebooks).
+bounded the same way).
+
+Displayed, an inspector is two outputs: the widget's (its view and a line of text) and,
+after it, the static report (``text/html`` under a line saying the interactive view needs
+widgets, and ``text/plain``) for every place no widget runs: GitHub, an untrusted
+notebook, nbconvert's page with scripts off or the widgets' CDN unreachable (nbconvert
+shows a widget's view, never the HTML beside it in the same output, once the notebook has
+widget state). The widget's stylesheet hides that second output where the widget runs.
 """
 
 from __future__ import annotations
@@ -26,10 +31,12 @@ from typing import Any
 import anywidget
 import ipywidgets as widgets
 import traitlets
+from IPython.display import display
 
 from ..core.records import MIME_TYPE, SCHEMA_VERSION
 from .budget import json_size, output_budget
 from .inspector import whole_record
+from .text import escape
 
 #: The bundled front-end module (gitignored build output, listed in the wheel's artifacts).
 MODULE = Path(__file__).parent / "static" / "inspector.js"
@@ -42,6 +49,15 @@ KINDS = frozenset({"summary", "timing", "trace", "profile", "suggestions", "diag
 MAX_WHOLE_TARGETS = 20
 
 _TARGET_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
+#: The widget output's ``text/plain`` (its static report follows in the next output).
+WIDGET_TEXT = "Compile inspector (an interactive Jupyter widget)"
+#: The line above the static report; seen only where the widget does not run.
+NEEDS_WIDGETS = ("The interactive Compile inspector needs Jupyter widgets, which do not run "
+                 "here (scripts off, or the widgets' code not loaded): its static report "
+                 "follows.")
+#: The class of the static report's output, which the widget's stylesheet hides where the
+#: widget runs (``labextension/style/widget.css``).
+FALLBACK_CLASS = "nbcompile-widget-fallback"
 
 
 @functools.cache
@@ -140,14 +156,40 @@ class Inspector(anywidget.AnyWidget):
                 self.send(message)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """The widget's output: its view, ``WIDGET_TEXT``, and the record when
+        ``publish_record``."""
         shown = super()._repr_mimebundle_(**kwargs)
         if shown is None:
             return None
         data, metadata = shown
-        kept = ("text/html", "text/plain", MIME_TYPE) if self._publish_record else (
-            "text/html", "text/plain")
-        data.update({k: self._bundle[k] for k in kept if self._bundle.get(k)})
+        data["text/plain"] = WIDGET_TEXT
+        if self._publish_record and self._bundle.get(MIME_TYPE):
+            data[MIME_TYPE] = self._bundle[MIME_TYPE]
         return data, metadata
+
+    def fallback_bundle(self) -> dict[str, Any]:
+        """The output after the widget's: the static report under ``NEEDS_WIDGETS``, with
+        the record's ``text/plain``."""
+        html = self._bundle.get("text/html") or ""
+        return {
+            "text/html": (f"<div class='{FALLBACK_CLASS}'><p style='margin:0 0 4px;"
+                          f"font-style:italic'>{escape(NEEDS_WIDGETS)}</p>{html}</div>"),
+            "text/plain": self._bundle.get("text/plain") or NEEDS_WIDGETS,
+        }
+
+    def widget_bundle(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The widget's output as ``(data, metadata)``."""
+        shown = self._repr_mimebundle_()
+        if shown is None:  # only a widget without a view, which an inspector never is
+            raise RuntimeError("the inspector has no view")
+        return shown
+
+    def _ipython_display_(self) -> None:
+        """Shown (``display``, or a cell's value): the widget's output, then its static
+        report's."""
+        data, metadata = self.widget_bundle()
+        display(data, metadata=metadata, raw=True)
+        display(self.fallback_bundle(), raw=True)
 
 
 def inspector_for(bundle: dict[str, Any]) -> Inspector:

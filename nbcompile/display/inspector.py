@@ -1,9 +1,11 @@
-"""What the Compile inspector asks the kernel for: a target's whole record.
+"""What the Compile inspector asks the kernel for: a target's whole record, and the
+records of every target the kernel holds.
 
 Published outputs fit the output budget (cut lists carry ``omitted`` marks); the kernel
 keeps everything. When the inspector shows a cut record and the kernel is live, it asks
 over the comm target of ``magics/inspector_comm.py``, which answers with
-``whole_record(id)``'s payload.
+``whole_record(id)``'s payload. When the sidebar (re)connects to a running kernel (a page
+reloaded), it asks the same way for ``held_records()``.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ from typing import Any
 from ..core.notebook.capture.session import get_session
 from ..core.notebook.capture.snapshot import target_record
 from ..core.records import MIME_TYPE
-from .budget import WHOLE_RECORD_BUDGET
+from .budget import WHOLE_RECORD_BUDGET, output_budget
 from .payload import summary_payload
+
+#: Targets told to a reconnecting inspector (the latest ones, when a kernel holds more).
+MAX_HELD = 200
 
 #: Bytes of one whole record sent to the inspector (the front end accepts this much in
 #: its reply): generous, since it is never saved in the notebook.
@@ -41,3 +46,11 @@ def whole_record(target_id: str) -> WholeRecord | None:
     record = target_record(target)
     return WholeRecord(summary_payload([record], record.cell.to_dict(), budget=WHOLE_BUDGET,
                                        text_caps=False))
+
+
+def held_records() -> list[dict[str, Any]]:
+    """The record of each target this kernel holds now (the latest ``MAX_HELD``), one
+    payload each with its cell, within the output budget like a published record."""
+    targets = get_session().targets[-MAX_HELD:]
+    records = [target_record(t) for t in targets]
+    return [summary_payload([r], r.cell.to_dict(), budget=output_budget()) for r in records]

@@ -65,13 +65,19 @@ class LiveSummary:
         self._gap = PROGRESS_SECONDS  # the least time between publishes while compiling
         # --inspect: the summary is shown by the inline inspector (a widget whose display
         # carries the summary's record and fallbacks), its record set live while compiling.
+        # Two outputs then, each with its display id: the widget's, and its static report's.
         self.inspector: Inspector | None = None
+        self.fallback_handle: Any = None
         if inspect:  # anywidget is imported only when asked for
             from .inline_inspector import Inspector
 
             self.inspector = Inspector(self.bundle(), publish_record=True)
-        self.handle = display(self.inspector, display_id=True) if self.inspector is not None \
-            else display(self.bundle(), raw=True, display_id=True)
+            data, metadata = self.inspector.widget_bundle()
+            self.handle = display(data, metadata=metadata, raw=True, display_id=True)
+            self.fallback_handle = display(self.inspector.fallback_bundle(), raw=True,
+                                           display_id=True)
+        else:
+            self.handle = display(self.bundle(), raw=True, display_id=True)
         self._unsubscribe = session.subscribe(self._changed, tuple(targets)) if targets else None
 
     def bundle(self) -> dict[str, Any]:
@@ -94,7 +100,10 @@ class LiveSummary:
             else:
                 self.inspector.show(self.bundle())
                 if not any(t.status == "compiling" for t in self.targets):
-                    self.handle.update(self.inspector)  # the settled output: its fallbacks
+                    # The settled outputs: the record published, the static report.
+                    data, metadata = self.inspector.widget_bundle()
+                    self.handle.update(data, metadata=metadata, raw=True)
+                    self.fallback_handle.update(self.inspector.fallback_bundle(), raw=True)
             self._published = time.monotonic()
             self._gap = max(PROGRESS_SECONDS, COST_FACTOR * (self._published - started))
             return True

@@ -19,7 +19,7 @@ from typing import Any
 from ..core.notebook.cells.cell_names import names_in, place
 from ..core.records import MIME_TYPE, Omission
 from .budget import Room, fallback_budget, json_size, output_budget, record_budget
-from .text import clip, escape
+from .text import PROSE_CELL, clip, escape
 from .units import format_bytes, format_duration
 
 #: Rows each list keeps before the other is cut further (kernels slowest first, lines hottest).
@@ -203,7 +203,7 @@ def profile_html(p: Any, omitted: list[Omission] | None = None, chart: bool = Tr
     ranked = p.lines if budget is None else sorted(
         p.lines, key=lambda ln: (not _measured(ln), -(ln.compiled_s or 0.0)))
     rows = room.take((line_row(ln) for ln in ranked), len(ranked), lambda n: (
-        f"<tr><td colspan='8' class='nbcompile-omitted'>"
+        f"<tr><td colspan='8' class='nbcompile-omitted' {PROSE_CELL}>"
         f"{e(_mark_words(Omission('lines', n, _how('lines'))))}</td></tr>"), 0.4)
     kept = sorted(range(room.shown), key=lambda i: ranked[i].lineno)
     rows = [rows[i] for i in kept] + rows[room.shown:]
@@ -225,7 +225,7 @@ def profile_html(p: Any, omitted: list[Omission] | None = None, chart: bool = Tr
                 "</td></tr>")
 
     krows = room.take((kernel_row(k) for k in p.kernels), len(p.kernels), lambda n: (
-        f"<tr><td colspan='8' class='nbcompile-omitted'>"
+        f"<tr><td colspan='8' class='nbcompile-omitted' {PROSE_CELL}>"
         f"{e(_mark_words(Omission('kernels', n, _how('kernels'))))}</td></tr>"), 0.8)
     kernels = room.spend(
         "<table class='nbcompile-profile-kernels'><thead><tr><th>kernel</th><th>kind</th>"

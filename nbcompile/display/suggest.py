@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.notebook.cells.cell_names import names_in, place
 from ..core.records import MIME_TYPE
 from .budget import Room, fallback_budget, fit_list, more_note, output_budget, record_budget
-from .text import clip, escape
+from .text import PROSE_CELL, clip, escape
 from .units import format_duration
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ def suggestions_html(result: Suggestions, budget: int | None = None) -> str:
                 "</tr>")
 
     rows = room.take((row(item) for item in result.items), len(result.items),
-                     lambda n: "<tr><td colspan='7' class='nbcompile-omitted'>"
+                     lambda n: f"<tr><td colspan='7' class='nbcompile-omitted' {PROSE_CELL}>"
                      f"{escape(_more(n))}</td></tr>", 0.8)
     notes = room.take((f"<p>{escape(clip(n))}</p>" for n in result.notes), len(result.notes),
                       lambda n: f"<p class='nbcompile-omitted'>{escape(_more(n, 'notes'))}</p>")

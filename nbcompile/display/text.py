@@ -46,6 +46,16 @@ def cap_texts(value: dict | list, limit: int, where: str) -> bool:
     return cut
 
 
+#: The style of a table cell holding prose (notes, a list): left-aligned whatever the
+#: page gives ``td`` (nbconvert's page and JupyterLab's rendered HTML right-align cells).
+PROSE_CELL = "style='text-align:left'"
+
+
+def notes_row(columns: int) -> str:
+    """The opening of a table row whose one cell, ``columns`` wide, holds a list of notes
+    (closed by ``</ul></td></tr>``)."""
+    return f"<tr><td colspan='{columns}' {PROSE_CELL}><ul style='margin:0'>"
+
 #: Characters of one item of a list shown in a fallback (a reason, a name, a problem).
 ITEM_TEXT_CAP = 500
 

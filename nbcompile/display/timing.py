@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.perf.verdict import interval_text
 from ..core.records import MIME_TYPE
 from .budget import Room, fallback_budget, fit_list, more_note, output_budget, record_budget
-from .text import clip, escape
+from .text import clip, escape, notes_row
 from .units import format_bytes, format_duration, format_seconds
 
 if TYPE_CHECKING:
@@ -219,11 +219,11 @@ def timing_html(comparison: Comparison, png: bytes | None = None,
             items += _omitted_li(more_note(len(notes) - _ROW_NOTES, "notes",
                                            _FULL.format(attr=f"row({r.mode!r}).notes")))
         return f"<tr>{''.join(tds)}</tr>" + (
-            f"<tr><td colspan='{len(headers)}'><ul style='margin:0'>{items}</ul></td></tr>"
+            notes_row(len(headers)) + f"{items}</ul></td></tr>"
             if items else "")
 
     rows = room.take((row_html(r) for r in comparison.rows), len(comparison.rows),
-                     lambda n: f"<tr><td colspan='{len(headers)}'><ul style='margin:0'>"
+                     lambda n: notes_row(len(headers)) +
                      f"{_omitted_li(more_note(n, 'rows', _FULL.format(attr='rows')))}"
                      "</ul></td></tr>", 0.6)
     best = comparison.best

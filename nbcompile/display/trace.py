@@ -18,7 +18,7 @@ from ..core.logs.records import TraceCompile, TraceRecord
 from ..core.records import MIME_TYPE, Omission, Record
 from .budget import Room, fallback_budget, json_size, more_note, output_budget, record_budget
 from .highlight import highlight_code
-from .text import GRAPH_CAP, GUARDS_CAP, KERNEL_CAP, OUTPUT_CODE_CAP, cap, clip, escape
+from .text import GRAPH_CAP, GUARDS_CAP, KERNEL_CAP, OUTPUT_CODE_CAP, PROSE_CELL, cap, clip, escape
 from .units import format_bytes
 
 # C0 and C1 controls, DEL, bidi marks/embeddings/overrides/isolates, line and paragraph
@@ -294,7 +294,7 @@ def _grid(report: TraceRecord, room: Room, ranked: bool) -> str:
 
 
 def _note_row(text: str, columns: int) -> str:
-    return (f"<tr><td colspan='{columns + 1}' class='nbcompile-omitted'>{escape(text)}"
+    return (f"<tr><td colspan='{columns + 1}' class='nbcompile-omitted' {PROSE_CELL}>{escape(text)}"
             "</td></tr>")
 
 

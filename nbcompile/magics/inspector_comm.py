@@ -4,6 +4,10 @@ When the inspector shows a record cut to the output budget and the kernel is liv
 opens a comm to ``COMM_TARGET`` with ``{"target_id": "t3"}``; the kernel answers with one
 message ``{"data": {MIME_TYPE: record}}`` (``data`` is ``{}`` for an id it does not know)
 and closes the comm. The record is ``display.inspector.whole_record``'s.
+
+When the sidebar (re)connects to a running kernel, it opens one with ``{"held": true}``;
+the kernel answers with one such message per target it holds
+(``display.inspector.held_records``), then closes the comm.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import Any
 import comm
 
 from ..core.records import MIME_TYPE
-from ..display.inspector import whole_record
+from ..display.inspector import held_records, whole_record
 
 #: The comm target name the labextension opens (labextension/src/notebook/wholerecord.ts).
 COMM_TARGET = "nbcompile.inspector"
@@ -30,10 +34,19 @@ def answer(target_id: object) -> dict[str, Any]:
     return {"data": {MIME_TYPE: found.payload} if found is not None else {}}
 
 
+def answer_held() -> list[dict[str, Any]]:
+    """The replies to ``{"held": true}``: one bundle per target this kernel holds."""
+    return [{"data": {MIME_TYPE: payload}} for payload in held_records()]
+
+
 def _on_open(channel: Any, open_msg: dict[str, Any]) -> None:
     data = open_msg.get("content", {}).get("data") or {}
     try:
-        channel.send(answer(data.get("target_id")))
+        if data.get("held") is True:
+            for reply in answer_held():
+                channel.send(reply)
+        else:
+            channel.send(answer(data.get("target_id")))
     finally:
         channel.close()
 

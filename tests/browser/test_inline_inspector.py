@@ -57,17 +57,40 @@ def disable_extension(state: Path) -> None:
         json.dumps({"disabledExtensions": {"nbcompile-labextension": True}}))
 
 
+def check_fallback_hidden(cell) -> None:
+    """The static report published after the widget's output is not shown beside it."""
+    fallback = cell.locator(".nbcompile-widget-fallback")
+    assert fallback.count() == 1
+    fallback.wait_for(state="hidden")
+
+
+def check_one_view(widget, shown: str) -> None:
+    """The tab ``shown`` (``views`` or ``map``) is selected, its pane drawn, the other
+    pane takes no room."""
+    panes = {"views": widget.locator(".nbc-widget-views"),
+             "map": widget.locator(".nbc-widget-map")}
+    tab = widget.locator(f'.nbc-widget-tab[data-view="{shown}"]')
+    assert tab.get_attribute("aria-selected") == "true"
+    assert panes[shown].is_visible()
+    for name, pane in panes.items():
+        if name != shown:
+            box = pane.bounding_box()
+            assert not pane.is_visible() and (box is None or box["height"] == 0), (name, box)
+
+
 def check_break_and_map(widget) -> None:
     """The break at its line; clicking it selects the line beside its kernels; a source
-    line lights up its kernels' code."""
+    line lights up its kernels' code. Each tab shows one view."""
     breaks = widget.locator('.nbc-section[data-section="breaks"]')
     brk = breaks.locator(".nbc-break").first
     brk.wait_for()
+    check_one_view(widget, "views")
     assert 'print("debug")' in brk.locator(".nbc-line").inner_text()
     assert brk.locator(".nbc-lineno").inner_text() == "line 5"
     brk.locator(".nbc-source-link").first.click()
     source_map = widget.locator(".nbc-widget-map")
     source_map.wait_for(state="visible")
+    check_one_view(widget, "map")
     hot_rows = source_map.locator(".nbc-map-row.nbc-map-hot")
     assert [r.split()[0] for r in hot_rows.all_inner_texts()] == ["5"]
     source_map.locator(".nbc-map-row", has_text="torch.sin(x)").click()
@@ -104,6 +127,7 @@ def test_inspect_in_jupyterlab_and_notebook7_without_the_extension(browser, tmp_
             assert page.locator("#nbcompile-inspector").count() == 0
             assert page.locator(".nbc-inline").count() == 0
             assert "gelu_chain" in widget.locator(".nbc-widget-header").inner_text()
+            check_fallback_hidden(cells(page).nth(3))
             check_break_and_map(widget)
 
             # A diff between the two compiles, in the same code pane.
@@ -118,6 +142,7 @@ def test_inspect_in_jupyterlab_and_notebook7_without_the_extension(browser, tmp_
 
             # Back to the sections: the generated code, searched.
             widget.locator('.nbc-widget-tab[data-view="views"]').click()
+            check_one_view(widget, "views")
             code = widget.locator('.nbc-section[data-section="code"]')
             code.locator(".nbc-kernel-row").first.wait_for()
             code.locator(".nbc-linecode-find").fill("sin")
@@ -137,6 +162,7 @@ def test_inspect_in_jupyterlab_and_notebook7_without_the_extension(browser, tmp_
             live.wait_for(timeout=60_000)
             assert "cos_plus" in live.locator(".nbc-widget-header").inner_text()
             live.locator(".nbc-status-compiled").first.wait_for(timeout=60_000)
+            check_fallback_hidden(cells(page).nth(4))
 
             # Notebook 7, same kernel: the inspect cell again.
             page2 = context.new_page()
@@ -149,6 +175,7 @@ def test_inspect_in_jupyterlab_and_notebook7_without_the_extension(browser, tmp_
             run_cell(page2, 3)
             widget2 = cells(page2).nth(3).locator(".nbc-widget")
             widget2.wait_for(timeout=60_000)
+            check_fallback_hidden(cells(page2).nth(3))
             check_break_and_map(widget2)
             page2.screenshot(path=str(artifacts / "inline-inspector-notebook7.png"))
     assert not nbcompile_errors(console), console

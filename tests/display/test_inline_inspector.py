@@ -1,11 +1,13 @@
 """``nbcompile.inspect``'s widget, without a kernel: its state holds the published record
 within the output budget (never its fallbacks, never more); a record that is not one the
 inspector shows, or is over the budget, is refused on the Python side too; its display
-keeps the static fallbacks; its module ships inside the package, self-contained."""
+is the widget's output, then the static fallbacks' under a line saying they stand for it;
+its module ships inside the package, self-contained."""
 
 from __future__ import annotations
 
 import copy
+import html
 import json
 import re
 
@@ -15,8 +17,11 @@ import traitlets
 from nbcompile.core.records import MIME_TYPE
 from nbcompile.display.budget import DEFAULT_OUTPUT_BUDGET, json_size, set_output_budget
 from nbcompile.display.inline_inspector import (
+    FALLBACK_CLASS,
     LOADER,
     MODULE,
+    NEEDS_WIDGETS,
+    WIDGET_TEXT,
     Inspector,
     check_record,
     inspector_for,
@@ -46,8 +51,13 @@ def test_the_state_is_the_published_record_and_the_display_keeps_its_fallbacks()
     assert shown is not None
     data = shown[0]
     assert data[WIDGET_VIEW]["model_id"] == widget.model_id
-    assert data["text/html"] == "<div>static report</div>"
-    assert data["text/plain"] == "<nbcompile record>"
+    # The static report is the next output's, under a line saying what it stands for.
+    assert "text/html" not in data and data["text/plain"] == WIDGET_TEXT
+    fallback = widget.fallback_bundle()
+    assert fallback["text/html"].endswith("<div>static report</div></div>")
+    assert FALLBACK_CLASS in fallback["text/html"]
+    assert html.escape(NEEDS_WIDGETS, quote=True) in fallback["text/html"]
+    assert fallback["text/plain"] == "<nbcompile record>"
     assert widget.target_ids() == ["t1", "t2"]
 
 

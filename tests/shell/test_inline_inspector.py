@@ -37,9 +37,7 @@ def test_inspect_holds_the_cut_record_and_sends_the_whole_one(ip):
     assert target["id"] == published["id"] and len(target["compiles"]) == 12
     assert target["omitted"] == []
     assert widget.record == state  # the whole record never enters the saved state
-    shown = widget._repr_mimebundle_()
-    assert shown is not None
-    data = shown[0]
+    data = widget.fallback_bundle()
     assert "widget_bump" in data["text/html"] and "widget_bump" in data["text/plain"]
 
     # A report's result: the record it displays.
@@ -67,9 +65,16 @@ def test_compile_inspect_shows_the_summary_in_the_inline_inspector_as_it_compile
     data = widget._repr_mimebundle_()[0]  # type: ignore[index]
     assert data[MIME_TYPE] == widget.record  # the sidebar reads the cell's record
     assert "application/vnd.jupyter.widget-view+json" in data
-    assert "inspected" in data["text/html"]
+    assert "inspected" in widget.fallback_bundle()["text/html"]
     # The settled summary was published again (its fallbacks and record up to date).
     assert "compiled" in capsys.readouterr().out.rsplit("inspected (function)", 1)[-1]
+    # What a reconnecting sidebar is told: each target the kernel holds, with its cell.
+    from nbcompile.magics.inspector_comm import answer_held
+
+    held = [r["data"][MIME_TYPE] for r in answer_held()]
+    mine = [p for p in held if p["targets"][0]["name"] == "inspected"]
+    assert len(mine) == 1 and mine[0]["targets"][0]["status"] == "compiled"
+    assert all(len(p["targets"]) == 1 for p in held)
 
 
 def test_config_inspect_on_shows_every_summary_in_the_inline_inspector(ip, capsys):

@@ -1,8 +1,9 @@
 /**
  * One open notebook, watched for nbcompile records: saved outputs on open and after a
  * kernel restart (./saved), live IOPub messages in between (each checked once where it
- * enters, by ../records/intake), cut records asked for whole (./wholerecord), and the
- * way back to a record's cell (./cells). This class keeps the kernel's state and hands
+ * enters, by ../records/intake), what a running kernel holds asked for once the outputs
+ * are read (a page reloaded while it ran: ./wholerecord), cut records asked for whole
+ * (./wholerecord), and the way back to a record's cell (./cells). This class keeps the kernel's state and hands
  * each job to its module.
  */
 
@@ -19,7 +20,7 @@ import { RecordStore } from '../records/store';
 import { IInspectorSource } from '../sidebar/section';
 import { cellLabel, revealCell } from './cells';
 import { readSavedRecords } from './saved';
-import { WholeRecordRequests } from './wholerecord';
+import { askHeld, WholeRecordRequests } from './wholerecord';
 
 export class NotebookWatcher implements IInspectorSource {
   constructor(panel: NotebookPanel, shell: JupyterFrontEnd.IShell) {
@@ -85,7 +86,9 @@ export class NotebookWatcher implements IInspectorSource {
         for (const p of live ?? []) {
           this.store.apply(p, 'live');
         }
+        this._rebuilt = true;
         this._emitState();
+        this._askHeld();
       }
     );
   }
@@ -133,22 +136,46 @@ export class NotebookWatcher implements IInspectorSource {
     this._kernelSession = session || this._kernelSession;
     const payload = payloadFromMessage(msg);
     if (payload) {
-      const first = !this._sawLive;
-      this._sawLive = true;
-      if (payload.record === 'summary') {
-        for (const t of payload.targets) {
-          this._whole.forget(t.id); // a newer (possibly cut) record: ask again if cut
-        }
-      }
-      if (this._liveDuringRebuild) {
-        this._liveDuringRebuild.push(payload);
-      } else {
-        this.store.apply(payload, 'live');
-      }
-      if (first) {
-        this._emitState();
+      this._applyLive(payload);
+    }
+  }
+
+  /** A record from the live kernel: applied after the saved ones. */
+  private _applyLive(payload: Payload): void {
+    const first = !this._sawLive;
+    this._sawLive = true;
+    if (payload.record === 'summary') {
+      for (const t of payload.targets) {
+        this._whole.forget(t.id); // a newer (possibly cut) record: ask again if cut
       }
     }
+    if (this._liveDuringRebuild) {
+      this._liveDuringRebuild.push(payload);
+    } else {
+      this.store.apply(payload, 'live');
+    }
+    if (first) {
+      this._emitState();
+    }
+  }
+
+  /**
+   * Ask the kernel, if one runs, for the records of every target it holds: after a page
+   * reload the outputs hold only what was saved, the kernel holds them all.
+   */
+  private _askHeld(): void {
+    const kernel = this.panel.sessionContext.session?.kernel;
+    if (!kernel || this._disposed) {
+      return;
+    }
+    askHeld(kernel, payload => {
+      if (
+        !this._disposed &&
+        this.panel.sessionContext.session?.kernel === kernel
+      ) {
+        this._applyLive(payload);
+      }
+    });
   }
 
   private _onStatus(_: ISessionContext, status: Kernel.Status): void {
@@ -191,6 +218,9 @@ export class NotebookWatcher implements IInspectorSource {
     ) {
       // Another kernel: its records start from what the outputs hold.
       this.rebuild();
+    } else if (!change.oldValue && change.newValue && this._rebuilt) {
+      // Connected once the outputs were read: what that kernel holds.
+      this._askHeld();
     }
     this._emitState();
   }
@@ -221,4 +251,6 @@ export class NotebookWatcher implements IInspectorSource {
    * while it read the outputs (null when none is under way). */
   private _rebuildRun = 0;
   private _liveDuringRebuild: Payload[] | null = null;
+  /** The saved outputs were read once (a kernel connected later is asked then). */
+  private _rebuilt = false;
 }

@@ -11,7 +11,7 @@ import { Kernel } from '@jupyterlab/services';
 import { Payload } from '../model/payload';
 import { ITargetRecord } from '../model/target';
 import { payloadFromCommReply } from '../records/intake';
-import { WHOLE_LIMITS } from '../records/size';
+import { LIMITS, WHOLE_LIMITS } from '../records/size';
 
 /** The comm target nbcompile's kernel side registers (magics/inspector_comm.py). */
 export const COMM_TARGET = 'nbcompile.inspector';
@@ -71,4 +71,29 @@ export class WholeRecordRequests {
   }
 
   private _asked = new Set<string>();
+}
+
+/**
+ * Ask `kernel` for the record of every target it holds (a sidebar that (re)connects to a
+ * running kernel, after a page reload): one reply per target, each handed to `apply`
+ * within the published records' limits, until the kernel closes the comm. A kernel
+ * without nbcompile loaded closes it at once.
+ */
+export function askHeld(
+  kernel: Kernel.IKernelConnection,
+  apply: (payload: Payload) => void
+): void {
+  let comm: Kernel.IComm;
+  try {
+    comm = kernel.createComm(COMM_TARGET);
+  } catch {
+    return;
+  }
+  comm.onMsg = msg => {
+    const payload = payloadFromCommReply(msg.content.data, LIMITS);
+    if (payload) {
+      apply(payload);
+    }
+  };
+  void comm.open({ held: true }).done.catch(() => undefined);
 }
