@@ -21,7 +21,7 @@ from ..core.notebook.cudagraphs.events import call_line as cudagraph_call_line
 from ..core.notebook.cudagraphs.events import shapes_line as cudagraph_shapes_line
 from ..core.notebook.cudagraphs.outcome import total as cudagraph_total
 from ..core.records import CompileProgress, Recompile, SourceLine, TargetRecord
-from ..core.trace.runs_as import target_walks, walk_text
+from ..core.trace.runs_as import break_walks, target_walks
 from ..core.trace.stacks import cell_frame
 from .text import clip
 
@@ -233,8 +233,9 @@ def _items(r: TargetRecord) -> tuple[SummaryItem, ...]:
                           locate(gb.filename, gb.lineno, gb.stack),
                           link=gb.doc_url, link_label=gb.gb_id)
               for gb in (b.graph_break for b in rank_breaks([r]))]  # most hit first
-    items += [SummaryItem("note", f"what torch runs: {walk_text(walk)}")
-              for walk in target_walks(r.compiles) if any(s.kind == "python" for s in walk)]
+    items += [SummaryItem("note", f"what torch runs at line {line}: {text}" if line
+                          else f"what torch runs: {text}")
+              for walk in target_walks(r.compiles) for line, text in break_walks(walk)]
     if r.status != "pending" and (eager := eager_text(r)):
         items.append(SummaryItem("note", eager))
     per_frame: dict[str, int] = {}

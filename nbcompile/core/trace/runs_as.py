@@ -11,6 +11,8 @@ each step taken from the bytecode's own calls and named from the compile's recor
 from __future__ import annotations
 
 import dis
+import io
+import tokenize
 import types
 from collections.abc import Callable, Sequence
 
@@ -79,10 +81,13 @@ def _steps(code: types.CodeType, original: types.CodeType | None, record: Compil
                 steps.extend(_break_steps(record, original))
                 broke = True
             frame = (resume_frame(name) if resume_frame else None) or ""
-            other = any(s.kind == "resume" for s in steps)
+            before = next((s for s in reversed(steps) if s.kind == "resume"), None)
             what = f"resume in {frame}" if frame else "resume in a resume function"
-            steps.append(RunStep(kind="resume", frame=frame, alternative=other,
-                                 text=f"or {what} (the other branch)" if other else what))
+            if before is not None:  # a data-dependent jump: one resume per branch
+                what = ("or its copy for the other branch" if frame == before.frame
+                        else f"or {what} (the other branch)")
+            steps.append(RunStep(kind="resume", frame=frame, alternative=before is not None,
+                                 text=what))
     if not broke:
         steps.extend(_break_steps(record, original))  # a break with nothing left to resume
     return steps
@@ -113,12 +118,23 @@ def _break_steps(record: CompileRecord, original: types.CodeType | None) -> list
         if here and (here[-1].lineno, here[-1].filename) != (gb.lineno, gb.filename):
             lineno, line = here[-1].lineno, here[-1].line
             inner = SourceLine(gb.filename or "", gb.lineno or 0, gb.line)
-        code = line.strip() or "the code"
+        code = _code_only(line) or "the code"
         where = f" (line {lineno})" if lineno else ""
         text = f"{code} in Python{where}" + (
             f", whose call breaks at line {inner.lineno}" if inner else "")
         steps.append(RunStep(kind="python", lineno=lineno, text=text, inner=inner))
     return steps
+
+
+def _code_only(line: str) -> str:
+    """A source line without its trailing comment and runs of spaces."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(line.strip()).readline))
+    except (tokenize.TokenError, SyntaxError):
+        tokens = []
+    comment = next((t for t in tokens if t.type == tokenize.COMMENT), None)
+    code = line.strip()[:comment.start[1]] if comment is not None else line.strip()
+    return " ".join(code.split())
 
 
 def _lines_of(code: types.CodeType | None) -> set[int]:
@@ -155,14 +171,37 @@ def walk_text(steps: Sequence[RunStep]) -> str:
     return " -> ".join(s.text for s in steps)
 
 
+def break_walks(steps: Sequence[RunStep]) -> list[tuple[int | None, str]]:
+    """A walk told once per graph break: ``(line, the graph before it -> the Python ->
+    where it resumes)``."""
+    told = []
+    for i, step in enumerate(steps):
+        if step.kind != "python":
+            continue
+        start = i
+        while start > 0 and steps[start - 1].kind == "graph":
+            start -= 1
+        end = i + 1
+        while end < len(steps) and steps[end].kind == "resume":
+            end += 1
+        told.append((step.lineno, walk_text(steps[start:end])))
+    return told
+
+
 def _stitched(c: CompileRecord, latest: dict[str, CompileRecord],
               seen: set[str]) -> list[RunStep]:
     seen.add(c.frame)
+    own = c.runs_as.steps if c.runs_as is not None else []
     steps: list[RunStep] = []
-    for step in c.runs_as.steps if c.runs_as is not None else ():
+    for i, step in enumerate(own):
         steps.append(step)
-        after = (latest.get(step.frame) if step.kind == "resume"
-                 else _frame_at(step.inner, latest) if step.inner is not None else None)
+        if step.kind == "resume" and i + 1 < len(own) and own[i + 1].kind == "resume":
+            continue  # a branch's resumes are told together, then the one that compiled
+        if step.kind == "resume":
+            run = [s for s in reversed(steps) if s.kind == "resume"]
+            after = next((latest[s.frame] for s in run if s.frame in latest), None)
+        else:
+            after = _frame_at(step.inner, latest) if step.inner is not None else None
         if after is not None and after.frame not in seen:
             steps.extend(_stitched(after, latest, seen))
     return steps
