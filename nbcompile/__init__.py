@@ -3,7 +3,8 @@
 ``%load_ext nbcompile`` registers ``%%compile`` and starts capturing compile events;
 ``nbcompile.report(obj)`` returns everything captured for a compiled target;
 ``nbcompile.inspect(obj)`` shows it in the Compile inspector's views inside the cell;
-``nbcompile.open_trace(path)`` reads a ``TORCH_TRACE`` run (a log file or a directory).
+``nbcompile.open_trace(path)`` reads a ``TORCH_TRACE`` run (a log file or a directory);
+``nbcompile.trace(dir)`` writes one from the running kernel.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
         CompileTime,
         Diagnosis,
         Profile,
+        Repro,
         Suggestions,
         compare,
         compile_time,
@@ -27,7 +29,9 @@ if TYPE_CHECKING:
         inspect,
         profile,
         report,
+        repro,
         suggest,
+        trace,
     )
     from .core.logs.divergence import Divergence
     from .core.logs.records import TraceCompile
@@ -59,7 +63,10 @@ __all__ = [
     "open_trace",
     "profile",
     "report",
+    "repro",
+    "Repro",
     "suggest",
+    "trace",
 ]
 
 

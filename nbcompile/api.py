@@ -9,19 +9,22 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from .core.compiletime import measure as _compile_time
 from .core.compiletime import record as _compile_time_record
 from .core.diagnosis import diagnose as _diagnose
 from .core.diagnosis import record as _diagnosis
 from .core.fixes import suggest as _suggest
+from .core.notebook import trace_dir as _trace_dir
 from .core.notebook.capture.session import get_session
 from .core.notebook.capture.snapshot import target_record
 from .core.perf import comparison as _comparison
 from .core.perf import profile as _profile
 from .core.perf import timing as _timing
 from .core.records import TargetRecord
+from .core.repro import record as _repro_record
+from .core.repro import repro as _repro
 from .core.trace import chrome_trace as _chrome_trace
 from .display.reprs import RichRecord
 from .trace_report import TraceReport, open_trace  # noqa: F401 (re-exported)
@@ -171,3 +174,43 @@ class CompileTime(RichRecord, _compile_time_record.CompileTime):
 @functools.wraps(_compile_time.compile_time)
 def compile_time(fn: Any, *args: Any, **kwargs: Any) -> CompileTime:
     return CompileTime.from_call(_compile_time.compile_time, fn, *args, **kwargs)
+
+
+TraceDir = _trace_dir.TraceDir
+
+
+@overload
+def trace(path: str | Path) -> TraceDir: ...
+@overload
+def trace(path: None) -> TraceDir | None: ...
+def trace(path: str | Path | None) -> TraceDir | None:
+    """Write torch's structured trace of what runs next into the directory ``path``, in
+    torch's own ``TORCH_TRACE`` format (tlparse and ``open_trace`` read it), until the
+    result's ``stop()``; also a context manager (``with nbcompile.trace(DIR): ...``).
+    ``trace(None)`` stops the trace being written and returns it. A ``TORCH_TRACE`` set
+    in the environment keeps writing as before. Raises ``ValueError`` (in words) where the
+    directory cannot be written, or while another trace is being written."""
+    if path is None:
+        return _trace_dir.stop()
+    return _trace_dir.start(path)
+
+
+class Repro(_repro_record.Repro):
+    """What ``repro()`` returns: ``path`` (the script), ``fact``, ``reproduced``,
+    ``differs``, ``report_path``, ``trace_dir``, ``command``, ``to_dict()``, rich reprs."""
+
+    def __repr__(self) -> str:
+        from .display.repro import repro_text
+
+        return repro_text(self)
+
+    def _repr_html_(self) -> str:
+        from .display.repro import repro_html
+
+        return repro_html(self)
+
+
+@functools.wraps(_repro.repro)
+def repro(target: Any, *args: Any, **kwargs: Any) -> Repro:
+    done = _repro.repro(target, *args, **kwargs)
+    return Repro(**{f: getattr(done, f) for f in done.__dataclass_fields__})

@@ -226,6 +226,43 @@ def intern_table() -> Mapping[str, int]:
     return INTERN_TABLE.get()
 
 
+TRACE_HANDLER = _name(
+    "torch._logging._internal.LazyTraceHandler",
+    "%nbcompile trace / nbcompile.trace (torch's own TORCH_TRACE file handler)",
+    "refused in words: the trace is not written")
+TRACE_FORMATTER = _name(
+    "torch._logging._internal.TorchLogsFormatter",
+    "%nbcompile trace / nbcompile.trace (torch's own TORCH_TRACE line format)",
+    "refused in words: the trace is not written")
+
+
+CONFIG_STRING = _name(
+    "torch._dynamo.debug_utils.generate_config_string",
+    "a repro's torch settings (the lines torch's own minifier writes for the configs "
+    "changed from their defaults)",
+    "the repro sets no torch config: a fact that needs one may not reproduce (it says so)",
+    default=None)
+
+
+def changed_configs() -> str:
+    """Python lines setting torch's configs (Dynamo, Inductor, functorch) that differ from
+    their defaults, as torch's minifier writes them; "" where torch cannot say."""
+    generate = CONFIG_STRING.get()
+    try:
+        return str(generate()) if generate is not None else ""
+    except Exception:  # noqa: BLE001 - a config torch cannot print: none carried
+        return ""
+
+
+def trace_file_handler(directory: str) -> Any:
+    """torch's own ``TORCH_TRACE`` handler writing into ``directory`` (a fresh
+    ``dedicated_log_torch_trace_*.log`` opened on the first record), with torch's own
+    trace formatter."""
+    handler = TRACE_HANDLER.get()(directory)
+    handler.setFormatter(TRACE_FORMATTER.get()(trace=True))
+    return handler
+
+
 def provenance_tracking_level(trace_config: Any = None) -> int | None:
     """Inductor's ``trace.provenance_tracking_level``; None on a torch without it."""
     if trace_config is not None:

@@ -7,7 +7,7 @@ from typing import Any
 from ..core.compiletime import earlier as earlier_keys
 from ..core.compiletime import history as compile_history
 from ..core.compiletime import shell_names as compile_shell_names
-from ..core.notebook import cache
+from ..core.notebook import cache, trace_dir
 from ..core.notebook.capture import log_taps
 from ..core.notebook.capture.session import get_session
 from ..core.notebook.capture.torch_logs import TorchLogRouting
@@ -21,6 +21,7 @@ from .compile_time import CompileTimeMagics
 from .diagnose import DiagnoseMagics
 from .errors import install_error_display, uninstall_error_display
 from .profile import ProfileMagics
+from .repro import ReproMagics
 from .stance import StanceMagics
 from .suggest import SuggestMagics
 
@@ -29,7 +30,7 @@ _torch_logs: TorchLogRouting | None = None
 
 #: Magics classes registered by ``%load_ext nbcompile``.
 MAGICS: list[type] = [CompileMagics, CompareMagics, SuggestMagics, AdminMagics, ProfileMagics,
-                      DiagnoseMagics, StanceMagics, CompileTimeMagics]
+                      DiagnoseMagics, StanceMagics, CompileTimeMagics, ReproMagics]
 
 
 def _save_cache_keys(shell: Any = None, result: Any = None) -> None:
@@ -113,6 +114,7 @@ def unload_ipython_extension(shell: Any) -> None:
         _torch_logs.uninstall()
         _torch_logs = None
     cache.restore()
+    trace_dir.stop()  # a trace still being written: its handler off torch's logger
     uninstall_error_display(shell)
     get_session().eager.stop()
     for magics in MAGICS:

@@ -1,7 +1,7 @@
 """``%nbcompile cache [--dir D | --clear | --info]`` (the persistent compile cache),
 ``%nbcompile cache save [PATH]`` / ``load [PATH] [--trust]`` (compiled artifacts carried
-across kernels and machines) and ``%nbcompile open PATH [--source-root DIR]`` (show a
-TORCH_TRACE run)."""
+across kernels and machines), ``%nbcompile open PATH [--source-root DIR]`` (show a
+TORCH_TRACE run) and ``%nbcompile trace DIR`` / ``trace off`` (write one from the kernel)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from IPython.display import display
 from ..api import open_trace
 from ..core.compiletime import artifacts
 from ..core.logs.run import TraceInterrupted
-from ..core.notebook import cache
+from ..core.notebook import cache, trace_dir
 from ..display import budget, live
 from ..display.cache_info import info_text
 from ..display.units import format_bytes
@@ -28,12 +28,15 @@ class AdminMagics(Magics):
     """The ``%nbcompile`` line magic (administration)."""
 
     @magic_arguments()
-    @argument("command", choices=["cache", "open", "config", "stance"],
+    @argument("command", choices=["cache", "open", "config", "stance", "trace"],
               help="cache: manage the compile cache; open PATH: show a TORCH_TRACE run; "
                    "config: settings (--output-budget, --inspect); stance NAME: the "
-                   "torch.compiler.set_stance stance for the cells that follow.")
+                   "torch.compiler.set_stance stance for the cells that follow; "
+                   "trace DIR | off: write torch's structured trace (TORCH_TRACE format) "
+                   "of what runs until `%%nbcompile trace off` into DIR.")
     @argument("path", nargs="?", default=None,
               help="open: a TORCH_TRACE log file or directory (quote paths with spaces); "
+                   "trace: the directory to write into, or off; "
                    "cache: save or load; "
                    "stance: any stance torch.compiler.set_stance accepts, e.g. "
                    "fail_on_recompile | eager_on_recompile | force_eager | default.")
@@ -71,7 +74,9 @@ class AdminMagics(Magics):
         [--inspect on|off]``,
         or set the ``torch.compiler.set_stance`` stance for the cells that follow:
         ``%nbcompile stance NAME``, any stance torch accepts (``fail_on_recompile``,
-        ``eager_on_recompile``, ``force_eager``, ``eager_then_compile``, ``default``...).
+        ``eager_on_recompile``, ``force_eager``, ``eager_then_compile``, ``default``...),
+        or write torch's structured trace (the ``TORCH_TRACE`` format tlparse reads) of what
+        runs next into a directory: ``%nbcompile trace DIR`` ... ``%nbcompile trace off``.
         Ctrl-C during ``open`` shows the files read so far, marked interrupted.
 
         nbcompile keeps Inductor's compile caches (FX graph cache, AOTAutograd cache,
@@ -103,6 +108,9 @@ class AdminMagics(Magics):
             return
         if args.command == "open":
             self._open(args)
+            return
+        if args.command == "trace":
+            _trace(args)
             return
         if args.path in ("save", "load"):
             _artifacts(args)
@@ -154,6 +162,29 @@ class AdminMagics(Magics):
         except TraceInterrupted as e:  # Ctrl-C: the files read whole, marked interrupted
             report = e.partial
         display(report)
+
+def _trace(args: Namespace) -> None:
+    """``%nbcompile trace DIR`` / ``%nbcompile trace off``: torch's structured trace of what
+    runs in between, written into DIR by torch's own handler."""
+    if args.dir is not None or args.clear or args.info or args.trust \
+            or args.file is not None:
+        raise UsageError("%nbcompile trace: only a directory or off, e.g. "
+                         "%nbcompile trace /tmp/my_trace")
+    where = unquoted(args.path or "")
+    if not where:
+        raise UsageError("%nbcompile trace: give a directory to write torch's structured "
+                         "trace into, or off, e.g. %nbcompile trace /tmp/my_trace")
+    if where == "off":
+        stopped = trace_dir.stop()
+        print(f"nbcompile: {stopped.note}" if stopped is not None
+              else "nbcompile: no trace is being written")
+        return
+    try:
+        started = trace_dir.start(where)
+    except trace_dir.TraceDirError as e:
+        raise UsageError(f"%nbcompile trace: {e}") from None
+    print(f"nbcompile: {started.note}; %nbcompile trace off stops it")
+
 
 def _artifacts(args: Namespace) -> None:
     """``%nbcompile cache save [PATH]`` / ``load [PATH] [--trust]``: this kernel's compiled

@@ -121,7 +121,7 @@ def test_core_imports_no_display_magics_or_ipython():
 #: core's subsystems from the ground floor up: a package may import only from the ones
 #: before it (and from core's top-level modules: ``records``, ``frames``).
 CORE_LAYERS = ["trace", "logs", "insight", "runs", "notebook", "perf", "compiletime", "fixes",
-               "diagnosis"]
+               "diagnosis", "repro"]
 #: Same floor, no edges between them.
 SIBLINGS = {("logs", "insight"), ("insight", "logs")}
 
