@@ -146,3 +146,47 @@ def test_the_stance_setter_is_torchs_again_when_the_extension_unloads(ip, defaul
     assert get_session().eager._tap.on
     torch.compiler.set_stance("default")
     assert not get_session().eager._tap.on
+
+
+WAITING_CELL = """
+import torch
+def pfw_wait(x):
+    return (x * 3.0).cos()
+"""
+
+
+def test_a_waiting_cuda_graph_target_costs_only_its_own_calls(ip, targets):
+    """A CUDA-graph target that has not replayed yet (its state watching, as the doctor
+    sets it at its compile on a GPU) hears its own calls only: the steady targets beside
+    it run no nbcompile frame. Once it is no longer alive (its ``%%compile`` cell re-run)
+    nothing is watched and no call anywhere pays."""
+    import gc
+
+    from nbcompile.core.notebook.cudagraphs.calls import CudagraphCalls, _State
+
+    found, x = targets
+    with contextlib.redirect_stdout(io.StringIO()):
+        ip.run_cell_magic("compile", "--mode reduce-overhead", WAITING_CELL)
+    session = get_session()
+    channel = next(c for c in session.channels if isinstance(c, CudagraphCalls))
+    waiting = session.find(ip.user_ns["pfw_wait"])
+    assert waiting is not None
+    channel._states[waiting.id] = _State(watching=True)  # not yet replayed
+    channel._sync()
+    try:
+        assert channel.waiting() == [waiting]
+        for name, target in found.items():  # steady targets: nothing per call
+            frames = nbcompile_frames(target, x, calls=CALLS)
+            assert frames == Counter({k: v * CALLS for k, v in ALLOWED[name].items()}), frames
+        # the cell re-run: the old function is gone, its watch with it
+        with contextlib.redirect_stdout(io.StringIO()):
+            ip.run_cell_magic("compile", "--mode reduce-overhead", WAITING_CELL)
+        del waiting
+        gc.collect()
+        assert channel.waiting() == [] and not channel._watching
+        for name, target in found.items():
+            frames = nbcompile_frames(target, x, calls=CALLS)
+            assert frames == Counter({k: v * CALLS for k, v in ALLOWED[name].items()}), frames
+    finally:
+        channel._states.clear()
+        channel._sync()

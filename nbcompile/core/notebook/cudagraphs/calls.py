@@ -19,9 +19,15 @@ Read from torch's own state (``torch/_inductor/cudagraph_trees.py``):
 * the pool: ``cudagraph_pool.pool_bytes`` (the segments of the manager's
   ``cuda_graphs_thread_pool`` in ``torch.cuda.memory_snapshot()``).
 
-Per-call cost: a target's calls are watched (``calls.each_call``) from its compile until a
-call only replays (then again after the tree records for it anew, heard in its log); once
-every target is steady the hook is removed and a replay runs nothing of nbcompile's. Each
+Every device with a tree manager is read (torch keeps one per graph device,
+``get_container(device_index)``), not only the current device: a model moved to
+``cuda:1`` without ``set_device`` runs its graphs on device 1's trees.
+
+Per-call cost: a target's calls are watched (``calls.on_calls_of``: that target's own
+calls only; every other target's calls run nothing) from its compile until a call only
+replays (then again after the tree records for it anew, heard in its log); a target no
+longer alive (its ``%%compile`` cell re-run, its function dropped) is watched no more.
+Once no live target waits the hook is gone and a replay runs nothing of nbcompile's. Each
 call's number is the target's count of calls (``calls.call_count``: a builtin counter on
 torch's enter hooks, no nbcompile frame), so a call heard after unwatched ones has its true
 number. On a CPU, or when no target asks for CUDA graphs, nothing is installed.
@@ -65,9 +71,11 @@ def cuda_available() -> bool:
 
 # --- the reader of torch's live state (GPU only) ---
 def pool_now() -> int | None:
-    """Bytes the current device's CUDA-graph pool reserves (``cudagraph_pool``)."""
-    index = trees.current_device()
-    return None if index is None else cudagraph_pool.pool_bytes(index)
+    """Bytes the CUDA-graph pools of the graphs' devices reserve (``cudagraph_pool``):
+    each device with a tree manager, else the current device."""
+    found = [cudagraph_pool.pool_bytes(i) for i in trees.graph_devices()]
+    known = [b for b in found if b is not None]
+    return sum(known) if known else None
 
 
 def warn_limit() -> tuple[int | None, str]:
@@ -88,7 +96,7 @@ class _Open:
     number: int
     cell: int | None
     pool_before: int | None
-    replays: trees.ReplayCounter | None = None
+    replays: trees.Counters | None = None
     events: list[cudagraph_events.TreeEvent] = field(default_factory=list)
     # the outputs the tree's current path held when the call began (which it overwrote)
     held: list[weakref.ref[Any]] = field(default_factory=list)
@@ -105,13 +113,13 @@ class _State:
     after_at: int = -1
 
 
-def _opened(state: _State, number: int, replays: trees.ReplayCounter | None = None) -> _Open:
+def _opened(state: _State, number: int, replays: trees.Counters | None = None) -> _Open:
     """The target's call ``number`` opened: its cell, the pool's bytes and the outputs
-    the tree's current path holds now (what the call may overwrite)."""
-    index = trees.current_device()
+    the trees' current paths hold now (what the call may overwrite), on every graph
+    device."""
     state.after = None
     return _Open(number, get_history().current(), pool_now(), replays,
-                 held=trees.path_outputs(index) if index is not None else [])
+                 held=[ref for i in trees.graph_devices() for ref in trees.path_outputs(i)])
 
 
 class CudagraphCalls(SideChannel):
@@ -126,24 +134,43 @@ class CudagraphCalls(SideChannel):
         self._states: dict[str, _State] = {}  # by target id
         self._filter = cudagraph_log.DebugLines(TREES_LOGGER, self._on_line)
         self._utils_log = cudagraph_log.CudagraphLog(lambda m, _k: self._on_line(m))
-        self._calls = calls.CallTap(self._on_call)  # on while a target is not steady
+        # per target id, the remover of the hook on its own calls (while not steady)
+        self._taps: dict[str, Callable[[], None]] = {}
         self._cuda: bool | None = None
 
     @property
     def _watching(self) -> bool:
-        """Whether any target's next call is watched (the calls are heard only then)."""
-        return self._calls.on
+        """Whether a live target's next call is watched (the calls are heard only then)."""
+        return bool(self.waiting())
 
-    @_watching.setter
-    def _watching(self, on: bool) -> None:
-        self._calls.set(on)
+    def waiting(self) -> list[Target]:
+        """The live targets whose next call is watched."""
+        return [t for t in self._registry.everyone()
+                if t.alive and t.id in self._taps]
+
+    def _sync(self) -> None:
+        """Each live target whose calls are watched hears its own calls, no other's; a
+        target no longer alive (re-run cell, dropped function) is forgotten."""
+        live = {t.id: t for t in self._registry.everyone() if t.alive}
+        for key in [k for k in self._states if k not in live]:
+            del self._states[key]
+        for key in [k for k in self._taps
+                    if not (k in self._states and self._states[k].watching)]:
+            self._taps.pop(key)()
+        for key, state in self._states.items():
+            if state.watching and key not in self._taps:
+                self._taps[key] = calls.on_calls_of(live[key], self._on_call)
 
     def stop(self) -> None:
         self._filter.uninstall()
         self._utils_log.uninstall()
-        self._watching = False
+        for key in list(self._taps):
+            self._taps.pop(key)()
 
     def compile_started(self, key: Key, owners: list[Target]) -> None:
+        if self._states:  # targets gone since (a re-run cell): watched no more
+            with self._lock:
+                self._sync()
         # torch's non-tree path logs nothing per call: not watched (the channel says so)
         wanted = [t for t in owners if asked_for(t.options) and trees_on(t.options)]
         if not wanted:
@@ -159,7 +186,7 @@ class CudagraphCalls(SideChannel):
                 state = self._states.setdefault(target.id, _State())
                 state.watching = True
                 self._open_running(target, state)
-        self._watching = True
+            self._sync()
 
     def _open_running(self, target: Target, state: _State) -> None:
         """A call of ``target`` running while it compiles (its first call: the per-call
@@ -178,7 +205,7 @@ class CudagraphCalls(SideChannel):
             if state is None or not state.watching or state.open is not None:
                 return None
             opened = state.open = _opened(state, calls.call_count(target),
-                                          trees.ReplayCounter(trees.manager()))
+                                          trees.Counters(trees.graph_devices()))
         return lambda: self._end(target, state, opened)
 
     def _end(self, target: Target, state: _State, opened: _Open) -> None:
@@ -216,9 +243,14 @@ class CudagraphCalls(SideChannel):
         if shapes:
             target.cudagraph_shapes = cudagraph_events.shapes_value(
                 shapes, *warn_limit(), size_recompiles=sum(map(size_recompile, target.compiles)))
+        if value.recordings and recorded_before and any(
+                trees.pending_backward(i) for i in trees.graph_devices()):
+            note = cudagraph_events.PENDING_BACKWARD
+            if note not in target.notes:
+                target.notes.append(note)
         if cudagraph_events.replay_only(value) or not (opened.events or replays):
             state.watching = False  # steady (or nothing under the tree): stop watching
-            self._watching = any(s.watching for s in self._states.values())
+        self._sync()
         self._notify(target)
 
     # --- torch's lines ---
@@ -248,7 +280,7 @@ class CudagraphCalls(SideChannel):
                     call.number, get_history().current(), pool_now())
             opened.events.append(event)
             state.watching = True
-            self._watching = True
+            self._sync()
 
     def _outside_call(self, target: Target, state: _State,
                       event: cudagraph_events.TreeEvent) -> None:

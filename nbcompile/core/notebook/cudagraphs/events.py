@@ -200,6 +200,19 @@ UNATTRIBUTED = ("CUDA graphs outside a call: graph runs with no target's call ru
                 "so whose they are is not known")
 
 
+#: Said of a target whose call recorded again while torch's trees wait for a backward
+#: (``running_forwards_with_pending_backwards``) and torch warned that it cannot hit the
+#: fast path (``check_warn_on_unable_to_start_executing``, a ``warnings.warn``).
+PENDING_BACKWARD = (
+    "CUDA graphs record again at each call: the outputs of an earlier forward still "
+    "require backward and no backward ran, so torch's trees start no new generation and "
+    "record a new graph per call (the pool grows); torch warned \"Unable to hit fast path "
+    "of CUDAGraphs because outputs from a previous step still require backward\". For "
+    "evaluation, call the model under torch.no_grad() or torch.inference_mode(); in "
+    "training, run backward() each step (or detach the outputs), or call "
+    "torch.compiler.cudagraph_mark_step_begin() before each call, as torch advises.")
+
+
 #: The first torch whose tree manager logs ``Re-recording ... reason=`` (``_run``); before
 #: it a re-record reads as a recording, with no reason.
 RERECORD_LINE_SINCE = (2, 11)

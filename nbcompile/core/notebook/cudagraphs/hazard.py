@@ -24,8 +24,12 @@ before (while the user holds it) and writes the new values into it. ``y1 = f(x)`
 ``y2 = f(x2)``: ``y1 is y2``, and ``y1`` silently holds the new values; ``[f(b) for b in
 batches]`` holds one tensor many times. ``shared_after_cell`` names such groups (user
 names holding one tensor that the trees hand back, ``trees.graph_outputs``), once each,
-and a name alone on such a tensor that a later replay wrote (``written_names``).
-torch's state is read through ``trees.py`` and ``torch_mark``; the rest is pure.
+and a name alone on such a tensor that a later replay wrote (``written_names``): a replay
+is known per recorded graph (the latest run's graph, or the replays watched calls
+counted), never inferred from the path, and the generation is compared for equality only
+(torch's ``cudagraph_mark_step_begin`` counts it down). Every graph device's trees are
+read, not only the current device's. torch's state is read through ``trees.py`` and
+``torch_mark``; the rest is pure.
 """
 
 from __future__ import annotations
@@ -39,8 +43,12 @@ from typing import Any
 import torch
 
 from ...frames import is_entry_file, is_torch_file
+from ..targets import calls as target_calls
 from . import trees
 from .ledger import Ledger, tensor_leaves
+from .replayed import Shared, SharedReport, shared_outputs, written_names
+
+__all__ = ["Shared", "SharedReport"]  # re-exported: the words' module reads them here
 
 #: The part of torch's text (``CUDAGraphTreeManager.format_dealloc_msg``) shared by the
 #: output and gradient-output variants.
@@ -97,83 +105,6 @@ class Explanation:
     overwritten_in: int | None  # the cell whose call overwrote them (None: not seen)
     calls: tuple[str, ...]  # that call's functions
     message: TorchMessage
-
-
-@dataclass(frozen=True)
-class Shared:
-    """One user name holding a CUDA-graph output another name holds too."""
-
-    name: str  # ``y1``, ``preds[0]``
-    bound_in: int | None  # execution count of the cell that bound it (None: not known)
-
-
-@dataclass(frozen=True)
-class SharedReport:
-    """Names that hold one tensor a recorded CUDA graph hands back at every replay
-    (``CUDAGraphNode.reconstruct_outputs`` returns the same tensor object while one is
-    alive, and the replay writes into it, with no mark and no error): each group, reported
-    at the cell after which they were first seen together."""
-
-    cell: int | None
-    groups: tuple[tuple[Shared, ...], ...]
-    producers: tuple[str, ...] = ()  # the functions whose outputs they are ("" not known)
-    # names alone on such a tensor that a later replay wrote (``written_names``)
-    written: tuple[Shared, ...] = ()
-
-
-def shared_outputs(leaves: list[tuple[str, torch.Tensor]], outputs: set[int],
-                   ledger: Ledger, reported: set[frozenset[str]]
-                   ) -> list[tuple[Shared, ...]]:
-    """The groups of names (two or more) whose tensor is one and the same graph output
-    (``outputs``: ids of the tensors the trees hand back), on evidence that a replay made
-    them one: names first seen in different generations of the trees (``y2 = y1`` in a
-    cell with no call between is the user's own alias), or several items of one container
-    (``[f(b) for b in batches]``). Each group once (``reported``, updated), each name with
-    the cell that bound it (the ledger noted the leaves first)."""
-    by_tensor: dict[int, list[tuple[str, torch.Tensor]]] = {}
-    for name, value in leaves:
-        if id(value) in outputs:
-            by_tensor.setdefault(id(value), []).append((name, value))
-    groups: list[tuple[Shared, ...]] = []
-    for members in by_tensor.values():
-        key = frozenset(name for name, _ in members)
-        if len(members) < 2 or key in reported:
-            continue
-        bindings = [ledger.binding(name, value) for name, value in members]
-        generations = {b.generation for b in bindings if b is not None} - {None}
-        containers = {name.split("[", 1)[0] for name, _ in members if "[" in name}
-        one_container = len(containers) == 1 and all("[" in name for name, _ in members)
-        if len(generations) < 2 and not one_container:
-            continue
-        reported.add(key)
-        groups.append(tuple(Shared(name, b.cell if b is not None else None)
-                            for (name, _), b in zip(members, bindings, strict=True)))
-    return groups
-
-
-def written_names(leaves: list[tuple[str, torch.Tensor]], generation: int | None,
-                  replayed: set[int], ledger: Ledger) -> list[Shared]:
-    """The names, each alone on its tensor, whose tensor a replay wrote after the name was
-    bound: an output of an inference graph on the trees' current path (``replayed``, from
-    ``trees.replayed_path``) whose run (``generation``) came after the generation in which
-    the name was first seen holding it (``Binding.generation``). ``y1 = f(x)``, then
-    ``loss = f(x2).sum()`` in a later cell: ``y1`` holds ``f(x2)`` now. Each name once."""
-    if generation is None or not replayed:
-        return []
-    holders: dict[int, int] = {}
-    for _, value in leaves:
-        holders[id(value)] = holders.get(id(value), 0) + 1
-    found: list[Shared] = []
-    for name, value in leaves:
-        if id(value) not in replayed or holders[id(value)] > 1:
-            continue  # several names on one tensor: ``shared_outputs`` says it
-        binding = ledger.binding(name, value)
-        if (binding is None or binding.written or binding.generation is None
-                or generation <= binding.generation):
-            continue
-        binding.written = True
-        found.append(Shared(name, binding.cell))
-    return found
 
 
 def is_overwritten_error(text: str) -> bool:
@@ -300,11 +231,20 @@ class HazardWatch:
     _overwritten_by: dict[int, tuple[weakref.ref[torch.Tensor], str]] = field(
         default_factory=dict)
     _generation_before: int | None = None  # the trees' generation when the cell began
+    # per target name, its calls started when the cell began (``calls.counts_by_name``)
+    _calls_before: dict[str, int] = field(default_factory=dict)
 
     def before_cell(self) -> None:
-        """Before a cell (the caller checked ``in_use``): the trees' generation noted."""
+        """Before a cell (the caller checked ``in_use``): the trees' generation and the
+        targets' calls noted."""
         self._generation_before = trees.generation()
+        self._calls_before = target_calls.counts_by_name()
         self._overwritten_by.clear()
+
+    def calls_in_cell(self) -> dict[str, int]:
+        """Per target name, the calls started since the cell began."""
+        now = target_calls.counts_by_name()
+        return {name: n - self._calls_before.get(name, 0) for name, n in now.items()}
 
     def call_marked(self, held: list[weakref.ref[torch.Tensor]], call: str) -> None:
         """After a watched call of ``call``: the outputs held before it (``trees.path_outputs``)
@@ -345,8 +285,10 @@ class HazardWatch:
         generations = (now - self._generation_before
                        if now is not None and self._generation_before is not None else None)
         if marks and torch.cuda.is_available() and generations == 1:
-            index = torch.cuda.current_device()
-            root = next(iter(call_names(trees.generation_stacks(index)[:1], resolve)), "")
+            for index in trees.graph_devices():  # the graphs' own devices
+                root = next(iter(call_names(trees.generation_stacks(index)[:1], resolve)), "")
+                if root:
+                    break
         seen = dict(self._overwritten_by)
         found = newly_overwritten(leaves, marks, self.ledger, cell,
                                   lambda value: overwriter(value, seen, generations, root))
@@ -360,38 +302,57 @@ class HazardWatch:
 
     def shared_after_cell(self, cell: int | None, namespace: Mapping[str, Any],
                           outputs: Mapping[int, str] | None = None,
-                          generation: int | None = None,
+                          generation: int | Mapping[int, int | None] | None = None,
                           resolve: Callable[[str, int], str | None] = lambda f, line: None,
-                          replayed: set[int] | None = None) -> SharedReport | None:
+                          replayed: Mapping[int, trees.Replayed] | None = None,
+                          runs: Mapping[int, int] | None = None,
+                          handed_twice: set[int] | None = None) -> SharedReport | None:
         """After a cell: the names that now hold one CUDA-graph output together, once
         per group, each with the cell that bound it, and the names alone on an output a
         later replay wrote (``written_names``); None when none.
-        ``outputs``, ``generation`` and ``replayed``: the graph outputs' ids (each with the
-        function that produced it), the generation of the trees' latest run and the
-        outputs its inference path hands back (read from the current device's tree manager
-        when not given)."""
+        ``outputs``, ``generation``, ``replayed``, ``runs`` and ``handed_twice``: the graph
+        outputs' ids (each with the function that produced it), the generation of the
+        latest run of each output's trees (one for all, or by output id), the outputs
+        their current paths hand back, each output's node's counted replays, and the
+        outputs this cell's calls handed back twice (read from every graph device's tree
+        manager when ``outputs`` is not given)."""
         return self._shared_leaves(cell, list(tensor_leaves(namespace)), outputs, generation,
-                                   resolve, replayed)
+                                   resolve, replayed, runs, handed_twice)
 
     def _shared_leaves(self, cell: int | None, leaves: list[tuple[str, torch.Tensor]],
-                       outputs: Mapping[int, str] | None, generation: int | None,
+                       outputs: Mapping[int, str] | None,
+                       generation: int | Mapping[int, int | None] | None,
                        resolve: Callable[[str, int], str | None],
-                       replayed: set[int] | None = None) -> SharedReport | None:
+                       replayed: Mapping[int, trees.Replayed] | None = None,
+                       runs: Mapping[int, int] | None = None,
+                       handed_twice: set[int] | None = None) -> SharedReport | None:
         if outputs is None:
             if not torch.cuda.is_available():
                 return None
-            index = torch.cuda.current_device()
-            outputs = {i: (next(iter(call_names([t], resolve)), ""))
-                       for i, t in trees.graph_outputs(index).items()}
-            generation = trees.last_run_generation(index)
-            replayed = trees.replayed_path(index)
-        generation = generation if isinstance(generation, int) else None
-        written = written_names(leaves, generation, replayed or set(), self.ledger)
+            read: dict[int, str] = {}
+            generations: dict[int, int | None] = {}
+            paths: dict[int, trees.Replayed] = {}
+            counted: dict[int, int] = {}
+            for index in trees.graph_devices():  # each graph's own device's trees
+                found = trees.graph_outputs(index)
+                read.update({i: (next(iter(call_names([t], resolve)), ""))
+                             for i, t in found.items()})
+                generations.update(dict.fromkeys(found, trees.last_run_generation(index)))
+                paths.update(trees.replayed_path(index))
+                counted.update(trees.node_runs(index))
+            outputs, generation, replayed, runs = read, generations, paths, counted
+            handed_twice = self._handed_twice(paths, read)
+        written = written_names(leaves, replayed or {}, self.ledger)
         for name, value in leaves:
             binding = self.ledger.note(name, value, cell)
             if binding.generation is None and id(value) in outputs:
-                binding.generation = generation
-        groups = shared_outputs(leaves, set(outputs), self.ledger, self._shared_seen)
+                found_gen = (generation.get(id(value)) if isinstance(generation, Mapping)
+                             else generation)
+                binding.generation = found_gen if isinstance(found_gen, int) else None
+                ran = (replayed or {}).get(id(value))
+                binding.runs = (runs or {}).get(id(value), ran.runs if ran else 0)
+        groups = shared_outputs(leaves, set(outputs), self.ledger, self._shared_seen,
+                                handed_twice or set())
         if not groups and not written:
             return None
         values = dict(leaves)
@@ -401,6 +362,19 @@ class HazardWatch:
         report = SharedReport(cell, tuple(groups), producers, tuple(written))
         self.shared = [*self.shared[-(MAX_KEPT - 1):], report]
         return report
+
+    def _handed_twice(self, replayed: Mapping[int, trees.Replayed],
+                      outputs: Mapping[int, str]) -> set[int]:
+        """The outputs this cell's calls handed back at least twice: the latest run's
+        graph, run in a generation this cell started, whose function the cell called at
+        least twice (the builtin call counter: no per-call cost). The same cached tensor
+        is then what both calls returned, unless the calls ran other graphs between."""
+        made = self.calls_in_cell()
+        now = trees.generation()
+        started = (now is not None and self._generation_before is not None
+                   and now != self._generation_before)
+        return {i for i, ran in replayed.items()
+                if ran.latest and started and made.get(outputs.get(i, ""), 0) >= 2}
 
     def explain(self, error_text: str, namespace: Mapping[str, Any]) -> Explanation | None:
         """torch's error in a later cell, explained (None for any other error)."""

@@ -51,6 +51,9 @@ class Binding:
     # the name was first seen holding a graph output; None: not a graph output then
     generation: int | None = None
     written: bool = False  # said to hold an output a later replay wrote (``written_names``)
+    # the replays watched calls had counted of the output's recorded graph when the name
+    # was first seen holding it (``trees.counted_runs``)
+    runs: int = 0
 
 
 class Ledger:

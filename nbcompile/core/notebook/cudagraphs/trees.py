@@ -1,12 +1,15 @@
 """The one reader of CUDA-graph trees' live state (``torch/_inductor/cudagraph_trees.py``):
-the device's tree manager (never created here), its generation, its current path's
-functions and live outputs, and the outputs its recorded graphs hand back. Every other
-module of ``cudagraphs/`` reads torch's trees through these; each returns an empty or None
-value on a torch whose trees differ (the doctor then says the fact is not known)."""
+each graph device's tree manager (never created here: torch keeps one per device,
+``get_container(device_index)``), its generation, its current path's functions and live
+outputs, the outputs its recorded graphs hand back, and the replays of each recorded graph
+that watched calls counted. Every other module of ``cudagraphs/`` reads torch's trees
+through these; each returns an empty or None value on a torch whose trees differ (the
+doctor then says the fact is not known)."""
 
 from __future__ import annotations
 
 import weakref
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -23,6 +26,25 @@ def current_device() -> int | None:
         return torch.cuda.current_device()
     except Exception:  # noqa: BLE001 - no CUDA context: no manager
         return None
+
+
+def devices() -> list[int]:
+    """The CUDA devices that have a tree manager in this thread (a graph ran there),
+    whichever device is current; [] without CUDA."""
+    try:
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    except Exception:  # noqa: BLE001 - a broken CUDA install reads as none
+        return []
+    return [i for i in range(count) if torch_compat.cudagraph_manager(i) is not None]
+
+
+def graph_devices() -> list[int]:
+    """The devices to read: those with a tree manager, else the current device."""
+    found = devices()
+    if found:
+        return found
+    index = current_device()
+    return [] if index is None else [index]
 
 
 def manager(device_index: int | None = None) -> Any:
@@ -48,10 +70,23 @@ def pool_handle(device_index: int) -> tuple[int, int] | None:
     return int(handle[0]), int(handle[1])
 
 
+#: replays of each recorded graph (``CUDAGraphNode``) that watched calls counted
+_runs: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+
+
+def counted_runs(node: Any) -> int:
+    """The replays of ``node`` watched calls counted (``ReplayCounter``)."""
+    try:
+        return _runs.get(node, 0)
+    except TypeError:
+        return 0
+
+
 class ReplayCounter:
     """Counts a tree manager's replays (``execute_node``) while installed: one watched
-    call; an instance attribute over torch's method, removed at the call's end (nothing
-    stays on a steady call's path). None of it when another counter is on already."""
+    call, in all and per recorded graph (``counted_runs``); an instance attribute over
+    torch's method, removed at the call's end (nothing stays on a steady call's path).
+    None of it when another counter is on already."""
 
     def __init__(self, tree: Any) -> None:
         self.count = 0
@@ -63,6 +98,10 @@ class ReplayCounter:
 
         def execute_node(node: Any, new_inputs: Any) -> Any:
             self.count += 1
+            try:
+                _runs[node] = _runs.get(node, 0) + 1
+            except TypeError:  # a node not weakly referenceable: counted in all only
+                pass
             return original(node, new_inputs)
         self._wrapper = execute_node
         tree.execute_node = execute_node
@@ -145,28 +184,91 @@ def graph_outputs(device_index: int) -> dict[int, list[str | None]]:
     return found
 
 
-def replayed_path(device_index: int) -> set[int]:
-    """The ids of the outputs the tree manager's current path's inference graphs hand back
-    at each replay (the ``cached_tensor_outputs`` of each node whose function torch
-    compiled for inference, ``id_to_mode``). Each such node ran in the generation of the
-    manager's latest run (``last_run_generation``): a new generation starts the path anew
-    (``try_end_curr_execution``) unless forwards wait for their backward, so while any does
-    (``running_forwards_with_pending_backwards``) none is given. Empty when not known."""
+class Counters:
+    """Replay counters on several devices' tree managers (one watched call: its graphs'
+    device is not known before they run)."""
+
+    def __init__(self, indexes: list[int]) -> None:
+        self.counters = [ReplayCounter(manager(i)) for i in indexes]
+
+    @property
+    def count(self) -> int:
+        return sum(c.count for c in self.counters)
+
+    def remove(self) -> None:
+        for counter in self.counters:
+            counter.remove()
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """An output the tree manager's current path hands back at each replay of its node."""
+
+    node: int  # id of its recorded graph (``CUDAGraphNode``)
+    runs: int  # the node's replays watched calls counted (``counted_runs``)
+    latest: bool  # the node of the manager's latest run (``current_node``)
+    generation: int | None  # the generation of that latest run (``current_gen``)
+
+
+def node_runs(device_index: int) -> dict[int, int]:
+    """ids of the output tensors the device's trees hand back, each with its node's
+    replays watched calls counted (``counted_runs``); empty when not readable."""
+    tree = manager(device_index)
+    roots = getattr(tree, "roots", None)
+    found: dict[int, int] = {}
+    if not isinstance(roots, dict):
+        return found
+    try:
+        stack = [node for nodes in roots.values() for node in nodes]
+        seen = 0
+        while stack and seen < MAX_NODES:
+            node = stack.pop()
+            seen += 1
+            runs = counted_runs(node)
+            for t in getattr(node, "cached_tensor_outputs", None) or ():
+                if t is not None:
+                    found[id(t)] = runs
+            for children in (getattr(node, "children", None) or {}).values():
+                stack.extend(children)
+    except Exception:  # noqa: BLE001 - a torch whose nodes differ: none known
+        return {}
+    return found
+
+
+def replayed_path(device_index: int) -> dict[int, Replayed]:
+    """The outputs the tree manager's current path hands back at each replay (the
+    ``cached_tensor_outputs`` of each node whose function torch compiled for inference
+    or as a training forward, ``id_to_mode``), by id. Whether a node ran after a name was
+    bound is told per node, not by the path: torch extends the current path with a
+    recorded child of its latest node without starting the path anew (``_run``), so a
+    node on the path may not have run since (``Replayed.latest``, ``Replayed.runs``).
+    Empty when not known."""
     tree = manager(device_index)
     node = getattr(tree, "current_node", None)
     modes = getattr(tree, "id_to_mode", None)
-    if (node is None or not isinstance(modes, dict)
-            or getattr(tree, "running_forwards_with_pending_backwards", True)):
-        return set()
-    found: set[int] = set()
+    generation = last_run_generation(device_index)
+    if node is None or not isinstance(modes, dict):
+        return {}
+    found: dict[int, Replayed] = {}
     try:
         for path_node in node._path_from_root:
             mode = modes.get(path_node.wrapped_function.id)
-            if getattr(mode, "name", None) != "INFERENCE":
+            if getattr(mode, "name", None) not in ("INFERENCE", "FORWARD"):
                 continue
+            ran = Replayed(id(path_node), counted_runs(path_node), path_node is node,
+                           generation)
             for t in getattr(path_node, "cached_tensor_outputs", None) or ():
                 if isinstance(t, torch.Tensor):
-                    found.add(id(t))
+                    found[id(t)] = ran
     except Exception:  # noqa: BLE001 - a torch whose nodes differ: none known
-        return set()
+        return {}
     return found
+
+
+def pending_backward(device_index: int) -> bool:
+    """Whether forwards wait for their backward on the device's trees
+    (``running_forwards_with_pending_backwards``: no new generation starts while they do),
+    and torch warned that it cannot hit the fast path (``warned_functions``)."""
+    tree = manager(device_index)
+    return (getattr(tree, "running_forwards_with_pending_backwards", False) is True
+            and bool(getattr(tree, "warned_functions", None)))

@@ -14,11 +14,12 @@ wrapper frames (outermost first) and, for each target found, adds a cleanup to t
 (once): at the end of the call it notes the exception the call raised, if any, and tells
 the ``on_end`` listeners (the capture session). Nothing runs on calls that compile
 nothing: no per-call cost. On a torch whose wrapper differs, nothing is found and the
-session attributes compiles by code span, as before. ``each_call`` is the exception: an
-enter hook on every watched target's calls while a listener is on. Its users switch it on
-only while they need it (``CallTap``): the stance counter under a stance that may run calls
-eagerly (heard when torch sets it), the CUDA-graph channel until a target's calls only
-replay. Otherwise a compiled call runs no nbcompile code.
+session attributes compiles by code span, as before. ``each_call`` and ``on_calls_of`` are
+the exceptions: an enter hook on every watched target's calls while an ``each_call``
+listener is on (the stance counter under a stance that may run calls eagerly, heard when
+torch sets it: ``CallTap``), and on one target's own calls while an ``on_calls_of``
+listener of it is on (the CUDA-graph channel, until that target's calls only replay).
+Otherwise a compiled call runs no nbcompile code.
 
 Every call is numbered without nbcompile code on the call path: ``watch`` puts one builtin
 on the context's enter hooks, the ``__next__`` of an ``itertools.repeat`` of ``tuple``
@@ -104,7 +105,7 @@ def watch(compiled: Any, target: Any) -> bool:
     except TypeError:  # not weakly referenceable
         return False
     _count_calls(context)
-    if _call_listeners:
+    if _needs_hook(context):
         _hook(context)
     return True
 
@@ -126,6 +127,17 @@ def call_count(target: Any) -> int:
         if found is target and (drawn := _counters.get(context)) is not None:
             return _UNDRAWN - operator.length_hint(drawn)
     return 0
+
+
+def counts_by_name() -> dict[str, int]:
+    """Calls started so far per target name (every context of a name, summed)."""
+    found: dict[str, int] = {}
+    for context, target in list(_contexts.items()):
+        drawn = _counters.get(context)
+        name = getattr(target, "name", None)
+        if drawn is not None and isinstance(name, str):
+            found[name] = found.get(name, 0) + _UNDRAWN - operator.length_hint(drawn)
+    return found
 
 
 def running() -> list[Call]:
@@ -204,13 +216,61 @@ def each_call(listener: CallListener, when: Callable[[], bool] | None = None
     def remove() -> None:
         if entry in _call_listeners:
             _call_listeners.remove(entry)
-        if not _call_listeners:
-            for context, hook in list(_hooked.items()):
-                hooks = getattr(context, "enter_exit_hooks", None)
-                if isinstance(hooks, list) and hook in hooks:
-                    hooks.remove(hook)
-            _hooked.clear()
+        _unhook_unneeded()
     return remove
+
+
+#: listeners of one target's calls only (``on_calls_of``), by ``id(target)``: the target
+#: (its id is unique only while it lives) and its listeners
+_target_listeners: dict[int, tuple[Any, list[CallListener]]] = {}
+
+
+def on_calls_of(target: Any, listener: CallListener) -> Callable[[], None]:
+    """Hear the calls of ``target`` alone (its later compiles' too), as ``each_call``
+    does: an enter hook on that target's ``torch.compile`` contexts only, while the
+    listener is on; every other target's calls run nothing of it. Returns the remover."""
+    key = id(target)
+    found = _target_listeners.get(key)
+    if found is None or found[0] is not target:
+        found = _target_listeners[key] = (target, [])
+    found[1].append(listener)
+    for context, owner in list(_contexts.items()):
+        if owner is target:
+            _hook(context)
+
+    def remove() -> None:
+        entry = _target_listeners.get(key)
+        if entry is not None and entry[0] is target and listener in entry[1]:
+            entry[1].remove(listener)
+            if not entry[1]:
+                del _target_listeners[key]
+        _unhook_unneeded()
+    return remove
+
+
+def _own_listeners(target: Any) -> list[CallListener]:
+    entry = _target_listeners.get(id(target))
+    return entry[1] if entry is not None and entry[0] is target else []
+
+
+def _needs_hook(context: Any) -> bool:
+    """Whether ``context``'s calls must be heard: an ``each_call`` listener is on, or an
+    ``on_calls_of`` listener of its target."""
+    if _call_listeners:
+        return True
+    target = _contexts.get(context)
+    return target is not None and bool(_own_listeners(target))
+
+
+def _unhook_unneeded() -> None:
+    """The enter hook taken off every context whose calls no listener needs now."""
+    for context, hook in list(_hooked.items()):
+        if _needs_hook(context):
+            continue
+        hooks = getattr(context, "enter_exit_hooks", None)
+        if isinstance(hooks, list) and hook in hooks:
+            hooks.remove(hook)
+        _hooked.pop(context, None)
 
 
 class CallTap:
@@ -256,9 +316,12 @@ def _entry_hook(context_ref: weakref.ref[Any]) -> Callable[[], Callable[[], None
         try:
             heard = [listener for listener, when in _call_listeners
                      if when is None or when()]
-            context = context_ref() if heard else None
+            context = context_ref()
             target = _contexts.get(context) if context is not None else None
             if target is None:
+                return _nothing
+            heard += _own_listeners(target)
+            if not heard:
                 return _nothing
             frame = sys._getframe(1)  # torch's wrapper (through a comprehension's
             while frame is not None and "args" not in frame.f_code.co_varnames:

@@ -367,7 +367,7 @@ def test_a_new_size_without_a_compile_id_is_the_running_calls(ip):
         run_cell(ip, "_ = cgc_size(torch.randn(3))")
     finally:  # the channel as the test found it: the lines heard made it watch
         channel._states.pop(target.id, None)
-        channel._watching = any(s.watching for s in channel._states.values())
+        channel._sync()
     assert [(c.call, c.cell, c.warmups, [s.key for s in c.new_shapes])
             for c in target.cudagraph_calls] == [(4, cell, 1, ["48"])]
     shapes = target.cudagraph_shapes
@@ -393,7 +393,7 @@ def test_a_graph_run_no_one_can_own_is_said_not_counted(ip):
         channel._on_line(_line("Recording function %d of graph recording id %d", 3, 1))
     finally:
         channel._states.pop(target.id, None)
-        channel._watching = any(s.watching for s in channel._states.values())
+        channel._sync()
     assert target.cudagraph_calls == []
     assert target.notes.count(ev.UNATTRIBUTED) == 1
     assert "not counted" in ev.UNATTRIBUTED and "2.9" in ev.UNATTRIBUTED
@@ -425,7 +425,7 @@ def test_backward_runs_after_a_call_are_counted_as_its_backward_pass(ip):
                                CompilationMode.FORWARD))
     finally:
         channel._states.pop(target.id, None)
-        channel._watching = any(s.watching for s in channel._states.values())
+        channel._sync()
     (value,) = target.cudagraph_calls
     assert (value.call, value.backward, value.warmups, value.recordings) == (3, True, 1, 1)
     assert value.what.startswith("backward pass (after call 3, outside the call")

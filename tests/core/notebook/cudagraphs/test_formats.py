@@ -34,6 +34,8 @@ def _kind(fmt: str) -> str | None:
 def _formatted(fmt: str) -> str:
     """A format filled as torch fills it: a compile id in ``[%s]``, numbers, names."""
     text = fmt.replace("[%s]", "[0/0]", 1)
+    # torch passes ``self.id_to_mode[function_id].name``: a ``CompilationMode`` name
+    text = text.replace("mode=%s", f"mode={cudagraph_trees.CompilationMode.BACKWARD.name}")
     text = re.sub(r"%d", "3", text)
     return text.replace("%s", "f")
 

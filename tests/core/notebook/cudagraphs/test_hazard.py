@@ -9,12 +9,14 @@ it on a GPU (``tests/gpu/test_hazard_gpu.py`` checks that against torch)."""
 from __future__ import annotations
 
 import weakref
+from types import SimpleNamespace
 
 import torch
 from torch._inductor.cudagraph_trees import CUDAGraphTreeManager
 
 from nbcompile.core.notebook.cudagraphs import hazard as hz
 from nbcompile.core.notebook.cudagraphs.ledger import Ledger, tensor_leaves
+from nbcompile.core.notebook.cudagraphs.trees import Replayed
 from nbcompile.display.hazard import explanation_text, report_text, shared_record, shared_text
 
 STACK_Y = '  File "<ipython-input-3-5f1a>", line 2, in gk\n    y = (x @ x).relu()\n'
@@ -165,6 +167,11 @@ def test_names_a_replay_made_one_tensor_are_named_once():
     assert watch.shared == [report]
 
 
+def _ran(out: torch.Tensor, generation: int, runs: int = 0, latest: bool = True):
+    """``out`` handed back by the trees' latest run (its graph), in ``generation``."""
+    return {id(out): Replayed(1, runs, latest, generation)}
+
+
 def test_a_name_alone_on_an_output_a_later_replay_wrote_is_named_once():
     """``y1 = f(x)``, then ``loss = f(x2).sum()`` in a later cell: the replay hands back
     ``y1``'s tensor and writes into it, and no other name holds it. Said when the tensor
@@ -175,13 +182,13 @@ def test_a_name_alone_on_an_output_a_later_replay_wrote_is_named_once():
     watch = hz.HazardWatch()
     outputs = {id(out): "f", id(other): "g"}
     assert watch.shared_after_cell(3, {"y1": out}, outputs, generation=5,
-                                   replayed={id(out)}) is None  # bound now
+                                   replayed=_ran(out, 5)) is None  # bound now
     assert watch.shared_after_cell(4, {"y1": out}, outputs, generation=5,
-                                   replayed={id(out)}) is None  # no run since
+                                   replayed=_ran(out, 5)) is None  # no run since
     assert watch.shared_after_cell(5, {"y1": out, "z": other}, outputs, generation=6,
-                                   replayed={id(other)}) is None  # another graph ran
+                                   replayed=_ran(other, 6)) is None  # another graph ran
     report = watch.shared_after_cell(6, {"y1": out, "z": other}, outputs, generation=7,
-                                     replayed={id(out)})
+                                     replayed=_ran(out, 7))
     assert report is not None and report.groups == ()
     assert [(w.name, w.bound_in) for w in report.written] == [("y1", 3)]
     assert report.producers == ("f",)
@@ -192,12 +199,12 @@ def test_a_name_alone_on_an_output_a_later_replay_wrote_is_named_once():
     assert "`y1 = f(x).clone()`" in text
     assert [n.name for n in shared_record(report).names] == ["y1"]
     assert watch.shared_after_cell(7, {"y1": out, "z": other}, outputs, generation=8,
-                                   replayed={id(out)}) is None  # said once
+                                   replayed=_ran(out, 8)) is None  # said once
     # two names on the replayed tensor: the group is said, not each name alone
     again = hz.HazardWatch()
-    again.shared_after_cell(3, {"y1": out}, outputs, generation=5, replayed={id(out)})
+    again.shared_after_cell(3, {"y1": out}, outputs, generation=5, replayed=_ran(out, 5))
     both = again.shared_after_cell(4, {"y1": out, "y2": out}, outputs, generation=6,
-                                   replayed={id(out)})
+                                   replayed=_ran(out, 6))
     assert both is not None and both.written == ()
     assert [s.name for s in both.groups[0]] == ["y1", "y2"]
 
@@ -225,3 +232,160 @@ def test_a_cell_end_walks_the_namespace_once_for_both_checks():
     assert watch.cell_ended(3, {"y": y, "ys": [y]}, lambda f, line: None) == (None, None)
     binding = watch.ledger.binding("ys[0]", y)
     assert binding is not None and binding.cell == 3
+
+
+def test_after_mark_steps_a_later_replay_is_named():
+    """``torch.compiler.cudagraph_mark_step_begin()`` makes torch's generation count down
+    (``MarkStepBox.mark_step_counter``: -1, -2, ...): a replay in a later step still wrote
+    the output a name holds. The generations are torch's own values."""
+    from torch._inductor import cudagraph_trees as ct
+
+    get = ct.CUDAGraphTreeManager.get_curr_generation
+    out = torch.ones(3)
+    watch = hz.HazardWatch()
+    try:
+        torch.compiler.cudagraph_mark_step_begin()
+        first = get()
+        assert watch.shared_after_cell(3, {"y1": out}, {id(out): "f"}, generation=first,
+                                       replayed=_ran(out, first)) is None  # bound now
+        torch.compiler.cudagraph_mark_step_begin()
+        later = get()
+        assert later < first  # torch counts down
+        report = watch.shared_after_cell(4, {"y1": out}, {id(out): "f"}, generation=later,
+                                         replayed=_ran(out, later))
+    finally:
+        ct.MarkStepBox.mark_step_counter = 0
+    assert report is not None and [w.name for w in report.written] == ["y1"]
+
+
+def test_a_graph_on_the_path_that_did_not_run_since_is_not_said_written():
+    """torch extends its current path with a recorded child of the latest node without
+    starting the path anew (``_run``): a node on the path that is not the latest run's
+    did not replay unless a watched call counted it."""
+    out = torch.ones(3)
+    watch = hz.HazardWatch()
+    outputs = {id(out): "f"}
+    watch.shared_after_cell(3, {"y1": out}, outputs, generation=5,
+                            replayed=_ran(out, 5, runs=2, latest=True))
+    # the path grew by g's child in a later generation: f's node did not run
+    assert watch.shared_after_cell(4, {"y1": out}, outputs, generation=6,
+                                   replayed=_ran(out, 6, runs=2, latest=False)) is None
+    # a watched call counted a replay of f's node since
+    report = watch.shared_after_cell(5, {"y1": out}, outputs, generation=7,
+                                     replayed=_ran(out, 7, runs=3, latest=False))
+    assert report is not None and [w.name for w in report.written] == ["y1"]
+
+
+def test_two_calls_in_one_cell_handing_back_one_output_are_named():
+    """``y1 = f(x); y2 = f(x2)`` in one cell: both names are first seen at the cell's end,
+    in one generation; the calls tell it from ``y2 = y1``: the same output handed back
+    by two calls."""
+    out = torch.ones(3)
+    outputs = {id(out): "f"}
+    alias = hz.HazardWatch()
+    assert alias.shared_after_cell(3, {"y1": out, "y2": out}, outputs, generation=5) is None
+    twice = hz.HazardWatch()
+    report = twice.shared_after_cell(3, {"y1": out, "y2": out}, outputs, generation=5,
+                                     handed_twice={id(out)})
+    assert report is not None
+    assert [[s.name for s in g] for g in report.groups] == [["y1", "y2"]]
+
+
+def test_the_calls_a_cell_made_are_counted_per_target(ip):
+    """Which outputs a cell's calls handed back twice: the latest run's graph, in a
+    generation the cell started, of a target called at least twice in the cell (the
+    builtin call counter; torch's own generation)."""
+    from tests.support.shell import run_cell
+
+    run_cell(ip, "import torch")
+    ip.run_cell_magic("compile", "--backend eager", "def hzc_f(x):\n    return x + 1\n")
+    f = ip.user_ns["hzc_f"]
+    x = torch.ones(2)
+    f(x)
+    out = torch.ones(2)
+    replayed = _ran(out, 0)
+    watch = hz.HazardWatch()
+    watch.before_cell()
+    f(x)
+    assert watch._handed_twice(replayed, {id(out): "hzc_f"}) == set()  # one call
+    f(x)
+    assert watch._handed_twice(replayed, {id(out): "hzc_f"}) == {id(out)}
+    not_latest = {id(out): Replayed(1, 0, False, 0)}
+    assert watch._handed_twice(not_latest, {id(out): "hzc_f"}) == set()
+
+
+class _Node:
+    """A recorded graph as torch's tree manager holds it (the fields ``trees`` reads)."""
+
+    def __init__(self, function_id, outputs, parent=None):
+        self.wrapped_function = type("W", (), {"id": function_id})()
+        self.cached_tensor_outputs = outputs
+        self.tensor_weakrefs = [weakref.ref(t) for t in outputs]
+        self.children = {}
+        self._path_from_root = [*(parent._path_from_root if parent else []), self]
+
+
+def _manager(monkeypatch, tree, device=0):
+    from nbcompile.core.notebook.cudagraphs import trees
+
+    monkeypatch.setattr(trees, "manager",
+                        lambda index=None: tree if index in (None, device) else None)
+
+
+def test_a_training_forwards_outputs_are_judged_after_backward(monkeypatch):
+    """A forward node's outputs are cached and handed back as an inference node's
+    (torch's ``CompilationMode.FORWARD``): they are read too, pending backward or not
+    (the node, not the path, tells whether it ran)."""
+    from torch._inductor.cudagraph_trees import CompilationMode
+
+    from nbcompile.core.notebook.cudagraphs import trees
+
+    logits, grads = torch.ones(2), torch.ones(2)
+    forward = _Node(0, [logits])
+    backward = _Node(1, [grads], forward)
+    tree = SimpleNamespace()
+    tree.current_node, tree.current_gen = backward, 4
+    tree.id_to_mode = {0: CompilationMode.FORWARD, 1: CompilationMode.BACKWARD}
+    tree.running_forwards_with_pending_backwards = True
+    _manager(monkeypatch, tree)
+    found = trees.replayed_path(0)
+    assert set(found) == {id(logits)}
+    assert found[id(logits)] == Replayed(id(forward), 0, False, 4)
+
+
+def test_the_pending_backward_note_says_torchs_warning_and_the_fix(monkeypatch):
+    import inspect
+
+    from torch._inductor import cudagraph_trees as ct
+
+    from nbcompile.core.notebook.cudagraphs import events as ev
+    from nbcompile.core.notebook.cudagraphs import trees
+
+    warning = ("Unable to hit fast path of CUDAGraphs because outputs from a previous step "
+               "still require backward")
+    import re
+
+    source = re.sub(r'"\s*\n\s*"', "", inspect.getsource(ct.CUDAGraphTreeManager))
+    assert warning in source  # torch's words, its literals joined
+    assert warning in ev.PENDING_BACKWARD
+    assert "torch.no_grad()" in ev.PENDING_BACKWARD
+    tree = SimpleNamespace()
+    tree.running_forwards_with_pending_backwards, tree.warned_functions = True, {0}
+    _manager(monkeypatch, tree)
+    assert trees.pending_backward(0)
+    tree.warned_functions = set()
+    assert not trees.pending_backward(0)
+
+
+def test_every_graph_device_is_read_not_only_the_current_one(monkeypatch):
+    """torch keeps one tree manager per graph device (``get_container(device_index)``):
+    a graph on device 1 is read there while device 0 is current."""
+    from nbcompile.core import torch_compat
+    from nbcompile.core.notebook.cudagraphs import trees
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch_compat, "cudagraph_manager",
+                        lambda index: object() if index == 1 else None)
+    assert trees.devices() == [1] and trees.graph_devices() == [1]
