@@ -88,6 +88,12 @@ def warn_limit() -> tuple[int | None, str]:
     return None, ""
 
 
+def graph_partition() -> bool | None:
+    """Inductor's ``graph_partition`` in force (None: this torch has no such setting)."""
+    value = getattr(torch_compat.INDUCTOR_CONFIG.get(), "graph_partition", None)
+    return value if isinstance(value, bool) else None
+
+
 # --- the channel ---
 @dataclass
 class _Open:
@@ -242,7 +248,8 @@ class CudagraphCalls(SideChannel):
                   *value.new_shapes]
         if shapes:
             target.cudagraph_shapes = cudagraph_events.shapes_value(
-                shapes, *warn_limit(), size_recompiles=sum(map(size_recompile, target.compiles)))
+                shapes, *warn_limit(), size_recompiles=sum(map(size_recompile, target.compiles)),
+                partitioned=graph_partition())
         if value.recordings and recorded_before and any(
                 trees.pending_backward(i) for i in trees.graph_devices()):
             note = cudagraph_events.PENDING_BACKWARD

@@ -243,13 +243,29 @@ def replay_only(call: CudagraphCall) -> bool:
                                      or call.rerecords or call.fell_back)
 
 
+def skip_dynamic_effect(partitioned: bool | None) -> str:
+    """What ``cudagraph_skip_dynamic_graphs`` then does on the running torch: with graph
+    partitioning (Inductor's ``graph_partition``) its scheduler moves only the ops that use
+    a dynamic size out of the CUDA graphs ("dynamic shape ops"); without it, compile_fx
+    runs the whole dynamic graph without CUDA graphs."""
+    if partitioned is None:
+        return ("what torch then runs without CUDA graphs depends on Inductor's "
+                "graph_partition, which this torch does not have")
+    if partitioned:
+        return ("graph partitioning is on: only the ops that use a dynamic size then run "
+                "outside the CUDA graphs")
+    return "dynamic graphs then run without CUDA graphs"
+
+
 def shapes_value(shapes: Sequence[CudagraphShape], warn_limit: int | None,
-                 config: str, size_recompiles: int = 0) -> CudagraphShapes:
+                 config: str, size_recompiles: int = 0,
+                 partitioned: bool | None = False) -> CudagraphShapes:
     """A target's recorded sizes, torch's limit and the remedy that fits, only on
     evidence: several ``static`` graphs and a compile torch made for a changed tensor
     size (``size_recompiles``; static graphs also come from graph breaks, forward and
     backward, dtype or train/eval recompiles) -> ``mark_dynamic``; several sizes of one
-    dynamic graph -> buckets or ``cudagraph_skip_dynamic_graphs``. torch counts sizes per
+    dynamic graph -> buckets or ``cudagraph_skip_dynamic_graphs`` (its effect worded for
+    ``partitioned``: Inductor's ``graph_partition`` in force). torch counts sizes per
     compiled graph (``cudagraphify_impl``'s cache): "past torch's limit" only where the
     lines named the graph's compile (torch 2.11's size line names none: the run after it
     does, ``call_value``)."""
@@ -273,7 +289,7 @@ def shapes_value(shapes: Sequence[CudagraphShape], warn_limit: int | None,
                          "recording call, more pool memory)"
                          + (f", past torch's limit of {warn_limit}" if past else "")
                          + f": pad inputs to a few fixed sizes (buckets), or {SKIP_DYNAMIC} "
-                         "(dynamic graphs then run without CUDA graphs)")
+                         f"({skip_dynamic_effect(partitioned)})")
     return result
 
 

@@ -34,6 +34,7 @@ from nbcompile.core.notebook.cudagraphs.calls import (
     TREES_LOGGER,
     CudagraphCalls,
     _State,
+    graph_partition,
     warn_limit,
 )
 from nbcompile.core.notebook.cudagraphs.log import DebugLines
@@ -431,3 +432,20 @@ def test_backward_runs_after_a_call_are_counted_as_its_backward_pass(ip):
     assert value.what.startswith("backward pass (after call 3, outside the call")
     assert ev.call_line(value).startswith("the backward pass")
     assert value.to_dict()["backward"] is True
+
+
+def test_the_skip_dynamic_remedy_says_what_the_running_torch_does():
+    """torch 2.13's own source: with graph_partition the scheduler moves only "dynamic
+    shape ops" out; compile_fx skips the whole graph only without it."""
+    import inspect
+
+    from torch._inductor import compile_fx, scheduler
+
+    assert "dynamic shape ops" in inspect.getsource(scheduler)
+    assert "not config.graph_partition" in inspect.getsource(compile_fx)
+    dynamic = [CudagraphShape("0/0", f"({n},)") for n in (2, 3, 4)]
+    on = ev.shapes_value(dynamic, 8, "cudagraph_dynamic_shape_warn_limit", partitioned=True)
+    off = ev.shapes_value(dynamic, 8, "cudagraph_dynamic_shape_warn_limit", partitioned=False)
+    assert "only the ops that use a dynamic size" in on.remedy
+    assert "dynamic graphs then run without CUDA graphs" in off.remedy
+    assert graph_partition() is inductor_config.graph_partition
