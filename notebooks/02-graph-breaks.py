@@ -123,6 +123,54 @@ assert any("data-dependent" in gb.reason.lower() for gb in r.graph_breaks)
 #   directly: `torch.bucketize(x, edges, right=True)` is `np.digitize(x, edges)`.
 
 # %% [markdown]
+# ## What torch runs instead: resume functions
+#
+# A break does not leave your function half compiled: Dynamo replaces its bytecode
+# with new code that calls the graph compiled so far, runs the line it could not
+# trace in plain Python, and then calls a **resume function**: a new function
+# (`torch_dynamo_resume_in_featurize_at_8`) holding the rest of `featurize`,
+# compiled on its own the next time it runs, with its own graph, guards and
+# recompiles. Each compile's `runs_as` shows that code: `walk` in one line, `steps`
+# one by one, and `source`, the new code decompiled to Python by depyf.
+
+# %%
+for c in r.compiles:
+    print(f"{c.compile_id}  {c.frame}")
+    print(f"    {c.runs_as.walk}")
+
+# %% [markdown]
+# Five compiles for one function: `featurize` itself (compile `0/0`) and one resume
+# function per break, each starting at the line after it. Compile `2/0` ends in an
+# `if` on a tensor: it resumes in one of two copies of the same resume function,
+# whichever branch the condition picks when the graph has run. Here is the code
+# torch runs in place of `featurize` (the inspector's *Runs as* section shows the
+# same, each step linked to its graph and its resume function's compile):
+
+# %%
+first = r.compiles[0].runs_as
+print(first.source or f"{first.problem}\n{first.dis}")
+
+# %% [markdown]
+# Read it top to bottom: `__compiled_fn_...(x)` is the graph of line 7 (its
+# `record_pregraph_bytecode_*` calls are torch's bookkeeping), then the `print` runs
+# in Python, its message already filled in (`x.shape[0]` was 256 when the graph was
+# traced, and a guard checks it stays so), and `return __resume_at_...(...)` hands
+# the live values to the resume function. Each break adds one such round trip, so
+# the fixes below are worth making.
+
+# %%
+# check: the walk against torch's own record: one Python step per break, one graph
+# step per graph, and every resume step leading to a frame torch compiled
+steps = [s for c in r.compiles for s in c.runs_as.steps]
+assert sum(s.kind == "python" for s in steps) == r.graph_break_count, steps
+assert sum(s.kind == "graph" for s in steps) == r.graph_count, steps
+compiled = {c.frame for c in r.compiles}
+resumes = [s.frame for s in steps if s.kind == "resume"]
+assert resumes and all(f in compiled for f in resumes), (resumes, compiled)
+assert len({f for f in resumes}) == r.graph_break_count
+assert "__compiled_fn_" in first.source and "__resume_at_" in first.source
+
+# %% [markdown]
 # ## Prove a fix before you make it: `%suggest`
 #
 # `%suggest CALL` proposes a change for each break (a `torch._dynamo.config` setting,

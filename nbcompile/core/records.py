@@ -455,7 +455,8 @@ class CompileRecord(Record):
     changed_by: list[int] = field(default_factory=list)
     changes: list[str] = field(default_factory=list)  # those, in words: ``cell [7] set X = 1``
     # What torch runs in place of the frame (its transformed code as Python and the walk
-    # through graphs, Python and resume functions); None: not known (not heard, or a trace)
+    # through graphs, Python and resume functions); None: not known (not heard;
+    # a trace compile holds what its log does)
     runs_as: RunsAs | None = None
     # For a recompile: each compiled version torch tried, newest first, with its own failed
     # guard (torch's record of the call); empty: not a recompile, or torch named none.

@@ -47,9 +47,12 @@ def _head(label: str, item: SummaryItem, esc: Any) -> str:
 
 def _target_line(t: TargetSummary) -> str:
     c = t.counts
+    # No compile time where nothing was compiled (waiting for its first call, or calls
+    # that ran code compiled before).
     counts = ", ".join([plural(c.graphs, "graph"), plural(c.breaks, "break"),
                         plural(c.recompiles, "recompile"), plural(c.kernels, "kernel"),
-                        f"{format_seconds(c.compile_s)} compile"])
+                        *([f"{format_seconds(c.compile_s)} compile"] if c.compile_s > 0
+                          else [])])
     return f"{t.name} ({t.kind}): {t.status}; {counts}"
 
 
@@ -136,7 +139,7 @@ def _target_row(t: TargetSummary) -> str:
     c = t.counts
     cells = [f"<code>{escape(clip(t.name))}</code>", escape(t.kind), escape(clip(t.status)),
              str(c.graphs), str(c.breaks), str(c.recompiles), str(c.kernels),
-             format_seconds(c.compile_s)]
+             format_seconds(c.compile_s) if c.compile_s > 0 else "&mdash;"]
     return "<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>"
 
 

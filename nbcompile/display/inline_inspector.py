@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from IPython.display import display
 
 from ..core.records import MIME_TYPE, SCHEMA_VERSION
 from .budget import json_size, output_budget
-from .inspector import whole_record
+from .inspector import live_bundle, whole_record
 from .text import escape
 
 #: The bundled front-end module (gitignored build output, listed in the wheel's artifacts).
@@ -51,10 +52,14 @@ MAX_WHOLE_TARGETS = 20
 _TARGET_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
 #: The widget output's ``text/plain`` (its static report follows in the next output).
 WIDGET_TEXT = "Compile inspector (an interactive Jupyter widget)"
-#: The line above the static report; seen only where the widget does not run.
-NEEDS_WIDGETS = ("The interactive Compile inspector needs Jupyter widgets, which do not run "
-                 "here (scripts off, or the widgets' code not loaded): its static report "
-                 "follows.")
+#: The line above the static report; seen only where the widget does not draw: no widgets
+#: run (scripts off, their code not loaded), or its model is gone (a notebook saved
+#: without widget state, reopened with a new kernel).
+NEEDS_WIDGETS = ("The interactive Compile inspector is not shown here (Jupyter widgets do not "
+                 "run, or the notebook was saved without its widget state): its static "
+                 "report follows. Run the cell again to inspect it live.")
+#: The snapshot button's label; what it does is said by ``snapshot_text``.
+REFRESH_LABEL = "Refresh"
 #: The class of the static report's output, which the widget's stylesheet hides where the
 #: widget runs (``labextension/style/widget.css``).
 FALLBACK_CLASS = "nbcompile-widget-fallback"
@@ -112,21 +117,69 @@ def shared_module() -> InspectorModule:
     return _module
 
 
+def cell_number() -> int | None:
+    """The ``In [N]`` number of the cell running now (found by its code's filename in a
+    caller frame), else of the last cell run; ``None`` outside IPython."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if shell is None:
+        return None
+    filename_map = getattr(getattr(shell, "compile", None), "_filename_map", {})
+    frame = sys._getframe(1)
+    while frame is not None:
+        number = filename_map.get(frame.f_code.co_filename)
+        if number is not None:
+            return number
+        frame = frame.f_back
+    count = getattr(shell, "execution_count", None)  # counted before a cell runs
+    return count - 1 if isinstance(count, int) else None
+
+
+def snapshot_text(cell: int | None, held: bool = True) -> str:
+    """What a snapshot's view says of itself: of which cell, and how to see it now."""
+    when = f"as of cell [{cell}]" if cell is not None else "taken once"
+    if not held:
+        return (f"A snapshot {when}: this kernel no longer holds its target, so it cannot "
+                "be refreshed.")
+    return (f"A snapshot {when}: later compiles and calls are not in it. "
+            f"{REFRESH_LABEL} reads the target again from the kernel.")
+
+
 class Inspector(anywidget.AnyWidget):
     """The inline Compile inspector for one record (a target's, or a report's)."""
 
     record = traitlets.Dict().tag(sync=True)
     module = traitlets.Instance(InspectorModule).tag(sync=True, **widgets.widget_serialization)
+    #: A snapshot's sentence (``snapshot_text``), empty for a live view or a report.
+    snapshot = traitlets.Unicode("").tag(sync=True)
+    #: The label of the button that refreshes a snapshot.
+    refresh_label = traitlets.Unicode(REFRESH_LABEL).tag(sync=True)
 
-    def __init__(self, bundle: dict[str, Any], publish_record: bool = False) -> None:
+    def __init__(self, bundle: dict[str, Any], publish_record: bool = False,
+                 snapshot: bool = False) -> None:
         """``bundle``: a MIME bundle nbcompile publishes (its record and fallbacks).
         ``publish_record``: the display carries the record too (as the output it stands
-        for would: the sidebar reads it; a front end with no widget manager renders it)."""
+        for would: the sidebar reads it; a front end with no widget manager renders it).
+        ``snapshot``: the record is a target's as of now (``inspect(f)``), refreshed from
+        the kernel when the front end asks (``{"type": "refresh"}``)."""
         self._esm = module_text(LOADER)
         super().__init__(record=bundle[MIME_TYPE], module=shared_module())
         self._publish_record = publish_record
         self._bundle = bundle
+        if snapshot and self.target_ids():
+            self.snapshot = snapshot_text(cell_number())
         self.on_msg(self._on_message)
+
+    def refresh(self) -> None:
+        """A snapshot read again: the shown target's record as the kernel holds it now."""
+        ids = self.target_ids()
+        bundle = live_bundle(ids[0]) if len(ids) == 1 else None
+        if bundle is None:
+            self.snapshot = snapshot_text(cell_number(), held=False)
+            return
+        self.show(bundle)
+        self.snapshot = snapshot_text(cell_number())
 
     def show(self, bundle: dict[str, Any]) -> None:
         """Show ``bundle``'s record now (a live view redraws); its fallbacks from the next
@@ -154,6 +207,8 @@ class Inspector(anywidget.AnyWidget):
         if isinstance(content, dict) and content.get("type") == "whole":
             for message in self.whole_messages():
                 self.send(message)
+        elif isinstance(content, dict) and content.get("type") == "refresh" and self.snapshot:
+            self.refresh()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """The widget's output: its view, ``WIDGET_TEXT``, and the record when
@@ -193,7 +248,8 @@ class Inspector(anywidget.AnyWidget):
 
 
 def inspector_for(bundle: dict[str, Any]) -> Inspector:
-    """The widget showing ``bundle``'s record (``TraitError`` if it is not one)."""
+    """The widget showing ``bundle``'s record (``TraitError`` if it is not one); a target's
+    record is a snapshot, refreshed on request."""
     if MIME_TYPE not in bundle:
         raise TypeError("no nbcompile record to inspect in this object's display")
-    return Inspector(bundle)
+    return Inspector(bundle, snapshot=True)

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..core.notebook.capture.session import get_session
 from ..core.notebook.capture.snapshot import target_record
+from ..core.notebook.targets.target_state import Target
 from ..core.records import MIME_TYPE
 from .budget import WHOLE_RECORD_BUDGET, output_budget
 from .payload import summary_payload
@@ -36,11 +37,24 @@ class WholeRecord:
         return {MIME_TYPE: self.payload, "text/plain": "<nbcompile record>"}
 
 
+def _target(target_id: str) -> Target | None:
+    session = get_session()
+    return next((t for t in (*session.targets, *session.replaced) if t.id == target_id),
+                None)
+
+
+def live_bundle(target_id: str) -> dict[str, Any] | None:
+    """The report bundle of the target with ``id`` as this kernel holds it now (what
+    ``report(f)`` displays), or ``None``: a snapshot refreshed."""
+    from .report_html import report_bundle
+
+    target = _target(target_id)
+    return report_bundle(target_record(target)) if target is not None else None
+
+
 def whole_record(target_id: str) -> WholeRecord | None:
     """The record of the target with ``id`` (``"t3"``) in this kernel, or ``None``."""
-    session = get_session()
-    target = next((t for t in (*session.targets, *session.replaced) if t.id == target_id),
-                  None)
+    target = _target(target_id)
     if target is None:
         return None
     record = target_record(target)

@@ -74,7 +74,11 @@ def _capped_contents(c: TraceCompile) -> tuple[dict[str, Any], bool]:
         truncated |= t
     data["graphs"] = [_cap(g, GRAPH_CAP)[0] for g in data.get("graphs", [])]
     data["guards"], t = _cap(data.get("guards", ""), GUARDS_CAP)
-    return _utf8(data), truncated | t
+    truncated |= t
+    if isinstance(runs := data.get("runs_as"), dict):
+        runs["dis"], t = _cap(runs.get("dis", ""), GRAPH_CAP)
+        truncated |= t
+    return _utf8(data), truncated
 
 
 def _content_order(report: TraceRecord, count: int) -> list[int]:
@@ -205,6 +209,10 @@ def _compile_lines(c: TraceCompile, detailed: bool = True) -> str:
                      f"{clip(gb.line)}  -- {clip(gb.reason)}")
     if c.recompile_reason:
         lines.append(f"    recompile: {clip(c.recompile_reason)}")
+    runs = c.runs_as
+    if runs is not None and runs.dis:
+        lines.append(f"    what torch runs: {clip(runs.walk or '(no graph)')}  -- "
+                     f"{clip(runs.problem)}")
     return "\n".join(terminal_safe(line) for line in lines)
 
 
@@ -227,6 +235,11 @@ def trace_text(report: TraceRecord, budget: int | None = None) -> str:
     order = _order(report, budget is not None)
     lines += room.take((_compile_lines(report.compiles[i]) for i in order), len(order),
                        lambda n: more_note(n, "compiles", _full("compiles")), 0.8)
+    unlogged = [c.runs_as.problem for c in report.compiles
+                if c.runs_as is not None and not c.runs_as.dis and c.runs_as.problem]
+    if unlogged:
+        lines.append(room.spend(terminal_safe(
+            f"what torch runs in place of {len(unlogged)} compile(s): {clip(unlogged[0])}")))
     if report.unknown_events:
         counts = ", ".join(f"{k} x{n}" for k, n in sorted(report.unknown_events.items()))
         lines.append(room.spend(terminal_safe(
@@ -330,6 +343,13 @@ def _compile_html(c: TraceCompile, limit: int | None = None) -> str:
     if c.guards:
         body.append(f"<details><summary>guards</summary>"
                     f"<pre>{e(capped(c.guards, GUARDS_CAP))}</pre></details>")
+    runs = c.runs_as
+    if runs is not None and runs.dis:
+        body.append(f"<details><summary>what torch runs</summary><p>{e(clip(runs.walk))}</p>"
+                    f"<p>{e(clip(runs.problem))}</p><pre>{e(capped(runs.dis, GRAPH_CAP))}</pre>"
+                    "</details>")
+    elif runs is not None and runs.problem:
+        body.append(f"<p>what torch runs: {e(clip(runs.problem))}</p>")
     for k in c.kernels:
         source = capped(k.source, KERNEL_CAP)
         body.append(f"<details><summary><code>{e(clip(k.name))}</code> &middot; "

@@ -47,6 +47,9 @@ SHOWS: dict[str, list[tuple[str, str, str]]] = {
     "02-graph-breaks": [
         ("%%compile", "def featurize",
          r"featurize \(function\): compiled; 5 graph\(s\), 4 break\(s\)"),
+        ("for c in r.compiles:", "runs_as.walk",
+         r"0/0  featurize\n    graph of 0/0 \(2 ops: mean, sub\) -> print\(.*\) in Python "
+         r"\(line 8\) -> resume in torch_dynamo_resume_in_featurize_at_8\n"),
         ("%%compile --fullgraph", "def featurize_strict",
          r"featurize_strict \(function\): failed;.*error at line \d+: print\("),
         ("# check: each fix removes", "",

@@ -103,3 +103,22 @@ def test_config_inspect_on_shows_every_summary_in_the_inline_inspector(ip, capsy
         assert inspectors_made_by("%%compile\ndef every_b(x):\n    return x + 2\n") == 0
     finally:
         live.set_inspect_every_cell(False)
+
+
+def test_inspect_is_a_snapshot_of_its_cell_refreshed_on_request(ip):
+    run_cell(ip, "import torch, nbcompile")
+    run_cell(ip, "%%compile --backend eager\ndef snap(x):\n    return x.sin() + 1\n")
+    run_cell(ip, "snap(torch.ones(3))")
+    ip.run_cell("inspected = nbcompile.inspect(snap)", store_history=True).raise_error()
+    widget = ip.user_ns["inspected"]
+    taken = ip.execution_count - 1  # the cell that ran inspect()
+    assert f"as of cell [{taken}]" in widget.snapshot
+    # A recompile, in a later cell.
+    ip.run_cell("snap(torch.ones(3, dtype=torch.float64))", store_history=True).raise_error()
+    assert widget.record["targets"][0]["recompile_count"] == 0
+    # What the widget does when its front end asks {"type": "refresh"}.
+    widget._on_message(widget, {"type": "refresh"}, [])
+    assert widget.record["targets"][0]["recompile_count"] == 1
+    assert f"as of cell [{ip.execution_count - 1}]" in widget.snapshot
+    # A report's result is a snapshot too.
+    assert nbcompile.inspect(nbcompile.report(ip.user_ns["snap"])).snapshot

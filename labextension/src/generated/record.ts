@@ -379,7 +379,7 @@ export interface CompileRecord {
    */
   changes?: string[];
   /**
-   * What torch runs in place of the frame (its transformed code as Python and the walk through graphs, Python and resume functions); None: not known (not heard, or a trace)
+   * What torch runs in place of the frame (its transformed code as Python and the walk through graphs, Python and resume functions); None: not known (not heard; a trace compile holds what its log does)
    */
   runs_as?: RunsAs | null;
   /**
@@ -1875,6 +1875,10 @@ export interface TraceCompile {
    * the collectives Inductor scheduled, in order (its inductor_collective_schedule: kernel names such as torch.ops._c10d_functional.all_reduce_.default)
    */
   collectives: string[];
+  /**
+   * what torch runs in place of the frame, as far as the log holds it: a resume function's bytecode (torch logs no other), else the problem says it is not in this log
+   */
+  runs_as?: RunsAs | null;
   /**
    * published without its contents (breaks, guards, graphs, code) to keep the output within its byte budget
    */

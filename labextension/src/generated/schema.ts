@@ -616,7 +616,7 @@ export const RECORD_SCHEMA: unknown = {
               "type": "null"
             }
           ],
-          "description": "What torch runs in place of the frame (its transformed code as Python and the walk through graphs, Python and resume functions); None: not known (not heard, or a trace)"
+          "description": "What torch runs in place of the frame (its transformed code as Python and the walk through graphs, Python and resume functions); None: not known (not heard; a trace compile holds what its log does)"
         },
         "failed_versions": {
           "type": "array",
@@ -2971,6 +2971,17 @@ export const RECORD_SCHEMA: unknown = {
             "type": "string"
           },
           "description": "the collectives Inductor scheduled, in order (its inductor_collective_schedule: kernel names such as torch.ops._c10d_functional.all_reduce_.default)"
+        },
+        "runs_as": {
+          "anyOf": [
+            {
+              "$ref": "#/$defs/RunsAs"
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "description": "what torch runs in place of the frame, as far as the log holds it: a resume function's bytecode (torch logs no other), else the problem says it is not in this log"
         },
         "contents_omitted": {
           "type": "boolean",

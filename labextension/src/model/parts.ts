@@ -66,3 +66,22 @@ export type IKernel = View<
 
 /** A part of a record cut from a published output: `count` `unit` of `field`, whole in `how`. */
 export type IOmission = View<R.Omission, 'field' | 'count' | 'how' | 'unit'>;
+
+/** One step of what torch runs in place of a frame: a graph, Python, a resume function. */
+export type IRunStep = View<
+  R.RunStep,
+  'kind' | 'text' | 'frame' | 'alternative',
+  {
+    /** graph: the index in its compile's `graphs`; null otherwise. */
+    graph: number | null;
+    /** python: the line of the frame's file run eagerly; null otherwise. */
+    lineno: number | null;
+  }
+>;
+
+/** What torch runs in place of a compiled frame: its source (or `dis` and the problem). */
+export type IRunsAs = View<
+  R.RunsAs,
+  'source' | 'walk' | 'dis' | 'problem',
+  { steps: IRunStep[] }
+>;

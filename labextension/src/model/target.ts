@@ -10,6 +10,7 @@ import type {
   IGraphBreak,
   IKernel,
   IOmission,
+  IRunsAs,
   ISourceLine,
   View
 } from './parts';
@@ -46,6 +47,7 @@ export type ICompile = View<
   R.CompileRecord,
   | 'compile_id'
   | 'frame'
+  | 'filename'
   | 'error'
   | 'recompile_reason'
   | 'graphs'
@@ -62,6 +64,8 @@ export type ICompile = View<
     graph_breaks: IGraphBreak[];
     /** What torch did about CUDA graphs for it; null: not asked for, or nothing said. */
     cudagraphs: ICudagraphOutcome | null;
+    /** What torch runs in place of the frame; null: not known. */
+    runs_as: IRunsAs | null;
   }
 >;
 

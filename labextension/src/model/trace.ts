@@ -8,6 +8,7 @@ import type {
   IGraphBreak,
   IKernel,
   IOmission,
+  IRunsAs,
   ISourceLine,
   View
 } from './parts';
@@ -41,6 +42,8 @@ export type ITraceCompile = View<
     stack: ISourceLine[];
     graph_breaks: IGraphBreak[];
     kernels: IKernel[];
+    /** What torch runs in place of the frame, as far as the log holds it; null: not read. */
+    runs_as: IRunsAs | null;
   }
 >;
 

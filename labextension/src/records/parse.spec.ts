@@ -312,3 +312,31 @@ test('a compile_time record parses: cold, restart, where, one row per remedy', (
   const refused = parsePayload(bad);
   assert.ok(refused && refused.record === 'unknown', JSON.stringify(refused));
 });
+
+test('a compile reads what torch runs in place of it, steps in order', () => {
+  const raw = fixture() as {
+    targets: { compiles: Record<string, unknown>[] }[];
+  };
+  raw.targets[0].compiles[0].runs_as = {
+    source: 'def f(x):\n    return __resume_at_6_1(x)\n',
+    steps: [
+      { kind: 'graph', text: 'graph of 0/0 (1 op: sin)', graph: 0 },
+      { kind: 'python', text: "print('x') in Python (line 3)", lineno: 3 },
+      { kind: 'resume', text: 'resume in r', frame: 'r', graph: -1 }
+    ],
+    walk: 'graph of 0/0 (1 op: sin) -> ...'
+  };
+  const [t] = summary(raw).targets;
+  const ra = t.compiles[0].runs_as;
+  assert.ok(ra);
+  assert.equal(ra.problem, '');
+  assert.deepEqual(
+    ra.steps.map(s => [s.kind, s.graph, s.lineno, s.frame]),
+    [
+      ['graph', 0, null, ''],
+      ['python', null, 3, ''],
+      ['resume', null, null, 'r']
+    ]
+  );
+  assert.equal(summary(fixture()).targets[0].compiles[0].runs_as, null);
+});

@@ -42,7 +42,8 @@ import {
   parseGraphBreak,
   parseKernel,
   parseOmission,
-  parseRecompile
+  parseRecompile,
+  parseRunsAs
 } from './parseparts';
 import {
   parseDiagnosis,
@@ -56,6 +57,7 @@ export function parseCompile(o: R.CompileRecord): ICompile {
   return {
     compile_id: o.compile_id,
     frame: o.frame,
+    filename: o.filename,
     status: o.status,
     error: o.error,
     recompile_reason: o.recompile_reason,
@@ -67,7 +69,8 @@ export function parseCompile(o: R.CompileRecord): ICompile {
     phases: numMap(o.phases),
     graph_breaks: o.graph_breaks.map(parseGraphBreak),
     guard_latency_s: o.guard_latency_s ?? null,
-    cudagraphs: o.cudagraphs ? parseCudagraphs(o.cudagraphs) : null
+    cudagraphs: o.cudagraphs ? parseCudagraphs(o.cudagraphs) : null,
+    runs_as: o.runs_as ? parseRunsAs(o.runs_as) : null
   };
 }
 

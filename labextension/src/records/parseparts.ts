@@ -1,12 +1,13 @@
 /**
  * Readers of the record pieces that several record kinds share (graph breaks, kernels,
- * recompiles) and of links: live targets (./parse) and reports (./parsereports) read
- * them alike, from records ./intake checked (./schema typed); see ./coerce.
+ * recompiles, what torch runs in place of a frame) and of links: live targets (./parse)
+ * and reports (./parsereports) read them alike, from records ./intake checked (./schema
+ * typed); see ./coerce.
  */
 
 import type * as R from '../generated/record';
 import { lineOrNull, parseSourceLine, pick } from './coerce';
-import { IGraphBreak, IKernel, IOmission } from '../model/parts';
+import { IGraphBreak, IKernel, IOmission, IRunsAs } from '../model/parts';
 import { IRecompile } from '../model/target';
 
 export function parseGraphBreak(o: R.GraphBreak): IGraphBreak {
@@ -63,4 +64,22 @@ export function parseKernel(o: R.Kernel): IKernel {
 
 export function parseOmission(o: R.Omission): IOmission {
   return pick(o, ['field', 'count', 'how', 'unit']);
+}
+
+/** What torch runs in place of a compiled frame: its steps, source or bytecode. */
+export function parseRunsAs(o: R.RunsAs): IRunsAs {
+  return {
+    source: o.source ?? '',
+    walk: o.walk ?? '',
+    dis: o.dis ?? '',
+    problem: o.problem ?? '',
+    steps: (o.steps ?? []).map(s => ({
+      kind: s.kind,
+      text: s.text,
+      frame: s.frame ?? '',
+      alternative: s.alternative ?? false,
+      graph: lineOrNull(s.graph),
+      lineno: lineOrNull(s.lineno)
+    }))
+  };
 }

@@ -30,7 +30,12 @@ import {
   ISuggestionsPayload
 } from '../model/suggest';
 import { IDivergence, ITraceCompile, ITracePayload } from '../model/trace';
-import { parseGraphBreak, parseKernel, parseOmission } from './parseparts';
+import {
+  parseGraphBreak,
+  parseKernel,
+  parseOmission,
+  parseRunsAs
+} from './parseparts';
 import type { ProfileRecord, SuggestionsRecord } from './schema';
 
 /** Ranks: the non-negative integers of `v` (others left out). */
@@ -65,7 +70,8 @@ function parseTraceCompile(o: R.TraceCompile): ITraceCompile {
     graphs: [...o.graphs],
     kernels: o.kernels.map(parseKernel),
     output_code: o.output_code,
-    contents_omitted: o.contents_omitted === true
+    contents_omitted: o.contents_omitted === true,
+    runs_as: o.runs_as ? parseRunsAs(o.runs_as) : null
   };
 }
 

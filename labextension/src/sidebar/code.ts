@@ -21,6 +21,18 @@ export class CodeSection extends Section {
     this.host.codeView('code').refresh();
   }
 
+  /** Show the first kernel of compile `compileId`. */
+  showCompile(t: ITargetRecord, compileId: string): void {
+    const i = t.kernels.findIndex(
+      k => k.compile_id === compileId && k.kind === 'kernel'
+    );
+    const any = t.kernels.findIndex(k => k.compile_id === compileId);
+    if (i >= 0 || any >= 0) {
+      this._selected.set(t.id, i >= 0 ? i : any);
+    }
+    this.show();
+  }
+
   protected count(t: ITargetRecord): number {
     return t.kernels.length;
   }

@@ -6,7 +6,7 @@
 
 import { appendPaged, h } from '../ui/dom';
 import { clip, formatSeconds, nameCells, plural } from '../ui/format';
-import { ITargetRecord } from '../model/target';
+import { ICompile, ITargetRecord } from '../model/target';
 import {
   CUDAGRAPH_CALL_HEAD,
   cudagraphCallRow,
@@ -65,6 +65,12 @@ abstract class PickerSection extends Section {
     return wrap;
   }
 
+  /** Show item `index` of `t`. */
+  protected pick(t: ITargetRecord, index: number): void {
+    this._picked.set(t.id, index);
+    this.show();
+  }
+
   private _picked = new Map<string, number>();
 }
 
@@ -82,6 +88,18 @@ export class GraphsSection extends PickerSection {
       n += c.graphs.length;
     }
     return n;
+  }
+
+  /** Show graph `index` of compile `c`. */
+  showGraph(t: ITargetRecord, c: ICompile, index: number): void {
+    let at = 0;
+    for (const x of t.compiles) {
+      if (x === c) {
+        this.pick(t, at + index);
+        return;
+      }
+      at += x.graphs.length;
+    }
   }
 
   protected items(t: ITargetRecord): IPickItem[] {

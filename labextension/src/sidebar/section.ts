@@ -126,6 +126,19 @@ export abstract class Section {
     }
   }
 
+  /** Open this section on its target, rendered anew, and scroll it into view. */
+  show(): void {
+    if (!this._target) {
+      return;
+    }
+    this._dirty = true;
+    this._expectedOpen = true;
+    this.node.open = true;
+    this._openState.set(this._target.id, true);
+    this._fill();
+    this.node.scrollIntoView?.({ block: 'nearest' });
+  }
+
   /** Call after the panel was shown again (code views measure themselves). */
   refresh(): void {
     /* sections with code views override */

@@ -2,6 +2,7 @@
 
 import { appendPaged, h } from '../ui/dom';
 import { clip, countsText } from '../ui/format';
+import { handled, keepKeys } from '../ui/keys';
 import { ITargetEntry } from '../records/store';
 import { statusBadge } from './summary';
 
@@ -78,9 +79,10 @@ export class TargetList {
       ),
       h('div', { class: 'nbc-target-counts' }, countsText(t))
     );
+    keepKeys(row, ['Enter', 'Space']);
     row.addEventListener('keydown', ev => {
       if (ev.key === 'Enter' || ev.key === ' ') {
-        ev.preventDefault();
+        handled(ev);
         this._onSelect(t.id);
       }
     });

@@ -7,6 +7,7 @@ import { BreaksSection } from './breaks';
 import { CodeSection } from './code';
 import { CompilesSection, GraphsSection, GuardsSection } from './compiles';
 import { RecompilesSection } from './recompiles';
+import { RunsAsSection } from './runsas';
 import { ISectionHost, Section } from './section';
 import { SummaryView } from './summary';
 import { TorchLogsSection } from './torchlogs';
@@ -14,11 +15,17 @@ import { TorchLogsSection } from './torchlogs';
 export class TargetView {
   constructor(host: ISectionHost) {
     this._summary = new SummaryView(host);
+    const code = new CodeSection(host);
+    const graphs = new GraphsSection(host);
     this._sections = [
       new BreaksSection(host),
       new RecompilesSection(host),
-      new CodeSection(host),
-      new GraphsSection(host),
+      code,
+      new RunsAsSection(host, {
+        graph: (t, c, i) => graphs.showGraph(t, c, i),
+        kernels: (t, c) => code.showCompile(t, c.compile_id)
+      }),
+      graphs,
       new GuardsSection(host),
       new CompilesSection(host),
       new TorchLogsSection(host)

@@ -13,6 +13,7 @@
 import { ICodePane } from '../ui/codesink';
 import { h } from '../ui/dom';
 import { clip } from '../ui/format';
+import { handled, keepKeys } from '../ui/keys';
 import { ITargetRecord } from '../model/target';
 import { blockAt, buildSourceMap, ISourceMap, MAX_ROWS } from './sourcemap';
 
@@ -67,6 +68,7 @@ export class SourceKernelPanes {
         tabindex: '-1'
       }
     });
+    keepKeys(this._source, ['Enter', 'Space', 'ArrowDown', 'ArrowUp']);
     this._renderSource();
     this._code.node.classList.add('nbc-map-code');
     this._code.onLine = line => {
@@ -205,10 +207,10 @@ export class SourceKernelPanes {
       row.addEventListener('click', () => this.selectSourceLine(r.lineno));
       row.addEventListener('keydown', ev => {
         if (ev.key === 'Enter' || ev.key === ' ') {
-          ev.preventDefault();
+          handled(ev);
           this.selectSourceLine(r.lineno);
         } else if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
-          ev.preventDefault();
+          handled(ev);
           const next = (
             ev.key === 'ArrowDown'
               ? row.nextElementSibling

@@ -10,6 +10,7 @@
 import { boundText } from './boundtext';
 import { ICodePane, ICodeView } from './codesink';
 import { button, h } from './dom';
+import { handled, keepKeys } from './keys';
 
 /** Lines rendered (one element each). */
 export const MAX_LINES = 20_000;
@@ -33,7 +34,7 @@ export class LineCode implements ICodeView, ICodePane {
     this._query.addEventListener('input', () => this.search(this._query.value));
     this._query.addEventListener('keydown', ev => {
       if (ev.key === 'Enter') {
-        ev.preventDefault();
+        handled(ev);
         this._step(ev.shiftKey ? -1 : 1);
       }
     });
@@ -41,6 +42,8 @@ export class LineCode implements ICodeView, ICodePane {
       class: 'nbc-linecode-lines',
       attrs: { role: 'listbox', tabindex: '0', 'aria-label': label }
     });
+    keepKeys(this._query, ['Enter']);
+    keepKeys(this._lines, ['ArrowDown', 'ArrowUp']);
     this._lines.addEventListener('click', ev => {
       const row = (ev.target as Element | null)?.closest<HTMLElement>(
         '.nbc-codeline'
@@ -51,7 +54,7 @@ export class LineCode implements ICodeView, ICodePane {
     });
     this._lines.addEventListener('keydown', ev => {
       if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
-        ev.preventDefault();
+        handled(ev);
         const next = this._cursor + (ev.key === 'ArrowDown' ? 1 : -1);
         if (next >= 1 && next <= this._rows.length) {
           this._moveTo(next);

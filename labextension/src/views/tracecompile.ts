@@ -1,7 +1,8 @@
 /**
  * One compile of a trace: its status and time, failure and recompile reasons, cache
- * counts, phases, graph breaks with file:line, and its FX graphs, guards, kernels and
- * output code in a code view.
+ * counts, phases, graph breaks with file:line, what torch runs in place of the frame (as
+ * far as the log holds it), and its FX graphs, guards, kernels and output code in a code
+ * view.
  */
 
 import { ICodeSink } from '../ui/codesink';
@@ -163,7 +164,44 @@ export function renderCompile(c: ITraceCompile, code: ICodeSink): Node[] {
       list
     );
   }
+  const runs = c.runs_as;
+  if (runs && (runs.steps.length || runs.problem)) {
+    // what torch runs in place of the frame, as far as the log holds it (its words)
+    out.push(
+      h('div', { class: 'nbc-meta' }, 'runs as'),
+      h(
+        'ol',
+        { class: 'nbc-runs-as-steps' },
+        ...runs.steps.slice(0, PAGE).map(s =>
+          h(
+            'li',
+            {
+              class: `nbc-runs-as-step nbc-step-${s.kind}`,
+              data: { kind: s.kind }
+            },
+            h('span', { class: 'nbc-step-text' }, clip(s.text, MAX_TEXT))
+          )
+        )
+      )
+    );
+    if (runs.problem) {
+      out.push(
+        h(
+          'div',
+          { class: 'nbc-note nbc-runs-as-problem' },
+          clip(runs.problem, MAX_TEXT)
+        )
+      );
+    }
+  }
   const items: ICodeItem[] = [];
+  if (runs?.source || runs?.dis) {
+    items.push({
+      label: runs.source ? 'runs as (source)' : 'runs as (bytecode)',
+      text: runs.source || runs.dis,
+      mime: runs.source ? 'text/x-python' : 'text/plain'
+    });
+  }
   c.graphs.forEach((g, i) =>
     items.push({
       label: `FX graph${c.graphs.length > 1 ? ` ${i + 1}` : ''}`,

@@ -13,6 +13,14 @@ import { LIMITS, WHOLE_LIMITS } from '../records/size';
 /** The message the widget sends to ask the kernel for the shown targets' whole records. */
 export const WANT_WHOLE = { type: 'whole' } as const;
 
+/** The message a snapshot's button sends: the kernel reads the target again. */
+export const WANT_REFRESH = { type: 'refresh' } as const;
+
+/** A string trait's value (anything else: empty). */
+export function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
 /** The `record` trait's value as a payload (refused ones: `record: 'unknown'`). */
 export function widgetPayload(value: unknown): Payload | null {
   if (value === null || value === undefined) {

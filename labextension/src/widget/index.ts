@@ -7,7 +7,13 @@
  */
 
 import { h } from '../ui/dom';
-import { WANT_WHOLE, widgetPayload, wholePayload } from './channel';
+import {
+  WANT_REFRESH,
+  WANT_WHOLE,
+  text,
+  widgetPayload,
+  wholePayload
+} from './channel';
 import { InlineInspector } from './inspector';
 
 /** The stylesheet (style/base.css and style/widget.css), put in by the bundler. */
@@ -47,11 +53,21 @@ function render({
   const onRecord = () => inspector.show(widgetPayload(model.get('record')));
   const onMessage = (content: unknown) =>
     inspector.showWhole(wholePayload(content));
+  // A snapshot (`inspect(f)`): its sentence and button label come from the kernel.
+  const onSnapshot = () =>
+    inspector.setSnapshot(
+      text(model.get('snapshot')),
+      text(model.get('refresh_label')),
+      () => model.send(WANT_REFRESH)
+    );
   onRecord();
+  onSnapshot();
   model.on('change:record', onRecord);
+  model.on('change:snapshot', onSnapshot);
   model.on('msg:custom', onMessage);
   return () => {
     model.off('change:record', onRecord);
+    model.off('change:snapshot', onSnapshot);
     model.off('msg:custom', onMessage);
     inspector.dispose();
   };

@@ -39,7 +39,14 @@ export class InlineInspector implements IInspectorSource, ISectionHost {
       class: 'nbc-widget-nav',
       attrs: { role: 'tablist' }
     });
-    node.append(this._header, this._nav, this._views, this._map);
+    this._snapshot.hidden = true;
+    node.append(
+      this._header,
+      this._snapshot,
+      this._nav,
+      this._views,
+      this._map
+    );
   }
 
   readonly store = new RecordStore();
@@ -89,6 +96,27 @@ export class InlineInspector implements IInspectorSource, ISectionHost {
     this.store.apply(payload, 'live');
     this._state('whole record from the kernel');
     this._render();
+  }
+
+  /**
+   * A snapshot's sentence and the button that asks the kernel to read the target again
+   * (both written by the kernel); an empty `text`: a live view, no line.
+   */
+  setSnapshot(text: string, label: string, refresh: () => void): void {
+    this._snapshot.hidden = !text;
+    this._snapshot.replaceChildren(
+      ...(text
+        ? [
+            h('span', { class: 'nbc-snapshot-text' }, clip(text, 500)),
+            button(
+              clip(label || '⟳', 40),
+              refresh,
+              'nbc-button nbc-small nbc-snapshot-refresh',
+              undefined
+            )
+          ]
+        : [])
+    );
   }
 
   select(targetId: string): void {
@@ -258,6 +286,7 @@ export class InlineInspector implements IInspectorSource, ISectionHost {
   }
 
   private _header = h('div', { class: 'nbc-header nbc-widget-header' });
+  private _snapshot = h('div', { class: 'nbc-meta nbc-widget-snapshot' });
   private _nav: HTMLDivElement;
   private _views = h('div', { class: 'nbc-body nbc-widget-views' });
   private _map = h('div', { class: 'nbc-tabview nbc-widget-map' });

@@ -18,12 +18,18 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..frames import is_torch_file
-from ..records import CompileRecord, Kernel, SourceLine
+from ..records import CompileRecord, Kernel, RunsAs, SourceLine
 from ..trace.builder import CompileBuilder
 from ..trace.listener import StringTable, TraceEvent
-from ..trace.parsed import ChromiumEvent, CollectiveSchedule, RecompileReasons
-from ..trace.parsers import PROVENANCE_ARTIFACT, explain_reasons, parse
+from ..trace.parsed import (
+    ChromiumEvent,
+    CollectiveSchedule,
+    RecompileReasons,
+    TransformedBytecode,
+)
+from ..trace.parsers import BYTECODE_SUFFIX, PROVENANCE_ARTIFACT, explain_reasons, parse
 from ..trace.payloads import SourceReader, logged_line, reading_sources, source_line
+from ..trace.runs_as import NOT_IN_LOG, logged_runs_as
 from .events import LogEvent
 from .fields import event_problem, number
 from .files import TraceLog
@@ -158,7 +164,8 @@ def _build(c: IndexedCompile, events: CompileEvents) -> CompileRecord:
     own events and, when it finished, its ``compilation_metrics``. Each event on its own:
     one that cannot be read is noted and skipped. Inductor's provenance (kernels' source
     lines) is applied here with the lines the log printed (``_log_provenance``), not fed to
-    the builder (whose live mapping reads the files it names)."""
+    the builder (whose live mapping reads the files it names); a resume function's
+    transformed code, where torch logged it, becomes the record's ``runs_as``."""
     log = events.log
     strings = StringTable()
     for index, text in log.strings.items():
@@ -172,10 +179,16 @@ def _build(c: IndexedCompile, events: CompileEvents) -> CompileRecord:
     newest: list[str] = []  # the newest compiled version's failed guards
     versions = 0  # how many compiled versions torch tried, as its record lists them
     provenance: list[str] = []
+    bytecode: TransformedBytecode | None = None  # a resume function's code, as torch logs it
     for log_event in fed:
         try:
             if log_event.artifact_name == PROVENANCE_ARTIFACT:
                 provenance.append(log.read_payload(log_event))
+                continue
+            if log_event.artifact_name.endswith(BYTECODE_SUFFIX):
+                parsed = parse("artifact", log_event.metadata, log.read_payload(log_event))
+                if isinstance(parsed, TransformedBytecode):
+                    bytecode = parsed
                 continue
             event = _trace_event(log, log_event)
             if event is None:
@@ -210,6 +223,8 @@ def _build(c: IndexedCompile, events: CompileEvents) -> CompileRecord:
         record.recompile_guard = "; ".join(reasons)
     for kernel in record.kernels:
         kernel.compile_id = c.compile_id
+    record.runs_as = (logged_runs_as(bytecode.dis, record) if bytecode is not None
+                      else RunsAs(problem=NOT_IN_LOG))
     record.status = "failed" if c.status == "failed" else "ok"
     record.error = c.fail_reason if c.status == "failed" else ""
     record.times = {"total_s": c.compile_time_s} if c.compile_time_s else {}

@@ -18,10 +18,10 @@ from ..records import SourceLine
 from ..trace.parsed import Metrics
 from ..trace.parsers import (
     COLLECTIVE_SCHEDULE_ARTIFACT,
-    CONTENT_ARTIFACTS,
     CONTENT_KINDS,
     KNOWN_KINDS,
     compilation_metrics,
+    is_content_artifact,
 )
 from ..trace.payloads import SourceReader, parse_dynamo_message
 from .contents import CompileEvents
@@ -107,7 +107,7 @@ def _index_event(log: TraceLog, event: LogEvent,
             attempt.cache[name] += 1
         elif name == COLLECTIVE_SCHEDULE_ARTIFACT:
             attempt.collectives.append(event)
-        elif name in CONTENT_ARTIFACTS:
+        elif is_content_artifact(name):
             attempt.events.append(event)
     elif kind in CONTENT_KINDS:
         attempt.events.append(event)

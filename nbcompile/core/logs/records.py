@@ -17,6 +17,7 @@ from ..records import (
     Kernel,
     Omission,
     Record,
+    RunsAs,
     SourceLine,
 )
 from .contents import CompileEvents, build_record
@@ -31,8 +32,8 @@ class TraceCompile(Record):
     """One Dynamo compile attempt read from a trace (``compile_id`` like ``0/0``, ``0/0_1``).
 
     Index fields come from event metadata; ``graph_breaks``, ``guards``, ``graphs``,
-    ``kernels``, ``output_code``, ``recompile_reason`` and ``collectives`` are read from
-    the log on first access.
+    ``kernels``, ``output_code``, ``recompile_reason``, ``runs_as`` and ``collectives`` are
+    read from the log on first access.
     """
 
     rank: int | None  # the rank whose log holds it (null when no rank is known)
@@ -67,10 +68,13 @@ class TraceCompile(Record):
         "collectives": (list[str], "the collectives Inductor scheduled, in order (its "
                                    "inductor_collective_schedule: kernel names such as "
                                    "torch.ops._c10d_functional.all_reduce_.default)"),
+        "runs_as": (RunsAs | None, "what torch runs in place of the frame, as far as the log "
+                                   "holds it: a resume function's bytecode (torch logs no "
+                                   "other), else the problem says it is not in this log"),
         "contents_omitted": (bool, "published without its contents (breaks, guards, graphs, "
                                    "code) to keep the output within its byte budget"),
     }
-    OPTIONAL_KEYS = frozenset({"contents_omitted"})
+    OPTIONAL_KEYS = frozenset({"contents_omitted", "runs_as"})
 
     @property
     def phases(self) -> dict[str, float]:
@@ -130,6 +134,10 @@ class TraceCompile(Record):
         return self.content().kernels
 
     @property
+    def runs_as(self) -> RunsAs | None:
+        return self.content().runs_as
+
+    @property
     def output_code(self) -> str:
         return self.content().output_code
 
@@ -140,7 +148,7 @@ class TraceCompile(Record):
         if not contents:
             data.update(phases=self.phases, graph_breaks=[], recompile_reason="",
                         recompile_guard="", guards="", graphs=[], kernels=[], output_code="",
-                        collectives=[])
+                        collectives=[], runs_as=None)
             return data
         record = self.content()
         data.update(
@@ -153,6 +161,7 @@ class TraceCompile(Record):
             kernels=[k.to_dict() for k in record.kernels],
             output_code=record.output_code,
             collectives=list(self.collectives),
+            runs_as=record.runs_as.to_dict() if record.runs_as is not None else None,
         )
         return data
 

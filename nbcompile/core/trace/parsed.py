@@ -100,6 +100,15 @@ class Provenance:
 
 
 @dataclass(frozen=True)
+class TransformedBytecode:
+    """``<co_name>_MODIFIED_BYTECODE``: a resume function's transformed code as torch logs
+    it (``dis`` text; torch logs it for resume functions only)."""
+
+    frame: str
+    dis: str
+
+
+@dataclass(frozen=True)
 class OutputCode:
     """``inductor_output_code``: the generated module and the file it was written to."""
 
@@ -147,4 +156,4 @@ class Metrics:
 #: Any parser's value.
 Parsed = (DynamoStart | OutputGraph | Guards | GraphBreakEvent | RecompileReasons | DynamoError
           | CacheLookup | PostGradGraph | Provenance | OutputCode | CollectiveSchedule
-          | ChromiumEvent | Metrics)
+          | ChromiumEvent | Metrics | TransformedBytecode)

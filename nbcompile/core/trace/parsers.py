@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..records import TargetError
+from ..units import clip
 from .compile_id import CompileId
 from .parsed import (
     CacheLookup,
@@ -41,6 +42,7 @@ from .parsed import (
     PostGradGraph,
     Provenance,
     RecompileReasons,
+    TransformedBytecode,
 )
 from .payloads import (
     explain_guard,
@@ -54,15 +56,22 @@ from .payloads import (
 from .phases import compile_phases
 from .stacks import parse_user_stack, without_machinery
 
-__all__ = ["COLLECTIVE_SCHEDULE_ARTIFACT", "CONTENT_ARTIFACTS", "CONTENT_KINDS", "KINDS",
-           "KNOWN_KINDS", "PARSERS", "PROVENANCE_ARTIFACT", "Metrics", "Parsed", "Phase",
-           "explain_reasons", "parse", "parser_for"]
+__all__ = ["BYTECODE_SUFFIX", "COLLECTIVE_SCHEDULE_ARTIFACT", "CONTENT_ARTIFACTS",
+           "CONTENT_KINDS", "KINDS", "KNOWN_KINDS", "PARSERS", "PROVENANCE_ARTIFACT",
+           "Metrics", "Parsed", "Phase", "explain_reasons", "is_content_artifact", "parse",
+           "parser_for"]
 
 Parser = Callable[[Mapping[str, Any], str], Parsed | None]
 
 PROVENANCE_ARTIFACT = "inductor_provenance_tracking_kernel_stack_traces"
 COLLECTIVE_SCHEDULE_ARTIFACT = "inductor_collective_schedule"
 _MAX_COLLECTIVES = 100_000  # of one graph's schedule read (a hostile log's bound)
+#: ``<co_name>`` + this: a resume function's transformed code, as ``dis`` text (torch 2.5+
+#: logs it, and ``_ORIGINAL_BYTECODE``, for resume functions only).
+BYTECODE_SUFFIX = "_MODIFIED_BYTECODE"
+#: ``dis`` text kept of one logged code object, in characters (a hostile log's bound; under
+#: ``runs_as``' own cap, so the mark stays).
+_MAX_BYTECODE = 19_900
 
 
 def _data(metadata: Mapping[str, Any], kind: str) -> dict[str, Any]:
@@ -120,6 +129,18 @@ def cache_event(metadata: Mapping[str, Any], payload: str) -> CacheLookup:
     name = _data(metadata, "artifact").get("name", "")
     m = _CACHE_KEY.search(payload[:4096]) if isinstance(payload, str) else None
     return CacheLookup(name, m.group("key") if m else None)
+
+
+def transformed_bytecode(metadata: Mapping[str, Any], payload: str
+                         ) -> TransformedBytecode | None:
+    """A resume function's transformed code as torch logged it (``dis`` text, capped)."""
+    name = _data(metadata, "artifact").get("name", "")
+    if not isinstance(name, str) or not isinstance(payload, str):
+        return None
+    more = len(payload) - _MAX_BYTECODE
+    return TransformedBytecode(name.removesuffix(BYTECODE_SUFFIX)[:200],
+                               clip(payload, _MAX_BYTECODE,
+                                    f"\n... ({more} more characters in the log)"))
 
 
 # --- Inductor ---
@@ -270,7 +291,8 @@ class EventKind:
 
 
 #: Event kind -> how it is read. Artifacts are keyed ``artifact:<name>``; ``parser_for``
-#: also maps every ``*_cache_hit`` / ``*_cache_miss`` artifact to ``cache_event``.
+#: also maps every ``*_cache_hit`` / ``*_cache_miss`` artifact to ``cache_event``, and
+#: every ``*_MODIFIED_BYTECODE`` one (a content artifact) to ``transformed_bytecode``.
 KINDS: dict[str, EventKind] = {
     "dynamo_start": EventKind(dynamo_start, content=False),
     "dynamo_output_graph": EventKind(dynamo_output_graph, content=True),
@@ -322,7 +344,14 @@ def parser_for(kind: str, metadata: Mapping[str, Any]) -> Parser | None:
     name = _data(metadata, "artifact").get("name", "")
     if name.endswith("_cache_hit") or name.endswith("_cache_miss"):
         return cache_event
+    if isinstance(name, str) and name.endswith(BYTECODE_SUFFIX):
+        return transformed_bytecode
     return PARSERS.get(f"artifact:{name}")
+
+
+def is_content_artifact(name: str) -> bool:
+    """Whether an artifact's payload is part of a compile's contents."""
+    return name in CONTENT_ARTIFACTS or name.endswith(BYTECODE_SUFFIX)
 
 
 def parse(kind: str, metadata: Mapping[str, Any], payload: str) -> Parsed | None:

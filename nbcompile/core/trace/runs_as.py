@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dis
 import io
+import re
 import tokenize
 import types
 from collections.abc import Callable, Sequence
@@ -38,7 +39,7 @@ def runs_as(code: types.CodeType, original: types.CodeType | None, record: Compi
     """``code`` (Dynamo's transformed code for ``record``'s frame, ``original`` the user's)
     as Python source and steps."""
     source, problem = decompiled(code)
-    steps = _steps(code, original, record, resume_frame)
+    steps = _steps(_global_names(code), original, record, resume_frame)
     return RunsAs(source=source, steps=steps, walk=walk_text(steps),
                   dis="" if source else clip(dis.Bytecode(code).dis(), SOURCE_CAP),
                   problem=problem)
@@ -65,10 +66,29 @@ def _global_names(code: types.CodeType) -> list[str]:
             if ins.opname == "LOAD_GLOBAL" and isinstance(ins.argval, str)]
 
 
-def _steps(code: types.CodeType, original: types.CodeType | None, record: CompileRecord,
+#: A global a ``dis`` text's ``LOAD_GLOBAL`` loads (``NULL + `` on Python 3.11+).
+_DIS_GLOBAL = re.compile(r"^[ \t\d>]*LOAD_GLOBAL[ \t]+\d+[ \t]+\((?:NULL \+ )?"
+                         r"(?P<name>[A-Za-z_][A-Za-z0-9_]{0,200})", re.MULTILINE)
+
+#: What a trace log holds of a frame's transformed code, in words.
+NOT_IN_LOG = ("not in this log: torch logs the transformed code (as bytecode) of resume "
+              "functions only")
+LOGGED_DIS = ("decompiled source is not in a trace log: torch logs a resume function's "
+              "transformed code as bytecode (dis) only")
+
+
+def logged_runs_as(dis_text: str, record: CompileRecord) -> RunsAs:
+    """A resume function's transformed code as a trace log holds it (torch's ``dis``
+    text): the steps read from the globals it loads, the bytecode, no source."""
+    names = [m.group("name") for m in _DIS_GLOBAL.finditer(dis_text)]
+    steps = _steps(names, None, record, None)
+    return RunsAs(steps=steps, walk=walk_text(steps), dis=clip(dis_text, SOURCE_CAP),
+                  problem=LOGGED_DIS)
+
+
+def _steps(names: list[str], original: types.CodeType | None, record: CompileRecord,
            resume_frame: ResumeLookup | None) -> list[RunStep]:
     steps: list[RunStep] = []
-    names = _global_names(code)
     total = sum(n.startswith(GRAPH_PREFIX) for n in names)
     graphs = 0
     broke = False
