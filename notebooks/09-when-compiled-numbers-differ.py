@@ -147,6 +147,43 @@ assert fix.change == "act = torch.compiler.disable(act)" and fix.verified
 print(bug.culprit)
 
 # %% [markdown]
+# ## A repro for PyTorch's tracker
+#
+# Eager is the closer to float64, so the compiled result is the wrong one: PyTorch's to
+# fix. The diagnosis's last note offers `%repro`, which writes a standalone script that
+# shows the difference (your cells' code the function needs, the injected setting, the
+# inputs), runs it in a fresh Python and says whether it reproduced there (the fresh
+# run's own numbers decide), with a `report.md` (versions, the trace to attach) beside
+# it. It needs a `%%compile` target.
+
+# %%
+print(bug.notes[-1])
+
+# %%
+# %%compile
+def block(x):
+    y = torch.cos(x) + 1
+    return act(y).sum(-1)
+
+# %% [markdown]
+# The values matter for accuracy: `save_inputs=True` (`--save-inputs`) saves the call's
+# tensors beside the script with `torch.save`; only the script loads them, with
+# `weights_only=True`. The folder is new (`--dir`), never an existing file.
+
+# %%
+import tempfile
+
+with torch._inductor.config.patch({"cpp.inject_relu_bug_TESTING_ONLY": "accuracy"}):
+    r = nbcompile.repro(block, xs, fact="accuracy", save_inputs=True,
+                        folder=tempfile.mkdtemp(), collect_env=False)  # %repro block(xs) ...
+r
+
+# %%
+# check: the fresh process showed it, eager closer to float64 there too
+assert r.reproduced and r.seen["closer"] == "eager", r.differs
+print(open(r.path).read().split("# --- the notebook's code")[1][:400])
+
+# %% [markdown]
 # ## The line magic, and a function that is fine
 #
 # `%diagnose EXPR [--budget S]` takes a call like `%compare` does. For a function whose

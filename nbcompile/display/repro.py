@@ -18,7 +18,8 @@ def verdict(r: Any) -> str:
 
 def _files(r: Any) -> list[tuple[str, str]]:
     return [(label, path) for label, path in (("script", r.path), ("report", r.report_path),
-                                              ("trace", r.trace_dir)) if path]
+                                              ("trace", r.trace_dir),
+                                              *(("saved", p) for p in r.saved)) if path]
 
 
 def repro_text(r: Any) -> str:

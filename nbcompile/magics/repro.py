@@ -1,5 +1,5 @@
-"""``%repro EXPR``: a standalone script showing a target's graph breaks, recompile or crash,
-proven in a fresh process, with a report beside it."""
+"""``%repro EXPR``: a standalone script showing a target's graph breaks, recompile, crash
+or numbers that differ from eager's, proven in a fresh process, with a report beside it."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         found["folder"] = unquoted(args.dir)
     if args.no_env:
         found["collect_env"] = False
+    if args.save_inputs:
+        found["save_inputs"] = True
     return found
 
 
@@ -39,7 +41,8 @@ class ReproMagics(Magics):
     @argument("expr", nargs="*", help="A call of a %%%%compile target, e.g. f(x).")
     @argument("--fact", choices=["auto", *KINDS], default="auto", action=Once,
               help="What to reproduce (default auto: the latest recompile, else the graph "
-                   "breaks, else the crash the call raises).")
+                   "breaks, else the crash the call raises, else compiled numbers out of "
+                   "tolerance of eager's).")
     @argument("--dir", default=None, metavar="D", action=Once,
               help="A new or empty folder for the files (default: a fresh "
                    "nbcompile-repro-<name>-* folder in the current directory).")
@@ -47,17 +50,22 @@ class ReproMagics(Magics):
               help=f"Seconds the fresh run may take (default {DEFAULT_TIMEOUT_S:g}).")
     @argument("--no-env", action="store_true",
               help="Leave torch's collect_env summary out of the report.")
+    @argument("--save-inputs", action="store_true",
+              help="Save the call's tensors beside the script (torch.save; it loads them "
+                   "with weights_only=True) instead of seeded random values.")
     @line_magic("repro")
     def repro(self, line: str) -> Repro:
         """Write a standalone script (torch and the standard library only) that shows what
-        torch.compile did to EXPR (its graph breaks, its recompile, its crash), run it in
-        a fresh process, and say whether it reproduced; report.md and the fresh run's
-        TORCH_TRACE go beside it, ready for an issue on PyTorch's tracker.
+        torch.compile did to EXPR (its graph breaks, its recompile, its crash, its numbers
+        against eager's and float64's), run it in a fresh process, and say whether it
+        reproduced; report.md and the fresh run's TORCH_TRACE go beside it, ready for an
+        issue on PyTorch's tracker.
 
         Examples::
 
             %repro f(x)
             %repro f(x) --fact crash --dir ./bug
+            %repro model(x) --fact accuracy --save-inputs
             r = %repro f(x)      # r is an nbcompile.Repro
         """
         __tracebackhide__ = True  # noqa: F841 - IPython hides this frame in tracebacks

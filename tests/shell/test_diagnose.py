@@ -33,6 +33,10 @@ def test_magic_diagnoses_a_call_in_the_namespace(ip):
     assert d.kind == "accuracy" and d.layer == "inductor"
     assert d.lineno == 3 and d.line == "y = torch.relu(x) * 2"
     assert d.filename is not None and d.filename.startswith("<ipython-input-")
+    # compiled is the less accurate one: the note offers %repro (wobble is no target yet)
+    assert d.reference is not None and d.reference.closer == "eager"
+    assert any("compile wobble in a %%compile cell; then %repro wobble(x) --fact "
+               "accuracy (with your inputs)" in n for n in d.notes), d.notes
     with pytest.raises(Exception, match="--budget must be a positive"):
         ip.run_line_magic("diagnose", "wobble(xw) --budget 0")
 

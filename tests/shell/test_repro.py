@@ -81,3 +81,73 @@ def test_nothing_to_reproduce_is_said_and_nothing_written(ip, tmp_path, monkeypa
     with pytest.raises(UsageError, match="no record of"):
         ip.run_line_magic("repro", "print(1)")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_accuracy_difference_reproduces_with_the_saved_inputs(ip, tmp_path):
+    """torch's injected wrong relu in Inductor's C++: the fresh run's own numbers differ
+    from eager's and eager is the closer to float64; the call's values travel in
+    inputs.pt, which only the script loads (weights_only)."""
+    import torch
+
+    run_cell(ip, "import torch")
+    run_cell(ip, "%%compile\ndef rp_acc(x):\n    return torch.relu(x) * 2 + 1")
+    x = torch.randn(16)
+    with torch._inductor.config.patch({"cpp.inject_relu_bug_TESTING_ONLY": "accuracy"}):
+        r = nbcompile.repro(ip.user_ns["rp_acc"], x, fact="accuracy", save_inputs=True,
+                            folder=tmp_path / "acc", collect_env=False)
+    assert r.kind == "accuracy" and r.reproduced, (r.differs, r.seen, r.problem)
+    assert r.expected["closer"] == "eager" and r.seen["closer"] == "eager"
+    assert r.seen["within_tolerance"] is False and r.seen["max_abs_diff"] > 0
+    text = open(r.path).read()
+    assert "inject_relu_bug_TESTING_ONLY" in text and "weights_only=True" in text
+    assert r.saved == [str(tmp_path / "acc" / "inputs.pt")]
+    saved = torch.load(r.saved[0], weights_only=True)
+    assert torch.equal(saved["argument x"], x)
+
+
+def test_a_module_of_the_notebooks_class_reproduces_a_bfloat16_difference(ip, tmp_path):
+    """A module target: its class defined from the notebook, built as its cell built it,
+    its weights from state_dict.pt; a bfloat16 chain that Inductor computes in float32
+    (compiled the closer to float64), shown again on seeded random inputs."""
+    run_cell(ip, "import torch\n"
+                 "class RpNet(torch.nn.Module):\n"
+                 "    def __init__(self, n, scale=1.0):\n"
+                 "        super().__init__()\n"
+                 "        self.w = torch.nn.Parameter(torch.ones(n))\n"
+                 "        self.scale = scale\n"
+                 "    def forward(self, x):\n"
+                 "        y = x * self.w * 1.7 + 0.3\n"
+                 "        y = torch.sin(y) * y\n"
+                 "        y = torch.exp(y) / (1 + torch.exp(y))\n"
+                 "        return torch.tanh(y * self.scale - 0.2)")
+    run_cell(ip, "%%compile\nrp_net = RpNet(64, scale=3.1).to(torch.bfloat16)")
+    x = ip.user_ns["torch"].randn(8, 64, dtype=ip.user_ns["torch"].bfloat16)
+    ip.user_ns["rp_x"] = x
+    r = ip.run_line_magic("repro", f"rp_net(rp_x) --dir {tmp_path / 'mod'} --no-env")
+    assert r.kind == "accuracy" and r.reproduced, (r.differs, r.seen, r.problem)
+    assert r.expected["closer"] == r.seen["closer"] == "compiled"
+    text = open(r.path).read()
+    assert "class RpNet" in text and "model = RpNet(64, scale=3.1)" in text
+    assert r.saved == [str(tmp_path / "mod" / "state_dict.pt")]
+    # an attribute the constructor does not make is not carried: refused in words
+    run_cell(ip, "rp_net.scale = 3.0")
+    r = nbcompile.repro(ip.user_ns["rp_net"], x, fact="accuracy",
+                        folder=tmp_path / "no", collect_env=False)
+    assert not r.reproduced and "attribute scale is 3.0" in r.problem and not r.path
+
+
+def test_suggest_with_no_fix_that_helped_offers_the_repro_it_names(ip, tmp_path, monkeypatch):
+    """%suggest leaves an explicit graph break to PyTorch: its notes name the %repro
+    command, which runs as named (nothing is run for the user until they do)."""
+    monkeypatch.chdir(tmp_path)
+    run_cell(ip, "import torch")
+    run_cell(ip, "%%compile --backend eager\ndef rp_gb(x):\n    x = x + 1\n"
+                 "    torch._dynamo.graph_break()\n    return x * 2")
+    run_cell(ip, "rp_x = torch.randn(4)\nrp_gb(rp_x)")
+    s = ip.run_line_magic("suggest", "rp_gb(rp_x) --budget 30")
+    assert not s.verified
+    offer = next(n for n in s.notes if "%repro" in n)
+    assert "%repro rp_gb(x) --fact graph_breaks (with your inputs)" in offer
+    assert list(tmp_path.iterdir()) == []  # offered, not run
+    r = ip.run_line_magic("repro", "rp_gb(rp_x) --fact graph_breaks --no-env")
+    assert r.reproduced, (r.differs, r.seen)

@@ -36,6 +36,7 @@ from typing import Any
 
 import torch
 
+from ..fixes.repro_offer import offer
 from ..notebook.capture.session import get_session
 from ..notebook.capture.torch_logs import TorchLogRouting
 from ..perf.call_args import describe_call
@@ -52,7 +53,7 @@ from ..runs.produced import (
 from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
 from .culprit import find_culprit
 from .judge import tolerance_text
-from .ladder import LADDER, ladder, rounded, rung_from, settle_layer
+from .ladder import LADDER, LAYER_NAMES, ladder, rounded, rung_from, settle_layer
 from .precision import (
     graph_dtypes,
     has_conv,
@@ -159,7 +160,23 @@ def diagnose(fn: Any, *args: Any, budget_s: float = DEFAULT_BUDGET_S,
     if result.interrupted:
         interrupted(result, place)
         raise DiagnosisInterrupted(result)
+    _offer_repro(result, fn)
     return result
+
+
+def _offer_repro(result: Diagnosis, fn: Any) -> None:
+    """A note naming ``%repro`` when the diagnosis ends with torch's fault: a crash in a
+    layer (not a custom op's own check, nor a graph break under fullgraph=True: those are
+    the user's to change), or a compiled result farther from float64 than eager's."""
+    ref = result.reference
+    if (result.kind == "crash" and result.layer is not None
+            and not result.culprit.startswith("custom op ")
+            and not result.error.startswith("Unsupported")):
+        why = f"The compiled call crashes in {LAYER_NAMES[result.layer]}"
+        result.notes.append(offer(fn, "crash", why))
+    elif result.kind == "accuracy" and ref is not None and ref.closer == "eager":
+        result.notes.append(offer(fn, "accuracy", "Against float64 the compiled result is "
+                                  "the less accurate one"))
 
 
 def _diagnose(result: Diagnosis, bench: Bench, backend: Any, options: dict[str, Any],

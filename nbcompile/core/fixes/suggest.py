@@ -24,6 +24,7 @@ from ..runs.timed import first_line
 from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
 from .proposals import find_problems, propose
 from .record import DEFAULT_BUDGET_S, Measured, Problem, SameResult, Suggestion, Suggestions
+from .repro_offer import offer
 from .trials import Trial, reference_outputs, run_trial
 
 __all__ = ["DEFAULT_BUDGET_S", "Measured", "Problem", "SameResult", "SuggestError",
@@ -142,6 +143,12 @@ def suggest(fn: Any, *args: Any, calls: Sequence[Any] | None = None,
         result.interrupted = True
     if not result.problems and not result.interrupted:
         result.notes.append("no graph breaks or recompiles: nothing to fix")
+    elif not result.interrupted and not result.verified and all(
+            item.after is not None for item in result.items):  # each change tried, none helped
+        fact = ("recompile" if any(p.kind == "recompile" for p in result.problems)
+                else "graph_breaks")
+        result.notes.append(offer(fn, fact, "No change proposed here removed a "
+                                  + ("recompile" if fact == "recompile" else "graph break")))
     result.elapsed_s = round(time.perf_counter() - started, 3)
     if result.interrupted:
         tried = sum(1 for item in result.items if item.after is not None)

@@ -1,8 +1,10 @@
-"""Where a failed compile or a numeric difference points the user: ``%diagnose``.
+"""Where a failed compile or a numeric difference points the user: ``%diagnose``; and
+where ``%diagnose`` or ``%suggest`` ending with torch's fault points: ``%repro``.
 
-One wording, shown by ``%compare``'s rows (a mode that fails or changes the numbers) and
-by a ``%%compile`` target whose compile failed (its record's notes: the inline summary
-and the inspector show them as published).
+One wording each, shown by ``%compare``'s rows (a mode that fails or changes the
+numbers), by a ``%%compile`` target whose compile failed (its record's notes: the inline
+summary and the inspector show them as published), and by the notes of a diagnosis or
+suggestions that leave the problem to PyTorch.
 """
 
 from __future__ import annotations
@@ -48,3 +50,16 @@ def failure_hint(name: str, params: Sequence[str], error_type: str) -> str:
         return ""
     return (f"The compile failed: %diagnose {call_text(name, params)} (with your inputs) "
             f"{DIAGNOSE_DOES}.")
+
+
+#: What ``%repro`` does, in the words every offer uses.
+REPRO_DOES = ("writes a standalone script that shows it, proves it in a fresh process, and "
+              "writes a report with the versions and the trace for PyTorch's issue tracker")
+
+
+def repro_offer(name: str, params: Sequence[str], fact: str, why: str, target: bool) -> str:
+    """The note offering ``%repro`` (``fact``: its ``--fact``) after ``why``; ``target``:
+    whether ``name`` is a ``%%compile`` target (``%repro`` needs one)."""
+    first = "" if target else f"compile {name} in a %%compile cell; then "
+    return (f"{why}, so it is PyTorch's to fix: {first}%repro {call_text(name, params)} "
+            f"--fact {fact} (with your inputs) {REPRO_DOES}.")

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..records import TargetRecord
 
-KINDS = ("graph_breaks", "recompile", "crash")
+KINDS = ("graph_breaks", "recompile", "crash", "accuracy")
 #: torch's dtype names in a guard's words -> ``torch.<name>``.
 _DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16",
            "Int": "int32", "Long": "int64", "Short": "int16", "Char": "int8", "Byte": "uint8",

@@ -14,7 +14,7 @@ class Repro(Record):
     """One repro: the script written, the fact it asserts, and its fresh run's verdict."""
 
     name: str  # the target's name
-    kind: str  # the fact's kind: graph_breaks | recompile | crash
+    kind: str  # the fact's kind: graph_breaks | recompile | crash | accuracy
     fact: str  # the fact in words, as the notebook saw it
     path: str = ""  # the script (``""``: none written)
     folder: str = ""  # the fresh folder holding the script, the report and the trace
@@ -25,6 +25,9 @@ class Repro(Record):
     command: str = ""  # how to run the script again
     report_path: str = ""  # report.md: versions, the command, nbcompile's words
     trace_dir: str = ""  # the fresh run's TORCH_TRACE directory, to attach
+    #: tensors saved beside the script, which only it loads (weights_only): the call's
+    #: inputs (``save_inputs``), a module's ``state_dict``
+    saved: list[str] = field(default_factory=list)
     problem: str = ""  # why nothing could be written or run ("" when it ran)
     elapsed_s: float = 0.0  # the fresh run's wall time
     record: str = "repro"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import platform
 import subprocess
 import sys
+from pathlib import Path
 
 import torch
 
@@ -58,6 +59,10 @@ def report_text(result: Repro, env: str) -> str:
              "## What nbcompile saw in the notebook", result.fact, "",
              "## What torch recorded in the fresh run", "```",
              *(f"{k}: {v}" for k, v in result.seen.items()), "```", ""]
+    if result.saved:
+        lines += ["## Saved tensors", "The script loads these from beside itself "
+                  "(`torch.load(..., weights_only=True)`): "
+                  + ", ".join(f"`{Path(p).name}`" for p in result.saved), ""]
     if result.trace_dir:
         lines += ["## Trace", f"The fresh run's `TORCH_TRACE` is in `{result.trace_dir}`: "
                   "attach it, or `tlparse` its file.", ""]

@@ -1,7 +1,8 @@
-"""``repro()``: a target's fact (its graph breaks, its latest recompile, or the call's
-crash) written as a standalone script in a fresh folder, run once in a fresh Python with
-``TORCH_TRACE`` set to the folder's ``trace/``, judged from what torch recorded there, and
-a ``report.md`` beside it. Files go only into that folder, never over an existing file."""
+"""``repro()``: a target's fact (its graph breaks, its latest recompile, the call's crash,
+or its numbers against eager's) written as a standalone script in a fresh folder, run
+once in a fresh Python with ``TORCH_TRACE`` set to the folder's ``trace/``, judged from
+what torch (or the script's own numbers) recorded there, and a ``report.md`` beside it.
+Files go only into that folder, never over an existing file."""
 
 from __future__ import annotations
 
@@ -15,12 +16,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import torch
+
 from .. import torch_compat
 from ..logs.run import read_trace
 from ..notebook.capture.session import get_session
 from ..notebook.capture.snapshot import target_record
 from ..steps import Progress, tell
-from . import facts, report, script
+from . import accuracy, facts, modules, report, script
 from .record import Repro
 
 DEFAULT_TIMEOUT_S = 180.0
@@ -38,16 +41,21 @@ class ReproError(ValueError):
 
 def repro(target: Any, *args: Any, fact: str = "auto", folder: str | os.PathLike[str] | None
           = None, timeout_s: float = DEFAULT_TIMEOUT_S, collect_env: bool = True,
-          progress: Progress | None = None, **kwargs: Any) -> Repro:
+          save_inputs: bool = False, progress: Progress | None = None, **kwargs: Any
+          ) -> Repro:
     """Write a standalone script that shows ``target``'s fact for this call, run it in a
     fresh process, and say whether it reproduced.
 
-    ``target`` is a function compiled by ``%%compile``. ``fact``: ``auto`` (the latest
-    recompile, else the graph breaks in nbcompile's record, else the crash the call
-    raises), or one of ``graph_breaks``, ``recompile``, ``crash``. ``folder``: where the
-    files go (made; refused unless new or empty); by default a fresh
-    ``nbcompile-repro-<name>-*`` folder in the current directory. ``timeout_s`` bounds
-    the fresh run; ``collect_env`` adds torch's environment summary to the report.
+    ``target`` is a function or module compiled by ``%%compile`` (a module whose class
+    the notebook defines: its ``state_dict`` is saved beside the script). ``fact``:
+    ``auto`` (the latest recompile, else the graph breaks in nbcompile's record, else the
+    crash the call raises, else compiled numbers out of tolerance of eager's), or one of
+    ``graph_breaks``, ``recompile``, ``crash``, ``accuracy``. ``folder``: where the files
+    go (made; refused unless new or empty); by default a fresh ``nbcompile-repro-<name>-*``
+    folder in the current directory. ``timeout_s`` bounds the fresh run;
+    ``collect_env`` adds torch's environment summary to the report; ``save_inputs``
+    saves the call's tensors beside the script (``torch.save``; the script loads them
+    with ``weights_only=True``) in place of seeded random values.
     """
     if fact not in ("auto", *facts.KINDS):
         raise ReproError(f"fact {fact!r} is not one of auto, {', '.join(facts.KINDS)}")
@@ -71,8 +79,11 @@ def repro(target: Any, *args: Any, fact: str = "auto", folder: str | os.PathLike
               f"Written by nbcompile for torch {torch_compat.torch_version()}. Run: python "
               "repro.py (exits 1 when the fact does not show).")
     try:
-        text = script.write(fn, args, kwargs, options, chosen, configs, header)
-    except script.NotCarried as e:
+        built = (modules.built(fn, found.cell.filename, [found.name])
+                 if isinstance(fn, torch.nn.Module) else None)
+        written = script.write(fn, args, kwargs, options, chosen, configs, header,
+                               built=built, save_inputs=save_inputs)
+    except (script.NotCarried, modules.NotBuilt) as e:
         result.problem = f"no script written: {e}"
         result.differs = [str(e)]
         return result
@@ -80,13 +91,22 @@ def repro(target: Any, *args: Any, fact: str = "auto", folder: str | os.PathLike
     result.folder = str(where)
     path = where / "repro.py"
     with open(path, "x") as f:  # "x": never over an existing file
-        f.write(text)
+        f.write(written.text)
+    for name, tensors in written.files.items():
+        with open(where / name, "xb") as f:
+            torch.save(tensors, f)
+        result.saved.append(str(where / name))
     result.path, result.command = str(path), f"cd {where} && python repro.py"
     env_proc = report.collect_env() if collect_env else None
     tell(progress, "repro", "running the script in a fresh process", remaining_s=timeout_s)
     _run(result, where, timeout_s)
-    result.differs = facts.judge(chosen, result.seen)
+    result.differs = (accuracy.judge(chosen.expected, result.seen)
+                      if chosen.kind == "accuracy" and "error" not in result.seen
+                      else facts.judge(chosen, result.seen))
     result.reproduced = not result.differs
+    if not result.reproduced and chosen.kind == "accuracy" and not save_inputs:
+        result.differs.append("its inputs were seeded random values, not the call's: "
+                              "save_inputs=True (%repro --save-inputs) carries them")
     env = report.env_summary(env_proc) if collect_env else "(not collected)"
     report_path = where / "report.md"
     with open(report_path, "x") as f:
@@ -98,20 +118,29 @@ def repro(target: Any, *args: Any, fact: str = "auto", folder: str | os.PathLike
 def _fact(record: Any, asked: str, target: Any, fn: Any, args: tuple[Any, ...],
           kwargs: dict[str, Any]) -> facts.Fact:
     """The fact asked for, or the first one the record (then the call) shows."""
-    names = script.arg_names(fn, args, kwargs)
+    names = script.arg_names(fn.forward if isinstance(fn, torch.nn.Module) else fn, args,
+                             kwargs)
     try:
         if asked == "recompile" or (asked == "auto" and record.recompiles):
             return facts.recompile_fact(record, names)
         if asked == "graph_breaks" or (asked == "auto" and record.graph_breaks):
             return facts.break_fact(record)
+        if asked == "accuracy":
+            return accuracy.accuracy_fact(target, args, kwargs)
     except facts.NoFact as e:
         raise ReproError(str(e)) from None
     try:
         target(*args, **kwargs)
     except Exception as e:  # noqa: BLE001 - the crash is the fact
         return facts.crash_fact(e)
-    raise ReproError(f"nothing to reproduce: {record.name} has no graph break or recompile "
-                     "in nbcompile's record and this call did not raise")
+    if asked == "crash":
+        raise ReproError(f"nothing to reproduce: this call of {record.name} did not raise")
+    try:
+        return accuracy.accuracy_fact(target, args, kwargs)
+    except facts.NoFact as e:
+        raise ReproError(f"nothing to reproduce: {record.name} has no graph break or "
+                         f"recompile in nbcompile's record, this call did not raise, and {e}"
+                         ) from None
 
 
 def _fresh_folder(folder: str | os.PathLike[str] | None, name: str) -> Path:

@@ -2,38 +2,51 @@
 notebook's code the target needs (``compiletime/needs.py`` reads it from the code that
 runs: definitions by their cell's statements, modules imported, globals by value), the
 inputs rebuilt from the call (shapes, dtypes, strides, devices, requires_grad; values
-seeded random), torch's changed configs, the same ``torch.compile`` options, and a check
-of the fact from torch's own record (counters, failed guards, the exception). Its last
-line of output is what torch recorded, as JSON after ``MARK``."""
+seeded random, or the call's own saved beside it with ``torch.save`` when asked), a module
+target built by its class with its ``state_dict`` saved beside it (``modules.py``), torch's
+changed configs, the same ``torch.compile`` options, and a check of the fact from torch's
+own record (counters, failed guards, the exception) or the fresh run's own numbers
+(``accuracy.py``). Its last line of output is what it saw, as JSON after ``MARK``."""
 
 from __future__ import annotations
 
 import math
 import pickle
 import types
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
 from ..compiletime.needs import needs
 from ..notebook.cells.cell_names import cell_name, cell_number
+from . import accuracy
 from .facts import Fact
+from .modules import Built
 
 #: The line the script prints before what torch recorded (JSON).
 MARK = "nbcompile-repro-seen:"
+#: The files a script loads from beside itself (``torch.load(..., weights_only=True)``).
+INPUTS_FILE = "inputs.pt"
+STATE_FILE = "state_dict.pt"
 
 
 class NotCarried(ValueError):
     """A value the script cannot write as source (in words)."""
 
 
-def tensor_source(t: torch.Tensor, label: str) -> str:
+def tensor_source(t: torch.Tensor, label: str, saved: dict[str, torch.Tensor] | None = None
+                  ) -> str:
     """An expression that builds a tensor like ``t``: its shape, strides, dtype, device and
-    requires_grad; seeded random values."""
+    requires_grad; seeded random values, or (``saved`` given: the tensors to save, by
+    label) its own values loaded from ``INPUTS_FILE``."""
     if t.layout != torch.strided or type(t) is not torch.Tensor and not isinstance(
             t, torch.nn.Parameter) or t.is_quantized:
         raise NotCarried(f"{label} is a {type(t).__name__} ({t.layout}) a script cannot "
                          "rebuild")
+    if saved is not None:
+        saved[label] = t.detach()
+        return f"INPUTS[{label!r}]" + (".requires_grad_()" if t.requires_grad else "")
     shape, stride = tuple(t.shape), tuple(t.stride())
     contiguous = t.is_contiguous()
     size = (shape if contiguous
@@ -53,11 +66,12 @@ def tensor_source(t: torch.Tensor, label: str) -> str:
     return made
 
 
-def value_source(value: Any, label: str) -> str:
-    """An expression for a plain value: a literal, a tensor (rebuilt), a dtype, a device,
-    a size, or a list/tuple/dict of them."""
+def value_source(value: Any, label: str, saved: dict[str, torch.Tensor] | None = None
+                 ) -> str:
+    """An expression for a plain value: a literal, a tensor (rebuilt, or saved: see
+    ``tensor_source``), a dtype, a device, a size, or a list/tuple/dict of them."""
     if isinstance(value, torch.Tensor):
-        return tensor_source(value, label)
+        return tensor_source(value, label, saved)
     if isinstance(value, torch.dtype):
         return f"torch.{str(value).removeprefix('torch.')}"
     if isinstance(value, torch.device):
@@ -67,12 +81,13 @@ def value_source(value: Any, label: str) -> str:
     if isinstance(value, float) and not math.isfinite(value):
         return f"float({str(value)!r})"
     if isinstance(value, (list, tuple)):
-        items = [value_source(v, f"{label}[{i}]") for i, v in enumerate(value)]
+        items = [value_source(v, f"{label}[{i}]", saved) for i, v in enumerate(value)]
         if isinstance(value, list):
             return "[" + ", ".join(items) + "]"
         return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{value_source(k, label)}: {value_source(v, f'{label}[{k!r}]')}"
+        return "{" + ", ".join(f"{value_source(k, label)}: "
+                               f"{value_source(v, f'{label}[{k!r}]', saved)}"
                                for k, v in value.items()) + "}"
     if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
         return repr(value)
@@ -98,8 +113,8 @@ def _device(t: torch.Tensor) -> str:
     return "" if t.device.type == "cpu" else f", device={str(t.device)!r}"
 
 
-def code_section(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
-                 ) -> tuple[str, str]:
+def code_section(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                 saved: dict[str, torch.Tensor] | None = None) -> tuple[str, str]:
     """``(the notebook's code the target needs, the target's name there)``: definitions
     in the order the notebook ran them, imports, and globals by value; ``NotCarried``
     says what cannot be written."""
@@ -119,7 +134,7 @@ def code_section(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     if lines:
         lines.append("")
     for name, value in sorted(early.items()):
-        lines.append(f"{name} = {value_source(value, name)}")
+        lines.append(f"{name} = {value_source(value, name, saved)}")
     if early:
         lines.append("")
     defs = sorted(found.definitions,
@@ -145,15 +160,29 @@ def arg_names(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[st
     return list(bound.arguments)
 
 
+@dataclass
+class Script:
+    """A script's text and the tensors it loads from beside itself (file name ->
+    what ``torch.save`` writes there)."""
+
+    text: str
+    files: dict[str, Any] = field(default_factory=dict)
+
+
 def write(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any],
-          fact: Fact, configs: str, header: str) -> str:
-    """The script's text; ``NotCarried`` (in words) where something cannot be written."""
-    if not isinstance(fn, types.FunctionType):
-        raise NotCarried(f"{type(fn).__name__} targets are not written as scripts yet: "
-                         "a repro covers functions defined in the notebook")
-    code, target = code_section(fn, args, kwargs)
-    names = arg_names(fn, args, kwargs)
-    inputs = [f"{name} = {value_source(value, f'argument {name}')}"
+          fact: Fact, configs: str, header: str, *, built: Built | None = None,
+          save_inputs: bool = False) -> Script:
+    """The script; ``NotCarried`` (in words) where something cannot be written. A module
+    target comes ``built`` (``modules.built``): its class defined, its constructor called,
+    its ``state_dict`` loaded from ``STATE_FILE``. ``save_inputs``: the call's tensors
+    (and the globals' read) are saved to ``INPUTS_FILE``, not rebuilt random."""
+    if built is None and not isinstance(fn, types.FunctionType):
+        raise NotCarried(f"a {type(fn).__name__} target is not written as a script: a repro "
+                         "covers functions and modules whose class the notebook defines")
+    saved: dict[str, torch.Tensor] | None = {} if save_inputs else None
+    code, target = code_section(fn, args, kwargs, saved)
+    names = arg_names(fn.forward if built is not None else fn, args, kwargs)
+    inputs = [f"{name} = {value_source(value, f'argument {name}', saved)}"
               for name, value in zip(names, [*args, *kwargs.values()], strict=False)]
     values = dict(zip(names, [*args, *kwargs.values()], strict=False))
     inputs += [f"{name}_before = {_before(values[name], change, f'argument {name}')}"
@@ -162,23 +191,51 @@ def write(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], options: dict[
     call_before = _call(names, len(args), kwargs, set(fact.before_args))
     kw = ", ".join(f"{k}={v!r}" for k, v in options.items())
     said = header.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-    out = [f'"""{said}"""', "", "import json", "import sys", "", "import torch",
-           "import torch._dynamo.utils", ""]
+    out = [f'"""{said}"""', "", *(["import copy"] if built is not None else []),
+           "import json", "import sys", *(["from pathlib import Path"] if saved is not None
+                                          or built is not None else []),
+           "", "import torch", "import torch._dynamo.utils", ""]
     if configs.strip():
         out += ["# torch's settings changed from their defaults in the notebook",
                 *[line for line in configs.strip().splitlines() if line.strip()], ""]
-    out += ["# --- the notebook's code the target needs ---", code,
-            "# --- the inputs, rebuilt from the call (values seeded random) ---",
+    if saved is not None:
+        out += ["# the call's own values, saved by nbcompile beside this script",
+                f'INPUTS = torch.load(Path(__file__).with_name("{INPUTS_FILE}"), '
+                "weights_only=True)", ""]
+    out += ["# --- the notebook's code the target needs ---", code]
+    if built is not None:
+        target = "model"
+        out += ["# --- the module: its class built, its weights as in the notebook ---",
+                f"model = {built.constructor}",
+                "# assign: the saved tensors themselves (their dtype and device)",
+                f'model.load_state_dict(torch.load(Path(__file__).with_name("{STATE_FILE}"), '
+                "weights_only=True), assign=True)",
+                f"model.train({built.training})", ""]
+    out += ["# --- the inputs, " + ("as the notebook's call held them (saved) ---"
+                                   if saved is not None
+                                   else "rebuilt from the call (values seeded random) ---"),
             "torch.manual_seed(0)", *inputs, "",
             "# --- compiled as in the notebook ---",
             f"compiled = torch.compile({target}{', ' if kw else ''}{kw})", ""]
-    out += _check(fact, call, call_before)
-    return "\n".join(out) + "\n"
+    if fact.kind == "accuracy":
+        eager64 = "copy.deepcopy(model).to(torch.float64)" if built is not None else target
+        out += accuracy.check_lines(
+            fact, target, eager64, _call(names, len(args), kwargs, set(), "fresh({})"),
+            _call(names, len(args), kwargs, set(), "fresh({}, torch.float64)"), MARK)
+    else:
+        out += _check(fact, call, call_before)
+    files: dict[str, Any] = {}
+    if saved:
+        files[INPUTS_FILE] = saved
+    if built is not None:
+        files[STATE_FILE] = built.state
+    return Script("\n".join(out) + "\n", files)
 
 
-def _call(names: list[str], positional: int, kwargs: dict[str, Any], before: set[str]) -> str:
+def _call(names: list[str], positional: int, kwargs: dict[str, Any], before: set[str],
+          wrap: str = "{}") -> str:
     def name(n: str) -> str:
-        return f"{n}_before" if n in before else n
+        return wrap.format(f"{n}_before" if n in before else n)
 
     return ", ".join([name(n) for n in names[:positional]]
                      + [f"{k}={name(k)}" for k in kwargs])

@@ -257,6 +257,9 @@ def test_injected_relu_fault_is_found_at_the_relu_line(fault):
     assert disable.verified and disable.status == "verified"  # only act runs eagerly
     assert next(w for w in d.workarounds if w.kind == "backend").verified
     assert act.__module__ == __name__ and globals()["act"] is act  # never rebound
+    fact = "accuracy" if fault == "accuracy" else "crash"
+    assert any(f"then %repro block(x) --fact {fact} (with your inputs)" in n
+               for n in d.notes), d.notes  # torch's fault: the repro is offered
     _valid(d)
 
 
@@ -318,6 +321,7 @@ def test_wrong_fake_kernel_crashes_in_dynamo_and_opcheck_names_the_op():
     assert "nbcompile_test.twice" in d.culprit and "fake (meta) kernel" in d.culprit
     assert d.lineno == line_of(doubled_plus, "twice(x)")  # the op's line, not where it surfaced
     assert next(w for w in d.workarounds if w.kind == "backend").status == "not tried"
+    assert not any("%repro" in n for n in d.notes)  # the custom op's fault, not torch's
     _valid(d)
 
 
