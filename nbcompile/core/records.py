@@ -145,9 +145,14 @@ class GraphBreak(Record):
     # runpy, ipykernel, tornado, asyncio, IPython) that Dynamo printed and ``stack`` leaves out
     stack_dropped: int = 0
 
-    OPTIONAL_KEYS = frozenset({"stack", "gb_id", "doc_url", "hits", "stack_dropped"})
+    OPTIONAL_KEYS = frozenset({"stack", "gb_id", "doc_url", "hits", "stack_dropped",
+                               "runs_as"})
     COMPUTED = {"hits": (int, "compiles of the target that hit this break (published on a "
-                              "target's graph_breaks, counted by insight/break_ranking.py)")}
+                              "target's graph_breaks, counted by insight/break_ranking.py)"),
+                "runs_as": (str, "what torch runs around this break, in one line: the graph "
+                                 "before it, the Python at its line, where it resumes "
+                                 "(published on a target's graph_breaks from the compiles' "
+                                 "runs_as; absent when not known)")}
 
 
 @dataclass

@@ -12,6 +12,7 @@ from typing import Any
 from ..core.insight.break_ranking import break_key, rank_breaks
 from ..core.notebook.cells.cell_names import names_in
 from ..core.records import SCHEMA_VERSION, TargetRecord
+from ..core.trace.runs_as import break_walk_texts
 from .budget import fit_record, json_size, output_budget
 from .summary_model import progress_text, status_text, step_text
 from .text import GRAPH_CAP, GUARDS_CAP, KERNEL_CAP, OUTPUT_CODE_CAP, cap
@@ -31,9 +32,12 @@ def published_record(record: TargetRecord | dict[str, Any],
             data["progress_text"] = (f"{step_text(record.progress)} \u00b7 "
                                      f"{progress_text(record.progress)}")
         hits = {break_key(r.graph_break): r.hits for r in rank_breaks([record])}
+        walks = break_walk_texts(record.compiles)
         for gb, published in zip(record.graph_breaks, data.get("graph_breaks", []),
                                  strict=False):
             published["hits"] = hits.get(break_key(gb), 1)
+            if walk := walks.get((gb.filename or "", gb.lineno or 0)):
+                published["runs_as"] = walk
     name = data.get("name", "obj")
     output_cap, kernel_cap, graph_cap, guards_cap = (
         (OUTPUT_CODE_CAP, KERNEL_CAP, GRAPH_CAP, GUARDS_CAP) if text_caps else (sys.maxsize,) * 4)

@@ -233,9 +233,8 @@ def _items(r: TargetRecord) -> tuple[SummaryItem, ...]:
                           locate(gb.filename, gb.lineno, gb.stack),
                           link=gb.doc_url, link_label=gb.gb_id)
               for gb in (b.graph_break for b in rank_breaks([r]))]  # most hit first
-    items += [SummaryItem("note", f"what torch runs at line {line}: {text}" if line
-                          else f"what torch runs: {text}")
-              for walk in target_walks(r.compiles) for line, text in break_walks(walk)]
+    items += [SummaryItem("note", text)
+              for walk in target_walks(r.compiles) for _, text in break_walks(walk)]
     if r.status != "pending" and (eager := eager_text(r)):
         items.append(SummaryItem("note", eager))
     per_frame: dict[str, int] = {}

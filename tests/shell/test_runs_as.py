@@ -88,3 +88,20 @@ def test_the_summary_says_the_walk_once_per_break(ip):
     assert walks == ["what torch runs at line 5: graph of 0/0 (2 ops: sin, mul) -> "
                      "print('debug') in Python (line 5) -> resume in "
                      "torch_dynamo_resume_in_ra_sum_f_at_5"], walks
+
+
+def test_each_published_break_carries_its_walk(ip):
+    """The inspector's inline summary shows the sentence the kernel wrote on the break."""
+    from nbcompile.core.notebook.capture.session import get_session
+    from nbcompile.core.notebook.capture.snapshot import target_record
+    from nbcompile.display.payload import published_record
+
+    ip.run_cell("%%compile --backend eager --only ra_pub_f\nimport torch\n"
+                "def ra_pub_f(x):\n    y = x.cos()\n    print('x')\n    return y + 1\n")
+    ip.run_cell("_ = ra_pub_f(torch.randn(4))")
+    target = get_session().find(ip.user_ns["ra_pub_f"])
+    (gb,) = published_record(target_record(target))["graph_breaks"]
+    assert gb["runs_as"] == ("what torch runs at line 5: graph of "
+                             f"{target_record(target).compiles[0].compile_id} (1 op: cos) -> "
+                             "print('x') in Python (line 5) -> resume in "
+                             "torch_dynamo_resume_in_ra_pub_f_at_5"), gb

@@ -481,6 +481,10 @@ export interface GraphBreak {
    * compiles of the target that hit this break (published on a target's graph_breaks, counted by insight/break_ranking.py)
    */
   hits?: number;
+  /**
+   * what torch runs around this break, in one line: the graph before it, the Python at its line, where it resumes (published on a target's graph_breaks from the compiles' runs_as; absent when not known)
+   */
+  runs_as?: string;
 }
 /**
  * What torch did about CUDA graphs for one compile (`--mode reduce-overhead`), read from its own record: its `cudagraphs` log messages and `counters["inductor"]["cudagraph_skips"]`.

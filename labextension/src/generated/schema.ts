@@ -793,6 +793,10 @@ export const RECORD_SCHEMA: unknown = {
         "hits": {
           "type": "integer",
           "description": "compiles of the target that hit this break (published on a target's graph_breaks, counted by insight/break_ranking.py)"
+        },
+        "runs_as": {
+          "type": "string",
+          "description": "what torch runs around this break, in one line: the graph before it, the Python at its line, where it resumes (published on a target's graph_breaks from the compiles' runs_as; absent when not known)"
         }
       },
       "required": [

@@ -46,6 +46,8 @@ export type IGraphBreak = View<
   | 'doc_url'
   | 'hits',
   {
+    /** What torch runs around the break, in the kernel's words ('' when not known). */
+    runs_as: string;
     /** Dynamo's user stack, outermost first (cell line, then library lines). */
     stack: ISourceLine[];
   }

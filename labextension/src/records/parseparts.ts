@@ -23,7 +23,8 @@ export function parseGraphBreak(o: R.GraphBreak): IGraphBreak {
     stack: (o.stack ?? []).map(parseSourceLine),
     gb_id: o.gb_id ?? '',
     doc_url: safeUrl(o.doc_url ?? ''),
-    hits: Math.max(1, Math.floor(o.hits ?? 1))
+    hits: Math.max(1, Math.floor(o.hits ?? 1)),
+    runs_as: o.runs_as ?? ''
   };
 }
 

@@ -96,6 +96,10 @@ export function renderInlineSummary(
         gb.gb_id || gb.doc_url ? ' ' : null,
         gb.gb_id || gb.doc_url
           ? externalLink(gb.doc_url, clip(gb.gb_id || 'docs', 20))
+          : null,
+        gb.runs_as ? h('br') : null,
+        gb.runs_as
+          ? h('span', { class: 'nbc-meta' }, clip(gb.runs_as, MAX_TEXT))
           : null
       ]);
     }

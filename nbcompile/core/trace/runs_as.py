@@ -191,9 +191,9 @@ def walk_text(steps: Sequence[RunStep]) -> str:
     return " -> ".join(s.text for s in steps)
 
 
-def break_walks(steps: Sequence[RunStep]) -> list[tuple[int | None, str]]:
-    """A walk told once per graph break: ``(line, the graph before it -> the Python ->
-    where it resumes)``."""
+def break_walks(steps: Sequence[RunStep]) -> list[tuple[RunStep, str]]:
+    """A walk told once per graph break: ``(its Python step, "what torch runs at line N:
+    the graph before it -> the Python -> where it resumes")``."""
     told = []
     for i, step in enumerate(steps):
         if step.kind != "python":
@@ -204,8 +204,24 @@ def break_walks(steps: Sequence[RunStep]) -> list[tuple[int | None, str]]:
         end = i + 1
         while end < len(steps) and steps[end].kind == "resume":
             end += 1
-        told.append((step.lineno, walk_text(steps[start:end])))
+        where = f" at line {step.lineno}" if step.lineno else ""
+        told.append((step, f"what torch runs{where}: {walk_text(steps[start:end])}"))
     return told
+
+
+def break_walk_texts(compiles: Sequence[CompileRecord]) -> dict[tuple[str, int], str]:
+    """Each break's walk by the break's place ``(filename, line)``: the line itself, or
+    for a break inside a called function, the line it broke at (``RunStep.inner``)."""
+    texts: dict[tuple[str, int], str] = {}
+    files = {c.frame: c.filename for c in compiles}
+    for walk in target_walks(compiles):
+        for step, text in break_walks(walk):
+            if step.inner is not None:
+                texts.setdefault((step.inner.filename, step.inner.lineno), text)
+            elif step.lineno:
+                for filename in set(files.values()):
+                    texts.setdefault((filename, step.lineno), text)
+    return texts
 
 
 def _stitched(c: CompileRecord, latest: dict[str, CompileRecord],
