@@ -18,32 +18,15 @@ live progress tracker reads it rather than decoding the payload again).
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
-from ..records import CompileRecord, FailedVersion, SourceLine, TargetError
+from ..records import CompileRecord, FailedVersion, TargetError
+from .building import Building, time_kernels
 from .compile_id import CompileId
-from .kernel_lines import apply_provenance
 from .listener import StringTable, TraceEvent
-from .output_code import split_kernels
-from .parsed import (
-    CacheLookup,
-    ChromiumEvent,
-    DynamoError,
-    DynamoStart,
-    GraphBreakEvent,
-    Guards,
-    Metrics,
-    OutputCode,
-    OutputGraph,
-    Parsed,
-    Phase,
-    PostGradGraph,
-    Provenance,
-    RecompileReasons,
-)
+from .parsed import ChromiumEvent, DynamoStart, Metrics, Parsed, Phase
 from .parsers import explain_reasons, parse
 
 Key = tuple[int, int]
@@ -70,21 +53,6 @@ class Built:
     failure: TargetError | None = None
 
 
-@dataclass
-class _Compile:
-    """One frame compile being built (or finished, still open to late events)."""
-
-    record: CompileRecord
-    recompile_reasons: list[str] = field(default_factory=list)
-    recompile_newest: list[str] = field(default_factory=list)
-    recompile_versions: list[tuple[str, str]] = field(default_factory=list)
-    error_stack: list[SourceLine] = field(default_factory=list)
-    phases: list[Phase] = field(default_factory=list)
-    failure: TargetError | None = None
-    cache_keys: list[tuple[str, str]] = field(default_factory=list)  # (artifact, key)
-    kernel_compile_s: dict[str, float] = field(default_factory=dict)  # Triton's, by kernel
-
-
 class CompileBuilder:
     """Accumulate trace events into ``CompileRecord`` values, one per frame compile."""
 
@@ -92,8 +60,8 @@ class CompileBuilder:
                  clock: Callable[[], float] = time.time) -> None:
         self.strings = strings if strings is not None else StringTable()
         self._clock = clock
-        self._open: dict[Key, _Compile] = {}
-        self._done: dict[Key, _Compile] = {}
+        self._open: dict[Key, Building] = {}
+        self._done: dict[Key, Building] = {}
         self._early: dict[Key, list[Parsed]] = {}  # parsed events waiting for their start
 
     def feed(self, event: TraceEvent) -> Fed:
@@ -122,7 +90,7 @@ class CompileBuilder:
             return Fed(key, parsed)
         done = self._done.get(key)
         if done is not None and not _starts_a_compile(parsed):
-            return Fed(key, parsed, updated=done.record if self._late(done, parsed) else None)
+            return Fed(key, parsed, updated=done.record if parsed.late(done) else None)
         # Before its start (a frame compile's first phases come before ``dynamo_start``),
         # also under the key of a finished compile: ``torch._dynamo.reset()`` restarts
         # torch's frame counter, so a new compile can have an earlier one's id.
@@ -152,7 +120,7 @@ class CompileBuilder:
     def _begin(self, key: Key, event: TraceEvent, start: DynamoStart) -> None:
         innermost = start.innermost
         cid = event.compile_id or CompileId(*key)
-        current = _Compile(CompileRecord(
+        current = Building(CompileRecord(
             compile_id=str(cid.frame_compile),
             frame=innermost.get("name", ""),
             filename=self.strings.filename(innermost.get("filename")),
@@ -164,57 +132,14 @@ class CompileBuilder:
         for early in self._early.pop(key, []):
             self._apply(key, current, early)
 
-    def _apply(self, key: Key, current: _Compile, parsed: Parsed) -> CompileRecord | None:
+    def _apply(self, key: Key, current: Building, parsed: Parsed) -> CompileRecord | None:
         """Apply one parsed event to an open compile; the record when it closed it."""
-        record = current.record
-        if isinstance(parsed, OutputGraph):
-            record.graphs.append(parsed.graph)
-        elif isinstance(parsed, PostGradGraph):
-            record.post_grad_graphs.append(parsed.graph)
-        elif isinstance(parsed, GraphBreakEvent):
-            record.graph_breaks.append(parsed.graph_break)
-        elif isinstance(parsed, RecompileReasons):
-            current.recompile_reasons.extend(parsed.reasons)
-            current.recompile_newest.extend(parsed.newest)
-            current.recompile_versions.extend(parsed.versions)
-        elif isinstance(parsed, ChromiumEvent):
-            current.phases.append(parsed.phase)
-            record.chromium_events.append(parsed.event)
-        elif isinstance(parsed, DynamoError):
-            current.error_stack = parsed.stack
-        elif isinstance(parsed, Guards):
-            record.guards = parsed.text
-        elif isinstance(parsed, CacheLookup):
-            record.cache[parsed.artifact] = record.cache.get(parsed.artifact, 0) + 1
-            if parsed.key is not None:
-                current.cache_keys.append((parsed.artifact, parsed.key))
-        elif isinstance(parsed, OutputCode):
-            _add_output_code(record, parsed)
-        elif isinstance(parsed, Provenance):
-            apply_provenance(record.kernels, parsed.traces, _traced_files(record))
-        elif isinstance(parsed, Metrics):
+        if isinstance(parsed, Metrics):
             return self._finish(key, current, parsed)
+        parsed.apply(current)
         return None
 
-    def _late(self, done: _Compile, parsed: Parsed) -> bool:
-        """Apply what may still change after the compile closed; True if the record's
-        code changed."""
-        record = done.record
-        if isinstance(parsed, PostGradGraph):
-            record.post_grad_graphs.append(parsed.graph)  # the backward's
-        elif isinstance(parsed, ChromiumEvent):
-            done.phases.append(parsed.phase)
-            record.chromium_events.append(parsed.event)
-        elif isinstance(parsed, OutputCode):
-            _add_output_code(record, parsed)
-            _time_kernels(record, done.kernel_compile_s)
-            return True
-        elif isinstance(parsed, Provenance):
-            apply_provenance(record.kernels, parsed.traces, _traced_files(record))
-            return True
-        return False
-
-    def _finish(self, key: Key, current: _Compile, metrics: Metrics) -> CompileRecord:
+    def _finish(self, key: Key, current: Building, metrics: Metrics) -> CompileRecord:
         del self._open[key]
         self._done[key] = current
         record = current.record
@@ -240,7 +165,7 @@ class CompileBuilder:
         record.times.setdefault("total_s", round(self._clock() - record.started_at, 4))
         record.phases, record.guard_latency_s = dict(metrics.phases), metrics.guard_latency_s
         current.kernel_compile_s = metrics.kernel_compile_s
-        _time_kernels(record, metrics.kernel_compile_s)
+        time_kernels(record, metrics.kernel_compile_s)
         if metrics.error:
             record.status = "failed"
             record.error = metrics.error
@@ -256,34 +181,6 @@ _FIRST_PHASES = frozenset({"dynamo", "entire_frame_compile"})
 def _starts_a_compile(parsed: Parsed) -> bool:
     return (isinstance(parsed, ChromiumEvent) and parsed.phase.ph == "B"
             and parsed.phase.name in _FIRST_PHASES)
-
-
-def _time_kernels(record: CompileRecord, seconds: dict[str, float]) -> None:
-    """Each kernel's Triton compile time, by name, where torch measured it."""
-    for kernel in record.kernels if seconds else ():
-        if kernel.kind == "kernel" and kernel.name in seconds:
-            kernel.compile_time_s = seconds[kernel.name]
-
-
-def _add_output_code(record: CompileRecord, output: OutputCode) -> None:
-    code = output.code
-    record.output_code += ("\n\n" if record.output_code else "") + code
-    record.output_code_path = output.path
-    post_grad = record.post_grad_graphs[-1] if record.post_grad_graphs else None
-    record.kernels.extend(split_kernels(code, record.graphs,
-                                        compile_id=record.compile_id,
-                                        post_grad_graph=post_grad))
-
-
-_GRAPH_FILE = re.compile(r"# File: (.+?):\d+ in ")
-
-
-def _traced_files(record: CompileRecord) -> set[str]:
-    """The source files this compile traced: its frame's and those its FX graphs name."""
-    files = {record.filename}
-    for graph in record.graphs:
-        files.update(_GRAPH_FILE.findall(graph))
-    return files
 
 
 def _earlier_compiles(compile_id: str) -> int:

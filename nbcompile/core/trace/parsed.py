@@ -1,8 +1,9 @@
 """What each parser makes of one trace event: one small frozen value per event kind.
 
-``parsers`` returns these and ``CompileBuilder`` consumes them by type (``Parsed`` is their
-union), so no consumer asks whether a key is present. A value holds what the event says
-and nothing of the compile it belongs to.
+``parsers`` returns these (``Parsed`` is their union), so no consumer asks whether a key is
+present. A value holds what the event says, and how it applies to the compile being built
+(``apply``) and to one already closed (``late``: True when its code changed); a new kind is
+its parser and its value here, with nothing to edit in ``CompileBuilder``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..records import GraphBreak, SourceLine, TargetError
+from .building import Building, add_output_code, time_kernels, traced_files
+from .kernel_lines import apply_provenance
+
+
+class Event:
+    """A parsed event's part in building a compile (by default: none)."""
+
+    def apply(self, c: Building) -> None:
+        """Apply to an open compile (before ``compilation_metrics`` closes it)."""
+
+    def late(self, c: Building) -> bool:
+        """Apply to a closed compile; True when its generated code changed."""
+        return False
 
 
 @dataclass(frozen=True)
@@ -25,7 +39,7 @@ class Phase:
 
 
 @dataclass(frozen=True)
-class DynamoStart:
+class DynamoStart(Event):
     """``dynamo_start``: the user stack that led to the compiled frame, outermost first
     (each frame as the event holds it: ``name``, ``line``, ``filename`` maybe interned)."""
 
@@ -38,28 +52,37 @@ class DynamoStart:
 
 
 @dataclass(frozen=True)
-class OutputGraph:
+class OutputGraph(Event):
     """``dynamo_output_graph``: one FX graph Dynamo produced, as readable code."""
 
     graph: str
 
+    def apply(self, c: Building) -> None:
+        c.record.graphs.append(self.graph)
+
 
 @dataclass(frozen=True)
-class Guards:
+class Guards(Event):
     """``dynamo_cpp_guards_str``: the guards Dynamo installed."""
 
     text: str
 
+    def apply(self, c: Building) -> None:
+        c.record.guards = self.text
+
 
 @dataclass(frozen=True)
-class GraphBreakEvent:
+class GraphBreakEvent(Event):
     """The ``dynamo_graph_break_reason`` artifact: one graph break, with its user stack."""
 
     graph_break: GraphBreak
 
+    def apply(self, c: Building) -> None:
+        c.record.graph_breaks.append(self.graph_break)
+
 
 @dataclass(frozen=True)
-class RecompileReasons:
+class RecompileReasons(Event):
     """The ``recompile_reasons`` artifact: every failed guard, and those of the newest
     compiled version (what changed this time)."""
 
@@ -68,39 +91,66 @@ class RecompileReasons:
     # every compiled version torch tried, newest first: (compile id, its failed guards)
     versions: tuple[tuple[str, str], ...] = ()
 
+    def apply(self, c: Building) -> None:
+        c.recompile_reasons.extend(self.reasons)
+        c.recompile_newest.extend(self.newest)
+        c.recompile_versions.extend(self.versions)
+
 
 @dataclass(frozen=True)
-class DynamoError:
+class DynamoError(Event):
     """The ``dynamo_error`` artifact of a failed compile: the user stack at the failure."""
 
     stack: list[SourceLine]
 
+    def apply(self, c: Building) -> None:
+        c.error_stack = self.stack
+
 
 @dataclass(frozen=True)
-class CacheLookup:
+class CacheLookup(Event):
     """A ``*_cache_hit`` / ``*_cache_miss`` artifact: which cache, and the key looked up
     (``None`` when the payload does not name one)."""
 
     artifact: str
     key: str | None = None
 
+    def apply(self, c: Building) -> None:
+        c.record.cache[self.artifact] = c.record.cache.get(self.artifact, 0) + 1
+        if self.key is not None:
+            c.cache_keys.append((self.artifact, self.key))
+
 
 @dataclass(frozen=True)
-class PostGradGraph:
+class PostGradGraph(Event):
     """Inductor's input graph (an artifact, or its own kind on FX-graph-cache hits)."""
 
     graph: str
 
+    def apply(self, c: Building) -> None:
+        c.record.post_grad_graphs.append(self.graph)
+
+    def late(self, c: Building) -> bool:
+        self.apply(c)  # the backward's, compiled at the first backward call
+        return False
+
 
 @dataclass(frozen=True)
-class Provenance:
+class Provenance(Event):
     """Inductor's kernel -> source-line stack traces (the parsed JSON object)."""
 
     traces: dict[str, Any]
 
+    def apply(self, c: Building) -> None:
+        apply_provenance(c.record.kernels, self.traces, traced_files(c.record))
+
+    def late(self, c: Building) -> bool:
+        self.apply(c)
+        return True
+
 
 @dataclass(frozen=True)
-class TransformedBytecode:
+class TransformedBytecode(Event):
     """``<co_name>_MODIFIED_BYTECODE``: a resume function's transformed code as torch logs
     it (``dis`` text; torch logs it for resume functions only)."""
 
@@ -109,15 +159,23 @@ class TransformedBytecode:
 
 
 @dataclass(frozen=True)
-class OutputCode:
+class OutputCode(Event):
     """``inductor_output_code``: the generated module and the file it was written to."""
 
     code: str
     path: str = ""
 
+    def apply(self, c: Building) -> None:
+        add_output_code(c.record, self.code, self.path)
+
+    def late(self, c: Building) -> bool:
+        self.apply(c)
+        time_kernels(c.record, c.kernel_compile_s)
+        return True
+
 
 @dataclass(frozen=True)
-class CollectiveSchedule:
+class CollectiveSchedule(Event):
     """``inductor_collective_schedule``: the collectives Inductor scheduled in one graph, in
     order, as it names their kernels (``torch.ops._c10d_functional.all_reduce_.default``)."""
 
@@ -125,16 +183,24 @@ class CollectiveSchedule:
 
 
 @dataclass(frozen=True)
-class ChromiumEvent:
+class ChromiumEvent(Event):
     """A Chrome-trace event: its ``Phase`` and the event itself (for
     ``CompileRecord.chromium_events``)."""
 
     phase: Phase
     event: dict[str, Any]
 
+    def apply(self, c: Building) -> None:
+        c.phases.append(self.phase)
+        c.record.chromium_events.append(self.event)
+
+    def late(self, c: Building) -> bool:
+        self.apply(c)
+        return False
+
 
 @dataclass(frozen=True)
-class Metrics:
+class Metrics(Event):
     """``compilation_metrics`` (the last event of a frame compile): what it says."""
 
     frame: str = ""
