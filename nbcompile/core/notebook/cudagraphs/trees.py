@@ -9,6 +9,7 @@ doctor then says the fact is not known)."""
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -153,23 +154,32 @@ def path_outputs(device_index: int) -> list[weakref.ref[torch.Tensor]]:
     return found
 
 
+def _recorded_nodes(tree: Any) -> Iterator[Any]:
+    """Every recorded node of a tree manager (roots and children), at most ``MAX_NODES``;
+    none when it has no ``roots``. A torch whose nodes differ raises while walked."""
+    roots = getattr(tree, "roots", None)
+    if not isinstance(roots, dict):
+        return
+    stack = [node for nodes in roots.values() for node in nodes]
+    seen = 0
+    while stack and seen < MAX_NODES:
+        node = stack.pop()
+        seen += 1
+        yield node
+        for children in (getattr(node, "children", None) or {}).values():
+            stack.extend(children)
+
+
 def graph_outputs(device_index: int) -> dict[int, list[str | None]]:
     """ids of the output tensors the device's CUDA-graph trees hand back at each replay
     (every recorded node's ``cached_tensor_outputs``, roots and children), each with the
     stack traces torch kept for the function that produced it (``ids_to_stack_traces``);
     empty when not readable. References only: the outputs' liveness is left as it is."""
     tree = manager(device_index)
-    roots = getattr(tree, "roots", None)
     traces = getattr(tree, "ids_to_stack_traces", None)
     found: dict[int, list[str | None]] = {}
-    if not isinstance(roots, dict):
-        return found
     try:
-        stack = [node for nodes in roots.values() for node in nodes]
-        seen = 0
-        while stack and seen < MAX_NODES:
-            node = stack.pop()
-            seen += 1
+        for node in _recorded_nodes(tree):
             outputs = [t for t in getattr(node, "cached_tensor_outputs", None) or ()
                        if t is not None]
             if outputs:
@@ -177,8 +187,6 @@ def graph_outputs(device_index: int) -> dict[int, list[str | None]]:
                                if isinstance(traces, dict) else None)
                 for t in outputs:
                     found[id(t)] = list(node_traces or [])
-            for children in (getattr(node, "children", None) or {}).values():
-                stack.extend(children)
     except Exception:  # noqa: BLE001 - a torch whose nodes differ: none known
         return {}
     return found
@@ -213,23 +221,13 @@ class Replayed:
 def node_runs(device_index: int) -> dict[int, int]:
     """ids of the output tensors the device's trees hand back, each with its node's
     replays watched calls counted (``counted_runs``); empty when not readable."""
-    tree = manager(device_index)
-    roots = getattr(tree, "roots", None)
     found: dict[int, int] = {}
-    if not isinstance(roots, dict):
-        return found
     try:
-        stack = [node for nodes in roots.values() for node in nodes]
-        seen = 0
-        while stack and seen < MAX_NODES:
-            node = stack.pop()
-            seen += 1
+        for node in _recorded_nodes(manager(device_index)):
             runs = counted_runs(node)
             for t in getattr(node, "cached_tensor_outputs", None) or ():
                 if t is not None:
                     found[id(t)] = runs
-            for children in (getattr(node, "children", None) or {}).values():
-                stack.extend(children)
     except Exception:  # noqa: BLE001 - a torch whose nodes differ: none known
         return {}
     return found
