@@ -43,22 +43,12 @@ export class WholeRecordRequests {
       return;
     }
     this._asked.add(id);
-    let comm: Kernel.IComm;
-    try {
-      comm = kernel.createComm(COMM_TARGET);
-    } catch {
-      return;
-    }
-    comm.onMsg = msg => {
-      const payload = this._host.isDisposed()
-        ? null
-        : payloadFromCommReply(msg.content.data, WHOLE_LIMITS);
-      if (payload) {
+    // An older nbcompile (no such target) closes the comm at once: nothing to read.
+    ask(kernel, { target_id: id }, WHOLE_LIMITS, payload => {
+      if (!this._host.isDisposed()) {
         this._host.apply(payload);
       }
-    };
-    // An older nbcompile (no such target) closes the comm at once: nothing to read.
-    void comm.open({ target_id: id }).done.catch(() => undefined);
+    });
   }
 
   /** A newer (possibly cut) record of `id` came: ask again if it is cut. */
@@ -83,6 +73,19 @@ export function askHeld(
   kernel: Kernel.IKernelConnection,
   apply: (payload: Payload) => void
 ): void {
+  ask(kernel, { held: true }, LIMITS, apply);
+}
+
+/**
+ * Open the inspector's comm on `kernel` with `request`; each reply read within `limits`
+ * is handed to `apply` until the kernel closes the comm.
+ */
+function ask(
+  kernel: Kernel.IKernelConnection,
+  request: { target_id: string } | { held: boolean },
+  limits: typeof LIMITS,
+  apply: (payload: Payload) => void
+): void {
   let comm: Kernel.IComm;
   try {
     comm = kernel.createComm(COMM_TARGET);
@@ -90,10 +93,10 @@ export function askHeld(
     return;
   }
   comm.onMsg = msg => {
-    const payload = payloadFromCommReply(msg.content.data, LIMITS);
+    const payload = payloadFromCommReply(msg.content.data, limits);
     if (payload) {
       apply(payload);
     }
   };
-  void comm.open({ held: true }).done.catch(() => undefined);
+  void comm.open(request).done.catch(() => undefined);
 }
