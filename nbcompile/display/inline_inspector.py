@@ -34,6 +34,7 @@ import ipywidgets as widgets
 import traitlets
 from IPython.display import display
 
+from ..core.notebook.cells.running import running_cell
 from ..core.records import MIME_TYPE, SCHEMA_VERSION
 from .budget import json_size, output_budget
 from .inspector import live_bundle, whole_record
@@ -126,12 +127,9 @@ def cell_number() -> int | None:
     if shell is None:
         return None
     filename_map = getattr(getattr(shell, "compile", None), "_filename_map", {})
-    frame = sys._getframe(1)
-    while frame is not None:
-        number = filename_map.get(frame.f_code.co_filename)
-        if number is not None:
-            return number
-        frame = frame.f_back
+    number = running_cell(filename_map, sys._getframe(1))
+    if number is not None:
+        return number
     count = getattr(shell, "execution_count", None)  # counted before a cell runs
     return count - 1 if isinstance(count, int) else None
 

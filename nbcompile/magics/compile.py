@@ -176,13 +176,8 @@ class CompileMagics(Magics):
         read from the filename IPython gave the running cell's code (a caller frame).
         """
         filename_map = getattr(self._ip.compile, "_filename_map", {})
-        frame = sys._getframe(1)
-        while frame is not None:
-            number = filename_map.get(frame.f_code.co_filename)
-            if number is not None:
-                return number
-            frame = frame.f_back
-        return self._ip.execution_count
+        number = cells.running_cell(filename_map, sys._getframe(1))
+        return number if number is not None else self._ip.execution_count
 
     def _cell_ref(self, filename: str, number: int) -> CellRef:
         parent: dict[str, Any] = getattr(self.shell, "parent_header", None) or {}

@@ -164,3 +164,14 @@ def usage_notes(targets: list[str], namespace: Mapping[str, Any]) -> dict[str, s
                 "'waiting for first call'); it compiles on its own when called directly."
             )
     return notes
+
+
+def running_cell(filename_map: Mapping[str, int], frame: types.FrameType | None) -> int | None:
+    """The ``In [N]`` number of the innermost cell running, walking out from ``frame``: the
+    first frame whose code filename IPython gave a cell (``filename_map``); else None."""
+    while frame is not None:
+        number = filename_map.get(frame.f_code.co_filename)
+        if number is not None:
+            return number
+        frame = frame.f_back
+    return None
