@@ -36,7 +36,7 @@ def bench_compile_time() -> list[dict]:
 def _bench_one(label: str, make: Callable[[], Any], shape: tuple[int, ...]) -> list[dict]:
     import torch
 
-    from nbcompile.core.compiletime.measure import compile_time
+    from nbcompile.core.compiletime.compile_time import compile_time
 
     model = make()
     x = torch.randn(*shape)

@@ -9,7 +9,7 @@ warm-up: the kernel's high-water mark of resident memory is reset (``/proc/self/
 clear_refs`` 5) and read back (``VmHWM`` minus ``VmRSS`` before the call: the peak), and
 the minor page faults are counted (``ru_minflt`` x page size: every page of a fresh
 mapping faults once when first written, so this is the bytes allocated and written).
-Then one more call is measured by nbcompile (``core/perf/memory.py``: torch.profiler's
+Then one more call is measured by nbcompile (``core/perf/memory/call.py``: torch.profiler's
 allocation events). Workloads whose tensors dominate memory (16 MiB each): a 4-op
 pointwise chain, a matmul temporary, a training step, an in-place ``scatter_add_``;
 each eagerly and compiled.
@@ -103,7 +103,7 @@ def worker(name: str) -> dict:
     """Measure one workload eagerly and compiled, both ways (run in a fresh process)."""
     import torch
 
-    from nbcompile.core.perf.memory import measure_call
+    from nbcompile.core.perf.memory.call import measure_call
     from nbcompile.core.runs.sandbox import storages_of
 
     fn, args = _workload(name)
@@ -220,7 +220,7 @@ def _after_effect(fn, x, rounds: int = 21, calls: int = 5) -> float:
 
     import torch
 
-    from nbcompile.core.perf.memory import measure_call
+    from nbcompile.core.perf.memory.call import measure_call
 
     compiled = torch.compile(fn)
     for _ in range(3):

@@ -34,14 +34,14 @@ if TYPE_CHECKING:
         trace,
     )
     from .core.logs.divergence import Divergence
-    from .core.logs.records import TraceCompile
+    from .core.logs.record import TraceCompile
     from .trace_report import TraceReport, open_trace
 
 # The public names are imported on first use (PEP 562): reading logs (``open_trace``,
 # ``python -m nbcompile open``) imports no torch; any other name imports ``api`` (torch).
 _TORCH_FREE = {"open_trace": ".trace_report", "TraceReport": ".trace_report",
                "Divergence": ".core.logs.divergence",
-               "TraceCompile": ".core.logs.records"}
+               "TraceCompile": ".core.logs.record"}
 
 __version__ = "0.1.0"
 __all__ = [

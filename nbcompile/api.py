@@ -11,7 +11,7 @@ import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
-from .core.compiletime import measure as _compile_time
+from .core.compiletime import compile_time as _compile_time
 from .core.compiletime import record as _compile_time_record
 from .core.diagnosis import diagnose as _diagnose
 from .core.diagnosis import record as _diagnosis
@@ -20,8 +20,8 @@ from .core.notebook import trace_dir as _trace_dir
 from .core.notebook.capture.session import get_session
 from .core.notebook.capture.snapshot import target_record
 from .core.perf import comparison as _comparison
-from .core.perf import profile as _profile
 from .core.perf import timing as _timing
+from .core.perf.profile import run as _profile
 from .core.records import TargetRecord
 from .core.repro import record as _repro_record
 from .core.repro import repro as _repro

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .core.logs.records import TraceRecord
+from .core.logs.record import TraceRecord
 from .core.logs.run import (
     TraceInterrupted,  # noqa: F401 (re-exported for __main__)
     read_trace,

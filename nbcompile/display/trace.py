@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..core.logs.records import TraceCompile, TraceRecord
+from ..core.logs.record import TraceCompile, TraceRecord
 from ..core.records import MIME_TYPE, Omission, Record
 from .budget import Room, fallback_budget, json_size, more_note, output_budget, record_budget
 from .highlight import highlight_code

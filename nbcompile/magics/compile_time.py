@@ -10,7 +10,7 @@ from IPython.core.magic import Magics, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..api import CompileTime, compile_time
-from ..core.compiletime.measure import CompileTimeInterrupted
+from ..core.compiletime.compile_time import CompileTimeInterrupted
 from ..core.compiletime.record import REMEDY_KINDS
 from ..core.compiletime.rounds import MIN_ROUNDS, ROUNDS
 from ..core.perf.call_options import CallOptionError, check_repeat

@@ -10,7 +10,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from ..api import Profile, profile
 from ..core.perf.call_options import check_repeat
-from ..core.perf.profile import DEFAULT_REPEAT, ProfileError, ProfileInterrupted
+from ..core.perf.profile.run import DEFAULT_REPEAT, ProfileError, ProfileInterrupted
 from .arguments import Once, OnceFlag
 from .calls import CallCommand, checked, run_call_magic
 

@@ -30,7 +30,8 @@ from ..core.compiletime import record as compiletime
 from ..core.diagnosis import record as diagnosis
 from ..core.fixes import suggest
 from ..core.logs import run as trace_run
-from ..core.perf import comparison, profile
+from ..core.perf import comparison
+from ..core.perf.profile import run as profile
 from ..display import budget
 
 SCHEMA_PATH = Path(__file__).with_name("record-v1.schema.json")
@@ -161,7 +162,7 @@ def build_schema() -> dict[str, Any]:
         "description": (
             f"What the kernel publishes under the MIME type {records.MIME_TYPE}. "
             "Generated from the dataclasses in nbcompile/core/ (records.py, "
-            "perf/comparison.py, perf/profile_record.py, fixes/record.py, logs/records.py, "
+            "perf/comparison.py, perf/profile/record.py, fixes/record.py, logs/record.py, "
             "diagnosis/record.py) by "
             "`python -m nbcompile.schema.generate`: "
             "do not edit. Documented in docs/records.md."

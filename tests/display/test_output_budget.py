@@ -190,7 +190,7 @@ def test_a_report_with_50k_breaks_is_within_the_budget(small_or_default):
 @pytest.mark.slow
 def test_a_profile_with_150k_kernels_is_within_the_budget(small_or_default):
     from nbcompile.api import Profile
-    from nbcompile.core.perf.profile_record import KernelTime, LineTime
+    from nbcompile.core.perf.profile.record import KernelTime, LineTime
 
     kernels = [KernelTime(name=f"cpp_fused_<i>{i}</i>", kind="kernel", calls=5,
                           total_s=1.0 / (i + 1), mean_s=0.2 / (i + 1), lines=[i % 400 + 1])

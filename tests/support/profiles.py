@@ -8,7 +8,7 @@ import json
 import pytest
 
 import nbcompile
-from nbcompile.core.perf.profile_record import Profile
+from nbcompile.core.perf.profile.record import Profile
 from nbcompile.display.profile import profile_bundle
 from tests.support.schema import VALIDATOR
 

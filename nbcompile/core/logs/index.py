@@ -29,7 +29,7 @@ from .events import LogEvent
 from .fields import checked_metrics, checked_start, event_problem, number, whole
 from .files import TraceLog
 from .paths import printable
-from .records import TraceCompile
+from .record import TraceCompile
 
 Key = tuple[int, int, int]  # (frame id, frame compile id, attempt)
 

@@ -30,7 +30,7 @@ from .files import TraceLog
 from .finding import find_logs
 from .index import index_compiles
 from .paths import printable
-from .records import TraceCompile, TraceRecord, TraceStatus
+from .record import TraceCompile, TraceRecord, TraceStatus
 from .sources import LogLines, SourceRoot
 
 # the records read_trace returns, importable from here too

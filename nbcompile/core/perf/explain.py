@@ -16,7 +16,7 @@ from ..records import Explanation
 
 if TYPE_CHECKING:
     from .comparison import TimingRow
-    from .profile_record import Profile
+    from .profile.record import Profile
 
 #: Verdicts that call for an explanation.
 NOT_FASTER = ("slower", "no significant difference")

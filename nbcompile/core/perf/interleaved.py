@@ -15,8 +15,8 @@ import torch
 from ..steps import Progress, tell
 from .comparison import TimingRow
 from .environment import device_of, sync
+from .memory.pool import PoolMemory
 from .modes import ModeSpec
-from .pool_memory import PoolMemory
 from .verdict import judge_speedups, quartiles
 
 MIN_REPEATS = 5

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..records import Kernel
 from .intervals import Interval, span
-from .profile_record import KernelTime
+from .profile.record import KernelTime
 
 #: The range around each profiled compiled call (timed and memory calls alike).
 CALL_MARK = "nbcompile.profile.call"

@@ -46,7 +46,7 @@ call apart (compile time), then measures steady-state run time with
   sandbox's starting state (the user's inputs, parameters, gradients, optimizer state and
   RNG, as ``profile`` measures too), measures the peak of tensor bytes in use above
   those in use before the call, the bytes allocated,
-  and what the forward saved for backward (``core/perf/memory.py``: torch.profiler's
+  and what the forward saved for backward (``core/perf/memory/call.py``: torch.profiler's
   allocation events on the CPU, the caching allocator's statistics on CUDA, plus, for a
   CUDA mode, the bytes it keeps allocated between calls such as reduce-overhead's CUDA
   graph pool); each row gets a memory verdict beside the time verdict ("0.25x eager's
@@ -55,7 +55,7 @@ call apart (compile time), then measures steady-state run time with
   calls with their compiles, memory, the explaining profile) and how long it took.
 
 The parts: the timed calls in ``interleaved.py``, each row's memory in
-``row_memory.py``, the verdict rule in ``verdict.py``; here the orchestration (the eager
+``memory/rows.py``, the verdict rule in ``verdict.py``; here the orchestration (the eager
 reference, each mode's compile, first call and numerics, the phases, the explanations).
 
 Everything here is plain data (``Comparison.to_dict()`` is the ``timing`` record, see
@@ -83,18 +83,18 @@ from ..runs.wrappers import eager_callable
 from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
 from ..trace.listener import suppressed
 from . import explain as explain_mod
-from . import pool_memory
-from . import profile as profile_mod
 from .call_args import describe_call
 from .call_options import check_budget, check_flag, check_fraction, check_modes
 from .comparison import Comparison, TimingRow
 from .counters import cache_counts, counter, frames_compiled
 from .environment import device_of, environment, sync
 from .interleaved import Candidate, cut_to_complete_repeats, measure_blocks, summarise
-from .memory import allocated_now
+from .memory import pool as pool_memory
+from .memory.call import allocated_now
+from .memory.rows import held_memory, measure_memory, memory_verdicts
 from .modes import DEFAULT_MODES, CompareError, ModeSpec, resolve_modes
 from .numerics import drift, drift_note
-from .row_memory import held_memory, measure_memory, memory_verdicts
+from .profile import run as profile_mod
 from .row_numerics import judge_call, randomness
 from .verdict import MIN_EFFECT
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from nbcompile.core.compiletime.measure import compile_time
+from nbcompile.core.compiletime.compile_time import compile_time
 from nbcompile.core.compiletime.rounds import MIN_CUT, MIN_ROUNDS, judge_rounds
 from nbcompile.core.compiletime.where import repeated_blocks
 from nbcompile.core.perf.verdict import judge_speedups
@@ -44,7 +44,7 @@ def test_no_repeated_blocks_no_regional_remedy():
 
 @pytest.mark.slow
 def test_ctrl_c_keeps_the_partial_record():
-    from nbcompile.core.compiletime.measure import CompileTimeInterrupted
+    from nbcompile.core.compiletime.compile_time import CompileTimeInterrupted
 
     def progress(step):
         if step.label == "baseline warm restart":

@@ -14,8 +14,8 @@ import torch
 import nbcompile
 from nbcompile.core.perf import explain, timing
 from nbcompile.core.perf.comparison import Comparison, TimingRow
-from nbcompile.core.perf.profile import profile
-from nbcompile.core.perf.profile_record import Profile
+from nbcompile.core.perf.profile.record import Profile
+from nbcompile.core.perf.profile.run import profile
 from nbcompile.core.records import GraphBreak
 from nbcompile.core.runs.sandbox import Sandbox
 from nbcompile.display.timing import timing_bundle
@@ -187,7 +187,7 @@ def test_explanation_numbers_say_where_they_come_from():
     us of kernel time against a 146 us median in the same table. (Measured here: Inductor's
     kernel profiling slows that welford kernel ~200x.) The profile's numbers stay, said as
     the profile's, beside the row's own median, with the mismatch named."""
-    from nbcompile.core.perf.profile_record import Profile
+    from nbcompile.core.perf.profile.record import Profile
 
     prof = Profile(name="bn", repeat=5, wall_s=13.9e-3, kernel_s=11.1567e-3,
                    overhead_s=2e-3, eager_wall_s=30e-6)

@@ -18,10 +18,10 @@ import pytest
 import torch
 
 import nbcompile
-from nbcompile.core.perf import memory as mem
-from nbcompile.core.perf import row_memory
 from nbcompile.core.perf.comparison import Comparison, TimingRow
 from nbcompile.core.perf.explain import explain_memory
+from nbcompile.core.perf.memory import call as mem
+from nbcompile.core.perf.memory import rows as row_memory
 from nbcompile.display.profile import profile_bundle
 from nbcompile.display.timing import timing_bundle, timing_text
 from nbcompile.schema import generate
@@ -293,7 +293,7 @@ def test_a_cuda_calls_peak_leaves_the_users_statistics_as_they_were():
     """No ``reset_peak_memory_stats``: a call that set a new high is read from
     ``max_memory_allocated``; one that stayed under the user's peak so far from the
     profiler's events; neither: not known (None), never the user's old peak."""
-    from nbcompile.core.perf.memory import call_peak
+    from nbcompile.core.perf.memory.call import call_peak
 
     assert call_peak(before_peak=100, after_peak=180, base=40, events_peak=None) == 140
     assert call_peak(before_peak=500, after_peak=500, base=40, events_peak=90) == 90

@@ -1,4 +1,4 @@
-"""A CUDA-graph row's memory (``core/perf/pool_memory.py``): the arithmetic on what torch's
+"""A CUDA-graph row's memory (``core/perf/memory/pool.py``): the arithmetic on what torch's
 functions return, on a CPU. The segment dicts have the keys ``torch.cuda.memory_snapshot()``
 gives each segment (``device``, ``total_size``, ``allocated_size``, ``segment_pool_id``:
 ``(0, 0)`` for the default pool, a ``torch.cuda.graph_pool_handle()`` for a private one);
@@ -10,11 +10,12 @@ from __future__ import annotations
 import torch
 
 from nbcompile.core.notebook.cudagraphs.pool import pool_free, pool_segments
-from nbcompile.core.perf import pool_memory, row_memory
 from nbcompile.core.perf.comparison import TimingRow
 from nbcompile.core.perf.interleaved import Candidate
+from nbcompile.core.perf.memory import pool as pool_memory
+from nbcompile.core.perf.memory import rows as row_memory
+from nbcompile.core.perf.memory.pool import PoolMemory, PoolState, grown
 from nbcompile.core.perf.modes import resolve_modes
-from nbcompile.core.perf.pool_memory import PoolMemory, PoolState, grown
 
 MiB = 1 << 20
 POOL = (0, 3)  # a private pool's id, as graph_pool_handle() returns one

@@ -12,8 +12,8 @@ import torch
 
 import nbcompile
 from nbcompile.core.perf.call_options import CallOptionError
-from nbcompile.core.perf.profile import ProfileError, profile
-from nbcompile.core.perf.profile_record import Profile
+from nbcompile.core.perf.profile.record import Profile
+from nbcompile.core.perf.profile.run import ProfileError, profile
 from nbcompile.core.trace.payloads import graph_break_link, parse_graph_break
 from nbcompile.core.trace.phases import compile_phases
 from nbcompile.display.profile import profile_bundle
@@ -138,7 +138,7 @@ def test_compile_phases_are_exclusive():
 
 
 def _big_profile() -> Profile:
-    from nbcompile.core.perf.profile_record import KernelTime, LineTime
+    from nbcompile.core.perf.profile.record import KernelTime, LineTime
 
     kernels = [KernelTime(name=f"cpp_fused_op_{i}", kind="kernel", calls=5,
                           total_s=1e-3 / (i + 1), lines=[i % 400 + 1])

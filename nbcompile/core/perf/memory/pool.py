@@ -30,9 +30,9 @@ from typing import Any
 
 import torch
 
-from ..notebook.cudagraphs.pool import pool_free, pool_id, pool_segments
-from ..units import format_bytes
-from .memory import QuietProfile, memory_events, peak_of
+from ...notebook.cudagraphs.pool import pool_free, pool_id, pool_segments
+from ...units import format_bytes
+from .call import QuietProfile, memory_events, peak_of
 
 #: ``torch.cuda.memory_stats`` key of the bytes the allocator reserved from CUDA.
 RESERVED = "reserved_bytes.all.current"

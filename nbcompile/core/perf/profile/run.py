@@ -6,7 +6,7 @@ compiled target and its Dynamo caches stay untouched) with Inductor's kernel pro
 (``cpp.enable_kernel_profile``: it changes the generated C++, so it is set, scoped, for
 this copy's compile only), warms it up, then runs it ``repeat`` times under
 ``torch.profiler`` (its events are read in ``kernel_events.py``, the record built in
-``profile_build.py``). With ``memory``, one more compiled call and one eager call are
+``build.py``). With ``memory``, one more compiled call and one eager call are
 measured by ``memory.measure_call``, each from the sandbox's starting state, as
 ``compare``'s rows are. The same call then runs eagerly: its time per source line is
 measured with a line tracer limited to the target's own code object
@@ -31,25 +31,25 @@ from typing import Any
 
 import torch
 
-from .. import torch_compat
-from ..frames import Span
-from ..notebook.capture.session import CaptureSession
-from ..notebook.targets.options import CompileOptions
-from ..notebook.targets.target_state import Target
-from ..runs.copies import fresh_copy
-from ..runs.sandbox import Sandbox
-from ..runs.wrappers import eager_callable, unwrap
-from ..steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
-from ..trace import listener
-from ..trace.listener import TraceListener, suppressed
-from .call_options import check_flag, check_repeat
-from .environment import device_of
-from .kernel_events import CALL_MARK, EAGER_MARK, LINE_MARK
-from .line_tracer import LineRanges, line_times
-from .memory import CallMemory, QuietProfile, measure_call
-from .profile_build import build
-from .profile_memory import fill_memory
-from .profile_record import Profile
+from ... import torch_compat
+from ...frames import Span
+from ...notebook.capture.session import CaptureSession
+from ...notebook.targets.options import CompileOptions
+from ...notebook.targets.target_state import Target
+from ...runs.copies import fresh_copy
+from ...runs.sandbox import Sandbox
+from ...runs.wrappers import eager_callable, unwrap
+from ...steps import Interrupted, Progress, ctrl_c_delivered, ctrl_c_watched, tell
+from ...trace import listener
+from ...trace.listener import TraceListener, suppressed
+from ..call_options import check_flag, check_repeat
+from ..environment import device_of
+from ..kernel_events import CALL_MARK, EAGER_MARK, LINE_MARK
+from ..line_tracer import LineRanges, line_times
+from ..memory.call import CallMemory, QuietProfile, measure_call
+from ..memory.profiled import fill_memory
+from .build import build
+from .record import Profile
 
 WARMUP_CALLS = 3
 DEFAULT_REPEAT = 20

@@ -41,9 +41,9 @@ from typing import Any
 
 import torch
 
-from ..records import Record
-from ..units import format_bytes
-from .intervals import Interval, span
+from ...records import Record
+from ...units import format_bytes
+from ..intervals import Interval, span
 
 #: Most points a published timeline keeps (the peak and the end are always kept).
 MAX_POINTS = 60

@@ -1,19 +1,19 @@
 """Each row's memory in ``compare``: one more call of a warm mode measured by
 ``memory.measure_call`` from the sandbox's starting state (as ``profile`` measures), and
 its peak said against eager's beside the time verdict. A CUDA-graph row's bytes are in
-CUDA-graph trees' private pool, read after its warm-up (``pool_memory.py``): a replay
+CUDA-graph trees' private pool, read after its warm-up (``pool.py``): a replay
 allocates nothing, so its peak is the recording's and its held bytes the pool's."""
 
 from __future__ import annotations
 
 import torch
 
-from ..runs.sandbox import Sandbox
-from ..runs.timed import first_line
-from ..units import format_bytes
-from .comparison import Comparison
-from .interleaved import Candidate
-from .memory import measure_call, memory_verdict, peak_ratio
+from ...runs.sandbox import Sandbox
+from ...runs.timed import first_line
+from ...units import format_bytes
+from ..comparison import Comparison
+from ..interleaved import Candidate
+from .call import measure_call, memory_verdict, peak_ratio
 
 
 def measure_memory(cand: Candidate, box: Sandbox, device: torch.device,

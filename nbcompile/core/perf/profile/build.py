@@ -13,15 +13,15 @@ from typing import Any
 
 import torch
 
-from ..frames import Span
-from ..notebook.capture.snapshot import target_record
-from ..notebook.targets.target_state import Target
-from ..records import Kernel
-from .intervals import Interval, clip, length, minus, span, union
-from .kernel_events import CALL_MARK, MACHINERY, REGION, KernelRows, graph_calls
-from .memory import CallMemory
-from .profile_memory import compiled_memory
-from .profile_record import LineTime, Profile
+from ...frames import Span
+from ...notebook.capture.snapshot import target_record
+from ...notebook.targets.target_state import Target
+from ...records import Kernel
+from ..intervals import Interval, clip, length, minus, span, union
+from ..kernel_events import CALL_MARK, MACHINERY, REGION, KernelRows, graph_calls
+from ..memory.call import CallMemory
+from ..memory.profiled import compiled_memory
+from .record import LineTime, Profile
 
 #: Largest share of the wall time the breakdown may miss before the profile says so.
 TOLERANCE = 0.10

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import torch
 
-from .intervals import Interval, span
-from .kernel_events import CALL_MARK, EAGER_MARK, LINE_MARK, KernelRows, graph_calls
-from .memory import CallMemory, ProfileMemory, mark_window, memory_events, timeline, window
-from .profile_record import KernelTime, Profile
+from ..intervals import Interval, span
+from ..kernel_events import CALL_MARK, EAGER_MARK, LINE_MARK, KernelRows, graph_calls
+from ..profile.record import KernelTime, Profile
+from .call import CallMemory, ProfileMemory, mark_window, memory_events, timeline, window
 
 
 def compiled_memory(rows: KernelRows, measured: CallMemory,

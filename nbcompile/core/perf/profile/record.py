@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..records import SCHEMA_VERSION, GraphBreak, Omission, Record
-from .memory import ProfileMemory
+from ...records import SCHEMA_VERSION, GraphBreak, Omission, Record
+from ..memory.call import ProfileMemory
 
 
 @dataclass

@@ -1,0 +1,1 @@
+"""``profile()``: its run, the record it builds and that record's types."""
