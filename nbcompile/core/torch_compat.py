@@ -1061,6 +1061,25 @@ def cudagraph_generation() -> int | None:
     return value if isinstance(value, int) else None
 
 
+CUDAGRAPH_OVERWRITE_MESSAGE = _name(
+    "torch._inductor.cudagraph_trees.CUDAGraphTreeManager.format_dealloc_msg",
+    "CUDA graphs: torch's own remedy for an output held across generations, in its words "
+    "(the overwritten- and shared-output fix)",
+    "only a copy of the output (.clone()) is offered", default=None)
+
+
+def cudagraph_overwrite_message() -> str:
+    """torch's text on an overwritten CUDA-graph output as the running torch words it
+    (``format_dealloc_msg`` with no stack trace), its remedies with it; "" when not
+    readable."""
+    fmt = CUDAGRAPH_OVERWRITE_MESSAGE.get()
+    try:
+        text = fmt(None) if fmt is not None else ""
+    except Exception:  # noqa: BLE001 - a torch whose message takes other arguments
+        return ""
+    return text if isinstance(text, str) else ""
+
+
 PARTITION_LOG = _name(
     "torch._inductor.scheduler.Scheduler._log_graph_partitions",
     "CUDA graphs: the graph partitions kept outside CUDA graphs (the scheduler's DEBUG "

@@ -4,6 +4,7 @@ and the explanation of torch's error when one is read later."""
 
 from __future__ import annotations
 
+from ..core.notebook.cudagraphs.cloning import Cloning
 from ..core.notebook.cudagraphs.hazard import (
     Explanation,
     HazardReport,
@@ -40,10 +41,30 @@ def _calls(calls: tuple[str, ...], cell: int | None, here: bool) -> str:
     return f"the call of {what} in {where}"
 
 
-def _fix(names: tuple[Overwritten, ...], gradient: bool = False) -> str:
-    """The fix torch gives for the variant: a copy of an output held across calls; for a
-    ``.grad`` the compiled backward allocated during capture, stable gradient buffers or
-    none (torch's ``format_dealloc_msg``)."""
+def torch_setting(cloning: Cloning | None, what: str = "overwritten") -> str:
+    """torch's own remedy, where the running torch's message offers one (torch 2.15's
+    ``cudagraph_trees_generation_cloning``), in its words; "" where it offers none. When
+    it is on already, why it did not keep this output: torch reads it when it compiles a
+    graph (``output_code.py``), so a graph compiled before it was set does not clone."""
+    if cloning is None:
+        return ""
+    if cloning.on:
+        return (f" torch's setting `{cloning.assignment}` is on, yet this output was {what}: torch "
+                "reads it when it compiles a graph, and a graph compiled before it was set "
+                f"does not \"{cloning.does}\" (torch's words); compile again to have it "
+                "apply.")
+    return (f" Or let torch keep them: set `{cloning.assignment}` before compiling, to "
+            f"\"{cloning.does}\" (torch's words: each output still held when a new "
+            "generation starts is copied out of the CUDA-graph pool, a copy each time).")
+
+
+def _fix(names: tuple[Overwritten, ...], gradient: bool = False,
+         cloning: Cloning | None = None) -> str:
+    """The fix torch gives for the variant: a copy of an output held across calls, or
+    torch's own cloning setting where the running torch offers it (``torch_setting``);
+    for a ``.grad`` the compiled backward allocated during capture, stable gradient
+    buffers or none (torch's ``format_dealloc_msg``: its gradient variant offers no
+    setting, and torch clones no backward output)."""
     if gradient or any(o.message.gradient for o in names):
         return ("Fix (torch's advice for gradients): if you accumulate gradients, allocate "
                 "stable .grad buffers outside CUDA-graph capture before the compiled "
@@ -52,8 +73,8 @@ def _fix(names: tuple[Overwritten, ...], gradient: bool = False) -> str:
                 "(optimizer.zero_grad() does by default).")
     first = names[0].name if names else "y"
     return (f"Fix: keep a copy of an output you hold across calls, e.g. `{first} = "
-            f"f(x).clone()` (f your compiled function); or use it before the next call. "
-            + MARK_STEP)
+            f"f(x).clone()` (f your compiled function); or use it before the next call."
+            + torch_setting(cloning) + " " + MARK_STEP)
 
 
 def _torch_words(gradient: bool) -> str:
@@ -92,7 +113,7 @@ def report_text(report: HazardReport) -> str:
         "CUDA-graph trees (mode reduce-overhead) reuse an output's memory at the next "
         f"replay: {'these names hold' if plural else 'it holds'} nothing now, and reading "
         f"{'them' if plural else 'it'} raises torch's \"{_torch_words(gradient)}\".",
-        _fix(report.names, gradient),
+        _fix(report.names, gradient, report.cloning),
     ]
     return "\n".join(lines)
 
@@ -115,7 +136,7 @@ def explanation_text(found: Explanation) -> str:
                      "memory at the next replay of the graph.")
     else:
         lines.append("CUDA-graph trees reuse an output's memory at the next replay of the graph.")
-    lines.append(_fix(found.names, found.message.gradient))
+    lines.append(_fix(found.names, found.message.gradient, found.cloning))
     return "\n".join(lines)
 
 
@@ -152,7 +173,7 @@ def shared_text(report: SharedReport) -> str:
     base = named[0].name.split("[", 1)[0] if named else "y"
     lines.append(f"Fix: keep a copy of each output you hold across calls, e.g. `{base} = "
                  "f(x).clone()`, or `[f(b).clone() for b in batches]` (f your compiled "
-                 "function). " + MARK_STEP)
+                 "function)." + torch_setting(report.cloning, "written") + " " + MARK_STEP)
     return "\n".join(lines)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from nbcompile.core.notebook.cudagraphs.log import LOGGER
+from nbcompile.core.notebook.cudagraphs.log import LOGGERS
 from tests.support.gpu import TorchMessages
 
 NEEDS_CUDA = "needs a CUDA GPU: run `make test-gpu` on a lent device (docs/project/gpu.md)"
@@ -36,9 +36,12 @@ def evidence(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def torch_messages() -> Iterator[TorchMessages]:
-    """torch's CUDA-graph messages logged during the test (beside nbcompile's handler)."""
+    """torch's CUDA-graph messages logged during the test (beside nbcompile's handler), on
+    each logger ``cudagraph_utils`` writes them to (torch 2.9: its ``perf_hints`` too)."""
     handler = TorchMessages()
-    logger = logging.getLogger(LOGGER)
-    logger.addHandler(handler)
+    loggers = [logging.getLogger(name) for name in LOGGERS]
+    for logger in loggers:
+        logger.addHandler(handler)
     yield handler
-    logger.removeHandler(handler)
+    for logger in loggers:
+        logger.removeHandler(handler)

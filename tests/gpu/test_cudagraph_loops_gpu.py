@@ -2,7 +2,8 @@
 own values as the oracle: a per-call hook only on a target that has not replayed yet, an
 output overwritten inside one cell (``y1 is y2``), a replay after
 ``cudagraph_mark_step_begin``, a training forward's output kept across steps, a grad-mode
-forward with no backward, a graph on another device, and torch's own cloning setting."""
+forward with no backward, a graph on another device, torch's own cloning setting (nothing
+said with it on) and its offer in the fix where the running torch's message has one."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from nbcompile.core.notebook.capture.session import get_session
 from nbcompile.core.notebook.cudagraphs import events as ev
 from nbcompile.core.notebook.cudagraphs.calls import CudagraphCalls
 from nbcompile.core.notebook.cudagraphs.hazard import get_watch, torch_mark
+from nbcompile.display.hazard import report_text, shared_text
 from tests.support.frames import nbcompile_frames
 from tests.support.gpu import save
 
@@ -154,6 +156,10 @@ CLONING = "cudagraph_trees_generation_cloning"
 @pytest.mark.skipif(not hasattr(inductor_config.triton, CLONING),
                     reason="this torch has no cudagraph_trees_generation_cloning")
 def test_torchs_cloning_leaves_nothing_to_say(ip, evidence):
+    """torch 2.15 with ``cudagraph_trees_generation_cloning = "user_visible"`` set before
+    the compile: torch copies the held output out of the pool at each new generation, so
+    it keeps its values (``torch.equal`` against a copy taken before), carries no mark,
+    two calls in one cell hand back two tensors, and nbcompile says nothing."""
     triton: object = inductor_config.triton  # the setting is torch 2.15's
     before = getattr(triton, CLONING)
     setattr(triton, CLONING, "user_visible")
@@ -161,13 +167,42 @@ def test_torchs_cloning_leaves_nothing_to_say(ip, evidence):
         _compile(ip, "lp_c", "(x * 7).cos()")
         _cell(ip, "lp_cx = torch.randn(64, device='cuda')")
         _cell(ip, "lp_c1 = lp_c(lp_cx)")
+        kept = ip.user_ns["lp_c1"].clone()
         watch = get_watch()
         reports = len(watch.reports) + len(watch.shared)
         for _ in range(3):
             _cell(ip, "lp_c2 = lp_c(lp_cx * 2)")
-        marked = torch_mark(ip.user_ns["lp_c1"]) is not None
-        save(evidence, "generation_cloning", {"marked": marked}, [])
-        assert not marked
-        assert len(watch.reports) + len(watch.shared) == reports
+        _cell(ip, "lp_c3 = lp_c(lp_cx)\nlp_c4 = lp_c(lp_cx * 3)")
+        held = ip.user_ns["lp_c1"]
+        marked = torch_mark(held) is not None
+        same = ip.user_ns["lp_c3"] is ip.user_ns["lp_c4"]
+        kept_values = not marked and torch.equal(held, kept)
+        said = len(watch.reports) + len(watch.shared) - reports
+        save(evidence, "generation_cloning", {"marked": marked, "kept": kept_values,
+                                              "same": same, "said": said}, [])
+        assert not marked and kept_values and not same
+        assert said == 0
     finally:
         setattr(triton, CLONING, before)
+
+
+def test_torchs_own_remedy_is_offered_where_its_message_has_one(ip, evidence):
+    """An output held from a warm-up, overwritten by the next calls (torch marks it): the
+    fix offers torch's own setting exactly when the running torch's overwrite message
+    names one (torch 2.15's ``cudagraph_trees_generation_cloning``, off here), in its
+    words; on an older torch only the copy."""
+    _compile(ip, "lp_o", "(x * 9).cos()")
+    _cell(ip, "lp_ox = torch.randn(64, device='cuda')")
+    _cell(ip, "lp_o1 = lp_o(lp_ox)")
+    watch = get_watch()
+    reports, shared = len(watch.reports), len(watch.shared)
+    for _ in range(3):
+        _cell(ip, "lp_o2 = lp_o(lp_ox * 2)")
+    text = torch_mark(ip.user_ns["lp_o1"]) or ""
+    offered = f"triton.{CLONING} = 'user_visible'"
+    words = [report_text(r) for r in watch.reports[reports:]]
+    words += [shared_text(r) for r in watch.shared[shared:]]
+    save(evidence, "torch_remedy", {"torch": text, "words": words}, [])
+    assert text and words  # torch marked it, nbcompile said so
+    assert all((offered in w) == (offered in text) for w in words), words
+    assert all(".clone()" in w for w in words)

@@ -117,6 +117,9 @@ class _State:
     # pass), and their value's place in ``Target.cudagraph_calls``
     after: _Open | None = None
     after_at: int = -1
+    # the most distinct sizes torch's warning past its limit counted for one of the
+    # target's graphs (``maybe_warning_due_to_dynamic_shape``; 0: no warning heard)
+    warned: int = 0
 
 
 def _opened(state: _State, number: int, replays: trees.Counters | None = None) -> _Open:
@@ -244,12 +247,14 @@ class CudagraphCalls(SideChannel):
         value = cudagraph_events.rerecords_unknown(value, recorded_before,
                                                    torch_compat.torch_version())
         target.cudagraph_calls.append(value)
+        state.warned = max([state.warned, *(e.sizes for e in opened.events
+                                            if e.kind == "size_warning")])
         shapes = [*(target.cudagraph_shapes.shapes if target.cudagraph_shapes else []),
                   *value.new_shapes]
         if shapes:
             target.cudagraph_shapes = cudagraph_events.shapes_value(
                 shapes, *warn_limit(), size_recompiles=sum(map(size_recompile, target.compiles)),
-                partitioned=graph_partition())
+                partitioned=graph_partition(), torch_warned=state.warned)
         if value.recordings and recorded_before and any(
                 trees.pending_backward(i) for i in trees.graph_devices()):
             note = cudagraph_events.PENDING_BACKWARD
@@ -294,8 +299,8 @@ class CudagraphCalls(SideChannel):
         """A graph run torch made with no call of the target running: the backward pass
         of its latest call (``loss.backward()``), kept as one value after that call and
         updated as its lines come."""
-        if event.kind == "shape" or (event.mode and event.mode != "BACKWARD"):
-            return  # a size's line comes with its run's; a forward run is inside a call
+        if event.kind in ("shape", "size_warning") or (event.mode and event.mode != "BACKWARD"):
+            return  # a size's lines come with its run's; a forward run is inside a call
         if state.after is None:
             state.after = _Open(calls.call_count(target), get_history().current(), None)
             state.after_at = -1
@@ -314,7 +319,7 @@ class CudagraphCalls(SideChannel):
         """A graph run with no call running whose line names no compile (torch 2.9's
         lines name none: a backward pass, ``loss.backward()``): not counted, and each
         target under the tree says so once, instead of leaving it out unsaid."""
-        if event.compile_id or event.kind == "shape":
+        if event.compile_id or event.kind in ("shape", "size_warning"):
             return
         note = cudagraph_events.UNATTRIBUTED
         for target in self._registry.targets:

@@ -17,7 +17,12 @@ The lines are torch's (``torch/_inductor/cudagraph_trees.py``, logger ``log``, a
   (``cudagraph_utils.log_data_ptr_mismatch``);
 * ``cudagraphify_impl``: ``[0/0] Recording cudagraph tree for symint key (48,)`` (or ``for
   graph without symints``; torch 2.11 prints no ``[0/0]`` there): the first run of a
-  compiled graph at a new size.
+  compiled graph at a new size;
+* ``cudagraph_utils.maybe_warning_due_to_dynamic_shape``, right after that line (a WARNING
+  on ``cudagraph_utils``' logger, every torch in range): "CUDAGraph supports dynamic shapes
+  by recording a new graph for each distinct input size. ... We have observed 3 distinct
+  sizes. ...", once per compiled graph, when its sizes pass
+  ``cudagraph_dynamic_shape_warn_limit``: torch's own word that one graph is past it.
 A replay (``execute_node``) logs nothing; the reader counts it.
 """
 
@@ -32,7 +37,8 @@ from ...records import CudagraphCall, CudagraphRerecord, CudagraphShape, Cudagra
 from ...torch_compat import release_of
 from ...units import format_bytes
 
-EventKind = Literal["warmup", "eager", "record", "rerecord", "shape", "fell_back"]
+EventKind = Literal["warmup", "eager", "record", "rerecord", "shape", "fell_back",
+                    "size_warning"]
 
 _PREFIX = r"^\s*(?:\[(?P<cid>[^\]]*)\]\s*)?"
 #: Each line torch's tree manager writes, per torch version (its ``cudagraph_trees.py``):
@@ -60,6 +66,10 @@ _PATTERNS: tuple[tuple[EventKind, re.Pattern[str]], ...] = (
     ("fell_back", re.compile(r"^\s*skipping cudagraph due to function \S+ (?:exceeding max "
                              r"re-recording limit|reaching the cudagraph-managed input "
                              r"re-recording threshold).*", re.S)),
+    # cudagraph_utils.maybe_warning_due_to_dynamic_shape: one graph past the warning limit
+    ("size_warning", re.compile(r"^\s*CUDAGraph supports dynamic shapes by recording a new "
+                                r"graph for each distinct input size\..*?We have observed "
+                                r"(?P<sizes>\d+) distinct sizes", re.S)),
 )
 #: torch 2.15's threshold on re-records for cudagraph-managed inputs, in its words
 _THRESHOLD = re.compile(r"reaching the cudagraph-managed input re-recording threshold "
@@ -92,6 +102,7 @@ class TreeEvent:
     # torch's ``CompilationMode`` on the line (``FORWARD``, ``BACKWARD``, ``INFERENCE``;
     # 2.13 on): "" when the line names none
     mode: str = ""
+    sizes: int = 0  # size_warning: the distinct sizes torch counted for one graph
 
 
 def parse(message: str) -> TreeEvent | None:
@@ -109,6 +120,9 @@ def parse(message: str) -> TreeEvent | None:
             return TreeEvent("shape", cid, key=key.strip())
         if kind == "fell_back":
             return TreeEvent("fell_back", cid, reason=message.strip())
+        if kind == "size_warning":
+            return TreeEvent("size_warning", reason=message.strip(),
+                             sizes=int(groups["sizes"]))
         mode = _MODE.search(message)
         return TreeEvent(kind, cid, groups.get("fn") or "",
                          reason=(groups.get("reason") or "").strip(),
@@ -259,16 +273,19 @@ def skip_dynamic_effect(partitioned: bool | None) -> str:
 
 def shapes_value(shapes: Sequence[CudagraphShape], warn_limit: int | None,
                  config: str, size_recompiles: int = 0,
-                 partitioned: bool | None = False) -> CudagraphShapes:
+                 partitioned: bool | None = False, torch_warned: int = 0) -> CudagraphShapes:
     """A target's recorded sizes, torch's limit and the remedy that fits, only on
     evidence: several ``static`` graphs and a compile torch made for a changed tensor
     size (``size_recompiles``; static graphs also come from graph breaks, forward and
     backward, dtype or train/eval recompiles) -> ``mark_dynamic``; several sizes of one
     dynamic graph -> buckets or ``cudagraph_skip_dynamic_graphs`` (its effect worded for
     ``partitioned``: Inductor's ``graph_partition`` in force). torch counts sizes per
-    compiled graph (``cudagraphify_impl``'s cache): "past torch's limit" only where the
-    lines named the graph's compile (torch 2.11's size line names none: the run after it
-    does, ``call_value``)."""
+    compiled graph (``cudagraphify_impl``'s cache): "past torch's limit" where torch
+    warned so in the target's calls (``torch_warned``: the distinct sizes it counted for
+    that graph; 0: no warning heard), or where the lines named the graph's compile (torch
+    2.11's size line names none: the run after it does, ``call_value``). Where no line
+    named a compile (torch 2.9), the sizes of the target's graphs cannot be told apart:
+    what is known is said (``unnamed_sizes``), never a merged count taken for one graph."""
     result = CudagraphShapes(list(shapes), warn_limit, config)
     static = [s for s in shapes if s.key == "static"]
     per_compile: dict[str, set[str]] = {}
@@ -277,20 +294,44 @@ def shapes_value(shapes: Sequence[CudagraphShape], warn_limit: int | None,
             per_compile.setdefault(s.compile_id, set()).add(s.key)
     named = max((len(keys) for cid, keys in per_compile.items() if cid), default=0)
     dynamic = max((len(keys) for keys in per_compile.values()), default=0)
+    unnamed = len(per_compile.get("", ()))
     if len(static) > 1 and size_recompiles:
         result.remedy = (f"each new input size compiled again ({len(static)} graphs recorded, "
                          f"{size_recompiles} recompile{'s' if size_recompiles > 1 else ''} for "
                          "a changed size): torch._dynamo.mark_dynamic(x, dim) on the input "
                          "whose size varies compiles one graph for all sizes (still one "
                          "recording per size), or pad inputs to a few fixed sizes (buckets)")
-    elif dynamic > 1:
-        past = warn_limit is not None and named > warn_limit
+    elif dynamic > 1 or torch_warned:
+        of = f" of {warn_limit}" if warn_limit is not None else ""
+        if torch_warned:
+            past = (f", past torch's limit{of} (torch warned: {torch_warned} distinct sizes "
+                    "of one graph)")
+        elif warn_limit is not None and named > warn_limit:
+            past = f", past torch's limit{of}"
+        else:
+            past = ""
         result.remedy = ("each distinct size records its own CUDA graph (a warm-up and a "
-                         "recording call, more pool memory)"
-                         + (f", past torch's limit of {warn_limit}" if past else "")
+                         "recording call, more pool memory)" + past
                          + f": pad inputs to a few fixed sizes (buckets), or {SKIP_DYNAMIC} "
                          f"({skip_dynamic_effect(partitioned)})")
+        if unnamed > 1 and not torch_warned:
+            result.remedy += "; " + unnamed_sizes(unnamed, warn_limit)
     return result
+
+
+def unnamed_sizes(count: int, warn_limit: int | None) -> str:
+    """What is known of ``count`` sizes whose lines named no compile (torch 2.9's
+    ``recording cudagraph tree for symint key ...``): they are this target's, which of its
+    graphs each is for is not; torch counts its limit per graph and warns past it (heard:
+    none heard is none past)."""
+    text = (f"torch's size lines named no compile, so which of this target's graphs each of "
+            f"these {count} sizes is for is not known (torch counts sizes per graph)")
+    if warn_limit is None:
+        return text
+    if count <= warn_limit:
+        return text + f"; {count} in all is within torch's limit of {warn_limit} per graph"
+    return text + (f"; torch warned of no graph past its limit of {warn_limit} (its warning "
+                   "names the sizes of one graph)")
 
 
 def shapes_line(shapes: CudagraphShapes | None) -> str | None:

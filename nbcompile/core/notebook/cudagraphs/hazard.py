@@ -30,6 +30,11 @@ counted), never inferred from the path, and the generation is compared for equal
 (torch's ``cudagraph_mark_step_begin`` counts it down). Every graph device's trees are
 read, not only the current device's. torch's state is read through ``trees.py`` and
 ``torch_mark``; the rest is pure.
+
+Each report carries torch's own remedy where the running torch offers one (``cloning.py``:
+torch 2.15's ``cudagraph_trees_generation_cloning``, read from its own message). With it
+on, torch copies held outputs out of the pool at a new generation: no mark, no cached
+output handed back again, nothing said here.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from __future__ import annotations
 import re
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import torch
@@ -45,6 +50,8 @@ import torch
 from ...frames import is_entry_file, is_torch_file
 from ..targets import calls as target_calls
 from . import trees
+from .cloning import Cloning
+from .cloning import running as torch_cloning
 from .ledger import Ledger, tensor_leaves
 from .replayed import Shared, SharedReport, shared_outputs, written_names
 
@@ -95,6 +102,8 @@ class HazardReport:
     # the trees' generations the cell started (compiled calls, or the user's mark steps):
     # with more than one, an output not seen overwritten by a watched call is not blamed
     generations: int | None = None
+    # torch's own setting that keeps such outputs (its message offers it; None: none)
+    cloning: Cloning | None = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +114,7 @@ class Explanation:
     overwritten_in: int | None  # the cell whose call overwrote them (None: not seen)
     calls: tuple[str, ...]  # that call's functions
     message: TorchMessage
+    cloning: Cloning | None = None  # torch's own setting that keeps such outputs
 
 
 def is_overwritten_error(text: str) -> bool:
@@ -296,7 +306,7 @@ class HazardWatch:
         if not found:
             return None
         calls = tuple(dict.fromkeys(o.by for o in found if o.by))
-        report = HazardReport(cell, tuple(found), calls, generations)
+        report = HazardReport(cell, tuple(found), calls, generations, torch_cloning())
         self.reports = [*self.reports[-(MAX_KEPT - 1):], report]
         return report
 
@@ -359,7 +369,8 @@ class HazardWatch:
         producers = tuple(dict.fromkeys(
             [*(outputs.get(id(values[g[0].name]), "") for g in groups),
              *(outputs.get(id(values[w.name]), "") for w in written)]))
-        report = SharedReport(cell, tuple(groups), producers, tuple(written))
+        report = SharedReport(cell, tuple(groups), producers, tuple(written),
+                              torch_cloning())
         self.shared = [*self.shared[-(MAX_KEPT - 1):], report]
         return report
 
@@ -383,6 +394,7 @@ class HazardWatch:
         leaves = list(tensor_leaves(namespace))
         found = explain(error_text, leaves, self._marks(leaves), self.ledger)
         if found is not None:
+            found = replace(found, cloning=torch_cloning())
             self.explained = [*self.explained[-(MAX_KEPT - 1):], found]
         return found
 

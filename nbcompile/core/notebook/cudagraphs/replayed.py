@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import torch
 
 from . import trees
+from .cloning import Cloning
 from .ledger import Binding, Ledger
 
 
@@ -39,6 +40,8 @@ class SharedReport:
     producers: tuple[str, ...] = ()  # the functions whose outputs they are ("" not known)
     # names alone on such a tensor that a later replay wrote (``written_names``)
     written: tuple[Shared, ...] = ()
+    # torch's own setting that keeps such outputs (its message offers it; None: none)
+    cloning: Cloning | None = None
 
 
 def shared_outputs(leaves: list[tuple[str, torch.Tensor]], outputs: set[int],

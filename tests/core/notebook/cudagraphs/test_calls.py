@@ -449,3 +449,49 @@ def test_the_skip_dynamic_remedy_says_what_the_running_torch_does():
     assert "only the ops that use a dynamic size" in on.remedy
     assert "dynamic graphs then run without CUDA graphs" in off.remedy
     assert graph_partition() is inductor_config.graph_partition
+
+
+def test_torch_2_9s_sizes_are_the_targets_and_torchs_warning_says_past(ip):
+    """torch 2.9's lines name no compile: each new size, heard in a call, is the running
+    call's target's; while torch has not warned, the target's sizes say that which graph
+    each is for is not known, and once torch's own warning past its limit is heard in one
+    of its calls, the target says past torch's limit, in torch's count (kept for its
+    later calls)."""
+    from tests.core.notebook.cudagraphs.test_formats import torch_size_warning
+    from tests.fixtures.torch_text import TORCH_2_9_NEW_SIZE, TORCH_2_9_WARMUP
+
+    run_cell(ip, "import torch")
+    ip.run_cell_magic("compile", "--backend eager",
+                      "def cgc_s29(x):\n    hear()\n    return x + 1\n")
+    session = get_session()
+    channel = next(c for c in session.channels if isinstance(c, CudagraphCalls))
+    target = next(t for t in reversed(session.registry.targets) if t.name == "cgc_s29")
+    channel._states[target.id] = _State(watching=False)
+    warning, counted = torch_size_warning()
+    pending: list[str] = []
+
+    def hear() -> None:
+        for message in pending:
+            channel._on_line(message)
+        pending.clear()
+    ip.user_ns["hear"] = torch._dynamo.disable(hear)
+    said: list[str] = []
+    try:
+        for n, key in enumerate((8, 16, 24), 1):
+            pending.extend([_line(TORCH_2_9_NEW_SIZE, key),
+                            *([warning] if n == 3 else []), _line(TORCH_2_9_WARMUP, n)])
+            run_cell(ip, "_ = cgc_s29(torch.randn(3))")
+            shapes = target.cudagraph_shapes
+            said.append(shapes.remedy if shapes is not None else "")
+    finally:
+        channel._states.pop(target.id, None)
+        channel._sync()
+    shapes = target.cudagraph_shapes
+    assert shapes is not None
+    assert [(s.compile_id, s.key) for s in shapes.shapes] == [("", "8"), ("", "16"), ("", "24")]
+    assert said[0] == ""  # one size: nothing to do
+    assert "past torch's limit" not in said[1]
+    assert ("which of this target's graphs each of these 2 sizes is for is not known"
+            in said[1])
+    assert f"(torch warned: {counted} distinct sizes of one graph)" in said[2]
+    assert "past torch's limit" in said[2] and "not known" not in said[2]

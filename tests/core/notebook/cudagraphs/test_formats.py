@@ -224,3 +224,62 @@ def test_torch_2_15s_managed_input_threshold_reads_as_a_fall_back():
                          "cudagraph_managed_input_rerecord_limit (=5) for the "
                          "cudagraph-managed inputs [1, 3] "
                          "(cudagraph_managed_input_rerecord_action='skip')")
+
+
+def torch_size_warning() -> tuple[str, int]:
+    """torch's warning past its limit on one graph's sizes, made by torch's own
+    ``cudagraph_utils.maybe_warning_due_to_dynamic_shape`` (a cache of ``limit`` sizes and
+    a new one) and heard as nbcompile hears it (``CudagraphLog``); with the count torch
+    gives (the limit, plus one)."""
+    from torch._inductor import config as inductor_config
+    from torch._inductor import cudagraph_utils
+
+    limit = inductor_config.triton.cudagraph_dynamic_shape_warn_limit
+    assert limit  # torch's default warns
+    heard: list[str] = []
+    log = CudagraphLog(lambda message, _key: heard.append(message))
+    log.install()
+    try:
+        assert cudagraph_utils.maybe_warning_due_to_dynamic_shape(
+            {(n,): print for n in range(limit)}, (limit,))
+    finally:
+        log.uninstall()
+    (message,) = heard
+    return message, limit + 1
+
+
+def test_torchs_warning_past_its_size_limit_reads_as_one_graph_past_it():
+    message, count = torch_size_warning()
+    event = ev.parse(message)
+    assert event is not None
+    assert event == ev.TreeEvent("size_warning", reason=message, sizes=count)
+    # it changes nothing of what the call did
+    assert not ev.anything_done(ev.call_value(4, 5, [event], 0))
+
+
+def test_torch_2_9s_sizes_of_several_graphs_are_said_as_known():
+    """torch 2.9's size lines name no compile (``tests/fixtures/torch_text.py``): the
+    sizes of a target's graphs cannot be told apart, so no merged count is taken for one
+    graph; what is known is said, and "past torch's limit" where torch warned it."""
+    from tests.fixtures.torch_text import TORCH_2_9_NEW_SIZE, TORCH_2_9_WARMUP
+
+    def run(fmt_key: int, function: int) -> list[ev.TreeEvent]:
+        lines = [TORCH_2_9_NEW_SIZE % (fmt_key,), TORCH_2_9_WARMUP % function]
+        return [e for e in map(ev.parse, lines) if e is not None]
+
+    # graph 1 at sizes 8 and 16, graph 2 (after a graph break) at its own size 3
+    calls = [ev.call_value(n, 5, run(key, n), 0) for n, key in enumerate((8, 16, 3), 1)]
+    shapes = [s for c in calls for s in c.new_shapes]
+    assert [(s.compile_id, s.key) for s in shapes] == [("", "8"), ("", "16"), ("", "3")]
+    config = "cudagraph_dynamic_shape_warn_limit"
+    merged = ev.shapes_value(shapes, 2, config).remedy
+    assert "past torch's limit" not in merged
+    assert ("torch's size lines named no compile, so which of this target's graphs each of "
+            "these 3 sizes is for is not known (torch counts sizes per graph); torch warned "
+            "of no graph past its limit of 2") in merged
+    within = ev.shapes_value(shapes, 8, config).remedy
+    assert within.endswith("3 in all is within torch's limit of 8 per graph")
+    # torch's own warning, heard in a call of this target: past its limit, in its count
+    warned = ev.shapes_value(shapes, 2, config, torch_warned=3).remedy
+    assert "past torch's limit of 2 (torch warned: 3 distinct sizes of one graph)" in warned
+    assert "not known" not in warned
