@@ -13,7 +13,7 @@ from ..core.perf.call_options import check_modes
 from ..core.perf.modes import DEFAULT_MODES, CompareError
 from ..core.perf.timing import ComparisonInterrupted
 from .arguments import Once, OnceFlag, unquoted
-from .calls import CallCommand, check_budget, checked, run_call_magic
+from .call_magic import CallCommand, check_budget, checked, run_call_magic
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from ..core.compiletime.record import REMEDY_KINDS
 from ..core.compiletime.rounds import MIN_ROUNDS, ROUNDS
 from ..core.perf.call_options import CallOptionError, check_repeat
 from .arguments import Once, unquoted
-from .calls import CallCommand, check_budget, checked, run_call_magic
+from .call_magic import CallCommand, check_budget, checked, run_call_magic
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:

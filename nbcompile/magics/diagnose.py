@@ -9,7 +9,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from ..api import Diagnosis, diagnose
 from ..core.diagnosis.diagnose import DEFAULT_BUDGET_S, DiagnoseError, DiagnosisInterrupted
 from .arguments import Once
-from .calls import CallCommand, budget_settings, run_call_magic
+from .call_magic import CallCommand, budget_settings, run_call_magic
 
 _COMMAND = CallCommand(
     magic="%diagnose", run=diagnose, settings=budget_settings("%diagnose"),

@@ -12,7 +12,7 @@ from ..api import Profile, profile
 from ..core.perf.call_options import check_repeat
 from ..core.perf.profile.run import DEFAULT_REPEAT, ProfileError, ProfileInterrupted
 from .arguments import Once, OnceFlag
-from .calls import CallCommand, checked, run_call_magic
+from .call_magic import CallCommand, checked, run_call_magic
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from ..core.repro.facts import KINDS
 from ..core.repro.repro import DEFAULT_TIMEOUT_S, ReproError
 from ..core.steps import Interrupted
 from .arguments import Once, unquoted
-from .calls import CallCommand, run_call_magic
+from .call_magic import CallCommand, run_call_magic
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:

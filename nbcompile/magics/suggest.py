@@ -8,7 +8,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from ..api import Suggestions, suggest
 from ..core.fixes.suggest import DEFAULT_BUDGET_S, SuggestError, SuggestInterrupted
 from .arguments import Once
-from .calls import CallCommand, budget_settings, run_call_magic
+from .call_magic import CallCommand, budget_settings, run_call_magic
 
 _COMMAND = CallCommand(
     magic="%suggest", run=suggest, settings=budget_settings("%suggest"),

@@ -17,8 +17,8 @@ from torch._inductor import cudagraph_trees
 
 from nbcompile.core.notebook.capture.session import get_session
 from nbcompile.core.notebook.cudagraphs import events as ev
-from nbcompile.core.notebook.cudagraphs.calls import CudagraphCalls
 from nbcompile.core.notebook.cudagraphs.hazard import get_watch, torch_mark
+from nbcompile.core.notebook.cudagraphs.per_call import CudagraphCalls
 from nbcompile.display.hazard import report_text, shared_text
 from tests.support.frames import nbcompile_frames
 from tests.support.gpu import save

@@ -17,7 +17,7 @@ torch.manual_seed(0)
 
 
 def test_no_memory_flag_before_or_after_the_call(ip):
-    from nbcompile.magics.calls import split_line
+    from nbcompile.magics.call_magic import split_line
 
     assert split_line("--no-memory f(x) --budget 2", frozenset({"--no-memory"})) == (
         "f(x)", ["--no-memory", "--budget", "2"])

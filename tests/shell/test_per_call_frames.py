@@ -24,7 +24,7 @@ import torch
 
 import nbcompile
 from nbcompile.core.notebook.capture.session import get_session
-from nbcompile.core.notebook.targets import calls
+from nbcompile.core.notebook.targets import running as calls
 from tests.support.frames import nbcompile_frames
 
 #: the one nbcompile frame a module target's call enters (see the module docstring)
@@ -162,7 +162,7 @@ def test_a_waiting_cuda_graph_target_costs_only_its_own_calls(ip, targets):
     nothing is watched and no call anywhere pays."""
     import gc
 
-    from nbcompile.core.notebook.cudagraphs.calls import CudagraphCalls, _State
+    from nbcompile.core.notebook.cudagraphs.per_call import CudagraphCalls, _State
 
     found, x = targets
     with contextlib.redirect_stdout(io.StringIO()):

@@ -13,7 +13,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..targets import calls
+from ..targets import running as calls
 from ..targets.target_state import Target
 from .registry import TargetRegistry
 

@@ -17,7 +17,7 @@ from ..targets.target_state import Target
 from .attribution import Key
 
 if TYPE_CHECKING:
-    from ..targets.calls import Call
+    from ..targets.running import Call
 
 #: Notes for targets, by target id.
 Notes = dict[str, list[str]]

@@ -34,9 +34,9 @@ from ...trace.parsers import PROVENANCE_ARTIFACT
 from ...trace.progress import ProgressTracker
 from ..cells.eager_calls import EagerCalls
 from ..cells.stance import EagerCounter
-from ..cudagraphs.calls import CudagraphCalls
 from ..cudagraphs.channel import CudagraphChannel
-from ..targets import calls
+from ..cudagraphs.per_call import CudagraphCalls
+from ..targets import running as calls
 from ..targets.target_state import Target
 from ..targets.usernames import scrub_exception
 from . import placement

@@ -23,7 +23,7 @@ from .channels import Notes, SideChannel
 from .registry import TargetRegistry
 
 if TYPE_CHECKING:
-    from ..targets.calls import Call
+    from ..targets.running import Call
 
 #: The name Dynamo gives the code after a graph break: ``torch_dynamo_resume_in_<fn>_at_<n>``.
 _RESUME = "torch_dynamo_resume_in_"

@@ -28,7 +28,7 @@ import torch
 from ... import torch_compat
 from ...trace.parsers import explain_reasons
 from ...trace.payloads import recompile_reason_groups
-from ..targets import calls
+from ..targets import running as calls
 from ..targets.target_state import forward_arg_names
 from ..targets.usernames import module_text, wrapped_args_text
 from .cell_history import get_history

@@ -18,12 +18,12 @@ from ...trace.compile_id import CompileId
 from ..capture.attribution import Attribution, Key
 from ..capture.channels import Notes, SideChannel
 from ..capture.torch_logs import current_compile
-from ..targets import calls
+from ..targets import running as calls
 from ..targets.target_state import Target
 from . import log as cudagraph_log
 from . import outcome as cudagraphs
 from . import partitions as cudagraph_partitions
-from .calls import cuda_available
+from .per_call import cuda_available
 
 #: Partition lines kept per compile (bounded: a huge graph's stacks say the same).
 _MAX_LINES = 2000

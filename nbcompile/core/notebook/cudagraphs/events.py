@@ -2,7 +2,7 @@
 events, a call's events into a ``CudagraphCall``, a target's recorded sizes into
 ``CudagraphShapes`` (with torch's warning limit and the remedy that fits).
 
-Pure: no torch. ``calls.py`` hears the lines and reads the tree's live state.
+Pure: no torch. ``per_call.py`` hears the lines and reads the tree's live state.
 The lines are torch's (``torch/_inductor/cudagraph_trees.py``, logger ``log``, artifact
 ``cudagraphs``):
 

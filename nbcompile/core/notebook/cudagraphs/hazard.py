@@ -48,7 +48,7 @@ from typing import Any
 import torch
 
 from ...frames import is_entry_file, is_torch_file
-from ..targets import calls as target_calls
+from ..targets import running as target_calls
 from . import trees
 from .cloning import Cloning
 from .cloning import running as torch_cloning

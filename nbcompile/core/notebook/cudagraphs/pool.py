@@ -1,7 +1,7 @@
 """The CUDA-graph trees' private memory pool: its id and the bytes its segments reserve,
 read from torch (the tree manager's ``cuda_graphs_thread_pool``, the segments of
 ``torch.cuda.memory_snapshot()``). One reading for every figure of the pool: per call
-(``calls.py``) and per ``%compare`` row (``core/perf/memory/pool.py``).
+(``per_call.py``) and per ``%compare`` row (``core/perf/memory/pool.py``).
 ``pool_segments`` is pure; the readers run on CUDA only."""
 
 from __future__ import annotations

@@ -30,8 +30,8 @@ from ... import torch_compat
 from ...frames import Span, is_torch_file
 from ...records import CellRef
 from ...runs.wrappers import unwrap
-from .calls import watch
 from .options import CompileOptions
+from .running import watch
 from .target_state import Target, user_functions, user_spans
 
 

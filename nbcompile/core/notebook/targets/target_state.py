@@ -33,8 +33,8 @@ from ...records import (
 )
 from ...runs.wrappers import unwrap
 from ...trace.progress import LiveProgress
-from .calls import interrupted_in_compile
 from .options import CompileOptions
+from .running import interrupted_in_compile
 from .usernames import (
     graph_text,
     guard_text,
@@ -117,7 +117,7 @@ class Target:
     progress: LiveProgress | None = field(default=None, repr=False)
     #: calls that ran eagerly under a stance (``stance.py``), per stance
     eager_runs: list[EagerRuns] = field(default_factory=list)
-    #: calls under CUDA-graph trees and the sizes recorded (``cudagraphs/calls.py``)
+    #: calls under CUDA-graph trees and the sizes recorded (``cudagraphs/per_call.py``)
     cudagraph_calls: list[CudagraphCall] = field(default_factory=list)
     cudagraph_shapes: CudagraphShapes | None = None
     #: names found holding its CUDA-graph outputs after a later call took them

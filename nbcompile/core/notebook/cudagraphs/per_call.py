@@ -47,7 +47,7 @@ from ..capture.attribution import Attribution, Key
 from ..capture.channels import Notes, SideChannel
 from ..capture.registry import TargetRegistry
 from ..cells.cell_history import get_history
-from ..targets import calls
+from ..targets import running as calls
 from ..targets.target_state import Target
 from . import events as cudagraph_events
 from . import hazard, trees

@@ -30,15 +30,15 @@ import nbcompile
 from nbcompile.core.notebook.capture.session import get_session
 from nbcompile.core.notebook.cudagraphs import events as ev
 from nbcompile.core.notebook.cudagraphs import partitions as cudagraph_partitions
-from nbcompile.core.notebook.cudagraphs.calls import (
+from nbcompile.core.notebook.cudagraphs.log import DebugLines
+from nbcompile.core.notebook.cudagraphs.per_call import (
     TREES_LOGGER,
     CudagraphCalls,
     _State,
     graph_partition,
     warn_limit,
 )
-from nbcompile.core.notebook.cudagraphs.log import DebugLines
-from nbcompile.core.notebook.targets import calls
+from nbcompile.core.notebook.targets import running as calls
 from nbcompile.core.records import CudagraphShape
 from nbcompile.core.trace.compile_id import CompileId as NbCompileId
 from nbcompile.display.summary_model import summarize
