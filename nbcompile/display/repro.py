@@ -1,4 +1,5 @@
-"""A ``Repro`` as text and HTML: the fact, the verdict of its fresh run, the files."""
+"""A ``Repro`` as text and HTML: the fact, the verdict of its fresh run, its notes, the
+files."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ def _files(r: Any) -> list[tuple[str, str]]:
 
 def repro_text(r: Any) -> str:
     lines = [f"repro of {r.name}: {r.fact}", f"  {verdict(r)}"]
+    lines += [f"  note: {note}" for note in r.notes]
     lines += [f"  {label}: {path}" for label, path in _files(r)]
     if r.command:
         lines.append(f"  run it again: {r.command}")
@@ -35,6 +37,8 @@ def repro_html(r: Any) -> str:
     rows = "".join(f"<tr><th style='text-align:left'>{escape(label)}</th>"
                    f"<td><code>{escape(path)}</code></td></tr>" for label, path in _files(r))
     command = f"<p>Run it again: <code>{escape(r.command)}</code></p>" if r.command else ""
+    notes = ("<ul>" + "".join(f"<li>{escape(n)}</li>" for n in r.notes) + "</ul>"
+             if r.notes else "")
     return (f"<div class='nbcompile-repro'><p><b>repro of {escape(r.name)}</b>: "
-            f"{escape(r.fact)}</p><p>{mark} {escape(verdict(r))}</p>"
+            f"{escape(r.fact)}</p><p>{mark} {escape(verdict(r))}</p>{notes}"
             f"<table>{rows}</table>{command}</div>")

@@ -40,9 +40,9 @@ class ReproMagics(Magics):
     @magic_arguments()
     @argument("expr", nargs="*", help="A call of a %%%%compile target, e.g. f(x).")
     @argument("--fact", choices=["auto", *KINDS], default="auto", action=Once,
-              help="What to reproduce (default auto: the latest recompile, else the graph "
-                   "breaks, else the crash the call raises, else compiled numbers out of "
-                   "tolerance of eager's).")
+              help="What to reproduce (default auto: the latest recompile a script can "
+                   "rebuild, else the graph breaks, else the crash a fresh compiled copy "
+                   "raises, else compiled numbers out of tolerance of eager's).")
     @argument("--dir", default=None, metavar="D", action=Once,
               help="A new or empty folder for the files (default: a fresh "
                    "nbcompile-repro-<name>-* folder in the current directory).")

@@ -151,3 +151,59 @@ def test_suggest_with_no_fix_that_helped_offers_the_repro_it_names(ip, tmp_path,
     assert list(tmp_path.iterdir()) == []  # offered, not run
     r = ip.run_line_magic("repro", "rp_gb(rp_x) --fact graph_breaks --no-env")
     assert r.reproduced, (r.differs, r.seen)
+
+
+def test_auto_passes_over_recompiles_a_script_cannot_rebuild_and_says_so(ip, tmp_path):
+    """Every recompile here is on an int's value or in code after a graph break (a value
+    on the resume frame's stack, ``___stack0``): ``auto`` writes the graph breaks and says
+    why not the recompile; asked for the recompile, the refusal names the fact to ask for."""
+    run_cell(ip, "import torch")
+    run_cell(ip, 'def rp_h(x):\n    print("a break")\n    return x.cos()')
+    run_cell(ip, "%%compile --backend eager\ndef rp_rep(x, n):\n    return rp_h(x.repeat(n)) * 2")
+    run_cell(ip, "rp_rep(torch.randn(4), 2)\nrp_rep(torch.randn(4), 3)")
+    with pytest.raises(UsageError, match="ask for --fact graph_breaks") as refused:
+        ip.run_line_magic("repro", f"rp_rep(torch.randn(4), 3) --fact recompile --dir "
+                                   f"{tmp_path / 'no'} --no-env")
+    assert "___stack0 is a value on its stack" in str(refused.value)
+    assert not (tmp_path / "no").exists()
+    r = ip.run_line_magic("repro", f"rp_rep(torch.randn(4), 3) --dir {tmp_path / 'gb'} --no-env")
+    assert r.kind == "graph_breaks" and r.reproduced, (r.differs, r.seen)
+    assert r.notes[0].startswith("its recompile is not reproduced") and "___stack0" in r.notes[0]
+    assert "note: its recompile is not reproduced" in repr(r)
+    assert "its recompile is not reproduced" in open(r.report_path).read()
+
+
+def test_auto_writes_the_targets_own_recompile_over_a_newer_one_after_a_break(ip, tmp_path):
+    """A new size recompiles the target's frame and the code after its graph break; the
+    newest recompile (``___stack0``'s size) cannot be rebuilt, the target's own (its
+    argument's size) can: that one is written and reproduces on this call's size."""
+    run_cell(ip, "import torch")
+    run_cell(ip, 'def rp_h2(x):\n    print("a break")\n    return x.cos()')
+    run_cell(ip, "%%compile --backend eager\ndef rp_sz(x):\n    return rp_h2(x.sin()) * 2")
+    run_cell(ip, "rp_sz(torch.randn(4))\nrp_sz(torch.randn(5))")
+    r = ip.run_line_magic("repro", f"rp_sz(torch.randn(6)) --dir {tmp_path / 'rc'} --no-env")
+    assert r.kind == "recompile" and r.reproduced, (r.differs, r.seen)
+    assert r.expected["guard"] == "tensor 'x' size mismatch at index 0. expected 4"
+    assert any("expected 4, actual 6" in g for g in r.seen["guards"])
+    assert "___stack0" in r.notes[0]
+    assert "x_before = torch.randn((4,), dtype=torch.float32)" in open(r.path).read()
+
+
+def test_the_stance_in_force_is_carried_into_the_script(ip, tmp_path):
+    """Under ``%%stance fail_on_recompile`` a fresh compile is refused: that crash shows in
+    the fresh process only because the script sets the same stance."""
+    run_cell(ip, "import torch, nbcompile")
+    run_cell(ip, "%%compile --backend eager\ndef rp_st(x):\n    return x * 2")
+    run_cell(ip, "%%stance fail_on_recompile\n"
+                 f"rp_r = nbcompile.repro(rp_st, torch.randn(3), folder={str(tmp_path / 's')!r}, "
+                 "collect_env=False)")
+    r = ip.user_ns["rp_r"]
+    assert r.kind == "crash" and r.reproduced, (r.differs, r.seen, r.problem)
+    assert r.expected["message"].startswith(
+        "Detected recompile when torch.compile stance is 'fail_on_recompile'")
+    assert "torch.compiler.set_stance('fail_on_recompile')" in open(r.path).read()
+    assert "the stance in force is carried: torch.compiler.set_stance('fail_on_recompile')" \
+        in r.notes
+    from nbcompile.core import torch_compat
+
+    assert torch_compat.current_stance() == "default"  # %%stance put it back

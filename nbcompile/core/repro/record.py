@@ -29,5 +29,8 @@ class Repro(Record):
     #: inputs (``save_inputs``), a module's ``state_dict``
     saved: list[str] = field(default_factory=list)
     problem: str = ""  # why nothing could be written or run ("" when it ran)
+    #: how the fact was chosen and seen: a recompile passed over (and why), a crash seen
+    #: in a forked child, the stance carried
+    notes: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0  # the fresh run's wall time
     record: str = "repro"

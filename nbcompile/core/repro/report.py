@@ -57,6 +57,7 @@ def report_text(result: Repro, env: str) -> str:
              "## Repro", f"`{result.command}` (torch and the standard library only; exits 1 "
              "when the fact does not show)", "",
              "## What nbcompile saw in the notebook", result.fact, "",
+             *[f"- {note}" for note in result.notes], *([""] if result.notes else []),
              "## What torch recorded in the fresh run", "```",
              *(f"{k}: {v}" for k, v in result.seen.items()), "```", ""]
     if result.saved:

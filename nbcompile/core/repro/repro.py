@@ -23,8 +23,11 @@ from ..logs.run import read_trace
 from ..notebook.capture.session import get_session
 from ..notebook.capture.snapshot import target_record
 from ..steps import Progress, tell
-from . import accuracy, facts, modules, report, script
+from . import accuracy, crash, facts, modules, report, script
 from .record import Repro
+
+#: Characters of what a script killed by a signal printed last, kept in ``seen``.
+PRINTED_CHARS = 600
 
 DEFAULT_TIMEOUT_S = 180.0
 #: Environment variables of torch's logging a fresh run must not inherit (its trace is
@@ -48,9 +51,11 @@ def repro(target: Any, *args: Any, fact: str = "auto", folder: str | os.PathLike
 
     ``target`` is a function or module compiled by ``%%compile`` (a module whose class
     the notebook defines: its ``state_dict`` is saved beside the script). ``fact``:
-    ``auto`` (the latest recompile, else the graph breaks in nbcompile's record, else the
-    crash the call raises, else compiled numbers out of tolerance of eager's), or one of
-    ``graph_breaks``, ``recompile``, ``crash``, ``accuracy``. ``folder``: where the files
+    ``auto`` (the latest recompile a script can rebuild, else the graph breaks in
+    nbcompile's record, else the crash a fresh compiled copy raises on copies of the
+    inputs, else compiled numbers out of tolerance of eager's), or one of
+    ``graph_breaks``, ``recompile``, ``crash``, ``accuracy``. The stance in force is
+    carried into the script. ``folder``: where the files
     go (made; refused unless new or empty); by default a fresh ``nbcompile-repro-<name>-*``
     folder in the current directory. ``timeout_s`` bounds the fresh run;
     ``collect_env`` adds torch's environment summary to the report; ``save_inputs``
@@ -74,15 +79,19 @@ def repro(target: Any, *args: Any, fact: str = "auto", folder: str | os.PathLike
                                  ("backend", "inductor"))}
     configs = "\n".join(line for line in torch_compat.changed_configs().splitlines()
                         if not _OWN_SETTINGS.search(line))
-    result = Repro(record.name, chosen.kind, chosen.words, expected=dict(chosen.expected))
+    result = Repro(record.name, chosen.kind, chosen.words, expected=dict(chosen.expected),
+                   notes=list(chosen.notes))
     header = (f"Reproduces with torch alone what nbcompile saw in a notebook: {chosen.words}\n"
               f"Written by nbcompile for torch {torch_compat.torch_version()}. Run: python "
               "repro.py (exits 1 when the fact does not show).")
     try:
         built = (modules.built(fn, found.cell.filename, [found.name])
                  if isinstance(fn, torch.nn.Module) else None)
+        stance = script.stance_source(torch_compat.stance_state())
+        if stance:
+            result.notes.append(f"the stance in force is carried: {stance}")
         written = script.write(fn, args, kwargs, options, chosen, configs, header,
-                               built=built, save_inputs=save_inputs)
+                               built=built, save_inputs=save_inputs, stance=stance)
     except (script.NotCarried, modules.NotBuilt) as e:
         result.problem = f"no script written: {e}"
         result.differs = [str(e)]
@@ -117,30 +126,50 @@ def repro(target: Any, *args: Any, fact: str = "auto", folder: str | os.PathLike
 
 def _fact(record: Any, asked: str, target: Any, fn: Any, args: tuple[Any, ...],
           kwargs: dict[str, Any]) -> facts.Fact:
-    """The fact asked for, or the first one the record (then the call) shows."""
-    names = script.arg_names(fn.forward if isinstance(fn, torch.nn.Module) else fn, args,
-                             kwargs)
+    """The fact asked for, or (``auto``) the first one that can be written: a recompile
+    whose state before can be rebuilt, else the graph breaks in nbcompile's record, else
+    the crash a fresh compiled copy raises on this call, else its numbers against
+    eager's. What ``auto`` passed over is said in the fact's notes."""
+    signed = fn.forward if isinstance(fn, torch.nn.Module) else fn
+    names = script.arg_names(signed, args, kwargs)
+    code_name = getattr(getattr(signed, "__code__", None), "co_name", "")
+    passed: list[str] = []  # what auto could not write, in words
+    if asked == "recompile" or (asked == "auto" and record.recompiles):
+        try:
+            return facts.recompile_fact(record, names, code_name)
+        except facts.NoFact as e:
+            if asked == "recompile":
+                raise ReproError(f"{e}; {_other_facts(record)}") from None
+            passed.append(f"its recompile is not reproduced: {e}")
     try:
-        if asked == "recompile" or (asked == "auto" and record.recompiles):
-            return facts.recompile_fact(record, names)
         if asked == "graph_breaks" or (asked == "auto" and record.graph_breaks):
-            return facts.break_fact(record)
-        if asked == "accuracy":
-            return accuracy.accuracy_fact(target, args, kwargs)
+            chosen = facts.break_fact(record)
+        elif asked == "accuracy":
+            chosen = accuracy.accuracy_fact(target, args, kwargs)
+        else:
+            chosen = crash.call_crash(target, args, kwargs)
     except facts.NoFact as e:
-        raise ReproError(str(e)) from None
-    try:
-        target(*args, **kwargs)
-    except Exception as e:  # noqa: BLE001 - the crash is the fact
-        return facts.crash_fact(e)
-    if asked == "crash":
-        raise ReproError(f"nothing to reproduce: this call of {record.name} did not raise")
-    try:
-        return accuracy.accuracy_fact(target, args, kwargs)
-    except facts.NoFact as e:
-        raise ReproError(f"nothing to reproduce: {record.name} has no graph break or "
-                         f"recompile in nbcompile's record, this call did not raise, and {e}"
-                         ) from None
+        if asked != "auto":
+            raise ReproError(f"nothing to reproduce: {e}") from None
+        try:
+            chosen = accuracy.accuracy_fact(target, args, kwargs)
+        except facts.NoFact as again:
+            missing = "graph break" if record.recompiles else "graph break or recompile"
+            said = [f"{record.name} has no {missing} in nbcompile's record", *passed, str(e)]
+            raise ReproError(f"nothing to reproduce: {'; '.join(said)}; and {again}"
+                             ) from None
+    chosen.notes[:0] = passed
+    return chosen
+
+
+def _other_facts(record: Any) -> str:
+    """Which fact to ask for instead of a recompile that cannot be rebuilt."""
+    count = len(record.graph_breaks)
+    if count:
+        return (f"ask for --fact graph_breaks (fact='graph_breaks'): its {count} graph "
+                "break(s) in nbcompile's record")
+    return ("--fact crash or --fact accuracy (fact='crash', 'accuracy') look at this call "
+            "instead")
 
 
 def _fresh_folder(folder: str | os.PathLike[str] | None, name: str) -> Path:
@@ -177,6 +206,11 @@ def _run(result: Repro, where: Path, timeout_s: float) -> None:
     finally:
         result.elapsed_s = round(time.perf_counter() - started, 3)
     seen: dict[str, Any] | None = script.read_seen(out)
+    if seen is None and proc.returncode < 0:  # killed by a signal
+        name, printed = _signal_name(-proc.returncode), " ".join(err.split())[-PRINTED_CHARS:]
+        seen = ({"raised": {"type": name, "message": f"{facts.KILLED}{name}",
+                            "printed": printed}} if result.kind == "crash"
+                else {"error": f"{facts.KILLED}{name} (what it printed last: {printed})"})
     if seen is None:
         last = (err.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
         seen = {"error": last[:300]}
@@ -187,6 +221,13 @@ def _run(result: Repro, where: Path, timeout_s: float) -> None:
             seen["lines"] = sorted({b.line.strip() for c in read.compiles
                                     for b in c.graph_breaks if b.line.strip()})
     result.seen = seen
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def _stop(proc: subprocess.Popen[str]) -> None:

@@ -21,7 +21,7 @@ import torch
 from ..compiletime.needs import needs
 from ..notebook.cells.cell_names import cell_name, cell_number
 from . import accuracy
-from .facts import Fact
+from .facts import MESSAGE_HEAD, Fact
 from .modules import Built
 
 #: The line the script prints before what torch recorded (JSON).
@@ -169,13 +169,30 @@ class Script:
     files: dict[str, Any] = field(default_factory=dict)
 
 
+def stance_source(state: Any) -> str:
+    """The line putting torch's stance ``state`` (its ``DynamoStance``: the name and
+    options) in force; "" for the default stance."""
+    name = getattr(state, "stance", "default")
+    skip = bool(getattr(state, "skip_guard_eval_unsafe", False))
+    backend = getattr(state, "backend", None)
+    if name == "default" and not skip and backend is None:
+        return ""
+    if backend is not None and not isinstance(backend, str):
+        raise NotCarried(f"the stance in force forces a backend that is a "
+                         f"{type(backend).__name__}, which a script cannot write as source")
+    words = [repr(name), *(["skip_guard_eval_unsafe=True"] if skip else []),
+             *([f"force_backend={backend!r}"] if backend is not None else [])]
+    return f"torch.compiler.set_stance({', '.join(words)})"
+
+
 def write(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], options: dict[str, Any],
           fact: Fact, configs: str, header: str, *, built: Built | None = None,
-          save_inputs: bool = False) -> Script:
+          save_inputs: bool = False, stance: str = "") -> Script:
     """The script; ``NotCarried`` (in words) where something cannot be written. A module
     target comes ``built`` (``modules.built``): its class defined, its constructor called,
     its ``state_dict`` loaded from ``STATE_FILE``. ``save_inputs``: the call's tensors
-    (and the globals' read) are saved to ``INPUTS_FILE``, not rebuilt random."""
+    (and the globals' read) are saved to ``INPUTS_FILE``, not rebuilt random. ``stance``:
+    the line setting the notebook's stance (``stance_source``)."""
     if built is None and not isinstance(fn, types.FunctionType):
         raise NotCarried(f"a {type(fn).__name__} target is not written as a script: a repro "
                          "covers functions and modules whose class the notebook defines")
@@ -198,6 +215,11 @@ def write(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], options: dict[
     if configs.strip():
         out += ["# torch's settings changed from their defaults in the notebook",
                 *[line for line in configs.strip().splitlines() if line.strip()], ""]
+    if fact.one_thread:
+        out += ["# nbcompile saw the crash in a one-thread child process: with more threads, "
+                "a C++ exception",
+                "# inside an OpenMP parallel region aborts the process instead of raising",
+                "torch.set_num_threads(1)", ""]
     if saved is not None:
         out += ["# the call's own values, saved by nbcompile beside this script",
                 f'INPUTS = torch.load(Path(__file__).with_name("{INPUTS_FILE}"), '
@@ -217,6 +239,8 @@ def write(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], options: dict[
             "torch.manual_seed(0)", *inputs, "",
             "# --- compiled as in the notebook ---",
             f"compiled = torch.compile({target}{', ' if kw else ''}{kw})", ""]
+    if stance:
+        out += ["# the stance in force in the notebook (torch.compiler.set_stance)", stance, ""]
     if fact.kind == "accuracy":
         eager64 = "copy.deepcopy(model).to(torch.float64)" if built is not None else target
         out += accuracy.check_lines(
@@ -274,7 +298,10 @@ def _check(fact: Fact, call: str, call_before: str) -> list[str]:
     return [
         "# --- the fact: the call raises (torch's exception) ---", expected,
         "try:", f"    compiled({call})", "except Exception as e:",
-        "    head = (str(e).strip().splitlines() or [''])[0][:80]",
+        "    # a compiler's own exception, inside torch's BackendCompilerFailed",
+        '    inner = getattr(e, "inner_exception", None)',
+        "    e = inner if isinstance(inner, BaseException) else e",
+        f"    head = (str(e).strip().splitlines() or [''])[0][:{MESSAGE_HEAD}]",
         "    seen = {\"raised\": {\"type\": type(e).__name__, \"message\": head}}",
         "else:", "    seen = {\"raised\": None}",
         f"print({MARK!r}, json.dumps(seen))",
