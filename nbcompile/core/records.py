@@ -208,8 +208,11 @@ class Kernel(Record):
     # Seconds Triton took to compile it, as torch measured (``compilation_metrics``'
     # ``triton_kernel_compile_times_us``; GPU compiles); None: torch did not say.
     compile_time_s: float | None = None
+    # The compile it came from, in the words every view names it by (``compile 0/1``), so
+    # two kernels of one name from two compiles read apart; "": not known.
+    compile_label: str = ""
 
-    OPTIONAL_KEYS = frozenset({"stage", "handle", "nodes", "compile_time_s"})
+    OPTIONAL_KEYS = frozenset({"stage", "handle", "nodes", "compile_time_s", "compile_label"})
 
 
 CudagraphStatus = Literal[
@@ -306,7 +309,7 @@ class CudagraphCall(Record):
 
     # the call's number among all calls of the target's compiled function, from its first
     # (0: not known, a function whose calls nbcompile cannot count; see
-    # `core/notebook/targets/calls.py`)
+    # `core/notebook/targets/running.py`)
     call: int
     cell: int | None = None  # execution count of the cell that made the call
     warmups: int = 0  # graph runs that warmed up (the tree's ``run_eager``, first run)
@@ -466,12 +469,16 @@ class CompileRecord(Record):
     # For a recompile: each compiled version torch tried, newest first, with its own failed
     # guard (torch's record of the call); empty: not a recompile, or torch named none.
     failed_versions: list[FailedVersion] = field(default_factory=list)
+    # The compile as views head it, with the code named as the user wrote it:
+    # ``compile 0/1 (f)``; the frame torch compiles for a module target (its ``wrap_inline``
+    # wrapper, ``inner``) named by the module (``compile 0/0 (model)``); "": not set.
+    label: str = ""
     _run: int = -1  # the cell run's sequence number (internal: where changes are looked from)
 
     OPTIONAL_KEYS = frozenset({"recompile_guard", "post_grad_graphs", "recompile_limit",
                                "phases", "guard_latency_s", "chromium_events", "cudagraphs",
                                "cell", "changed_by", "changes", "runs_as",
-                               "failed_versions"})
+                               "failed_versions", "label"})
 
     @property
     def cell_run(self) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.trace.phases import PHASES
-from .text import PROSE_CELL, escape
+from .text import PROSE_CELL, compile_words, escape
 from .units import format_duration
 
 #: One colour per phase, in ``PHASES`` order.
@@ -30,7 +30,7 @@ def phases_html(record: Any) -> str:
         guard = (f", guards {format_duration(c.guard_latency_s)}/call"
                  if c.guard_latency_s is not None else "")
         rows.append(
-            f"<tr><td {PROSE_CELL}><code>{escape(c.compile_id)}</code> {escape(c.frame)}</td>"
+            f"<tr><td {PROSE_CELL}>{escape(compile_words(c))}</td>"
             f"<td style='width:60%'><div style='white-space:nowrap'>{segments}</div></td>"
             f"<td>{format_duration(sum(c.phases.values()))}{guard}</td></tr>"
         )

@@ -7,6 +7,7 @@ returns them whole); user strings in HTML are escaped with ``escape``.
 from __future__ import annotations
 
 import html
+from typing import Protocol
 
 from ..core.units import clip as core_clip
 
@@ -68,3 +69,15 @@ def clip(text: str, limit: int = ITEM_TEXT_CAP) -> str:
 def escape(text: str) -> str:
     """HTML-escaped text, quotes included (safe in element text and attributes)."""
     return html.escape(text, quote=True)
+
+
+class _Compile(Protocol):
+    compile_id: str
+    frame: str
+    label: str
+
+
+def compile_words(c: _Compile) -> str:
+    """A compile as views head it: its record's ``label`` (``compile 0/0 (model)``), or, for
+    a record saved before labels, its id and frame."""
+    return c.label or f"compile {c.compile_id} ({c.frame})"

@@ -55,7 +55,7 @@ export type IGraphBreak = View<
 
 export type IKernel = View<
   R.Kernel,
-  'name' | 'source' | 'size' | 'compile_id',
+  'name' | 'source' | 'size' | 'compile_id' | 'compile_label',
   {
     /** `cpp`, `triton` or `python`; anything else is kept as given. */
     language: string;

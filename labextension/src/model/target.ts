@@ -53,7 +53,8 @@ export type ICompile = View<
   | 'graphs'
   | 'graph_op_count'
   | 'guards'
-  | 'guard_latency_s',
+  | 'guard_latency_s'
+  | 'label',
   {
     status: string;
     times: Map<string, number>;

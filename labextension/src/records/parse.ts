@@ -70,7 +70,8 @@ export function parseCompile(o: R.CompileRecord): ICompile {
     graph_breaks: o.graph_breaks.map(parseGraphBreak),
     guard_latency_s: o.guard_latency_s ?? null,
     cudagraphs: o.cudagraphs ? parseCudagraphs(o.cudagraphs) : null,
-    runs_as: o.runs_as ? parseRunsAs(o.runs_as) : null
+    runs_as: o.runs_as ? parseRunsAs(o.runs_as) : null,
+    label: o.label ?? ''
   };
 }
 

@@ -59,6 +59,7 @@ export function parseKernel(o: R.Kernel): IKernel {
     source: o.source,
     size: o.size,
     compile_id: o.compile_id,
+    compile_label: o.compile_label ?? '',
     lines: o.lines.map(parseSourceLine)
   };
 }

@@ -5,7 +5,13 @@
  */
 
 import { appendPaged, h } from '../ui/dom';
-import { clip, formatSeconds, nameCells, plural } from '../ui/format';
+import {
+  clip,
+  compileLabel,
+  formatSeconds,
+  nameCells,
+  plural
+} from '../ui/format';
 import { ICompile, ITargetRecord } from '../model/target';
 import {
   CUDAGRAPH_CALL_HEAD,
@@ -108,7 +114,7 @@ export class GraphsSection extends PickerSection {
       c.graphs.forEach((g, i) => {
         items.push({
           label:
-            `compile ${c.compile_id} · ${c.frame}` +
+            compileLabel(c) +
             (c.graphs.length > 1 ? ` · graph ${i + 1}` : '') +
             (c.graph_op_count ? ` · ${plural(c.graph_op_count, 'op')}` : ''),
           text: nameCells(g, t.cell_names)
@@ -138,7 +144,7 @@ export class GuardsSection extends PickerSection {
     return t.compiles
       .filter(c => c.guards)
       .map(c => ({
-        label: `compile ${c.compile_id} · ${c.frame}`,
+        label: compileLabel(c),
         text: nameCells(c.guards.replace(/^\n+/, ''), t.cell_names)
       }));
   }

@@ -9,7 +9,7 @@
  */
 
 import { button, h } from '../ui/dom';
-import { clip, isCellFile } from '../ui/format';
+import { clip, compileLabel, isCellFile } from '../ui/format';
 import { IRunStep } from '../model/parts';
 import { ICompile, ITargetRecord } from '../model/target';
 import { ISectionHost, MAX_TEXT, PAGE, Section } from './section';
@@ -175,5 +175,5 @@ export class RunsAsSection extends Section {
 }
 
 function label(c: ICompile): string {
-  return `compile ${c.compile_id} · ${c.frame}`;
+  return compileLabel(c);
 }

@@ -88,7 +88,7 @@ export function buildSourceMap(t: ITargetRecord): ISourceMap {
     const from = kernelLines.get(i);
     const header =
       `// ---- ${k.name}` +
-      (k.compile_id ? ` · compile ${k.compile_id}` : '') +
+      (k.compile_label ? ` · ${k.compile_label}` : '') +
       (from
         ? ` · from line${from.length > 1 ? 's' : ''} ${from.join(', ')}`
         : ' · not tied to a line') +

@@ -15,6 +15,10 @@ export interface ICodeSink {
 export interface ICodeView extends ICodeSink {
   /** Call after the node was (re)attached to the document. */
   refresh(): void;
+  /** Told the query the user searches this view for, as it changes ('' when cleared). */
+  onSearch: ((query: string) => void) | null;
+  /** Search for `query` and show its match on 1-based `line` of the text shown. */
+  find(query: string, line: number): void;
 }
 
 /**

@@ -6,7 +6,13 @@
  */
 
 import { CodeEditor, IEditorServices } from '@jupyterlab/codeeditor';
-import { openSearchPanel, search, searchKeymap } from '@codemirror/search';
+import {
+  openSearchPanel,
+  search,
+  SearchQuery,
+  searchKeymap,
+  setSearchQuery
+} from '@codemirror/search';
 import { EditorView, keymap } from '@codemirror/view';
 
 import { boundText } from './boundtext';
@@ -42,11 +48,25 @@ export class CodeView {
         codeFolding: false,
         highlightActiveLine: false
       },
-      extensions: [search({ top: true }), keymap.of(searchKeymap)]
+      extensions: [
+        search({ top: true }),
+        keymap.of(searchKeymap),
+        // The query typed in the search panel, told to whoever searches beyond this text.
+        EditorView.updateListener.of(update => {
+          for (const tr of update.transactions) {
+            for (const effect of tr.effects) {
+              if (effect.is(setSearchQuery)) {
+                this._searched(effect.value.search);
+              }
+            }
+          }
+        })
+      ]
     });
   }
 
   readonly node: HTMLDivElement;
+  onSearch: ((query: string) => void) | null = null;
 
   /** Show `text` highlighted as `mimeType`; a no-op when nothing changed. */
   setText(text: string, mimeType: string, info = ''): void {
@@ -81,14 +101,43 @@ export class CodeView {
     }
   }
 
+  /** Search for `query` (the panel opened) and select its match on 1-based `line`. */
+  find(query: string, line: number): void {
+    const view = this._view();
+    if (!view) {
+      return;
+    }
+    this._query = query; // set here: not told back as the user's
+    openSearchPanel(view);
+    const doc = view.state.doc;
+    const at = doc.line(Math.max(1, Math.min(line, doc.lines)));
+    const col = at.text.toLowerCase().indexOf(query.toLowerCase());
+    const from = at.from + Math.max(0, col);
+    view.dispatch({
+      effects: [
+        setSearchQuery.of(new SearchQuery({ search: query })),
+        EditorView.scrollIntoView(from, { y: 'center' })
+      ],
+      selection: { anchor: from, head: col >= 0 ? from + query.length : from }
+    });
+  }
+
   /** Call after the node was (re)attached to the document. */
   refresh(): void {
     this._view()?.requestMeasure();
   }
 
   dispose(): void {
+    this.onSearch = null;
     this._editor.dispose();
     this._model.dispose();
+  }
+
+  private _searched(query: string): void {
+    if (query !== this._query) {
+      this._query = query;
+      this.onSearch?.(query);
+    }
   }
 
   private _view(): EditorView | null {
@@ -101,4 +150,5 @@ export class CodeView {
   private _model: CodeEditor.Model;
   private _editor: CodeEditor.IEditor;
   private _text = '';
+  private _query = '';
 }

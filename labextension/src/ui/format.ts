@@ -5,7 +5,12 @@
  */
 
 import type { CellNames, ISourceLine } from '../model/parts';
-import type { ICellRef, ITargetOptions, ITargetRecord } from '../model/target';
+import type {
+  ICellRef,
+  ICompile,
+  ITargetOptions,
+  ITargetRecord
+} from '../model/target';
 
 /** `3 graphs`, `1 break`. */
 export function plural(n: number, word: string): string {
@@ -103,6 +108,12 @@ export function editorMimeType(language: string): string {
     default:
       return 'text/plain';
   }
+}
+
+/** A compile as the kernel names it (`compile 0/0 (model)`: its record's `label`); a
+ * record saved before labels: its id and frame. */
+export function compileLabel(c: ICompile): string {
+  return clip(c.label || `compile ${c.compile_id} · ${c.frame}`, 300);
 }
 
 /** A CSS-safe class suffix for a status or kind (anything unexpected is `other`). */

@@ -31,7 +31,10 @@ export class LineCode implements ICodeView, ICodePane {
       }
     });
     this._hits = h('span', { class: 'nbc-linecode-hits' });
-    this._query.addEventListener('input', () => this.search(this._query.value));
+    this._query.addEventListener('input', () => {
+      this.search(this._query.value);
+      this.onSearch?.(this._query.value);
+    });
     this._query.addEventListener('keydown', ev => {
       if (ev.key === 'Enter') {
         handled(ev);
@@ -83,6 +86,7 @@ export class LineCode implements ICodeView, ICodePane {
 
   readonly node: HTMLDivElement;
   onLine: ((line: number) => void) | null = null;
+  onSearch: ((query: string) => void) | null = null;
 
   get text(): string {
     return this._text;
@@ -150,12 +154,24 @@ export class LineCode implements ICodeView, ICodePane {
     return this._found.length;
   }
 
+  /** Search for `query`, its current match the one on `line` (or the next after it). */
+  find(query: string, line: number): void {
+    this._query.value = query;
+    this.search(query);
+    const at = this._found.findIndex(l => l >= line);
+    if (at >= 0) {
+      this._current = at;
+      this._paintHits();
+    }
+  }
+
   refresh(): void {
     /* nothing to measure: the browser lays the lines out */
   }
 
   dispose(): void {
     this.onLine = null;
+    this.onSearch = null;
   }
 
   private _render(text: string): void {
@@ -217,7 +233,7 @@ export class LineCode implements ICodeView, ICodePane {
     this._hits.textContent = this._query.value
       ? this._found.length
         ? `${this._current + 1} of ${this._found.length}`
-        : 'no match'
+        : 'no match here'
       : '';
     const line = this._found[this._current];
     if (line !== undefined) {

@@ -14,7 +14,7 @@ from ...frames import is_entry_file
 from ...insight import annotate, compile_diff
 from ...insight.advice import advise
 from ...insight.diagnose_hint import failure_hint, required_params
-from ...insight.not_compiled import why_not_compiled, without_internal_place
+from ...insight.not_compiled import is_internal, why_not_compiled, without_internal_place
 from ...records import CompileRecord, GraphBreak, Kernel, Recompile, TargetRecord
 from ..cells import stance
 from ..targets.target_state import DerivedViews, Target, forward_arg_names
@@ -66,6 +66,7 @@ def _diagnose_hint(target: Target) -> list[str]:
 def target_record(target: Target) -> TargetRecord:
     """A JSON-ready snapshot of ``target``: its compiles summed up, with the annotated
     source and code diffs (cached until the compiles change)."""
+    _label_compiles(target)
     published = _published_compiles(target)
     breaks: list[GraphBreak] = []
     seen: set[tuple[Any, ...]] = set()
@@ -87,7 +88,7 @@ def target_record(target: Target) -> TargetRecord:
     advice = advise(target.name, target.compiles, module=target.compiled_module,
                     dynamic=target.options.dynamic, call=_call_text(target))
     output_code = "\n\n".join(
-        f"# ===== compile {c.compile_id} ({c.frame}) =====\n{c.output_code}"
+        f"# ===== {c.label} =====\n{c.output_code}"
         for c in target.compiles
         if c.output_code
     )
@@ -128,6 +129,18 @@ def target_record(target: Target) -> TargetRecord:
         cudagraph_hazards=list(target.cudagraph_hazards),
     )
     return _with_codegen_views(record, target)
+
+
+def _label_compiles(target: Target) -> None:
+    """Each compile's ``label`` and its kernels' ``compile_label``: the words views name a
+    compile by. A wrapper frame (torch's ``wrap_inline``, ``inner``, or nbcompile's entry
+    function) is the target's own call: named by the target, as the user wrote it."""
+    for c in target.compiles:
+        code = target.name if is_internal(c.filename) else c.frame
+        c.label = f"compile {c.compile_id} ({code})" if code else f"compile {c.compile_id}"
+        for k in c.kernels:
+            k.compile_label = f"compile {k.compile_id}" if k.compile_id else ""
+
 
 def _published_compiles(target: Target) -> list[CompileRecord]:
     """The target's compiles as the user reads them: nbcompile's entry function (a module

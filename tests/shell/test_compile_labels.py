@@ -1,0 +1,57 @@
+"""How a compile is named: each compile's ``label`` and each kernel's ``compile_label``,
+written once in the record. A torch.nn module compiles through torch's ``wrap_inline``
+frame (``inner``): the record keeps torch's frame name, and every view names the compile by
+the module the user wrote. Two kernels of one name from two compiles read apart."""
+
+from __future__ import annotations
+
+import re
+
+import torch
+
+import nbcompile
+from nbcompile.core.records import MIME_TYPE
+from nbcompile.display.report_html import report_bundle
+from tests.support.shell import run_cell
+
+
+def test_a_modules_compile_is_named_by_the_module(ip):
+    run_cell(ip, "import torch")
+    run_cell(ip, "%%compile\nlabel_model = torch.nn.Sequential(torch.nn.Linear(3, 3), "
+                 "torch.nn.ReLU())\n")
+    run_cell(ip, "_ = label_model(torch.ones(2, 3))")
+    report = nbcompile.report(ip.user_ns["label_model"])
+    (c,) = report.compiles
+    # torch's own record: the compile's code name in its compilation metrics
+    metrics = {str(m.compile_id): m.co_name
+               for m in torch._dynamo.utils.get_compilation_metrics()}
+    assert metrics.get(c.compile_id) == c.frame == "inner"  # torch's name for it, kept
+    assert c.label == f"compile {c.compile_id} (label_model)"
+    assert {k.compile_label for k in report.kernels} == {f"compile {c.compile_id}"}
+    assert f"# ===== compile {c.compile_id} (label_model) =====" in report.output_code
+
+    bundle = report_bundle(report)
+    page = bundle["text/html"]
+    assert f"FX graph 0 of compile {c.compile_id} (label_model)" in page
+    assert "(inner)" not in page and " inner<" not in page, re.findall(r".{60}inner.{20}", page)
+    published = bundle[MIME_TYPE]["targets"][0]
+    assert published["compiles"][0]["label"] == c.label
+    assert {k["compile_label"] for k in published["kernels"]} == {f"compile {c.compile_id}"}
+
+
+def test_two_kernels_of_one_name_name_their_compiles(ip):
+    run_cell(ip, "import torch")
+    run_cell(ip, "%%compile\ndef label_sin(x):\n    return torch.sin(x) * 2\n")
+    run_cell(ip, "_ = label_sin(torch.ones(4))\n_ = label_sin(torch.ones(4, dtype=torch.float64))")
+    report = nbcompile.report(ip.user_ns["label_sin"])
+    ids = [c.compile_id for c in report.compiles]
+    assert len(ids) == 2 and ids[0] != ids[1]
+    generated = [k for k in report.kernels if k.kind == "kernel"]
+    names = {k.name for k in generated}
+    assert len(names) == 1 and len(generated) == 2, [(k.name, k.compile_id) for k in generated]
+    assert [k.compile_label for k in generated] == [f"compile {i}" for i in ids]
+    assert [c.label for c in report.compiles] == [f"compile {i} (label_sin)" for i in ids]
+    page = report_bundle(report)["text/html"]
+    (name,) = names
+    for i in ids:
+        assert f"<code>{name}</code> &middot; compile {i} &middot; cpp" in page
