@@ -27,3 +27,12 @@ def no_guard_words() -> tuple[str, str]:
     """What nbcompile says of a refusal where torch names no guard (its two lines)."""
     return (f"Guard that failed: not given by torch (its refusal names no guard on torch "
             f"{release()})", "Changed by: not known (torch named no guard to look up)")
+
+
+@functools.cache
+def logs_resume_bytecode() -> bool:
+    """Whether torch's TORCH_TRACE holds a resume function's transformed code (the
+    ``<co_name>_MODIFIED_BYTECODE`` artifact: 2.13's and 2.15's do, 2.9's logs none)."""
+    import torch._dynamo.convert_frame as convert_frame
+
+    return "_MODIFIED_BYTECODE" in inspect.getsource(convert_frame)

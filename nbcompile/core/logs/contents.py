@@ -29,7 +29,7 @@ from ..trace.parsed import (
 )
 from ..trace.parsers import BYTECODE_SUFFIX, PROVENANCE_ARTIFACT, explain_reasons, parse
 from ..trace.payloads import SourceReader, logged_line, reading_sources, source_line
-from ..trace.runs_as import NOT_IN_LOG, logged_runs_as
+from ..trace.runs_as import NOT_IN_LOG, RESUME_NOT_IN_LOG, logged_runs_as
 from .events import LogEvent
 from .fields import event_problem, number
 from .files import TraceLog
@@ -223,8 +223,9 @@ def _build(c: IndexedCompile, events: CompileEvents) -> CompileRecord:
         record.recompile_guard = "; ".join(reasons)
     for kernel in record.kernels:
         kernel.compile_id = c.compile_id
+    resume = c.function.startswith("torch_dynamo_resume_in_")
     record.runs_as = (logged_runs_as(bytecode.dis, record) if bytecode is not None
-                      else RunsAs(problem=NOT_IN_LOG))
+                      else RunsAs(problem=RESUME_NOT_IN_LOG if resume else NOT_IN_LOG))
     record.status = "failed" if c.status == "failed" else "ok"
     record.error = c.fail_reason if c.status == "failed" else ""
     record.times = {"total_s": c.compile_time_s} if c.compile_time_s else {}

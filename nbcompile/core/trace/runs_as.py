@@ -55,8 +55,9 @@ def decompiled(code: types.CodeType) -> tuple[str, str]:
     try:
         source = depyf.decompile(code)
     except Exception as e:  # noqa: BLE001 - a Python or torch depyf does not know
-        return "", (f"depyf could not decompile it ({type(e).__name__}: "
-                    f"{clip(str(e), 200)}): the transformed code is shown as bytecode (dis)")
+        why = str(e) if str(e).startswith(type(e).__name__) else f"{type(e).__name__}: {e}"
+        return "", (f"depyf could not decompile it ({clip(why, 200)}): the transformed code "
+                    "is shown as bytecode (dis)")
     return clip(source, SOURCE_CAP), ""
 
 
@@ -70,9 +71,17 @@ def _global_names(code: types.CodeType) -> list[str]:
 _DIS_GLOBAL = re.compile(r"^[ \t\d>]*LOAD_GLOBAL[ \t]+\d+[ \t]+\((?:NULL \+ )?"
                          r"(?P<name>[A-Za-z_][A-Za-z0-9_]{0,200})", re.MULTILINE)
 
+#: A frame compile that made no new code (Dynamo gave the frame up): nothing in its place.
+NO_NEW_CODE = ("no transformed code: Dynamo made none for this compile (it gave up the frame; "
+               "its error or graph break says why), so a call that goes on runs the frame as "
+               "written, in Python")
+
 #: What a trace log holds of a frame's transformed code, in words.
 NOT_IN_LOG = ("not in this log: torch logs the transformed code (as bytecode) of resume "
-              "functions only")
+              "functions only, and torch 2.9 not even those")
+RESUME_NOT_IN_LOG = ("not in this log: the torch that wrote it logged no transformed code "
+                     "for this resume function (torch 2.9 logs none; 2.13 and 2.15 log a "
+                     "resume function's, as bytecode)")
 LOGGED_DIS = ("decompiled source is not in a trace log: torch logs a resume function's "
               "transformed code as bytecode (dis) only")
 

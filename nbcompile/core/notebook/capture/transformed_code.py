@@ -3,7 +3,8 @@ target compiles (``CompileRecord.runs_as``), heard through torch's bytecode hook
 
 The hook runs once per frame compile, inside it (nothing per call): it keeps the new code
 under the compile's id; when that compile's record closes, the code becomes its
-``runs_as`` (decompiled source and steps, ``core/trace/runs_as.py``) and is dropped.
+``runs_as`` (decompiled source and steps, ``core/trace/runs_as.py``) and is dropped. A
+compile that made no code (Dynamo gave the frame up) gets a ``runs_as`` saying so.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from collections import OrderedDict
 from typing import Any
 
 from ... import torch_compat
-from ...records import CompileRecord
+from ...records import CompileRecord, RunsAs
 from ...trace.builder import Fed
-from ...trace.runs_as import runs_as
+from ...trace.runs_as import NO_NEW_CODE, runs_as
 from ..targets.target_state import Target, user_functions
 from .attribution import Key
 from .channels import Notes, SideChannel
@@ -55,6 +56,11 @@ class TransformedCode(SideChannel):
     def compile_finished(self, key: Key, fed: Fed, record: CompileRecord,
                          owners: list[Target]) -> Notes:
         codes = self._codes.pop(key, None)
+        if codes is None and owners and self._handle is not None and not record.graphs:
+            # torch calls the hook for every compile that makes new code: one unheard made
+            # none (Dynamo gave the frame up; torch 2.9 marks a skip "ok", later ones
+            # "failed"), and the frame keeps its own code (no cache entry of this compile)
+            record.runs_as = RunsAs(problem=NO_NEW_CODE)
         if codes is None or not owners:
             return {}
         original, new_code = codes
