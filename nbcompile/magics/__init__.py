@@ -8,10 +8,10 @@ from ..core.compiletime import earlier as earlier_keys
 from ..core.compiletime import history as compile_history
 from ..core.compiletime import shell_names as compile_shell_names
 from ..core.notebook import cache, trace_dir
-from ..core.notebook.capture import log_taps
 from ..core.notebook.capture.session import get_session
 from ..core.notebook.capture.torch_logs import TorchLogRouting
 from ..core.notebook.cells import cell_names
+from ..core.trace import log_taps
 from . import cell_hooks, hazard, inspector_comm, stance
 from .admin import AdminMagics
 from .cell_hooks import CellHook

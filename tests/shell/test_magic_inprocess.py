@@ -12,6 +12,7 @@ import torch
 import nbcompile
 from nbcompile.core.notebook.capture.session import get_session
 from nbcompile.core.records import MIME_TYPE
+from nbcompile.core.trace import log_taps
 from nbcompile.core.trace.listener import TRACE_LOGGER
 from nbcompile.display import summary_bundle
 from nbcompile.magics import cell_hooks
@@ -186,7 +187,12 @@ def test_fullgraph_error_names_the_compiled_target_not_an_inlined_one(ip, capsys
 def test_unload_removes_the_trace_handler_and_load_restores_it(ip):
     logger = logging.getLogger(TRACE_LOGGER)
     listener = get_session().listener
-    assert listener in logger.handlers
+
+    def ours_on_trace() -> list[logging.Handler]:
+        return [h for h in logger.handlers if isinstance(h, log_taps.Fanout)]
+
+    assert listener.installed and listener in log_taps.sinks(TRACE_LOGGER)
+    assert len(ours_on_trace()) == 1
     hooks = ["pre_run_cell:torch_log_filter", "pre_run_cell:cell_history",
              "pre_run_cell:cudagraph_hazards", "post_run_cell:cell_history",
              "post_run_cell:cudagraph_hazards", "post_run_cell:cache_keys"]
@@ -196,13 +202,13 @@ def test_unload_removes_the_trace_handler_and_load_restores_it(ip):
     assert len(ours) == len(hooks)
     ip.run_line_magic("unload_ext", "nbcompile")
     try:
-        assert listener not in logger.handlers
+        assert not listener.installed and ours_on_trace() == []  # nothing left on torch
         assert ip.find_cell_magic("compile") is None
         assert cell_hooks.installed(ip) == []
         assert not any(cb in cbs for cbs in ip.events.callbacks.values() for cb in ours)
     finally:
         ip.run_line_magic("load_ext", "nbcompile")
-    assert listener in logger.handlers
+    assert listener.installed and len(ours_on_trace()) == 1
     assert cell_hooks.installed(ip) == hooks
 
 

@@ -16,6 +16,7 @@ from IPython.core.error import UsageError
 
 import nbcompile
 from nbcompile.core.notebook import trace_dir
+from nbcompile.core.trace import log_taps
 from tests.support.shell import run_cell
 
 BREAKS = '''
@@ -29,13 +30,15 @@ def traced_fn(x):
 
 
 def _trace_handlers() -> list[logging.Handler]:
-    return list(logging.getLogger("torch.__trace").handlers)
+    """The trace logger's handlers, and what hears it through nbcompile's one handler."""
+    return [*logging.getLogger("torch.__trace").handlers, *log_taps.sinks("torch.__trace")]
 
 
 def test_the_magic_writes_torchs_trace_that_every_reader_reads(ip, tmp_path, capsys):
     where = tmp_path / "my trace"
     ip.run_line_magic("nbcompile", f'trace "{where}"')
     assert f"is being written to {where}" in capsys.readouterr().out
+    assert [h for h in _trace_handlers() if getattr(h, "root_dir", None) == str(where)]
     run_cell(ip, "%%compile --backend eager\n" + BREAKS)
     run_cell(ip, "import torch\ntraced_fn(torch.randn(5))")
     # torch resetting its loggers mid-trace (set_logs) keeps the trace going

@@ -36,9 +36,12 @@ from typing import BinaryIO
 
 from .. import torch_compat
 from ..notebook import cache
+from ..trace import log_taps
 from . import untrusted
 
 SUFFIX = ".nbcompile-artifacts"
+#: The logger torch's portable cache warns on (a file it cannot read).
+CACHE_LOGGER = "torch.compiler._cache"
 #: A built kernel's name in the zip: Inductor's cache subdirectory, then the library.
 _KERNEL = re.compile(r"^(?P<sub>[a-z0-9]{2})/(?P<key>[a-z0-9]{20,80})(?P<ext>(\.main)?\.so)$")
 #: At most this many vector-instruction probes (one per instruction set checked).
@@ -419,16 +422,12 @@ def _into_torch(target: Path, data: bytes) -> dict[str, int]:
     file (a checksum over the whole file: truncated or damaged): ``ArtifactError`` then."""
     import torch
 
-    logger = logging.getLogger("torch.compiler._cache")
-    unreadable = _Unreadable()
-    logger.addFilter(unreadable)
     try:
-        info = torch.compiler.load_cache_artifacts(data)
+        with log_taps.filtering(CACHE_LOGGER, _Unreadable()) as unreadable:
+            info = torch.compiler.load_cache_artifacts(data)
     except Exception as e:  # noqa: BLE001 - torch's own failure, said in one line
         raise ArtifactError(f"torch failed while loading {target} (what it loaded before "
                             f"stays in the caches): {_first_line(e)}") from None
-    finally:
-        logger.removeFilter(unreadable)
     if info is None:
         why = _first_line(unreadable.error) if unreadable.error else "it gave no reason"
         damaged = unreadable.error is not None and any(

@@ -239,6 +239,8 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     try:
         import torch
 
+        # this process's only handler on torch's loggers: the kernel's taps and their
+        # registry (``trace/log_taps.py``) stay out of the measured process
         trace = Recorder()
         logger = logging.getLogger("torch.__trace")
         logger.setLevel(logging.DEBUG)

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .. import torch_compat
+from ..trace import log_taps
+from ..trace.listener import TRACE_LOGGER
 from . import earlier as earlier_keys
 from .earlier import SavedFrame
 from .record import FrameTime
@@ -70,15 +72,17 @@ class CacheHistory(logging.Handler):
 
 
 _history: CacheHistory | None = None
+_unhear: Callable[[], None] | None = None  # out of ``log_taps.hear``
 
 
 def install() -> CacheHistory:
     """Start hearing this kernel's compiles (idempotent; torch keeps its trace logger at
-    DEBUG, not propagating: as for the session's listener, only a handler is added)."""
-    global _history
+    DEBUG, not propagating: as for the session's listener, a sink of nbcompile's one
+    handler there, ``log_taps.hear``)."""
+    global _history, _unhear
     if _history is None:
         _history = CacheHistory()
-        logging.getLogger("torch.__trace").addHandler(_history)
+        _unhear = log_taps.hear(TRACE_LOGGER, _history)
     return _history
 
 
@@ -99,10 +103,11 @@ def current() -> CacheHistory | None:
 
 
 def uninstall() -> None:
-    global _history
-    if _history is not None:
-        logging.getLogger("torch.__trace").removeHandler(_history)
-        _history = None
+    global _history, _unhear
+    if _unhear is not None:
+        _unhear()
+        _unhear = None
+    _history = None
 
 
 def _spans(fn: Any) -> list[tuple[str, range]]:

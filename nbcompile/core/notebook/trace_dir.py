@@ -5,11 +5,11 @@ directory in torch's own ``TORCH_TRACE`` format (``%nbcompile trace DIR``,
 ``TORCH_TRACE`` is read from the environment when torch is imported, too late for a
 running kernel. This puts torch's own handler (``LazyTraceHandler``: a fresh
 ``dedicated_log_torch_trace_*.log`` made with ``mkstemp``, never an existing file) with
-torch's own formatter (``TorchLogsFormatter(trace=True)``) on ``torch.__trace``, beside
-any handler the user's ``TORCH_TRACE`` made (left as it is), registered as a tap of
-``capture/log_taps.py`` (put back if torch's ``set_logs`` drops it). One logging handler:
-nothing runs per call. The strings torch interned before the trace started are written
-first, so the file reads alone (tlparse, ``open_trace``).
+torch's own formatter (``TorchLogsFormatter(trace=True)``) as a sink of nbcompile's one
+handler on ``torch.__trace`` (``trace/log_taps.py``: put back if anything takes it off),
+beside any handler the user's ``TORCH_TRACE`` made (left as it is). Nothing runs per call.
+The strings torch interned before the trace started are written first, so the file reads
+alone (tlparse, ``open_trace``).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from types import TracebackType
 from typing import Any
 
 from .. import torch_compat
+from ..trace import log_taps
 from ..trace.listener import TRACE_LOGGER
-from .capture import log_taps
 
 
 class TraceDirError(ValueError):
@@ -38,7 +38,7 @@ class TraceDir:
     path: str
     _handler: Any = field(default=None, repr=False)
     _file: str | None = field(default=None, repr=False)  # torch's file, once opened
-    _untap: Callable[[], None] | None = field(default=None, repr=False)
+    _unhear: Callable[[], None] | None = field(default=None, repr=False)
 
     @property
     def active(self) -> bool:
@@ -64,15 +64,14 @@ class TraceDir:
                 f"tlparse {files[0]}")
 
     def stop(self) -> TraceDir:
-        """Stop writing: torch's handler taken off ``torch.__trace`` and closed."""
+        """Stop writing: torch's handler no longer hears ``torch.__trace``, and closed."""
         global _current
         self.files  # noqa: B018 - keeps torch's file name before the handler forgets it
         handler, self._handler = self._handler, None
-        if self._untap is not None:
-            self._untap()
-            self._untap = None
+        if self._unhear is not None:
+            self._unhear()
+            self._unhear = None
         if handler is not None:
-            logging.getLogger(TRACE_LOGGER).removeHandler(handler)
             handler.close()
         if _current is self:
             _current = None
@@ -121,15 +120,8 @@ def start(directory: str | os.PathLike[str]) -> TraceDir:
     except RuntimeError as e:
         raise TraceDirError(str(e)) from None
     trace = TraceDir(str(path), handler)
-    logger = logging.getLogger(TRACE_LOGGER)
-
-    def rearm() -> None:
-        if trace._handler is not None and trace._handler not in logger.handlers:
-            logger.addHandler(trace._handler)
-
-    logger.addHandler(handler)
-    trace._untap = log_taps.add(rearm)
-    _interned(handler, logger)
+    _interned(handler, logging.getLogger(TRACE_LOGGER))
+    trace._unhear = log_taps.hear(TRACE_LOGGER, handler)
     _current = trace
     return trace
 

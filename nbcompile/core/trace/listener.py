@@ -2,8 +2,8 @@
 
 Every compile reports through ``logging.getLogger("torch.__trace")`` (the stream that
 ``TORCH_TRACE`` and tlparse read). ``TraceListener`` decodes its records into
-``TraceEvent`` values and passes them on; nothing else in nbcompile touches torch's
-logging. Installing adds one handler; uninstalling removes it.
+``TraceEvent`` values and passes them on. Installing makes it a sink of nbcompile's one
+handler on that logger (``log_taps.hear``); uninstalling takes it off.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..torch_compat import intern_table
+from . import log_taps
 from .compile_id import CompileId
 
 TRACE_LOGGER = "torch.__trace"
@@ -95,7 +96,8 @@ class TraceEvent:
 
 
 class TraceListener(logging.Handler):
-    """Decode structured-trace records and hand them to ``sink``; never raise into torch."""
+    """Decode structured-trace records and hand them to ``sink``; never raise into torch.
+    A sink of ``log_taps``' handler on the trace logger, never a handler there itself."""
 
     def __init__(self, sink: Callable[[TraceEvent], None], *,
                  private: bool = False) -> None:
@@ -106,17 +108,19 @@ class TraceListener(logging.Handler):
         self._private = private
         self.strings = StringTable()
         self._logger = logging.getLogger(TRACE_LOGGER)
+        self._unhear: Callable[[], None] | None = None  # out of ``log_taps.hear``
 
     def install(self) -> None:
-        if self not in self._logger.handlers:
-            self._logger.addHandler(self)
+        self._unhear = log_taps.hear(TRACE_LOGGER, self)
 
     def uninstall(self) -> None:
-        self._logger.removeHandler(self)
+        if self._unhear is not None:
+            self._unhear()
+            self._unhear = None
 
     @property
     def installed(self) -> bool:
-        return self in self._logger.handlers
+        return log_taps.hearing(TRACE_LOGGER, self)
 
     @contextlib.contextmanager
     def listening(self) -> Iterator[TraceListener]:

@@ -27,8 +27,8 @@ from typing import Any
 
 from ... import torch_compat
 from ...records import TorchLog
+from ...trace import log_taps
 from ...units import clip
-from . import log_taps
 
 #: The torch loggers whose handlers are filtered (compile-time components).
 LOGGERS = (
@@ -101,7 +101,7 @@ class TorchLogRouting:
         ``torch._logging.set_logs`` replaced them (the replaced ones are let go)."""
         torch_compat.import_torch_logging()  # torch sets up its handlers on import
         if self._untap is None:
-            self._untap = log_taps.add(self.install)
+            self._untap = log_taps.add(self.install, self.capture)
         current = [h for name in LOGGERS for h in logging.getLogger(name).handlers]
         for handler in [h for h in self._handlers if h not in current]:
             handler.removeFilter(self.capture)

@@ -18,7 +18,7 @@ import logging
 from collections.abc import Callable
 
 from ... import torch_compat
-from ..capture import log_taps
+from ...trace import log_taps
 from ..capture.torch_logs import current_compile
 
 #: The logger Inductor's CUDA-graph messages go through (artifact ``cudagraphs``).
@@ -108,7 +108,7 @@ class _Tap(logging.Filter):
             logger.addFilter(self)
             self._logger = logger
             self._level = logger.level  # already low: the user's choice, all shown
-            self._untap = log_taps.add(self._rearm)
+            self._untap = log_taps.add(self._rearm, self)
         wanted = self._wanted()
         if logger.level == logging.NOTSET or logger.level > wanted:
             if logger.level != self._set:  # the user's (or torch's reset), not ours
@@ -157,7 +157,7 @@ def listen(logger: str, listener: Callable[[logging.LogRecord], None],
 
 class DebugLines:
     """Each line of one of torch's ``cudagraphs`` loggers at DEBUG and above to
-    ``on_line`` while installed (``listen``): the tree manager's lines (``calls.py``) and
+    ``on_line`` while installed (``listen``): the tree manager's lines (``per_call.py``) and
     Inductor's graph partitions (``channel.py``), which torch writes only when its logger
     is enabled for DEBUG; nothing new printed."""
 
