@@ -3,7 +3,8 @@
  *
  * It follows the active notebook, reads nbcompile records from its saved outputs and
  * from live kernel messages, and renders them. It registers the inline renderer
- * (./mime) with the function that opens the inspector on a target.
+ * (./mime) with the function that opens the inspector on a target and the one that
+ * finds an output's kernel.
  */
 
 import {
@@ -156,7 +157,14 @@ function activate(
     }
     show(panel, targetId);
   };
-  rendermime.addFactory(createRendererFactory(openInspector), RENDERER_RANK);
+  // The kernel of the notebook an output is in (a saved inspector asks it).
+  const kernelOf = (origin: HTMLElement) =>
+    tracker.find(p => p.node.contains(origin))?.sessionContext.session
+      ?.kernel ?? null;
+  rendermime.addFactory(
+    createRendererFactory(openInspector, kernelOf),
+    RENDERER_RANK
+  );
 }
 
 const plugin: JupyterFrontEndPlugin<void> = {

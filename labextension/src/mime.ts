@@ -4,16 +4,21 @@
  * `%%compile` cell (./views/inlinesummary), with a button that opens the Compile
  * inspector on a target; timing, trace, profile, suggestions and diagnosis records in
  * the same views the inspector uses. Text only (never HTML from the record); re-rendered on every
- * `update_display_data`. The plugin (./index) registers it with the opener of its
- * Compile inspector.
+ * `update_display_data`. An inline inspector's static output (its metadata names a
+ * saved view) is drawn as the inspector itself (./notebook/savedinspector), shown where
+ * the inspector's widget did not come back. The plugin (./index) registers it with the
+ * opener of its Compile inspector and the finder of a notebook's kernel.
  */
 
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
+import { Kernel } from '@jupyterlab/services';
 import { Widget } from '@lumino/widgets';
 
 import { h } from './ui/dom';
 import { clip, plural } from './ui/format';
 import { MIME_TYPE, Payload } from './model/payload';
+import { SavedInspector } from './notebook/savedinspector';
+import { ISavedView, savedViewOf } from './notebook/savedview';
 import { IIntake, startIntake } from './records/intake';
 import { LIMITS } from './records/size';
 import { PlainCode } from './ui/codesink';
@@ -35,10 +40,16 @@ export type InspectorOpener = (
   payload: Payload | null
 ) => void;
 
+/** The running kernel of the notebook holding `origin` (a rendered output's node). */
+export type KernelFinder = (
+  origin: HTMLElement
+) => Kernel.IKernelConnection | null;
+
 export class InlineSummary extends Widget implements IRenderMime.IRenderer {
   constructor(
     options: IRenderMime.IRendererOptions,
-    private readonly _open: InspectorOpener | null = null
+    private readonly _open: InspectorOpener | null = null,
+    private readonly _kernelOf: KernelFinder | null = null
   ) {
     super();
     this._mimeType = options.mimeType;
@@ -61,6 +72,9 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
             .data ?? model.data)
         : model.data
     ) as Record<string, unknown>;
+    // An inline inspector's static output: the class its widget's stylesheet hides it by.
+    const saved = savedViewOf(model.metadata);
+    this.toggleClass('nbcompile-widget-fallback', saved !== null);
     // The record enters here: checked once (./records/intake), then typed.
     let intake: IIntake;
     try {
@@ -72,7 +86,7 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
     if (intake.small) {
       try {
         this.node.replaceChildren();
-        this._render(intake.check()(), data['text/plain']);
+        this._render(intake.check()(), data['text/plain'], saved);
       } catch (err) {
         this._failed(err);
       }
@@ -100,7 +114,7 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
           const payload = read();
           later(() => {
             this.node.replaceChildren();
-            this._render(payload, data['text/plain']);
+            this._render(payload, data['text/plain'], saved);
             resolve();
           });
         });
@@ -114,7 +128,28 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
     this.node.replaceChildren(this._note('it could not be rendered'));
   }
 
-  private _render(payload: Payload | null, plain: unknown): void {
+  dispose(): void {
+    this._saved?.dispose();
+    this._saved = null;
+    super.dispose();
+  }
+
+  private _render(
+    payload: Payload | null,
+    plain: unknown,
+    saved: ISavedView | null = null
+  ): void {
+    if (saved && payload && payload.record !== 'unknown') {
+      if (!this._saved) {
+        const finder = this._kernelOf;
+        this._saved = new SavedInspector(saved, () =>
+          finder ? finder(this.node) : null
+        );
+      }
+      this.node.appendChild(this._saved.node);
+      this._saved.show(payload);
+      return;
+    }
     if (!payload || payload.record === 'unknown') {
       this.node.appendChild(
         this._note(payload ? payload.reason : 'it is not a JSON object')
@@ -183,18 +218,24 @@ export class InlineSummary extends Widget implements IRenderMime.IRenderer {
   }
 
   private _mimeType: string;
+  /** The inspector drawn from a saved output (the same one across updates). */
+  private _saved: SavedInspector | null = null;
   /** Which call of renderModel is the latest (an older one's tasks do nothing). */
   private _run = 0;
 }
 
-/** The renderer factory; `open` shows the Compile inspector on a target. */
+/**
+ * The renderer factory; `open` shows the Compile inspector on a target, `kernelOf`
+ * finds the kernel a saved inspector asks.
+ */
 export function createRendererFactory(
-  open: InspectorOpener | null
+  open: InspectorOpener | null,
+  kernelOf: KernelFinder | null = null
 ): IRenderMime.IRendererFactory {
   return {
     safe: true,
     mimeTypes: [MIME_TYPE],
-    createRenderer: options => new InlineSummary(options, open)
+    createRenderer: options => new InlineSummary(options, open, kernelOf)
   };
 }
 

@@ -1,2 +1,3 @@
 import './base.css';
 import './reopened.css';
+import './widget.css';

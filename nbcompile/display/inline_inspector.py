@@ -19,6 +19,11 @@ widgets, and ``text/plain``) for every place no widget runs: GitHub, an untruste
 notebook, nbconvert's page with scripts off or the widgets' CDN unreachable (nbconvert
 shows a widget's view, never the HTML beside it in the same output, once the notebook has
 widget state). The widget's stylesheet hides that second output where the widget runs.
+That second output also carries the record (the sidebar reads it there) and, in its
+metadata, the sentences of a saved view (``SavedView``): where nbcompile's extension
+runs and the widget's model is gone (a notebook saved without widget state, reopened
+with a new kernel), the extension draws the inspector from that record in place of the
+static report, with a button that asks the running kernel for its targets.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from __future__ import annotations
 import functools
 import re
 import sys
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +43,8 @@ from IPython.display import display
 from ..core.notebook.cells.running import running_cell
 from ..core.records import MIME_TYPE, SCHEMA_VERSION
 from .budget import json_size, output_budget
-from .inspector import live_bundle, whole_record
+from .inspector import AGAIN_LABEL, MAX_AGAIN, live_bundle, whole_record
+from .payload import summary_within
 from .text import escape
 
 #: The bundled front-end module (gitignored build output, listed in the wheel's artifacts).
@@ -47,8 +54,6 @@ LOADER = Path(__file__).parent / "static" / "loader.js"
 #: Record kinds the front end shows (``labextension/src/records/schema.ts``).
 KINDS = frozenset({"summary", "timing", "trace", "profile", "suggestions", "diagnosis",
                    "compile_time"})
-#: Targets answered whole per request (a summary of a whole cell can list many).
-MAX_WHOLE_TARGETS = 20
 
 _TARGET_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
 #: The widget output's ``text/plain`` (its static report follows in the next output).
@@ -59,6 +64,19 @@ WIDGET_TEXT = "Compile inspector (an interactive Jupyter widget)"
 NEEDS_WIDGETS = ("The interactive Compile inspector is not shown here (Jupyter widgets do not "
                  "run, or the notebook was saved without its widget state): its static "
                  "report follows. Run the cell again to inspect it live.")
+#: What a saved view (the inspector drawn by the extension from the record its static
+#: output keeps, its widget gone) says of itself.
+SAVED_TEXT = ("Drawn from the record saved in this output: the interactive inspector's widget "
+              "did not come back (the notebook was saved without its widget state, or its "
+              "kernel is gone).")
+#: What a saved view of targets adds: its button.
+SAVED_AGAIN = f"{AGAIN_LABEL} asks the running kernel for this target."
+#: What a saved view of a report adds (a report is not asked for again).
+SAVED_REPORT = "Run the cell again to inspect it live."
+#: What a saved view says when no kernel answers its button.
+NO_ANSWER = ("No kernel answered: none is running, or nbcompile is not loaded in it (run "
+             "%load_ext nbcompile and the cells that compile this target, then "
+             f"{AGAIN_LABEL}).")
 #: The snapshot button's label; what it does is said by ``snapshot_text``.
 REFRESH_LABEL = "Refresh"
 #: The class of the static report's output, which the widget's stylesheet hides where the
@@ -97,6 +115,26 @@ def check_record(value: Any, budget: int | None = None) -> dict[str, Any]:
         raise traitlets.TraitError(
             f"record of {size} bytes is over the output budget ({limit} bytes)")
     return value
+
+
+@dataclass(frozen=True)
+class SavedView:
+    """The sentences of an inspector drawn from its saved output (the output's metadata,
+    under ``MIME_TYPE``'s ``"inspector"`` key): its line, the button's label (empty for a
+    report: nothing to ask for) and what it says when no kernel answers."""
+
+    text: str
+    again_label: str
+    no_answer: str
+
+    @classmethod
+    def of(cls, record: dict[str, Any]) -> SavedView:
+        if record.get("record") == "summary" and record.get("targets"):
+            return cls(f"{SAVED_TEXT} {SAVED_AGAIN}", AGAIN_LABEL, NO_ANSWER)
+        return cls(f"{SAVED_TEXT} {SAVED_REPORT}", "", "")
+
+    def metadata(self) -> dict[str, Any]:
+        return {MIME_TYPE: {"inspector": asdict(self)}}
 
 
 class InspectorModule(anywidget.AnyWidget):
@@ -154,16 +192,12 @@ class Inspector(anywidget.AnyWidget):
     #: The label of the button that refreshes a snapshot.
     refresh_label = traitlets.Unicode(REFRESH_LABEL).tag(sync=True)
 
-    def __init__(self, bundle: dict[str, Any], publish_record: bool = False,
-                 snapshot: bool = False) -> None:
+    def __init__(self, bundle: dict[str, Any], snapshot: bool = False) -> None:
         """``bundle``: a MIME bundle nbcompile publishes (its record and fallbacks).
-        ``publish_record``: the display carries the record too (as the output it stands
-        for would: the sidebar reads it; a front end with no widget manager renders it).
         ``snapshot``: the record is a target's as of now (``inspect(f)``), refreshed from
         the kernel when the front end asks (``{"type": "refresh"}``)."""
         self._esm = module_text(LOADER)
         super().__init__(record=bundle[MIME_TYPE], module=shared_module())
-        self._publish_record = publish_record
         self._bundle = bundle
         if snapshot and self.target_ids():
             self.snapshot = snapshot_text(cell_number())
@@ -198,7 +232,7 @@ class Inspector(anywidget.AnyWidget):
     def whole_messages(self) -> list[dict[str, Any]]:
         """What a ``{"type": "whole"}`` request gets: one message per target shown that
         this kernel knows, ``{"data": {MIME_TYPE: record}}`` as the sidebar's comm."""
-        found = (whole_record(i) for i in self.target_ids()[:MAX_WHOLE_TARGETS])
+        found = (whole_record(i) for i in self.target_ids()[:MAX_AGAIN])
         return [{"data": {MIME_TYPE: w.payload}} for w in found if w is not None]
 
     def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
@@ -209,26 +243,37 @@ class Inspector(anywidget.AnyWidget):
             self.refresh()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
-        """The widget's output: its view, ``WIDGET_TEXT``, and the record when
-        ``publish_record``."""
+        """The widget's output: its view and ``WIDGET_TEXT`` (the record is the next
+        output's)."""
         shown = super()._repr_mimebundle_(**kwargs)
         if shown is None:
             return None
         data, metadata = shown
         data["text/plain"] = WIDGET_TEXT
-        if self._publish_record and self._bundle.get(MIME_TYPE):
-            data[MIME_TYPE] = self._bundle[MIME_TYPE]
         return data, metadata
 
     def fallback_bundle(self) -> dict[str, Any]:
         """The output after the widget's: the static report under ``NEEDS_WIDGETS``, with
-        the record's ``text/plain``."""
+        the record's ``text/plain``, and the record itself (read by the sidebar, drawn by
+        the extension where the widget's model is gone), the whole output within the
+        output budget."""
         html = self._bundle.get("text/html") or ""
-        return {
+        data = {
             "text/html": (f"<div class='{FALLBACK_CLASS}'><p style='margin:0 0 4px;"
                           f"font-style:italic'>{escape(NEEDS_WIDGETS)}</p>{html}</div>"),
             "text/plain": self._bundle.get("text/plain") or NEEDS_WIDGETS,
         }
+        record: dict[str, Any] | None = self.record
+        room = output_budget() - json_size({MIME_TYPE: {}, **data})
+        if record is not None and json_size(record) > room:
+            # Within the budget as published, the line above the report is over it:
+            # a summary's targets are cut a little further (marked), a report left out.
+            record = summary_within(record, room) if record.get("record") == "summary" else None
+        return {MIME_TYPE: record, **data} if record is not None else data
+
+    def fallback_metadata(self) -> dict[str, Any]:
+        """The static output's metadata: its saved view's sentences (``SavedView``)."""
+        return SavedView.of(self.record).metadata()
 
     def widget_bundle(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """The widget's output as ``(data, metadata)``."""
@@ -242,7 +287,7 @@ class Inspector(anywidget.AnyWidget):
         report's."""
         data, metadata = self.widget_bundle()
         display(data, metadata=metadata, raw=True)
-        display(self.fallback_bundle(), raw=True)
+        display(self.fallback_bundle(), metadata=self.fallback_metadata(), raw=True)
 
 
 def inspector_for(bundle: dict[str, Any]) -> Inspector:

@@ -63,18 +63,19 @@ class LiveSummary:
         self._dirty = False  # a change not published yet (left to the thread)
         self._published = float("-inf")  # when the last publish ended (monotonic)
         self._gap = PROGRESS_SECONDS  # the least time between publishes while compiling
-        # --inspect: the summary is shown by the inline inspector (a widget whose display
-        # carries the summary's record and fallbacks), its record set live while compiling.
-        # Two outputs then, each with its display id: the widget's, and its static report's.
+        # --inspect: the summary is shown by the inline inspector (a widget), its record set
+        # live while compiling. Two outputs then, each with its display id: the widget's,
+        # and its static report's (which carries the summary's record: the sidebar reads it).
         self.inspector: Inspector | None = None
         self.fallback_handle: Any = None
         if inspect:  # anywidget is imported only when asked for
             from .inline_inspector import Inspector
 
-            self.inspector = Inspector(self.bundle(), publish_record=True)
+            self.inspector = Inspector(self.bundle())
             data, metadata = self.inspector.widget_bundle()
             self.handle = display(data, metadata=metadata, raw=True, display_id=True)
             self.fallback_handle = display(self.inspector.fallback_bundle(), raw=True,
+                                           metadata=self.inspector.fallback_metadata(),
                                            display_id=True)
         else:
             self.handle = display(self.bundle(), raw=True, display_id=True)
@@ -100,10 +101,11 @@ class LiveSummary:
             else:
                 self.inspector.show(self.bundle())
                 if not any(t.status == "compiling" for t in self.targets):
-                    # The settled outputs: the record published, the static report.
+                    # The settled outputs: the static report with the record published.
                     data, metadata = self.inspector.widget_bundle()
                     self.handle.update(data, metadata=metadata, raw=True)
-                    self.fallback_handle.update(self.inspector.fallback_bundle(), raw=True)
+                    self.fallback_handle.update(self.inspector.fallback_bundle(), raw=True,
+                                                metadata=self.inspector.fallback_metadata())
             self._published = time.monotonic()
             self._gap = max(PROGRESS_SECONDS, COST_FACTOR * (self._published - started))
             return True

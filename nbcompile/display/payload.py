@@ -103,6 +103,15 @@ def summary_payload(
     return payload
 
 
+def summary_within(payload: dict[str, Any], budget: int) -> dict[str, Any] | None:
+    """A copy of the summary ``payload`` within ``budget`` bytes, its targets sharing it as
+    ``summary_payload``'s do (each cut marked); ``None`` when even that does not fit."""
+    fitted = {**payload, "targets": copy.deepcopy(payload.get("targets") or [])}
+    _share(fitted["targets"], budget - json_size({**fitted, "targets": []})
+           - max(len(fitted["targets"]) - 1, 0))
+    return fitted if json_size(fitted) <= budget else None
+
+
 def _share(targets: list[dict[str, Any]], budget: int) -> None:
     """Fit ``targets`` in ``budget`` bytes: small ones keep everything, the rest share
     what is left evenly."""

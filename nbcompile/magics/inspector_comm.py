@@ -8,6 +8,12 @@ and closes the comm. The record is ``display.inspector.whole_record``'s.
 When the sidebar (re)connects to a running kernel, it opens one with ``{"held": true}``;
 the kernel answers with one such message per target it holds
 (``display.inspector.held_records``), then closes the comm.
+
+An inspector drawn from a saved output opens one with ``{"again": [{"name": ..., "cell_id":
+...}, ...]}``: the kernel answers with one such message per target it holds now
+(``display.inspector.again``), then ``{"data": {}, "text": sentence}`` (what the view
+shows: the targets read now, or not held yet), then closes the comm. A kernel without
+nbcompile loaded has no such target: the comm closes with no answer.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from typing import Any
 import comm
 
 from ..core.records import MIME_TYPE
-from ..display.inspector import held_records, whole_record
+from ..display.inspector import SavedTarget, again, held_records, whole_record
 
 #: The comm target name the labextension opens (labextension/src/notebook/wholerecord.ts).
 COMM_TARGET = "nbcompile.inspector"
@@ -39,11 +45,24 @@ def answer_held() -> list[dict[str, Any]]:
     return [{"data": {MIME_TYPE: payload}} for payload in held_records()]
 
 
+def answer_again(wanted: object) -> list[dict[str, Any]]:
+    """The replies to ``{"again": [...]}``: one bundle per target found, then the
+    sentence (``{"data": {}, "text": ...}``)."""
+    entries = wanted if isinstance(wanted, list) else []
+    targets = [t for t in (SavedTarget.parse(e) for e in entries) if t is not None]
+    found = again(targets)
+    return [*({"data": {MIME_TYPE: r.payload}} for r in found.records),
+            {"data": {}, "text": found.text}]
+
+
 def _on_open(channel: Any, open_msg: dict[str, Any]) -> None:
     data = open_msg.get("content", {}).get("data") or {}
     try:
         if data.get("held") is True:
             for reply in answer_held():
+                channel.send(reply)
+        elif "again" in data:
+            for reply in answer_again(data.get("again")):
                 channel.send(reply)
         else:
             channel.send(answer(data.get("target_id")))

@@ -4,9 +4,13 @@ default), its kernel shut down, and reopened with a new kernel, in Debian's Chro
 
 ipywidgets draws "Error displaying widget: model not found" in each widget's output (its
 model lived in the old kernel). Where nbcompile's extension runs, that error is not shown
-and each inspector's static report (the output after the widget's) is, under the line
-saying how to get the interactive view back; without the extension the reader sees the
-error and, below it, the same report and line.
+and each inspector is drawn from the record its static output carries, by the widget's own
+views (a break at its line, a source line beside its kernels), under the kernel's line
+saying what it is; its *Inspect again* asks the new kernel for the target: no answer
+before nbcompile is loaded, "does not hold this target yet" before the cell that compiles
+it runs, then the target as the kernel holds it (waiting for its first call, then
+compiled with its break). Without the extension the reader sees the error and, below it,
+the static report under the line saying how to get the interactive view back.
 """
 
 from __future__ import annotations
@@ -19,7 +23,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from nbcompile.display.inline_inspector import FALLBACK_CLASS, NEEDS_WIDGETS
+from nbcompile.display.inline_inspector import (
+    FALLBACK_CLASS,
+    NEEDS_WIDGETS,
+    NO_ANSWER,
+    SAVED_AGAIN,
+    SAVED_TEXT,
+)
+from nbcompile.display.inspector import AGAIN_LABEL, HELD_NOW, NOT_HELD
 
 from .conftest import lab_server
 from .test_frontends import kept_on_failure, nbcompile_errors, new_page
@@ -29,6 +40,7 @@ from .test_inline_inspector import (
     COMPILE_INSPECT_CELL,
     COS_CALL_CELL,
     INSPECT_CELL,
+    check_break_and_map,
     disable_extension,
 )
 from .test_sidebar import cells, read_saved, run_cell, wait_idle_status
@@ -39,6 +51,8 @@ NOTEBOOK = "reopened.ipynb"
 #: The cells holding an inspector.
 INSPECTORS = (3, 4)
 ERROR = ".jp-OutputArea-output.jupyter-widgets"
+#: The inspector the extension draws from a saved output.
+SAVED = ".nbc-saved-view"
 
 
 def make_notebook(path: Path) -> None:
@@ -80,26 +94,60 @@ def run_save_reopen(page, server, root: Path) -> None:
 
 
 def reopened_outputs(page, extension: bool) -> None:
-    """Each inspector's cell, once ipywidgets has told its model is gone."""
+    """Each inspector's cell, once ipywidgets has told its model is gone: with the
+    extension, the inspector drawn from the saved record; without, the static report."""
     for i in INSPECTORS:
         cell = cells(page).nth(i)
+        name = "gelu_chain" if i == 3 else "cos_plus"
         # ipywidgets' own words, once its manager has restored (a condition, not a time).
         error = cell.locator(ERROR, has_text="model not found")
         error.wait_for(state="attached", timeout=60_000)
+        if extension:
+            assert not error.is_visible(), f"cell {i} shows ipywidgets' error"
+            view = cell.locator(SAVED)
+            view.wait_for(state="visible")
+            assert name in view.locator(".nbc-widget-header").inner_text()
+            assert view.locator(".nbc-snapshot-text").inner_text() == f"{SAVED_TEXT} {SAVED_AGAIN}"
+            assert view.locator(".nbc-snapshot-refresh").inner_text() == AGAIN_LABEL
+            view.locator(".nbc-status-compiled").first.wait_for(state="attached")
+            assert NEEDS_WIDGETS not in cell.inner_text()  # not the static report
+            continue
         report = cell.locator(".nbcompile-widget-fallback")
         report.wait_for(state="visible")
         text = report.inner_text()
         assert NEEDS_WIDGETS in text
-        assert ("gelu_chain" if i == 3 else "cos_plus") in text, text
-        if extension:
-            assert not error.is_visible(), f"cell {i} shows ipywidgets' error"
-        else:
-            assert error.is_visible()
+        assert name in text, text
+        assert error.is_visible()
+
+
+def inspect_again(page) -> None:
+    """The saved inspector of ``inspect(gelu_chain)``: its views work from the saved record;
+    its button asks the new kernel, which answers once nbcompile is loaded and shows the
+    target as it holds it, each time asked."""
+    view = cells(page).nth(3).locator(SAVED)
+    check_break_and_map(view)
+    line = view.locator(".nbc-snapshot-text")
+    again = view.locator(".nbc-snapshot-refresh")
+    again.click()  # nbcompile is not loaded in the new kernel: no answer
+    view.locator(".nbc-snapshot-text", has_text=NO_ANSWER).wait_for(timeout=60_000)
+    run_cell(page, 0)  # %load_ext nbcompile
+    again.click()
+    view.locator(".nbc-snapshot-text", has_text=NOT_HELD).wait_for(timeout=60_000)
+    view.locator(".nbc-status-compiled").first.wait_for(state="attached")  # still the saved
+    run_cell(page, 1)  # %%compile gelu_chain: held, not called yet
+    again.click()
+    view.locator(".nbc-status-pending").first.wait_for(state="attached", timeout=60_000)
+    assert line.inner_text() == HELD_NOW
+    assert view.locator('.nbc-section[data-section="breaks"] .nbc-count').inner_text() == "0"
+    run_cell(page, 2)  # its calls: compiled, with its break
+    again.click()
+    view.locator(".nbc-status-compiled").first.wait_for(state="attached", timeout=60_000)
+    assert line.inner_text() == HELD_NOW
+    check_break_and_map(view)
 
 
 @pytest.mark.parametrize("app", ["jupyterlab", "notebook"])
-def test_a_reopened_notebook_shows_the_static_reports_not_errors(browser, tmp_path, artifacts,
-                                                                 app):
+def test_a_reopened_notebook_shows_the_inspectors_not_errors(browser, tmp_path, artifacts, app):
     root = tmp_path / "root"
     root.mkdir()
     make_notebook(root / NOTEBOOK)
@@ -110,6 +158,7 @@ def test_a_reopened_notebook_shows_the_static_reports_not_errors(browser, tmp_pa
             run_save_reopen(page, server, root)
             reopened_outputs(page, extension=True)
             page.screenshot(path=str(artifacts / f"reopened-{app}.png"))
+            inspect_again(page)
     assert not nbcompile_errors(console), console
 
 

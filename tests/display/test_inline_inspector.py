@@ -1,8 +1,9 @@
 """``nbcompile.inspect``'s widget, without a kernel: its state holds the published record
 within the output budget (never its fallbacks, never more); a record that is not one the
 inspector shows, or is over the budget, is refused on the Python side too; its display
-is the widget's output, then the static fallbacks' under a line saying they stand for it;
-its module ships inside the package, self-contained."""
+is the widget's output, then the static fallbacks' under a line saying they stand for it,
+with the record and the sentences of the view the extension draws from them (within the
+output budget); its module ships inside the package, self-contained."""
 
 from __future__ import annotations
 
@@ -21,11 +22,16 @@ from nbcompile.display.inline_inspector import (
     LOADER,
     MODULE,
     NEEDS_WIDGETS,
+    NO_ANSWER,
+    SAVED_AGAIN,
+    SAVED_REPORT,
+    SAVED_TEXT,
     WIDGET_TEXT,
     Inspector,
     check_record,
     inspector_for,
 )
+from nbcompile.display.inspector import AGAIN_LABEL
 from tests.support import ROOT
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -59,6 +65,43 @@ def test_the_state_is_the_published_record_and_the_display_keeps_its_fallbacks()
     assert html.escape(NEEDS_WIDGETS, quote=True) in fallback["text/html"]
     assert fallback["text/plain"] == "<nbcompile record>"
     assert widget.target_ids() == ["t1", "t2"]
+
+
+def test_the_static_output_carries_the_record_and_the_sentences_of_its_saved_view():
+    """Where the widget's model is gone, the extension draws the inspector from its static
+    output: the record is there (the widget's output no longer carries it), and the
+    metadata holds what that view says; a report's view has no button."""
+    widget = Inspector(_bundle())
+    assert MIME_TYPE not in widget.widget_bundle()[0]
+    fallback = widget.fallback_bundle()
+    assert fallback[MIME_TYPE] == widget.record
+    assert json_size(fallback) <= DEFAULT_OUTPUT_BUDGET
+    saved = widget.fallback_metadata()[MIME_TYPE]["inspector"]
+    assert saved == {"text": f"{SAVED_TEXT} {SAVED_AGAIN}", "again_label": AGAIN_LABEL,
+                     "no_answer": NO_ANSWER}
+    report = json.loads((ROOT / "tests" / "fixtures" / "records" / "profile.json").read_text())
+    view = Inspector(_bundle(report)).fallback_metadata()[MIME_TYPE]["inspector"]
+    assert view["again_label"] == "" and view["text"].endswith(SAVED_REPORT)
+
+
+def test_the_static_output_stays_within_the_output_budget():
+    """A bundle filling the budget: the line above the static report is the static
+    output's only addition, so its record is cut a little further (marked) to keep the
+    whole output within the budget."""
+    record = _summary()
+    budget = 128 * 1024
+    bundle = _bundle(record)
+    bundle["text/html"] = "x" * (budget - json_size(bundle) - 10)
+    assert json_size(bundle) <= budget
+    try:
+        set_output_budget(budget)
+        fallback = Inspector(bundle).fallback_bundle()
+    finally:
+        set_output_budget(DEFAULT_OUTPUT_BUDGET)
+    assert json_size(fallback) <= budget
+    kept = fallback[MIME_TYPE]
+    assert kept != record and any(t.get("omitted") for t in kept["targets"])
+    assert [t["id"] for t in kept["targets"]] == [t["id"] for t in record["targets"]]
 
 
 @pytest.mark.parametrize("hostile, why", [

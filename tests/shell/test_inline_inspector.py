@@ -63,8 +63,9 @@ def test_compile_inspect_shows_the_summary_in_the_inline_inspector_as_it_compile
     run_cell(ip, "inspected(torch.ones(3))")
     assert widget.record["targets"][0]["status"] == "compiled"
     data = widget._repr_mimebundle_()[0]  # type: ignore[index]
-    assert data[MIME_TYPE] == widget.record  # the sidebar reads the cell's record
-    assert "application/vnd.jupyter.widget-view+json" in data
+    assert "application/vnd.jupyter.widget-view+json" in data and MIME_TYPE not in data
+    # The static output carries the record: the sidebar reads the cell's record there.
+    assert widget.fallback_bundle()[MIME_TYPE] == widget.record
     assert "inspected" in widget.fallback_bundle()["text/html"]
     # The settled summary was published again (its fallbacks and record up to date).
     assert "compiled" in capsys.readouterr().out.rsplit("inspected (function)", 1)[-1]
@@ -122,3 +123,33 @@ def test_inspect_is_a_snapshot_of_its_cell_refreshed_on_request(ip):
     assert f"as of cell [{ip.execution_count - 1}]" in widget.snapshot
     # A report's result is a snapshot too.
     assert nbcompile.inspect(nbcompile.report(ip.user_ns["snap"])).snapshot
+
+
+def test_a_saved_inspector_finds_its_targets_again_by_cell_and_name(ip):
+    """What a saved inspector's button is answered (the comm's ``again`` request): the
+    target of that name from that cell as this kernel holds it now (a re-run cell's
+    latest), whole, then the kernel's sentence; a target it does not hold: the sentence
+    alone."""
+    from nbcompile.display.inspector import HELD_NOW, NOT_HELD
+    from nbcompile.magics.inspector_comm import answer_again
+
+    run_cell(ip, "import torch")
+    assert answer_again([{"name": "again_b", "cell_id": None}]) == [
+        {"data": {}, "text": NOT_HELD}]
+    for _ in range(2):  # a re-run cell: its new target is the one found
+        run_cell(ip, "%%compile --backend eager\ndef again_b(x):\n    return x.cos() + 1\n")
+    run_cell(ip, "again_b(torch.ones(3))")
+    latest = nbcompile.report(ip.user_ns["again_b"])
+    replies = answer_again([{"name": "again_b", "cell_id": latest.cell.cell_id}])
+    assert [r.get("text") for r in replies] == [None, HELD_NOW]
+    found = replies[0]["data"][MIME_TYPE]
+    jsonschema.validate(found, SCHEMA)
+    assert [(t["id"], t["status"]) for t in found["targets"]] == [(latest.id, "compiled")]
+    # Another cell's target of that name, and requests that name nothing: not held.
+    for wanted in ([{"name": "again_b", "cell_id": "another-cell"}], [{"name": 3}], "x",
+                   [{"name": "", "cell_id": None}]):
+        assert answer_again(wanted) == [{"data": {}, "text": NOT_HELD}], wanted
+    # Two targets asked, one held: both counted in the sentence.
+    replies = answer_again([{"name": "again_b", "cell_id": None},
+                            {"name": "never_compiled", "cell_id": None}])
+    assert len(replies) == 2 and "holds 1 of the 2 targets" in replies[1]["text"]

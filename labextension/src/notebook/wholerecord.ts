@@ -3,7 +3,8 @@
  * is asked for whole from the live kernel, every text whole, once per target. The kernel
  * answers on the comm target nbcompile registers when loaded
  * (nbcompile/magics/inspector_comm.py): one message `{data: {[MIME_TYPE]: record}}`,
- * which enters through ../records/intake within the inspector's own limits.
+ * which enters through ../records/intake within the inspector's own limits. An inspector
+ * drawn from a saved output asks the same comm for its targets again (`askAgain`).
  */
 
 import { Kernel } from '@jupyterlab/services';
@@ -74,6 +75,62 @@ export function askHeld(
   apply: (payload: Payload) => void
 ): void {
   ask(kernel, { held: true }, LIMITS, apply);
+}
+
+/** A target a saved inspector shows, as a later kernel finds it (its cell and name). */
+export interface ISavedTarget {
+  name: string;
+  cell_id: string | null;
+}
+
+/** What a saved inspector is told back: the records found, and the kernel's sentence. */
+export interface IAgainAnswer {
+  payloads: Payload[];
+  /** The kernel's sentence; `null`: no answer (nbcompile not loaded, the comm refused). */
+  text: string | null;
+}
+
+/**
+ * Ask `kernel` for `targets` as it holds them now (a saved inspector's button): one
+ * reply per target found, each read within the whole-record limits, then one with the
+ * kernel's sentence; `done` is called once, when the kernel closes the comm (a kernel
+ * without nbcompile loaded closes it at once: `text` is then `null`).
+ */
+export function askAgain(
+  kernel: Kernel.IKernelConnection,
+  targets: readonly ISavedTarget[],
+  done: (answer: IAgainAnswer) => void
+): void {
+  const answer: IAgainAnswer = { payloads: [], text: null };
+  let finished = false;
+  const finish = () => {
+    if (!finished) {
+      finished = true;
+      done(answer);
+    }
+  };
+  let comm: Kernel.IComm;
+  try {
+    comm = kernel.createComm(COMM_TARGET);
+  } catch {
+    finish();
+    return;
+  }
+  comm.onMsg = msg => {
+    const content = msg.content.data as { text?: unknown } | undefined;
+    if (typeof content?.text === 'string') {
+      answer.text = content.text;
+      return;
+    }
+    const payload = payloadFromCommReply(msg.content.data, WHOLE_LIMITS);
+    if (payload) {
+      answer.payloads.push(payload);
+    }
+  };
+  comm.onClose = () => finish();
+  comm
+    .open({ again: targets.map(t => ({ name: t.name, cell_id: t.cell_id })) })
+    .done.catch(() => finish());
 }
 
 /**

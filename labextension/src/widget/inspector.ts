@@ -27,12 +27,17 @@ import { isCut } from './channel';
 type ViewName = 'views' | 'map';
 
 export class InlineInspector implements IInspectorSource, ISectionHost {
-  /** `askWhole`: ask the kernel for the whole records (none: nothing is asked). */
+  /**
+   * `askWhole`: ask the kernel for the whole records (none: nothing is asked).
+   * `rootClass`: the class marking the host (`nbc-widget`: the widget's view;
+   * `nbc-saved-view`: the extension's view of a saved output, ../notebook/savedinspector).
+   */
   constructor(
     readonly node: HTMLElement,
-    private readonly _askWhole: (() => void) | null
+    private readonly _askWhole: (() => void) | null,
+    rootClass = 'nbc-widget'
   ) {
-    node.classList.add('nbc-widget', 'nbc-inspector');
+    node.classList.add(rootClass, 'nbc-inspector');
     this._list = new TargetList(id => this.select(id));
     this._target = new TargetView(this);
     this._nav = h('div', {
@@ -74,12 +79,12 @@ export class InlineInspector implements IInspectorSource, ISectionHost {
       this.store.apply(payload, 'live');
     }
     this._render();
-    if (isCut(payload) && !this._asked) {
+    if (isCut(payload) && this._askWhole && !this._asked) {
       this._asked = true;
       this._state(
         'cut to the output budget: asking the kernel for the whole record'
       );
-      this._askWhole?.();
+      this._askWhole();
     }
   }
 
@@ -100,20 +105,25 @@ export class InlineInspector implements IInspectorSource, ISectionHost {
 
   /**
    * A snapshot's sentence and the button that asks the kernel to read the target again
-   * (both written by the kernel); an empty `text`: a live view, no line.
+   * (both written by the kernel); an empty `text`: a live view, no line; no `refresh`:
+   * the line alone.
    */
-  setSnapshot(text: string, label: string, refresh: () => void): void {
+  setSnapshot(text: string, label: string, refresh: (() => void) | null): void {
     this._snapshot.hidden = !text;
     this._snapshot.replaceChildren(
       ...(text
         ? [
             h('span', { class: 'nbc-snapshot-text' }, clip(text, 500)),
-            button(
-              clip(label || '⟳', 40),
-              refresh,
-              'nbc-button nbc-small nbc-snapshot-refresh',
-              undefined
-            )
+            ...(refresh
+              ? [
+                  button(
+                    clip(label || '⟳', 40),
+                    refresh,
+                    'nbc-button nbc-small nbc-snapshot-refresh',
+                    undefined
+                  )
+                ]
+              : [])
           ]
         : [])
     );
