@@ -6,8 +6,10 @@ record dataclasses (``nbcompile.core.records``, ``timing``, ``profile``, ``sugge
 
 Types come from the annotations, descriptions from the comment on (or just above) each
 field. Every object is closed (``additionalProperties: false``); a field is required
-unless its class lists it in ``OPTIONAL_KEYS``. ``--check`` writes nothing and exits 1
-when a generated file is stale.
+unless its class lists it in ``OPTIONAL_KEYS``, and then the schema carries its
+``default`` (what a reader takes when a record lacks it): the dataclass default, or for
+a key in ``COMPUTED`` the empty value of its type. ``--check`` writes nothing and exits
+1 when a generated file is stale.
 """
 
 from __future__ import annotations
@@ -87,6 +89,36 @@ def public_hints(cls: type) -> dict[str, Any]:
     return hints
 
 
+_JSON = (str, int, float, bool, type(None), list, dict)
+
+
+def field_default(cls: type, f: dataclasses.Field[Any]) -> Any:
+    """The JSON value of an optional field's dataclass default (what a reader fills in
+    for a record that lacks the field)."""
+    if f.default is not dataclasses.MISSING:
+        value = f.default
+    elif f.default_factory is not dataclasses.MISSING:
+        value = f.default_factory()
+    else:
+        raise TypeError(f"{cls.__name__}.{f.name} is optional but has no default")
+    if not isinstance(value, _JSON) or json.loads(json.dumps(value)) != value:
+        raise TypeError(f"{cls.__name__}.{f.name}: default {value!r} is not a JSON value")
+    return value
+
+
+def empty_value(tp: Any) -> Any:
+    """The empty value of an annotation (a computed key's default): None where it may be
+    None, else '', 0, False, [] or {}."""
+    args = typing.get_args(tp) if typing.get_origin(tp) in (Union, types.UnionType) else ()
+    if type(None) in args:
+        return None
+    origin = typing.get_origin(tp) or tp
+    empty = {str: "", int: 0, float: 0.0, bool: False, list: [], dict: {}}
+    if origin not in empty:
+        raise TypeError(f"no empty value for annotation {tp!r}")
+    return empty[origin]
+
+
 class _Builder:
     """Walks annotations into JSON Schema, collecting dataclasses as ``$defs``."""
 
@@ -137,9 +169,13 @@ class _Builder:
             prop = self.type_schema(hints[f.name])
             if f.name in docs:
                 prop["description"] = docs[f.name]
+            if f.name in optional:
+                prop["default"] = field_default(cls, f)
             properties[f.name] = prop
         for name, (tp, doc) in getattr(cls, "COMPUTED", {}).items():
             properties[name] = {**self.type_schema(tp), "description": doc}
+            if name in optional:
+                properties[name]["default"] = empty_value(tp)
         schema: dict[str, Any] = {"title": cls.__name__, "type": "object"}
         if cls.__doc__:
             summary = inspect.cleandoc(cls.__doc__).split("\n\n")[0]

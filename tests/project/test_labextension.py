@@ -47,14 +47,15 @@ def _node_modules() -> None:
 @pytest.mark.slow
 def test_generated_record_types_and_schema_module_are_fresh(tmp_path):
     """src/generated/ is what the generator makes of the JSON Schema today: the record
-    types (json-schema-to-typescript) and the schema module the renderer validates with."""
+    types (json-schema-to-typescript), the schema module the renderer validates with,
+    and each record object's fields, defaults and maps the view model reads with."""
     _node_modules()
     node = shutil.which("node")
     assert node is not None, "node is required to test the JupyterLab extension"
     proc = subprocess.run([node, "scripts/gen-types.mjs", str(tmp_path)], cwd=EXT,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    for name in ("record.ts", "schema.ts"):
+    for name in ("record.ts", "schema.ts", "fields.ts"):
         committed = EXT / "src" / "generated" / name
         assert committed.read_text() == (tmp_path / name).read_text(), (
             f"labextension/src/generated/{name} is stale: run `npm run gen:types` in labextension/")

@@ -5,6 +5,7 @@ validate, and records saved by an older nbcompile still validate."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 
 import jsonschema
@@ -69,6 +70,38 @@ def test_schema_is_valid_and_every_object_is_closed():
     assert "code_piece_count" in target["properties"]
     assert SCHEMA["$defs"]["Kernel"]["properties"]["kind"]["enum"] == [
         "kernel", "extern", "wrapper"]
+
+
+def test_every_optional_field_carries_its_default():
+    """What a reader takes for a field an older record lacks is in the schema (the
+    front end's view model is filled from it): the dataclass default, valid for the
+    field's own schema; a computed key's default is the empty value of its type."""
+    for name, definition in SCHEMA["$defs"].items():
+        for key, prop in definition["properties"].items():
+            if key in definition["required"]:
+                assert "default" not in prop, f"{name}.{key}"
+                continue
+            assert "default" in prop, f"{name}.{key}"
+            schema = {"$defs": SCHEMA["$defs"], **prop}
+            assert not list(jsonschema.Draft202012Validator(schema).iter_errors(
+                prop["default"])), f"{name}.{key}: {prop['default']!r}"
+    target = SCHEMA["$defs"]["TargetRecord"]["properties"]
+    assert target["stance"]["default"] == "default"  # a dataclass default
+    assert target["cell_names"]["default"] == {}  # a computed key: empty of its type
+    assert SCHEMA["$defs"]["Comparison"]["properties"]["confidence"]["default"] == 0.95
+
+
+def test_an_optional_field_needs_a_json_default():
+    @dataclasses.dataclass
+    class Odd:
+        when: object = dataclasses.field(default_factory=object)
+        OPTIONAL_KEYS = frozenset({"when"})
+
+    (f,) = dataclasses.fields(Odd)
+    with pytest.raises(TypeError, match="not a JSON value"):
+        generate.field_default(Odd, f)
+    assert generate.empty_value(int | None) is None
+    assert generate.empty_value(list[str]) == []
 
 
 @pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.json")), ids=lambda p: p.name)

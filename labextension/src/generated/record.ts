@@ -2,7 +2,7 @@
  * (json-schema-to-typescript). Do not edit: run `npm run gen:types`. */
 
 /**
- * What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/ (records.py, perf/comparison.py, perf/profile_record.py, fixes/record.py, logs/records.py, diagnosis/record.py) by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.
+ * What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/ (records.py, perf/comparison.py, perf/profile/record.py, fixes/record.py, logs/record.py, diagnosis/record.py) by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.
  */
 export type NbcompileRecordSchemaVersion1 =
   | SummaryRecord
@@ -386,6 +386,10 @@ export interface CompileRecord {
    * For a recompile: each compiled version torch tried, newest first, with its own failed guard (torch's record of the call); empty: not a recompile, or torch named none.
    */
   failed_versions?: FailedVersion[];
+  /**
+   * The compile as views head it, with the code named as the user wrote it: `compile 0/1 (f)`; the frame torch compiles for a module target (its `wrap_inline` wrapper, `inner`) named by the module (`compile 0/0 (model)`); "": not set.
+   */
+  label?: string;
 }
 /**
  * One piece of generated code: a C++/Triton kernel, an extern call or the wrapper.
@@ -427,6 +431,10 @@ export interface Kernel {
    * Seconds Triton took to compile it, as torch measured (`compilation_metrics`' `triton_kernel_compile_times_us`; GPU compiles); None: torch did not say.
    */
   compile_time_s?: number | null;
+  /**
+   * The compile it came from, in the words every view names it by (`compile 0/1`), so two kernels of one name from two compiles read apart; "": not known.
+   */
+  compile_label?: string;
 }
 /**
  * A place where Dynamo stopped tracing and fell back to Python.
@@ -871,7 +879,7 @@ export interface EagerRuns {
  */
 export interface CudagraphCall {
   /**
-   * the call's number among all calls of the target's compiled function, from its first (0: not known, a function whose calls nbcompile cannot count; see `core/notebook/targets/calls.py`)
+   * the call's number among all calls of the target's compiled function, from its first (0: not known, a function whose calls nbcompile cannot count; see `core/notebook/targets/running.py`)
    */
   call: number;
   /**

@@ -5,7 +5,7 @@ export const RECORD_SCHEMA: unknown = {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "application/vnd.nbcompile.v1+json",
   "title": "nbcompile record, schema version 1",
-  "description": "What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/ (records.py, perf/comparison.py, perf/profile_record.py, fixes/record.py, logs/records.py, diagnosis/record.py) by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.",
+  "description": "What the kernel publishes under the MIME type application/vnd.nbcompile.v1+json. Generated from the dataclasses in nbcompile/core/ (records.py, perf/comparison.py, perf/profile/record.py, fixes/record.py, logs/record.py, diagnosis/record.py) by `python -m nbcompile.schema.generate`: do not edit. Documented in docs/records.md.",
   "oneOf": [
     {
       "$ref": "#/$defs/SummaryRecord"
@@ -82,21 +82,24 @@ export const RECORD_SCHEMA: unknown = {
       "properties": {
         "filename": {
           "type": "string",
-          "description": "the cell's code filename, as in tracebacks"
+          "description": "the cell's code filename, as in tracebacks",
+          "default": ""
         },
         "execution_count": {
           "type": [
             "integer",
             "null"
           ],
-          "description": "the cell number the notebook shows"
+          "description": "the cell number the notebook shows",
+          "default": null
         },
         "cell_id": {
           "type": [
             "string",
             "null"
           ],
-          "description": "JupyterLab's cell id from the execute request, when known"
+          "description": "JupyterLab's cell id from the execute request, when known",
+          "default": null
         }
       },
       "required": [],
@@ -222,32 +225,37 @@ export const RECORD_SCHEMA: unknown = {
           "items": {
             "$ref": "#/$defs/LineAnnotation"
           },
-          "description": "one per source line"
+          "description": "one per source line",
+          "default": []
         },
         "code_diffs": {
           "type": "array",
           "items": {
             "$ref": "#/$defs/CodeDiff"
           },
-          "description": "changes since last compile"
+          "description": "changes since last compile",
+          "default": []
         },
         "advice": {
           "type": "array",
           "items": {
             "$ref": "#/$defs/Advice"
           },
-          "description": "what to change, from patterns"
+          "description": "what to change, from patterns",
+          "default": []
         },
         "preview": {
           "type": "string",
-          "description": "e.g. \"triton\": generated code is a preview (--codegen triton)"
+          "description": "e.g. \"triton\": generated code is a preview (--codegen triton)",
+          "default": ""
         },
         "omitted": {
           "type": "array",
           "items": {
             "$ref": "#/$defs/Omission"
           },
-          "description": "What a published copy left out to stay within the output budget (empty in the kernel)"
+          "description": "What a published copy left out to stay within the output budget (empty in the kernel)",
+          "default": []
         },
         "schema_version": {
           "const": 1
@@ -260,11 +268,13 @@ export const RECORD_SCHEMA: unknown = {
           "items": {
             "$ref": "#/$defs/TorchLog"
           },
-          "description": "torch's log records about its compiles, kept off stderr (`--torch-logs` keeps them)"
+          "description": "torch's log records about its compiles, kept off stderr (`--torch-logs` keeps them)",
+          "default": []
         },
         "compiled_inside": {
           "type": "string",
-          "description": "status compiled_inside: the target of the same cell whose graph this module ran in"
+          "description": "status compiled_inside: the target of the same cell whose graph this module ran in",
+          "default": ""
         },
         "progress": {
           "anyOf": [
@@ -275,25 +285,29 @@ export const RECORD_SCHEMA: unknown = {
               "type": "null"
             }
           ],
-          "description": "status compiling: where the running compile is (absent once it finished)"
+          "description": "status compiling: where the running compile is (absent once it finished)",
+          "default": null
         },
         "stance": {
           "type": "string",
-          "description": "the `torch.compiler.set_stance` stance in force (`%%stance`, `%nbcompile stance`)"
+          "description": "the `torch.compiler.set_stance` stance in force (`%%stance`, `%nbcompile stance`)",
+          "default": "default"
         },
         "eager_runs": {
           "type": "array",
           "items": {
             "$ref": "#/$defs/EagerRuns"
           },
-          "description": "calls that ran eagerly"
+          "description": "calls that ran eagerly",
+          "default": []
         },
         "cudagraph_calls": {
           "type": "array",
           "items": {
             "$ref": "#/$defs/CudagraphCall"
           },
-          "description": "calls under CUDA graphs (`--mode reduce-overhead` on a GPU) that warmed up, recorded, re-recorded or fell back, each with the first call that replayed after"
+          "description": "calls under CUDA graphs (`--mode reduce-overhead` on a GPU) that warmed up, recorded, re-recorded or fell back, each with the first call that replayed after",
+          "default": []
         },
         "cudagraph_shapes": {
           "anyOf": [
@@ -304,14 +318,16 @@ export const RECORD_SCHEMA: unknown = {
               "type": "null"
             }
           ],
-          "description": "the input sizes its CUDA graphs were recorded for (None: none recorded)"
+          "description": "the input sizes its CUDA graphs were recorded for (None: none recorded)",
+          "default": null
         },
         "cudagraph_hazards": {
           "type": "array",
           "items": {
             "$ref": "#/$defs/CudagraphHazard"
           },
-          "description": "names found holding this target's CUDA-graph outputs after a later call took them (the latest, at most `cudagraphs.hazard.MAX_KEPT`)"
+          "description": "names found holding this target's CUDA-graph outputs after a later call took them (the latest, at most `cudagraphs.hazard.MAX_KEPT`)",
+          "default": []
         },
         "graph_break_count": {
           "type": "integer",
@@ -322,7 +338,8 @@ export const RECORD_SCHEMA: unknown = {
           "additionalProperties": {
             "type": "string"
           },
-          "description": "each notebook cell's code file the record names (a break's file, torch's text: an FX graph's `# File:` comments, guards, log messages), as written there -> the cell as the notebook names it (`cell [2]`); torch's text stays verbatim (published)"
+          "description": "each notebook cell's code file the record names (a break's file, torch's text: an FX graph's `# File:` comments, guards, log messages), as written there -> the cell as the notebook names it (`cell [2]`); torch's text stays verbatim (published)",
+          "default": {}
         },
         "recompile_count": {
           "type": "integer",
@@ -334,19 +351,23 @@ export const RECORD_SCHEMA: unknown = {
         },
         "code_piece_count": {
           "type": "integer",
-          "description": "every code piece: kernels, extern calls, wrappers"
+          "description": "every code piece: kernels, extern calls, wrappers",
+          "default": 0
         },
         "truncated": {
           "type": "boolean",
-          "description": "set when published inline and some text was capped"
+          "description": "set when published inline and some text was capped",
+          "default": false
         },
         "status_text": {
           "type": "string",
-          "description": "the status in words, as the kernel shows it (published; `compiling` is ticked by the front end from compiling_since)"
+          "description": "the status in words, as the kernel shows it (published; `compiling` is ticked by the front end from compiling_since)",
+          "default": ""
         },
         "progress_text": {
           "type": "string",
-          "description": "status compiling: the current step, the frame and the steps so far in words, as the kernel shows them (published)"
+          "description": "status compiling: the current step, the frame and the steps so far in words, as the kernel shows them (published)",
+          "default": ""
         }
       },
       "required": [
@@ -413,7 +434,8 @@ export const RECORD_SCHEMA: unknown = {
           "items": {
             "$ref": "#/$defs/SourceLine"
           },
-          "description": "as `GraphBreak.stack`"
+          "description": "as `GraphBreak.stack`",
+          "default": []
         }
       },
       "required": [
@@ -486,7 +508,8 @@ export const RECORD_SCHEMA: unknown = {
         },
         "recompile_guard": {
           "type": "string",
-          "description": "the failed guard(s) as Dynamo wrote them"
+          "description": "the failed guard(s) as Dynamo wrote them",
+          "default": ""
         },
         "graphs": {
           "type": "array",
@@ -523,7 +546,8 @@ export const RECORD_SCHEMA: unknown = {
           "items": {
             "type": "string"
           },
-          "description": "Inductor's input graphs"
+          "description": "Inductor's input graphs",
+          "default": []
         },
         "graph_breaks": {
           "type": "array",
@@ -551,21 +575,24 @@ export const RECORD_SCHEMA: unknown = {
         },
         "recompile_limit": {
           "type": "integer",
-          "description": "torch._dynamo.config.recompile_limit in force (0: unknown)"
+          "description": "torch._dynamo.config.recompile_limit in force (0: unknown)",
+          "default": 0
         },
         "phases": {
           "type": "object",
           "additionalProperties": {
             "type": "number"
           },
-          "description": "Exclusive seconds per compile phase (`Dynamo tracing`, `AOTAutograd`, `Inductor passes`, `Inductor lowering`, `code generation`, `C++/Triton compile`, `gc`), summing to at most `times.total_s`; phases torch did not report are absent."
+          "description": "Exclusive seconds per compile phase (`Dynamo tracing`, `AOTAutograd`, `Inductor passes`, `Inductor lowering`, `code generation`, `C++/Triton compile`, `gc`), summing to at most `times.total_s`; phases torch did not report are absent.",
+          "default": {}
         },
         "guard_latency_s": {
           "type": [
             "number",
             "null"
           ],
-          "description": "guard evaluation time torch measured, if any"
+          "description": "guard evaluation time torch measured, if any",
+          "default": null
         },
         "chromium_events": {
           "type": "array",
@@ -573,7 +600,8 @@ export const RECORD_SCHEMA: unknown = {
             "type": "object",
             "additionalProperties": {}
           },
-          "description": "torch's Chrome-trace events of this compile (`ph` B/E/i, `ts` in us, `name`, `cat`...), for `report(x).save_chrome_trace(path)`; kept in the kernel, left out of published records."
+          "description": "torch's Chrome-trace events of this compile (`ph` B/E/i, `ts` in us, `name`, `cat`...), for `report(x).save_chrome_trace(path)`; kept in the kernel, left out of published records.",
+          "default": []
         },
         "cudagraphs": {
           "anyOf": [
@@ -584,28 +612,32 @@ export const RECORD_SCHEMA: unknown = {
               "type": "null"
             }
           ],
-          "description": "What became of CUDA graphs for this compile's graphs (`--mode reduce-overhead`), from torch's own messages and skip count; None: CUDA graphs were not asked for, or torch neither said nor counted anything."
+          "description": "What became of CUDA graphs for this compile's graphs (`--mode reduce-overhead`), from torch's own messages and skip count; None: CUDA graphs were not asked for, or torch neither said nor counted anything.",
+          "default": null
         },
         "cell": {
           "type": [
             "integer",
             "null"
           ],
-          "description": "Execution count of the cell run that made the call (None: unknown, e.g. no cell ran)."
+          "description": "Execution count of the cell run that made the call (None: unknown, e.g. no cell ran).",
+          "default": null
         },
         "changed_by": {
           "type": "array",
           "items": {
             "type": "integer"
           },
-          "description": "Execution counts of the cell runs since the frame's previous compile that changed what the failed guard reads (a global, a module's `training`); empty: none known."
+          "description": "Execution counts of the cell runs since the frame's previous compile that changed what the failed guard reads (a global, a module's `training`); empty: none known.",
+          "default": []
         },
         "changes": {
           "type": "array",
           "items": {
             "type": "string"
           },
-          "description": "those, in words: `cell [7] set X = 1`"
+          "description": "those, in words: `cell [7] set X = 1`",
+          "default": []
         },
         "runs_as": {
           "anyOf": [
@@ -616,14 +648,21 @@ export const RECORD_SCHEMA: unknown = {
               "type": "null"
             }
           ],
-          "description": "What torch runs in place of the frame (its transformed code as Python and the walk through graphs, Python and resume functions); None: not known (not heard; a trace compile holds what its log does)"
+          "description": "What torch runs in place of the frame (its transformed code as Python and the walk through graphs, Python and resume functions); None: not known (not heard; a trace compile holds what its log does)",
+          "default": null
         },
         "failed_versions": {
           "type": "array",
           "items": {
             "$ref": "#/$defs/FailedVersion"
           },
-          "description": "For a recompile: each compiled version torch tried, newest first, with its own failed guard (torch's record of the call); empty: not a recompile, or torch named none."
+          "description": "For a recompile: each compiled version torch tried, newest first, with its own failed guard (torch's record of the call); empty: not a recompile, or torch named none.",
+          "default": []
+        },
+        "label": {
+          "type": "string",
+          "description": "The compile as views head it, with the code named as the user wrote it: `compile 0/1 (f)`; the frame torch compiles for a module target (its `wrap_inline` wrapper, `inner`) named by the module (`compile 0/0 (model)`); \"\": not set.",
+          "default": ""
         }
       },
       "required": [
@@ -696,25 +735,34 @@ export const RECORD_SCHEMA: unknown = {
         },
         "stage": {
           "type": "string",
-          "description": "inference | forward | backward (AOT graph the code belongs to)"
+          "description": "inference | forward | backward (AOT graph the code belongs to)",
+          "default": ""
         },
         "handle": {
           "type": "string",
-          "description": "Inductor's provenance handle (\"cpp_fused_add_1:4\"), when tracked"
+          "description": "Inductor's provenance handle (\"cpp_fused_add_1:4\"), when tracked",
+          "default": ""
         },
         "nodes": {
           "type": "array",
           "items": {
             "type": "string"
           },
-          "description": "FX node names it computes"
+          "description": "FX node names it computes",
+          "default": []
         },
         "compile_time_s": {
           "type": [
             "number",
             "null"
           ],
-          "description": "Seconds Triton took to compile it, as torch measured (`compilation_metrics`' `triton_kernel_compile_times_us`; GPU compiles); None: torch did not say."
+          "description": "Seconds Triton took to compile it, as torch measured (`compilation_metrics`' `triton_kernel_compile_times_us`; GPU compiles); None: torch did not say.",
+          "default": null
+        },
+        "compile_label": {
+          "type": "string",
+          "description": "The compile it came from, in the words every view names it by (`compile 0/1`), so two kernels of one name from two compiles read apart; \"\": not known.",
+          "default": ""
         }
       },
       "required": [
@@ -776,27 +824,33 @@ export const RECORD_SCHEMA: unknown = {
           "items": {
             "$ref": "#/$defs/SourceLine"
           },
-          "description": "Dynamo's user stack, outermost first: e.g. the user's cell line, then the library lines it called into, down to the line that broke (`filename`/`lineno`)."
+          "description": "Dynamo's user stack, outermost first: e.g. the user's cell line, then the library lines it called into, down to the line that broke (`filename`/`lineno`).",
+          "default": []
         },
         "gb_id": {
           "type": "string",
-          "description": "Dynamo's graph-break id, e.g. \"GB0170\""
+          "description": "Dynamo's graph-break id, e.g. \"GB0170\"",
+          "default": ""
         },
         "doc_url": {
           "type": "string",
-          "description": "the graph break's documentation page"
+          "description": "the graph break's documentation page",
+          "default": ""
         },
         "stack_dropped": {
           "type": "integer",
-          "description": "frames of the process's own machinery above the user's first frame (in a kernel: runpy, ipykernel, tornado, asyncio, IPython) that Dynamo printed and `stack` leaves out"
+          "description": "frames of the process's own machinery above the user's first frame (in a kernel: runpy, ipykernel, tornado, asyncio, IPython) that Dynamo printed and `stack` leaves out",
+          "default": 0
         },
         "hits": {
           "type": "integer",
-          "description": "compiles of the target that hit this break (published on a target's graph_breaks, counted by insight/break_ranking.py)"
+          "description": "compiles of the target that hit this break (published on a target's graph_breaks, counted by insight/break_ranking.py)",
+          "default": 0
         },
         "runs_as": {
           "type": "string",
-          "description": "what torch runs around this break, in one line: the graph before it, the Python at its line, where it resumes (published on a target's graph_breaks from the compiles' runs_as; absent when not known)"
+          "description": "what torch runs around this break, in one line: the graph before it, the Python at its line, where it resumes (published on a target's graph_breaks from the compiles' runs_as; absent when not known)",
+          "default": ""
         }
       },
       "required": [
@@ -825,7 +879,8 @@ export const RECORD_SCHEMA: unknown = {
         },
         "reason": {
           "type": "string",
-          "description": "torch's reason in its words (`mutated inputs (1 instances)`, `cpu device`); empty when recorded"
+          "description": "torch's reason in its words (`mutated inputs (1 instances)`, `cpu device`); empty when recorded",
+          "default": ""
         },
         "line": {
           "anyOf": [
@@ -836,21 +891,24 @@ export const RECORD_SCHEMA: unknown = {
               "type": "null"
             }
           ],
-          "description": "the user's line torch named (its `Found from:` stack, innermost user frame)"
+          "description": "the user's line torch named (its `Found from:` stack, innermost user frame)",
+          "default": null
         },
         "cell": {
           "type": [
             "integer",
             "null"
           ],
-          "description": "execution count of the cell that line is in, when known"
+          "description": "execution count of the cell that line is in, when known",
+          "default": null
         },
         "messages": {
           "type": "array",
           "items": {
             "type": "string"
           },
-          "description": "torch's messages, verbatim"
+          "description": "torch's messages, verbatim",
+          "default": []
         },
         "partitions": {
           "anyOf": [
@@ -861,15 +919,18 @@ export const RECORD_SCHEMA: unknown = {
               "type": "null"
             }
           ],
-          "description": "Inductor's graph partitions (torch 2.9+ on a GPU, when its scheduler ran: not on an FX-graph cache hit); None: torch said nothing of partitions"
+          "description": "Inductor's graph partitions (torch 2.9+ on a GPU, when its scheduler ran: not on an FX-graph cache hit); None: torch said nothing of partitions",
+          "default": null
         },
         "partitions_unknown": {
           "type": "string",
-          "description": "why the partitions are not known, when torch could not say (`served from the FX-graph cache`, `not reported by torch 2.9`); empty otherwise"
+          "description": "why the partitions are not known, when torch could not say (`served from the FX-graph cache`, `not reported by torch 2.9`); empty otherwise",
+          "default": ""
         },
         "text": {
           "type": "string",
-          "description": "the outcome in words, as the Compiles column shows it (made in Python: the inspector only renders it)"
+          "description": "the outcome in words, as the Compiles column shows it (made in Python: the inspector only renders it)",
+          "default": ""
         }
       },
       "required": [
@@ -919,7 +980,8 @@ export const RECORD_SCHEMA: unknown = {
         },
         "fx": {
           "type": "string",
-          "description": "the FX node as torch printed it (`mul(arg1_1, 2)`)"
+          "description": "the FX node as torch printed it (`mul(arg1_1, 2)`)",
+          "default": ""
         },
         "line": {
           "anyOf": [
@@ -930,14 +992,16 @@ export const RECORD_SCHEMA: unknown = {
               "type": "null"
             }
           ],
-          "description": "the user's line in the node's stack trace"
+          "description": "the user's line in the node's stack trace",
+          "default": null
         },
         "cell": {
           "type": [
             "integer",
             "null"
           ],
-          "description": "execution count of the cell that line is in, when known"
+          "description": "execution count of the cell that line is in, when known",
+          "default": null
         }
       },
       "required": [
@@ -953,26 +1017,31 @@ export const RECORD_SCHEMA: unknown = {
       "properties": {
         "source": {
           "type": "string",
-          "description": "the transformed code as Python (\"\" when it could not be decompiled)"
+          "description": "the transformed code as Python (\"\" when it could not be decompiled)",
+          "default": ""
         },
         "steps": {
           "type": "array",
           "items": {
             "$ref": "#/$defs/RunStep"
           },
-          "description": "graphs, Python, resume, in order"
+          "description": "graphs, Python, resume, in order",
+          "default": []
         },
         "walk": {
           "type": "string",
-          "description": "the steps in one line: `graph 1 (2 ops: sin, mul) -> print(...) ...`"
+          "description": "the steps in one line: `graph 1 (2 ops: sin, mul) -> print(...) ...`",
+          "default": ""
         },
         "dis": {
           "type": "string",
-          "description": "`dis` of the transformed code, when `source` is empty"
+          "description": "`dis` of the transformed code, when `source` is empty",
+          "default": ""
         },
         "problem": {
           "type": "string",
-          "description": "why `source` is empty (depyf missing or failed), in words"
+          "description": "why `source` is empty (depyf missing or failed), in words",
+          "default": ""
         }
       },
       "required": [],
@@ -999,18 +1068,21 @@ export const RECORD_SCHEMA: unknown = {
             "integer",
             "null"
           ],
-          "description": "graph: which of this compile's `graphs` (0-based) Dynamo's code calls here"
+          "description": "graph: which of this compile's `graphs` (0-based) Dynamo's code calls here",
+          "default": null
         },
         "lineno": {
           "type": [
             "integer",
             "null"
           ],
-          "description": "python: the user line run eagerly (the graph break's line)"
+          "description": "python: the user line run eagerly (the graph break's line)",
+          "default": null
         },
         "frame": {
           "type": "string",
-          "description": "resume: the resume function's frame (`torch_dynamo_resume_in_f_at_8`) whose own compiles (`CompileRecord.frame`) carry its graphs, guards and recompiles; \"\" unknown"
+          "description": "resume: the resume function's frame (`torch_dynamo_resume_in_f_at_8`) whose own compiles (`CompileRecord.frame`) carry its graphs, guards and recompiles; \"\" unknown",
+          "default": ""
         },
         "inner": {
           "anyOf": [
@@ -1021,11 +1093,13 @@ export const RECORD_SCHEMA: unknown = {
               "type": "null"
             }
           ],
-          "description": "python: where the graph break is when it is inside a function this line calls (that function then runs as a frame of its own); None: the break is on `lineno` itself"
+          "description": "python: where the graph break is when it is inside a function this line calls (that function then runs as a frame of its own); None: the break is on `lineno` itself",
+          "default": null
         },
         "alternative": {
           "type": "boolean",
-          "description": "resume: another branch's resume function (a data-dependent branch resumes in one of two, whichever the condition picks)"
+          "description": "resume: another branch's resume function (a data-dependent branch resumes in one of two, whichever the condition picks)",
+          "default": false
         }
       },
       "required": [
@@ -1081,35 +1155,40 @@ export const RECORD_SCHEMA: unknown = {
         },
         "frame": {
           "type": "string",
-          "description": "the code recompiled (a resumed part: `torch_dynamo_resume_in_<fn>_at_<n>`)"
+          "description": "the code recompiled (a resumed part: `torch_dynamo_resume_in_<fn>_at_<n>`)",
+          "default": ""
         },
         "cell": {
           "type": [
             "integer",
             "null"
           ],
-          "description": "execution count of the cell run whose call recompiled"
+          "description": "execution count of the cell run whose call recompiled",
+          "default": null
         },
         "changed_by": {
           "type": "array",
           "items": {
             "type": "integer"
           },
-          "description": "cells that changed what it reads"
+          "description": "cells that changed what it reads",
+          "default": []
         },
         "changes": {
           "type": "array",
           "items": {
             "type": "string"
           },
-          "description": "in words: `cell [7] set SCALE = 0.5`"
+          "description": "in words: `cell [7] set SCALE = 0.5`",
+          "default": []
         },
         "failed_versions": {
           "type": "array",
           "items": {
             "$ref": "#/$defs/FailedVersion"
           },
-          "description": "Each compiled version torch tried for this call, newest first, with its own failed guard; empty: torch named none (a record from an older nbcompile, or a trace without them)."
+          "description": "Each compiled version torch tried for this call, newest first, with its own failed guard; empty: torch named none (a record from an older nbcompile, or a trace without them).",
+          "default": []
         }
       },
       "required": [
@@ -1435,72 +1514,85 @@ export const RECORD_SCHEMA: unknown = {
       "properties": {
         "call": {
           "type": "integer",
-          "description": "the call's number among all calls of the target's compiled function, from its first (0: not known, a function whose calls nbcompile cannot count; see `core/notebook/targets/calls.py`)"
+          "description": "the call's number among all calls of the target's compiled function, from its first (0: not known, a function whose calls nbcompile cannot count; see `core/notebook/targets/running.py`)"
         },
         "cell": {
           "type": [
             "integer",
             "null"
           ],
-          "description": "execution count of the cell that made the call"
+          "description": "execution count of the cell that made the call",
+          "default": null
         },
         "warmups": {
           "type": "integer",
-          "description": "graph runs that warmed up (the tree's `run_eager`, first run)"
+          "description": "graph runs that warmed up (the tree's `run_eager`, first run)",
+          "default": 0
         },
         "recordings": {
           "type": "integer",
-          "description": "graphs recorded (the tree's `record_function`), re-records too"
+          "description": "graphs recorded (the tree's `record_function`), re-records too",
+          "default": 0
         },
         "replays": {
           "type": "integer",
-          "description": "recorded graphs replayed (the tree's `execute_node`)"
+          "description": "recorded graphs replayed (the tree's `execute_node`)",
+          "default": 0
         },
         "eager": {
           "type": "integer",
-          "description": "graph runs torch ran eagerly after warm-up (not as CUDA graphs)"
+          "description": "graph runs torch ran eagerly after warm-up (not as CUDA graphs)",
+          "default": 0
         },
         "rerecords": {
           "type": "array",
           "items": {
             "$ref": "#/$defs/CudagraphRerecord"
           },
-          "description": "the recordings that recorded a graph again (a recorded one's check failed), why"
+          "description": "the recordings that recorded a graph again (a recorded one's check failed), why",
+          "default": []
         },
         "new_shapes": {
           "type": "array",
           "items": {
             "$ref": "#/$defs/CudagraphShape"
           },
-          "description": "sizes first seen here"
+          "description": "sizes first seen here",
+          "default": []
         },
         "fell_back": {
           "type": "string",
-          "description": "torch's message when it gave up on a graph and runs it eagerly from now on (past `cudagraph_unexpected_rerecord_limit`); empty: none"
+          "description": "torch's message when it gave up on a graph and runs it eagerly from now on (past `cudagraph_unexpected_rerecord_limit`); empty: none",
+          "default": ""
         },
         "pool_before": {
           "type": [
             "integer",
             "null"
           ],
-          "description": "bytes reserved by the CUDA-graph trees' private memory pool before and after the call (None: not read); `pool_source` says how they were read"
+          "description": "bytes reserved by the CUDA-graph trees' private memory pool before and after the call (None: not read); `pool_source` says how they were read",
+          "default": null
         },
         "pool_after": {
           "type": [
             "integer",
             "null"
-          ]
+          ],
+          "default": null
         },
         "pool_source": {
-          "type": "string"
+          "type": "string",
+          "default": ""
         },
         "what": {
           "type": "string",
-          "description": "what happened, in the words the summary's line and the inspector show"
+          "description": "what happened, in the words the summary's line and the inspector show",
+          "default": ""
         },
         "backward": {
           "type": "boolean",
-          "description": "the graph runs of a backward pass after call `call` (`loss.backward()`: outside the target's calls; torch's lines say so, `replays` not counted there)"
+          "description": "the graph runs of a backward pass after call `call` (`loss.backward()`: outside the target's calls; torch's lines say so, `replays` not counted there)",
+          "default": false
         }
       },
       "required": [
@@ -1526,11 +1618,13 @@ export const RECORD_SCHEMA: unknown = {
           "items": {
             "type": "string"
           },
-          "description": "the graph inputs whose pointer changed"
+          "description": "the graph inputs whose pointer changed",
+          "default": []
         },
         "line": {
           "type": "string",
-          "description": "the user's source line torch gave for the first of those inputs, when it gave one"
+          "description": "the user's source line torch gave for the first of those inputs, when it gave one",
+          "default": ""
         }
       },
       "required": [
@@ -1557,7 +1651,8 @@ export const RECORD_SCHEMA: unknown = {
             "integer",
             "null"
           ],
-          "description": "execution count of the cell whose call recorded it"
+          "description": "execution count of the cell whose call recorded it",
+          "default": null
         }
       },
       "required": [
@@ -1583,14 +1678,17 @@ export const RECORD_SCHEMA: unknown = {
             "integer",
             "null"
           ],
-          "description": "torch's warning limit on distinct sizes per graph and the config that sets it (`torch._inductor.config.triton.cudagraph_dynamic_shape_warn_limit`); None: off"
+          "description": "torch's warning limit on distinct sizes per graph and the config that sets it (`torch._inductor.config.triton.cudagraph_dynamic_shape_warn_limit`); None: off",
+          "default": null
         },
         "warn_limit_config": {
-          "type": "string"
+          "type": "string",
+          "default": ""
         },
         "remedy": {
           "type": "string",
-          "description": "what fits when sizes keep coming (empty: nothing to do yet)"
+          "description": "what fits when sizes keep coming (empty: nothing to do yet)",
+          "default": ""
         }
       },
       "required": [
@@ -1620,15 +1718,18 @@ export const RECORD_SCHEMA: unknown = {
           "type": "array",
           "items": {
             "$ref": "#/$defs/CudagraphHazardName"
-          }
+          },
+          "default": []
         },
         "gradient": {
           "type": "boolean",
-          "description": "overwritten gradients (`.grad`): torch's advice differs"
+          "description": "overwritten gradients (`.grad`): torch's advice differs",
+          "default": false
         },
         "text": {
           "type": "string",
-          "description": "what happened and the fix, in words"
+          "description": "what happened and the fix, in words",
+          "default": ""
         }
       },
       "required": [
@@ -1650,11 +1751,13 @@ export const RECORD_SCHEMA: unknown = {
             "integer",
             "null"
           ],
-          "description": "execution count of the cell that bound it (None: not known)"
+          "description": "execution count of the cell that bound it (None: not known)",
+          "default": null
         },
         "by": {
           "type": "string",
-          "description": "overwritten: the function whose call overwrote it (\"\": not known which)"
+          "description": "overwritten: the function whose call overwrote it (\"\": not known which)",
+          "default": ""
         }
       },
       "required": [
@@ -1699,11 +1802,13 @@ export const RECORD_SCHEMA: unknown = {
           "additionalProperties": {
             "type": "number"
           },
-          "description": "Where `elapsed_s` went: `first calls` (compiles), `memory`, `timed calls` (what `budget_s` bounds), `explaining profile`, `other`"
+          "description": "Where `elapsed_s` went: `first calls` (compiles), `memory`, `timed calls` (what `budget_s` bounds), `explaining profile`, `other`",
+          "default": {}
         },
         "memory_measured": {
           "type": "boolean",
-          "description": "each row's memory was measured (`memory=True`)"
+          "description": "each row's memory was measured (`memory=True`)",
+          "default": false
         },
         "min_effect": {
           "type": "number",
@@ -1736,34 +1841,41 @@ export const RECORD_SCHEMA: unknown = {
         },
         "confidence": {
           "type": "number",
-          "description": "level of the median speedup's confidence interval"
+          "description": "level of the median speedup's confidence interval",
+          "default": 0.95
         },
         "min_verdict_repeats": {
           "type": "integer",
-          "description": "fewest paired repeats for a verdict"
+          "description": "fewest paired repeats for a verdict",
+          "default": 10
         },
         "max_ci_ratio": {
           "type": "number",
-          "description": "widest interval (upper / lower) for a verdict"
+          "description": "widest interval (upper / lower) for a verdict",
+          "default": 1.5
         },
         "mutated_inputs": {
           "type": "array",
           "items": {
             "type": "string"
           },
-          "description": "Inputs the call changes in place (`args[0]`); timed on copies, the user's unchanged"
+          "description": "Inputs the call changes in place (`args[0]`); timed on copies, the user's unchanged",
+          "default": []
         },
         "random_ops": {
           "type": "boolean",
-          "description": "the call draws random numbers (same RNG start for every mode)"
+          "description": "the call draws random numbers (same RNG start for every mode)",
+          "default": false
         },
         "captured_output_lines": {
           "type": "integer",
-          "description": "lines the function printed (captured, not shown)"
+          "description": "lines the function printed (captured, not shown)",
+          "default": 0
         },
         "interrupted": {
           "type": "boolean",
-          "description": "Stopped by Ctrl-C: the rows hold what was measured until then (see `notes`)"
+          "description": "Stopped by Ctrl-C: the rows hold what was measured until then (see `notes`)",
+          "default": false
         },
         "schema_version": {
           "const": 1
@@ -1898,14 +2010,16 @@ export const RECORD_SCHEMA: unknown = {
             "number",
             "null"
           ],
-          "description": "The `confidence` interval of the median paired speedup (order statistics)"
+          "description": "The `confidence` interval of the median paired speedup (order statistics)",
+          "default": null
         },
         "speedup_ci_high": {
           "type": [
             "number",
             "null"
           ],
-          "description": "upper bound of that interval"
+          "description": "upper bound of that interval",
+          "default": null
         },
         "significant": {
           "type": "boolean",
@@ -1956,32 +2070,37 @@ export const RECORD_SCHEMA: unknown = {
             "integer",
             "null"
           ],
-          "description": "bytes allocated during one call"
+          "description": "bytes allocated during one call",
+          "default": null
         },
         "peak_memory_ratio": {
           "type": [
             "number",
             "null"
           ],
-          "description": "`peak_memory_bytes` over eager's"
+          "description": "`peak_memory_bytes` over eager's",
+          "default": null
         },
         "memory_verdict": {
           "type": "string",
-          "description": "e.g. `0.25x eager's peak`; `baseline` for eager"
+          "description": "e.g. `0.25x eager's peak`; `baseline` for eager",
+          "default": ""
         },
         "saved_bytes": {
           "type": [
             "integer",
             "null"
           ],
-          "description": "Activations one call's forward saved for backward (storages the call created; parameters and inputs it saved are held anyway); null: nothing saved"
+          "description": "Activations one call's forward saved for backward (storages the call created; parameters and inputs it saved are held anyway); null: nothing saved",
+          "default": null
         },
         "held_bytes": {
           "type": [
             "integer",
             "null"
           ],
-          "description": "CUDA: bytes still allocated after the mode's compile and warm-up, beyond those before it (for reduce-overhead: its CUDA graph memory pool's growth, a floor when the shared pool had free room); null off CUDA, or when a shared CUDA-graph pool with free room did not grow (not known: a note says)"
+          "description": "CUDA: bytes still allocated after the mode's compile and warm-up, beyond those before it (for reduce-overhead: its CUDA graph memory pool's growth, a floor when the shared pool had free room); null off CUDA, or when a shared CUDA-graph pool with free room did not grow (not known: a note says)",
+          "default": null
         },
         "cache": {
           "type": "object",
@@ -2009,14 +2128,16 @@ export const RECORD_SCHEMA: unknown = {
           "items": {
             "$ref": "#/$defs/Explanation"
           },
-          "description": "Why this mode is not faster than eager, from a measured profile (`core/perf/explain.py`)"
+          "description": "Why this mode is not faster than eager, from a measured profile (`core/perf/explain.py`)",
+          "default": []
         },
         "memory_explanations": {
           "type": "array",
           "items": {
             "$ref": "#/$defs/Explanation"
           },
-          "description": "Why this mode needs more memory than eager, each naming its measured numbers"
+          "description": "Why this mode needs more memory than eager, each naming its measured numbers",
+          "default": []
         }
       },
       "required": [
@@ -2175,7 +2296,8 @@ export const RECORD_SCHEMA: unknown = {
           "items": {
             "$ref": "#/$defs/GraphBreak"
           },
-          "description": "of the profiled copy"
+          "description": "of the profiled copy",
+          "default": []
         },
         "memory": {
           "anyOf": [
@@ -2186,11 +2308,13 @@ export const RECORD_SCHEMA: unknown = {
               "type": "null"
             }
           ],
-          "description": "peak and allocated bytes of one call, compiled and eager (null: not measured)"
+          "description": "peak and allocated bytes of one call, compiled and eager (null: not measured)",
+          "default": null
         },
         "interrupted": {
           "type": "boolean",
-          "description": "Ctrl-C stopped it: what was measured (see notes[0])"
+          "description": "Ctrl-C stopped it: what was measured (see notes[0])",
+          "default": false
         },
         "schema_version": {
           "type": "integer"
@@ -2203,18 +2327,21 @@ export const RECORD_SCHEMA: unknown = {
           "additionalProperties": {
             "type": "string"
           },
-          "description": "each notebook cell's code file the record names (a break's file), as written there -> the cell as the notebook names it (`cell [2]`) (published)"
+          "description": "each notebook cell's code file the record names (a break's file), as written there -> the cell as the notebook names it (`cell [2]`) (published)",
+          "default": {}
         },
         "truncated": {
           "type": "boolean",
-          "description": "set when published with some kernels or lines left out"
+          "description": "set when published with some kernels or lines left out",
+          "default": false
         },
         "omitted": {
           "type": "array",
           "items": {
             "$ref": "#/$defs/Omission"
           },
-          "description": "kernels or lines left out of a published output to keep it within its byte budget (`how` gets them)"
+          "description": "kernels or lines left out of a published output to keep it within its byte budget (`how` gets them)",
+          "default": []
         }
       },
       "required": [
@@ -2290,7 +2417,8 @@ export const RECORD_SCHEMA: unknown = {
         },
         "allocated_bytes": {
           "type": "integer",
-          "description": "bytes allocated in one call for the buffers it writes (an allocation between two launches of a graph goes to the next launch: Inductor allocates just before use)"
+          "description": "bytes allocated in one call for the buffers it writes (an allocation between two launches of a graph goes to the next launch: Inductor allocates just before use)",
+          "default": 0
         }
       },
       "required": [
@@ -2336,15 +2464,18 @@ export const RECORD_SCHEMA: unknown = {
         },
         "compiled_allocated_bytes": {
           "type": "integer",
-          "description": "bytes its kernels allocated in one compiled call (a fused kernel's split evenly)"
+          "description": "bytes its kernels allocated in one compiled call (a fused kernel's split evenly)",
+          "default": 0
         },
         "eager_allocated_bytes": {
           "type": "integer",
-          "description": "bytes allocated on this line in one eager call"
+          "description": "bytes allocated on this line in one eager call",
+          "default": 0
         },
         "compiled_backward_s": {
           "type": "number",
-          "description": "the part of `compiled_s` from backward kernels: a forward line feeds them, while eager runs that backward at the line that calls `backward()`"
+          "description": "the part of `compiled_s` from backward kernels: a forward line feeds them, while eager runs that backward at the line that calls `backward()`",
+          "default": 0
         },
         "speedup": {
           "type": [
@@ -2548,7 +2679,8 @@ export const RECORD_SCHEMA: unknown = {
         },
         "interrupted": {
           "type": "boolean",
-          "description": "Ctrl-C stopped it: the trials done so far (see notes[0])"
+          "description": "Ctrl-C stopped it: the trials done so far (see notes[0])",
+          "default": false
         },
         "schema_version": {
           "type": "integer"
@@ -2561,7 +2693,8 @@ export const RECORD_SCHEMA: unknown = {
           "additionalProperties": {
             "type": "string"
           },
-          "description": "each notebook cell's code file the record names, as written there -> the cell as the notebook names it (`cell [2]`) (published)"
+          "description": "each notebook cell's code file the record names, as written there -> the cell as the notebook names it (`cell [2]`) (published)",
+          "default": {}
         }
       },
       "required": [
@@ -2807,11 +2940,13 @@ export const RECORD_SCHEMA: unknown = {
         },
         "bytes_read": {
           "type": "integer",
-          "description": "bytes of log indexed"
+          "description": "bytes of log indexed",
+          "default": 0
         },
         "interrupted": {
           "type": "boolean",
-          "description": "Ctrl-C stopped it: only the files read whole are in (problems[0] names the rest)"
+          "description": "Ctrl-C stopped it: only the files read whole are in (problems[0] names the rest)",
+          "default": false
         },
         "schema_version": {
           "const": 1
@@ -2828,14 +2963,16 @@ export const RECORD_SCHEMA: unknown = {
         },
         "truncated": {
           "type": "boolean",
-          "description": "set when published inline and some text was capped"
+          "description": "set when published inline and some text was capped",
+          "default": false
         },
         "omitted": {
           "type": "array",
           "items": {
             "$ref": "#/$defs/Omission"
           },
-          "description": "parts left out of a published output to keep it within its byte budget (`how` gets them)"
+          "description": "parts left out of a published output to keep it within its byte budget (`how` gets them)",
+          "default": []
         }
       },
       "required": [
@@ -2985,11 +3122,13 @@ export const RECORD_SCHEMA: unknown = {
               "type": "null"
             }
           ],
-          "description": "what torch runs in place of the frame, as far as the log holds it: a resume function's bytecode (torch logs no other), else the problem says it is not in this log"
+          "description": "what torch runs in place of the frame, as far as the log holds it: a resume function's bytecode (torch logs no other), else the problem says it is not in this log",
+          "default": null
         },
         "contents_omitted": {
           "type": "boolean",
-          "description": "published without its contents (breaks, guards, graphs, code) to keep the output within its byte budget"
+          "description": "published without its contents (breaks, guards, graphs, code) to keep the output within its byte budget",
+          "default": false
         }
       },
       "required": [
@@ -3234,7 +3373,8 @@ export const RECORD_SCHEMA: unknown = {
           "items": {
             "type": "string"
           },
-          "description": "on a CUDA GPU, the reduced matmul precision torch's settings put in force for what the graphs compute (\"TF32 matmuls\", ...; a note explains them); [] none, or not on CUDA"
+          "description": "on a CUDA GPU, the reduced matmul precision torch's settings put in force for what the graphs compute (\"TF32 matmuls\", ...; a note explains them); [] none, or not on CUDA",
+          "default": []
         },
         "truncated": {
           "type": "boolean",
@@ -3242,7 +3382,8 @@ export const RECORD_SCHEMA: unknown = {
         },
         "interrupted": {
           "type": "boolean",
-          "description": "Ctrl-C stopped it: what was established so far (see notes[0])"
+          "description": "Ctrl-C stopped it: what was established so far (see notes[0])",
+          "default": false
         },
         "schema_version": {
           "const": 1
@@ -3255,7 +3396,8 @@ export const RECORD_SCHEMA: unknown = {
           "additionalProperties": {
             "type": "string"
           },
-          "description": "each notebook cell's code file the record names, as written there -> the cell as the notebook names it (`cell [2]`) (published)"
+          "description": "each notebook cell's code file the record names, as written there -> the cell as the notebook names it (`cell [2]`) (published)",
+          "default": {}
         }
       },
       "required": [
@@ -3844,7 +3986,8 @@ export const RECORD_SCHEMA: unknown = {
               "type": "null"
             }
           ],
-          "description": "this frame's compile in an earlier kernel of this notebook (when this kernel had not compiled it before): `key_changes` then compare with that compile"
+          "description": "this frame's compile in an earlier kernel of this notebook (when this kernel had not compiled it before): `key_changes` then compare with that compile",
+          "default": null
         }
       },
       "required": [
@@ -4098,34 +4241,39 @@ export const RECORD_SCHEMA: unknown = {
           "items": {
             "type": "number"
           },
-          "description": "The baseline's first call in each alternated round (cold, with empty caches)"
+          "description": "The baseline's first call in each alternated round (cold, with empty caches)",
+          "default": []
         },
         "rounds_after_s": {
           "type": "array",
           "items": {
             "type": "number"
           },
-          "description": "The remedy's first call in the same rounds (cold, or after a restart), paired"
+          "description": "The remedy's first call in the same rounds (cold, or after a restart), paired",
+          "default": []
         },
         "cut": {
           "type": [
             "number",
             "null"
           ],
-          "description": "median cut per round of the time it targets (0.3: 30 % less)"
+          "description": "median cut per round of the time it targets (0.3: 30 % less)",
+          "default": null
         },
         "cut_low": {
           "type": [
             "number",
             "null"
           ],
-          "description": "The interval of that cut the verdict rests on (with few rounds: their range)"
+          "description": "The interval of that cut the verdict rests on (with few rounds: their range)",
+          "default": null
         },
         "cut_high": {
           "type": [
             "number",
             "null"
-          ]
+          ],
+          "default": null
         }
       },
       "required": [

@@ -3,51 +3,35 @@
  * and each change tried on a copy.
  */
 
+import type { View } from '../generated/fields';
 import type * as R from '../generated/record';
-import type { CellNames, View } from './parts';
 
 /** Counts and time of one setup (the baseline or a suggestion tried on a copy). */
-export type IMeasured = View<
-  R.Measured,
-  'graphs' | 'breaks' | 'recompiles' | 'time_s' | 'error' | 'timing_note'
->;
+export type IMeasured = View<R.Measured>;
 
 /** The break or recompile a suggestion addresses. */
-export type IProblem = View<
-  R.Problem,
-  'kind' | 'reason' | 'filename' | 'lineno' | 'line' | 'in_library'
+export type IProblem = View<R.Problem>;
+
+/** One change tried on a copy: `change` is the exact change, as code (a setting, a flag,
+ * or `- old` / `+ new` lines); `same_result` the numeric check against the original
+ * (`ok` null when not checked). */
+export type ISuggestion = View<
+  R.Suggestion,
+  {
+    problem: IProblem;
+    after: IMeasured | null;
+    same_result: View<R.SameResult>;
+  }
 >;
 
-export interface ISuggestion {
-  problem: IProblem;
-  kind: string;
-  /** The exact change, as code (a setting, a flag, or `- old` / `+ new` lines). */
-  change: string;
-  verified: boolean;
-  status: string;
-  after: IMeasured | null;
-  /** The numeric check against the original: `ok` null when not checked. */
-  same: {
-    ok: boolean | null;
-    max_abs_diff: number | null;
-    tolerance: string;
-    notes: string[];
-  };
-  note: string;
-}
-
 /** A `"record": "suggestions"` payload (`nbcompile.suggest` / `%suggest`). */
-export interface ISuggestionsPayload {
-  record: 'suggestions';
-  key: string;
-  name: string;
-  baseline: IMeasured;
-  problems: IProblem[];
-  items: ISuggestion[];
-  calls: number;
-  budget_s: number;
-  elapsed_s: number;
-  notes: string[];
-  /** Each cell's code file the record names (as written there) -> `cell [N]`. */
-  cell_names: CellNames;
-}
+export type ISuggestionsPayload = View<
+  R.Suggestions,
+  {
+    record: 'suggestions';
+    key: string;
+    baseline: IMeasured;
+    problems: IProblem[];
+    items: ISuggestion[];
+  }
+>;

@@ -4,63 +4,31 @@
  * annotated source lines and code diffs.
  */
 
+import type { View } from '../generated/fields';
 import type * as R from '../generated/record';
 import type {
-  CellNames,
   IGraphBreak,
   IKernel,
   IOmission,
   IRunsAs,
-  ISourceLine,
-  View
+  ISourceLine
 } from './parts';
 
-export type IRecompile = View<
-  R.Recompile,
-  'reason' | 'compile_id' | 'guard',
-  {
-    /** Execution count of the cell whose call recompiled (null: unknown). */
-    cell: number | null;
-    /** Execution counts of the cells that changed what the failed guard reads. */
-    changed_by: number[];
-    /** Those changes in words: `cell [7] set SCALE = 0.5`. */
-    changes: string[];
-  }
->;
+/** A recompile: `cell` the execution count of the cell whose call recompiled (null:
+ * unknown), `changed_by` those of the cells that changed what the failed guard reads,
+ * `changes` those changes in words (`cell [7] set SCALE = 0.5`). */
+export type IRecompile = View<R.Recompile>;
 
 /** One source line of a target, marked with what became of it. */
-export type IAnnotation = View<
-  R.LineAnnotation,
-  'line' | 'category' | 'kernel_refs' | 'reason',
-  {
-    lineno: number | null;
-  }
->;
+export type IAnnotation = View<R.LineAnnotation, { lineno: number | null }>;
 
 /** A kernel's code that changed between two compiles, as a unified diff. */
-export type ICodeDiff = View<
-  R.CodeDiff,
-  'kernel' | 'compile_id' | 'previous_compile_id' | 'change' | 'cause' | 'diff'
->;
+export type ICodeDiff = View<R.CodeDiff>;
 
 export type ICompile = View<
   R.CompileRecord,
-  | 'compile_id'
-  | 'frame'
-  | 'filename'
-  | 'error'
-  | 'recompile_reason'
-  | 'graphs'
-  | 'graph_op_count'
-  | 'guards'
-  | 'guard_latency_s'
-  | 'label',
   {
     status: string;
-    times: Map<string, number>;
-    cache: Map<string, number>;
-    /** Seconds per compile phase, in the record's order. */
-    phases: Map<string, number>;
     /** The breaks this compile hit (Dynamo reports them again on every recompile). */
     graph_breaks: IGraphBreak[];
     /** What torch did about CUDA graphs for it; null: not asked for, or nothing said. */
@@ -70,74 +38,50 @@ export type ICompile = View<
   }
 >;
 
-/** torch's CUDA-graph outcome of one compile (`--mode reduce-overhead`). */
-export interface ICudagraphOutcome {
-  status: R.CudagraphOutcome['status'];
-  reason: string;
-  line: ISourceLine | null;
-  cell: number | null;
-  /** Inductor's graph partitions; null: torch said nothing of partitions. */
-  partitions: ICudagraphPartitions | null;
-  /** The outcome in words, made in the kernel ('' in a record saved before it was). */
-  text: string;
-}
-
-/** How Inductor split the compile's graphs around what CUDA graphs cannot capture. */
-export interface ICudagraphPartitions {
-  partitions: number;
-  cudagraphable: number;
-  /** The nodes it runs outside CUDA graphs: torch's reason and the user's line. */
-  outside: {
-    node: string;
-    reason: string;
+/** torch's CUDA-graph outcome of one compile (`--mode reduce-overhead`); `text`: the
+ * outcome in words, made in the kernel ('' in a record saved before it was). */
+export type ICudagraphOutcome = View<
+  R.CudagraphOutcome,
+  {
     line: ISourceLine | null;
-    cell: number | null;
-  }[];
-}
+    /** Inductor's graph partitions; null: torch said nothing of partitions. */
+    partitions: ICudagraphPartitions | null;
+  }
+>;
 
-/** One call under CUDA-graph trees: what torch's tree manager did in it. */
-export interface ICudagraphCall {
-  call: number;
-  cell: number | null;
-  warmups: number;
-  recordings: number;
-  replays: number;
-  eager: number;
-  /** Re-records: torch's reason and the inputs whose data pointer changed. */
-  rerecords: { reason: string; inputs: string[]; line: string }[];
-  /** Input sizes first recorded in this call (torch's symint key, `static`). */
-  new_shapes: string[];
-  fell_back: string;
-  pool_before: number | null;
-  pool_after: number | null;
-  /** What happened, in the kernel's words (the summary's line says the same). */
-  what: string;
-  /** The backward pass after call `call` (outside the call: replays not counted). */
-  backward: boolean;
-}
+/** How Inductor split the compile's graphs around what CUDA graphs cannot capture:
+ * `outside`, the nodes it runs outside CUDA graphs (torch's reason, the user's line). */
+export type ICudagraphPartitions = View<
+  R.CudagraphPartitions,
+  { outside: View<R.CudagraphPartitionNode, { line: ISourceLine | null }>[] }
+>;
+
+/** One call under CUDA-graph trees: what torch's tree manager did in it (`what`: in the
+ * kernel's words, as the summary's line says it; `backward`: the backward pass after
+ * call `call`, outside the call, replays not counted). */
+export type ICudagraphCall = View<
+  R.CudagraphCall,
+  {
+    /** Re-records: torch's reason and the inputs whose data pointer changed. */
+    rerecords: View<R.CudagraphRerecord>[];
+    /** Input sizes first recorded in this call (torch's symint key, `static`). */
+    new_shapes: string[];
+  }
+>;
 
 /** Names found after a cell holding CUDA-graph outputs no longer theirs, in the
  * kernel's words (the cell's output and the summary say the same `text`). */
-export interface ICudagraphHazard {
-  kind: 'overwritten' | 'shared';
-  cell: number | null;
-  names: string[];
-  text: string;
-}
+export type ICudagraphHazard = View<R.CudagraphHazard, { names: string[] }>;
 
 export type ITargetError = View<
   R.TargetError,
-  'type' | 'message' | 'filename' | 'lineno' | 'line',
   {
     /** Dynamo's user stack, outermost first, as for graph breaks. */
     stack: ISourceLine[];
   }
 >;
 
-export type ICellRef = View<
-  R.CellRef,
-  'filename' | 'execution_count' | 'cell_id'
->;
+export type ICellRef = View<R.CellRef>;
 
 export interface ITargetOptions {
   mode: string | null;
@@ -153,19 +97,6 @@ export interface ITargetOptions {
 
 export type ITargetRecord = View<
   R.TargetRecord,
-  | 'id'
-  | 'name'
-  | 'status_text'
-  | 'progress_text'
-  | 'compiled_inside'
-  | 'wrapper'
-  | 'compiled_object'
-  | 'notes'
-  | 'compiling_since'
-  | 'graph_count'
-  | 'output_code'
-  | 'compile_time_s'
-  | 'truncated',
   {
     kind: string;
     options: ITargetOptions;
@@ -186,21 +117,14 @@ export type ITargetRecord = View<
     /** The target's source lines, each with what became of it. */
     annotations: IAnnotation[];
     code_diffs: ICodeDiff[];
-    /** The torch.compiler.set_stance stance in force (`default` when not said). */
-    stance: string;
     /** Calls under CUDA graphs (warm-up, recording, replays, pool), oldest first. */
     cudagraph_calls: ICudagraphCall[];
     /** Names holding its CUDA-graph outputs after a later call took them, oldest first. */
     cudagraph_hazards: ICudagraphHazard[];
-    /** Each cell's code file the record names (as written there) -> `cell [N]`. */
-    cell_names: CellNames;
   }
 >;
 
-export type ITorchLog = View<
-  R.TorchLog,
-  'level' | 'logger' | 'compile_id' | 'message'
->;
+export type ITorchLog = View<R.TorchLog>;
 
 /** A `"record": "summary"` payload: the targets of one `%%compile` cell (or report). */
 export interface ISummaryPayload {

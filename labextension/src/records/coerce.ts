@@ -1,12 +1,15 @@
 /**
- * What the readers (./parse, ./parseparts, ./parsereports) still do to a record that
- * ./intake checked (./schema typed): the value limits the schema does not state (line
- * numbers floored and non-negative), record-keyed objects as `Map`s, and coercion of
- * the few values the schema leaves open (a target's options, fields of older timing
- * records), so a value of the wrong type there becomes its fallback, never an exception or an object lookup.
- * No DOM, no JupyterLab.
+ * What the readers (./parse, ./parseparts, ./parsereports) do to a record that ./intake
+ * checked (./schema typed): `present` fills every field a record may lack with its
+ * default and reads record-keyed objects as `Map`s, both as the generated
+ * ../generated/fields says (from the schema); the rest here is the value limits the
+ * schema does not state (line numbers floored and non-negative) and coercion of the few
+ * values the schema leaves open (a target's options, fields of older timing records), so
+ * a value of the wrong type there becomes its fallback, never an exception or an object
+ * lookup. No DOM, no JupyterLab.
  */
 
+import { FIELDS, IWire, Present } from '../generated/fields';
 import type * as R from '../generated/record';
 import type { ISourceLine } from '../model/parts';
 
@@ -70,19 +73,36 @@ export function numMap(
   return new Map(v ? Object.entries(v) : []);
 }
 
-/** The fields `keys` of a checked wire value, as they are: the readers of views that
- * copy fields unchanged (the `View` type they return says the fields are present). */
-export function pick<T, K extends keyof T>(
-  o: T,
-  keys: readonly K[]
-): Pick<T, K> {
-  const out = {} as Pick<T, K>;
-  for (const k of keys) {
-    out[k] = o[k];
+/** Own property `k` of `o` (never one inherited from `Object.prototype`). */
+function own(o: object, k: string): boolean {
+  return Object.prototype.hasOwnProperty.call(o, k);
+}
+
+/**
+ * A checked record object of schema definition `name` with every field present: the
+ * schema's fields only (unknown ones a newer kernel adds are left out), an absent one
+ * its default, arrays copied, record-keyed objects as `Map`s. A reader spreads it and
+ * writes only what it reads differently (sub-records, limits, clamps): see the `View`
+ * type of ../model/parts.
+ */
+export function present<N extends keyof IWire>(
+  name: N,
+  o: IWire[N]
+): Present<IWire[N]> {
+  const spec = FIELDS[name];
+  const defaults: Record<string, unknown> = spec.defaults;
+  const wire = o as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of spec.fields) {
+    const v = own(wire, k) ? wire[k] : defaults[k];
+    out[k] = Array.isArray(v) ? (v as unknown[]).slice() : v;
   }
-  return out;
+  for (const k of spec.maps as readonly string[]) {
+    out[k] = out[k] === null ? null : new Map(entries(out[k]));
+  }
+  return out as Present<IWire[N]>;
 }
 
 export function parseSourceLine(o: R.SourceLine): ISourceLine {
-  return { filename: o.filename, lineno: lineOrNull(o.lineno), line: o.line };
+  return { ...present('SourceLine', o), lineno: lineOrNull(o.lineno) };
 }

@@ -179,7 +179,7 @@ test('a suggestions record parses: baseline, the change as code, verified, befor
   );
   assert.equal(setting.verified, true);
   assert.equal(setting.after?.breaks, 0);
-  assert.equal(setting.same.ok, true);
+  assert.equal(setting.same_result.ok, true);
   assert.equal(setting.problem.lineno, 5);
 });
 

@@ -123,6 +123,7 @@ test('a backward pass and the hazards are read as the kernel worded them', () =>
   assert.deepEqual(t.cudagraph_hazards, [
     {
       kind: 'overwritten',
+      gradient: false,
       cell: 9,
       names: ['y1'],
       text: 'the call of `g` in this cell (cell [9]) overwrote ...'

@@ -60,13 +60,15 @@ function renderItem(
       ? placeText(s.problem.filename ?? '', s.problem.lineno, names)
       : '';
   const same =
-    s.same.ok === null
+    s.same_result.ok === null
       ? 'result not compared'
-      : `${s.same.ok ? 'same result' : 'DIFFERENT result'}` +
-        (s.same.max_abs_diff !== null
-          ? ` (max |diff| ${formatNumber(s.same.max_abs_diff)}`
+      : `${s.same_result.ok ? 'same result' : 'DIFFERENT result'}` +
+        (s.same_result.max_abs_diff !== null
+          ? ` (max |diff| ${formatNumber(s.same_result.max_abs_diff)}`
           : ' (') +
-        (s.same.tolerance ? `, ${clip(s.same.tolerance, 200)})` : ')');
+        (s.same_result.tolerance
+          ? `, ${clip(s.same_result.tolerance, 200)})`
+          : ')');
   return h(
     'li',
     {
