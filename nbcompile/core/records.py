@@ -448,6 +448,9 @@ class CompileRecord(Record):
     # summing to at most ``times.total_s``; phases torch did not report are absent.
     phases: dict[str, float] = field(default_factory=dict)
     guard_latency_s: float | None = None  # guard evaluation time torch measured, if any
+    # Seconds Dynamo traced this frame before a graph break made it start over (torch's
+    # ``dynamo_time_before_restart_s``): tracing the break threw away; None: no restart.
+    restart_s: float | None = None
     # torch's Chrome-trace events of this compile (``ph`` B/E/i, ``ts`` in us, ``name``,
     # ``cat``...), for ``report(x).save_chrome_trace(path)``; kept in the kernel, left out
     # of published records.
@@ -478,7 +481,7 @@ class CompileRecord(Record):
     OPTIONAL_KEYS = frozenset({"recompile_guard", "post_grad_graphs", "recompile_limit",
                                "phases", "guard_latency_s", "chromium_events", "cudagraphs",
                                "cell", "changed_by", "changes", "runs_as",
-                               "failed_versions", "label"})
+                               "failed_versions", "label", "restart_s"})
 
     @property
     def cell_run(self) -> int:

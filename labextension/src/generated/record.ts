@@ -357,6 +357,10 @@ export interface CompileRecord {
    */
   guard_latency_s?: number | null;
   /**
+   * Seconds Dynamo traced this frame before a graph break made it start over (torch's `dynamo_time_before_restart_s`): tracing the break threw away; None: no restart.
+   */
+  restart_s?: number | null;
+  /**
    * torch's Chrome-trace events of this compile (`ph` B/E/i, `ts` in us, `name`, `cat`...), for `report(x).save_chrome_trace(path)`; kept in the kernel, left out of published records.
    */
   chromium_events?: {

@@ -594,6 +594,14 @@ export const RECORD_SCHEMA: unknown = {
           "description": "guard evaluation time torch measured, if any",
           "default": null
         },
+        "restart_s": {
+          "type": [
+            "number",
+            "null"
+          ],
+          "description": "Seconds Dynamo traced this frame before a graph break made it start over (torch's `dynamo_time_before_restart_s`): tracing the break threw away; None: no restart.",
+          "default": null
+        },
         "chromium_events": {
           "type": "array",
           "items": {

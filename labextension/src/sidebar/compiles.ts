@@ -1,7 +1,7 @@
 /**
  * The per-compile sections: "FX graphs" and "Guards" (a picker over the compiles and a
  * code view) and "Compiles" (a table of every compile with status, ops, time, phases
- * as a stacked bar, guard latency, cache).
+ * as a stacked bar, guard latency, tracing a graph break made Dynamo start over, cache).
  */
 
 import { appendPaged, h } from '../ui/dom';
@@ -173,6 +173,7 @@ export class CompilesSection extends Section {
       'time',
       'phases',
       'guards/call',
+      'lost to restart',
       'cache',
       ...(graphed ? ['CUDA graphs'] : [])
     ];
@@ -223,6 +224,11 @@ export class CompilesSection extends Section {
             'td',
             { class: 'nbc-num' },
             c.guard_latency_s !== null ? formatSeconds(c.guard_latency_s) : ''
+          ),
+          h(
+            'td',
+            { class: 'nbc-num' },
+            c.restart_s !== null ? formatSeconds(c.restart_s) : ''
           ),
           h('td', null, clip(cache, 300)),
           ...(graphed

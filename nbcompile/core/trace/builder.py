@@ -164,6 +164,7 @@ class CompileBuilder:
         record.times = dict(metrics.times)
         record.times.setdefault("total_s", round(self._clock() - record.started_at, 4))
         record.phases, record.guard_latency_s = dict(metrics.phases), metrics.guard_latency_s
+        record.restart_s = metrics.restart_s
         current.kernel_compile_s = metrics.kernel_compile_s
         time_kernels(record, metrics.kernel_compile_s)
         if metrics.error:

@@ -215,6 +215,9 @@ class Metrics(Event):
     failure: TargetError | None = None  # the same, for the target's error view
     phases: dict[str, float] = field(default_factory=dict)  # exclusive seconds (phases.py)
     guard_latency_s: float | None = None
+    #: seconds Dynamo traced before a graph break made it start the frame over (None: no
+    #: restart, or not reported)
+    restart_s: float | None = None
     #: seconds Triton took to compile each kernel, by kernel name (GPU compiles)
     kernel_compile_s: dict[str, float] = field(default_factory=dict)
 

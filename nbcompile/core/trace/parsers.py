@@ -229,8 +229,18 @@ def compilation_metrics(metadata: Mapping[str, Any], payload: str) -> Metrics:
         failure=failure,
         phases=phases,
         guard_latency_s=guard_latency_s,
+        restart_s=_restart_seconds(m),
         kernel_compile_s=kernel_compile_times(m.get("triton_kernel_compile_times_us")),
     )
+
+
+def _restart_seconds(m: Mapping[str, Any]) -> float | None:
+    """``dynamo_time_before_restart_s`` of a compile that restarted (torch lists its
+    ``restart_reasons``): the tracing a graph break threw away; None otherwise."""
+    seconds = m.get("dynamo_time_before_restart_s")
+    if not m.get("restart_reasons") or not isinstance(seconds, (int, float)):
+        return None
+    return float(seconds) if math.isfinite(seconds) and seconds >= 0 else None
 
 
 def kernel_compile_times(value: Any) -> dict[str, float]:
