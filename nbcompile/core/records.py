@@ -170,8 +170,13 @@ class Recompile(Record):
     # guard; empty: torch named none (a record from an older nbcompile, or a trace without
     # them).
     failed_versions: list[FailedVersion] = field(default_factory=list)
+    # The recompile in words, as every view shows it: the reason, who changed what the
+    # guard reads, the call that paid and the versions torch tried; "": a record from an
+    # older nbcompile (a view shows ``reason``).
+    text: str = ""
 
-    OPTIONAL_KEYS = frozenset({"frame", "cell", "changed_by", "changes", "failed_versions"})
+    OPTIONAL_KEYS = frozenset({"frame", "cell", "changed_by", "changes", "failed_versions",
+                               "text"})
 
 
 @dataclass
@@ -683,6 +688,9 @@ class TargetRecord(Record):
     output_code: str = ""  # every compile's generated module, each after a header line
     compile_time_s: float = 0.0  # sum of the compiles' ``total_s``
     annotations: list[LineAnnotation] = field(default_factory=list)  # one per source line
+    # Why none of the source lines maps to a kernel, in one sentence (the source pane shows
+    # it instead of lines that never light); "": a line does, or there is no kernel yet.
+    no_kernel_lines: str = ""
     code_diffs: list[CodeDiff] = field(default_factory=list)  # changes since last compile
     advice: list[Advice] = field(default_factory=list)  # what to change, from patterns
     preview: str = ""  # e.g. "triton": generated code is a preview (--codegen triton)
@@ -709,8 +717,9 @@ class TargetRecord(Record):
     cudagraph_hazards: list[CudagraphHazard] = field(default_factory=list)
 
     OPTIONAL_KEYS = frozenset({"annotations", "code_diffs", "advice", "preview", "torch_logs",
-                             "code_piece_count", "truncated", "omitted", "compiled_inside",
-                             "status_text", "progress", "progress_text", "stance",
+                             "no_kernel_lines", "code_piece_count", "truncated", "omitted",
+                             "compiled_inside", "status_text", "progress", "progress_text",
+                             "stance",
                              "eager_runs", "cudagraph_calls", "cudagraph_shapes",
                              "cudagraph_hazards", "cell_names"})
     COMPUTED = {

@@ -15,6 +15,7 @@ from typing import Literal
 from ..core.frames import is_cell_file
 from ..core.insight.advice import frame_words
 from ..core.insight.break_ranking import rank_breaks
+from ..core.insight.recompile_words import recompile_text
 from ..core.notebook.cache import describe_cache
 from ..core.notebook.cells.cell_names import name_cells
 from ..core.notebook.cudagraphs.events import call_line as cudagraph_call_line
@@ -123,29 +124,6 @@ def recompile_label(rc: Recompile, number: int) -> str:
     return f"#{number} of {frame} (torch's compile id {rc.compile_id})"
 
 
-def recompile_text(rc: Recompile) -> str:
-    """A recompile's reason, then the cells: who changed what the guard reads, and the
-    call that paid for it (``cell [7] set SCALE = 0.5; the call in cell [9] recompiled``)."""
-    tried = versions_text(rc)
-    if rc.cell is None:
-        return rc.reason + tried
-    who = ("; ".join(rc.changes) if rc.changes
-           else "which cell changed what it reads is not known (not a global or a "
-                "module's mode that a cell set)")
-    return f"{rc.reason} — {who}; the call in cell [{rc.cell}] recompiled{tried}"
-
-
-def versions_text(rc: Recompile) -> str:
-    """The compiled versions torch tried, each with its own failed guard and the cell
-    whose call compiled it (``""`` for one version, or none named)."""
-    if len(rc.failed_versions) < 2:
-        return ""
-    each = "; ".join(
-        v.compile_id + (f" (compiled in cell [{v.cell}])" if v.cell is not None else "")
-        + f": {v.guard}" for v in rc.failed_versions)
-    return f". torch tried {len(rc.failed_versions)} compiled versions: {each}"
-
-
 def recompile_guard(rc: Recompile) -> str | None:
     """torch's text of the newest failed guard, shown beside the words when they do not
     already quote it (None: they do, e.g. a record whose ``guard`` holds the words)."""
@@ -241,7 +219,9 @@ def _items(r: TargetRecord) -> tuple[SummaryItem, ...]:
     for rc in r.recompiles[:MAX_RECOMPILE_ITEMS]:
         frame = rc.compile_id.split("/", 1)[0]
         per_frame[frame] = per_frame.get(frame, 0) + 1
-        items.append(SummaryItem("recompile", clip(recompile_text(rc)), recompile_guard(rc),
+        # a record saved by an older nbcompile has no ``text``: worded the same way here
+        items.append(SummaryItem("recompile", clip(rc.text or recompile_text(rc)),
+                                 recompile_guard(rc),
                                  compile_id=recompile_label(rc, per_frame[frame])))
     if (more := len(r.recompiles) - MAX_RECOMPILE_ITEMS) > 0:
         items.append(SummaryItem("note", f"{more} more recompiles \u2014 in the kernel: "

@@ -7,7 +7,11 @@
   compiles read apart), in the sidebar, the widget and the static report;
 - kernel names are readable whole in the sidebar (wrapped, never cut);
 - a module's static report names its compile by the module (`model`), not by torch's
-  `wrap_inline` frame (`inner`).
+  `wrap_inline` frame (`inner`);
+- in the source pane (the sidebar's tab, the widget's view), a long line scrolled sideways
+  keeps its colour and kernel chips across the whole width; a module made of torch's
+  layers, none of whose lines can light, shows the record's sentence saying so and why, in
+  place of the lines.
 """
 
 from __future__ import annotations
@@ -26,10 +30,11 @@ from .test_sidebar import cells, open_sidebar_tab, run_cell, wait_idle_status
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(600)]
 
 NOTEBOOK = "code_search.ipynb"
+# The sin line is long: it scrolls sideways in the source pane.
 COMPILE_CELL = '''%%compile
 import torch
 def gelu_chain(x):
-    y = torch.sin(x) * 2
+    y = torch.sin(x) * 2  # ''' + "a long comment that scrolls, " * 12 + '''
     print("debug")          # a graph break
     return torch.relu(y) + 1'''
 # Two dtypes: each frame compiles twice, so each kernel name comes twice.
@@ -43,12 +48,32 @@ from nbcompile.display.report_html import report_bundle
 out = model(torch.ones(2, 3))
 for name in ("model", "gelu_chain"):
     page = report_bundle(nbcompile.report(globals()[name]))["text/html"]
-    pathlib.Path(f"{name}_report.html").write_text(page)"""
+    pathlib.Path(f"{name}_report.html").write_text(page)
+pathlib.Path("model_no_lines.txt").write_text(nbcompile.report(model).no_kernel_lines)
+pathlib.Path("recompiles.txt").write_text(
+    "\\n".join(rc.text for rc in nbcompile.report(gelu_chain).recompiles))"""
 INSPECT_CELL = "nbcompile.inspect(gelu_chain)"
+INSPECT_MODULE_CELL = "nbcompile.inspect(model)"
 ROW_JS = """rows => rows.map(r => ({
     index: r.dataset.index,
     name: r.querySelector('.nbc-kernel-title')?.textContent ?? '',
     compile: r.querySelector('.nbc-kernel-compile')?.textContent ?? ''}))"""
+# The source pane scrolled to its right end: each row's box against the pane's scroll
+# width, and its chips' boxes against the row's.
+ROWS_JS = """src => {
+    src.scrollLeft = src.scrollWidth;
+    return {scrollWidth: src.scrollWidth, clientWidth: src.clientWidth,
+            rows: [...src.querySelectorAll('.nbc-map-row')].map(r => {
+                const box = r.getBoundingClientRect();
+                return {line: r.dataset.lineno, width: box.width,
+                        over: r.scrollWidth - r.clientWidth,
+                        coloured: /\\bnbc-map-\\d\\b/.test(r.className),
+                        chips: [...r.querySelectorAll('.nbc-map-chip')].map(c => {
+                            const b = c.getBoundingClientRect();
+                            return b.left >= box.left - 0.5 && b.right <= box.right + 0.5;
+                        })};
+            })};
+}"""
 # Name cells whose text does not fit (cut or hidden): none may be.
 CUT_JS = """cells => cells.filter(c => c.scrollWidth > c.clientWidth + 1)
     .map(c => [c.textContent, c.scrollWidth, c.clientWidth])"""
@@ -58,7 +83,7 @@ def make_notebook(path: Path) -> None:
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(src)
                 for src in ("%load_ext nbcompile", COMPILE_CELL, CALL_CELL, MODULE_CELL,
-                            REPORT_CELL, INSPECT_CELL)]
+                            REPORT_CELL, INSPECT_CELL, INSPECT_MODULE_CELL)]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
                                  "language": "python"}
     nbformat.write(nb, path)
@@ -134,6 +159,63 @@ def check_sidebar(page) -> None:
     assert re.match(r"compile \d+/0 \(model\) · ", label), label
 
 
+def check_rows_span(pane) -> None:
+    """The source pane holds a line wider than itself: scrolled to its end, every row (its
+    colour) spans the whole scroll width, holds its text, and its chips are inside it."""
+    source = pane.locator(".nbc-map-source")
+    source.locator(".nbc-map-row").first.wait_for()
+    got = source.evaluate(ROWS_JS)
+    assert got["scrollWidth"] > got["clientWidth"] + 100, got  # the long line scrolls
+    rows = got["rows"]
+    assert rows and all(abs(r["width"] - got["scrollWidth"]) <= 1 and r["over"] <= 1
+                        for r in rows), got
+    long_row = next(r for r in rows if r["coloured"] and r["chips"])
+    assert all(long_row["chips"]), got
+    assert all(all(r["chips"]) for r in rows), got
+
+
+def check_no_lines(pane, said: str) -> None:
+    """A module of torch's layers: the record's sentence in place of lines that never light."""
+    note = pane.locator(".nbc-map-source .nbc-map-none")
+    note.wait_for()
+    assert note.inner_text() == said, (note.inner_text(), said)
+    assert pane.locator(".nbc-map-row").count() == 0
+
+
+def check_sidebar_source_panes(page, said: str, artifacts: Path) -> None:
+    sidebar = page.locator("#nbcompile-inspector")
+    for name in ("gelu_chain", "model"):
+        sidebar.locator(".nbc-target-row", has_text=name).click()
+        sidebar.locator(".nbc-target-title", has_text=name).wait_for()
+        sidebar.locator(".nbc-open-tab").click()
+        tab = page.locator(".nbc-tabview:visible")
+        tab.wait_for()
+        if name == "model":
+            check_no_lines(tab, said)
+        else:
+            check_rows_span(tab)
+            page.screenshot(path=str(artifacts / "code-search-long-line.png"))
+
+
+def check_widget_map(widget):
+    """The widget's *Source ↔ kernels* view, selected."""
+    widget.locator('.nbc-widget-tab[data-view="map"]').click()
+    source_map = widget.locator(".nbc-widget-map")
+    source_map.wait_for(state="visible")
+    return source_map
+
+
+def check_recompiles(widget, root: Path) -> None:
+    """Each recompile in the record's words (the summary's), each cell a link."""
+    said = (root / "recompiles.txt").read_text().split("\n")
+    assert len(said) == 2 and all("the call in cell [" in s for s in said), said
+    section = widget.locator('.nbc-section[data-section="recompiles"]')
+    reasons = section.locator(".nbc-recompile .nbc-reason")
+    reasons.first.wait_for()
+    assert reasons.all_inner_texts() == said
+    assert section.locator(".nbc-reason .nbc-link").count() == 2
+
+
 def check_widget(widget) -> None:
     code = widget.locator('.nbc-section[data-section="code"]')
     rows = check_rows_name_compiles(code)
@@ -191,10 +273,24 @@ def test_code_search_compiles_and_names_in_every_front_end(browser, tmp_path, ar
             check_sidebar(page)
             page.screenshot(path=str(artifacts / "code-search-sidebar.png"))
 
+            said = (root / "model_no_lines.txt").read_text()
+            assert said.startswith("No source line of `model` maps to a kernel: torch "
+                                   "recorded no source line for any op of its graph"), said
+            check_sidebar_source_panes(page, said, artifacts)
+            page.screenshot(path=str(artifacts / "code-search-no-lines.png"))
+            page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text=NOTEBOOK).click()
+
             run_cell(page, 5)
             widget = cells(page).nth(5).locator(".nbc-widget")
             widget.wait_for(timeout=60_000)
             check_widget(widget)
+            check_recompiles(widget, root)
             page.screenshot(path=str(artifacts / "code-search-widget.png"))
+            check_rows_span(check_widget_map(widget))
+            page.screenshot(path=str(artifacts / "code-search-widget-long-line.png"))
+            run_cell(page, 6)
+            module_widget = cells(page).nth(6).locator(".nbc-widget")
+            module_widget.wait_for(timeout=60_000)
+            check_no_lines(check_widget_map(module_widget), said)
             check_static_reports(context, root)
     assert not nbcompile_errors(console), console

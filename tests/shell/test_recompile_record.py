@@ -12,7 +12,9 @@ import torch._dynamo
 from torch._dynamo.utils import guard_failures
 
 import nbcompile
-from nbcompile.display.summary_model import recompile_guard, recompile_text
+from nbcompile.core.insight.recompile_words import recompile_text
+from nbcompile.display.summary_model import recompile_guard, summarize_target
+from nbcompile.display.text import clip
 
 
 def _cell(ip, source: str) -> int:
@@ -78,6 +80,9 @@ def test_global_state_names_the_part_and_the_cell(ip):
     assert "deterministic algorithms" in rc.reason and "e.g." not in rc.reason, rc.reason
     assert rc.changed_by == [switch], rc
     assert rc.changes == [f"cell [{switch}] changed deterministic algorithms (now on)"]
+    # in the record's words: the cell that changed it, then the call that paid
+    assert rc.text.endswith(f" — cell [{switch}] changed deterministic algorithms (now on); "
+                            f"the call in cell [{rc.cell}] recompiled"), rc.text
 
 
 def test_every_version_torch_tried_is_counted_and_named(ip):
@@ -96,6 +101,10 @@ def test_every_version_torch_tried_is_counted_and_named(ip):
     assert [(v.compile_id, v.guard) for v in last.failed_versions] == torch_says
     assert [v.cell for v in last.failed_versions] == cells[3::-1]
     assert "torch tried 4 compiled versions" in recompile_text(last)
+    # the record carries the sentence the summary shows (the inspector reads it there)
+    assert last.text == recompile_text(last)
+    shown = [i.text for i in summarize_target(report, 0.0).items if i.kind == "recompile"]
+    assert shown == [clip(rc.text) for rc in report.recompiles]
 
 
 def test_limit_advice_follows_fail_on_recompile_limit_hit(ip):

@@ -139,6 +139,7 @@ export const FIELDS: { [N in keyof IWire]: IFields<IWire[N]> } = {
       'output_code',
       'compile_time_s',
       'annotations',
+      'no_kernel_lines',
       'code_diffs',
       'advice',
       'preview',
@@ -164,6 +165,7 @@ export const FIELDS: { [N in keyof IWire]: IFields<IWire[N]> } = {
     ],
     defaults: {
       annotations: [],
+      no_kernel_lines: '',
       code_diffs: [],
       advice: [],
       preview: '',
@@ -341,9 +343,10 @@ export const FIELDS: { [N in keyof IWire]: IFields<IWire[N]> } = {
       'cell',
       'changed_by',
       'changes',
-      'failed_versions'
+      'failed_versions',
+      'text'
     ],
-    defaults: { frame: '', cell: null, changed_by: [], changes: [], failed_versions: [] },
+    defaults: { frame: '', cell: null, changed_by: [], changes: [], failed_versions: [], text: '' },
     maps: []
   },
   LineAnnotation: {

@@ -128,6 +128,10 @@ export interface TargetRecord {
    */
   annotations?: LineAnnotation[];
   /**
+   * Why none of the source lines maps to a kernel, in one sentence (the source pane shows it instead of lines that never light); "": a line does, or there is no kernel yet.
+   */
+  no_kernel_lines?: string;
+  /**
    * changes since last compile
    */
   code_diffs?: CodeDiff[];
@@ -679,6 +683,10 @@ export interface Recompile {
    * Each compiled version torch tried for this call, newest first, with its own failed guard; empty: torch named none (a record from an older nbcompile, or a trace without them).
    */
   failed_versions?: FailedVersion[];
+  /**
+   * The recompile in words, as every view shows it: the reason, who changed what the guard reads, the call that paid and the versions torch tried; "": a record from an older nbcompile (a view shows `reason`).
+   */
+  text?: string;
 }
 /**
  * What became of one source line (`%%compile --annotate`, `report(obj).annotate()`).

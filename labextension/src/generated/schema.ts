@@ -228,6 +228,11 @@ export const RECORD_SCHEMA: unknown = {
           "description": "one per source line",
           "default": []
         },
+        "no_kernel_lines": {
+          "type": "string",
+          "description": "Why none of the source lines maps to a kernel, in one sentence (the source pane shows it instead of lines that never light); \"\": a line does, or there is no kernel yet.",
+          "default": ""
+        },
         "code_diffs": {
           "type": "array",
           "items": {
@@ -1197,6 +1202,11 @@ export const RECORD_SCHEMA: unknown = {
           },
           "description": "Each compiled version torch tried for this call, newest first, with its own failed guard; empty: torch named none (a record from an older nbcompile, or a trace without them).",
           "default": []
+        },
+        "text": {
+          "type": "string",
+          "description": "The recompile in words, as every view shows it: the reason, who changed what the guard reads, the call that paid and the versions torch tried; \"\": a record from an older nbcompile (a view shows `reason`).",
+          "default": ""
         }
       },
       "required": [

@@ -1,7 +1,10 @@
-/** The "Recompiles" section: each recompile's compile id, reason and failed guard. */
+/**
+ * The "Recompiles" section: each recompile's compile id, its words (the record's `text`:
+ * the reason, the cells involved, each a link to its cell) and failed guard.
+ */
 
 import { appendPaged, button, h } from '../ui/dom';
-import { clip } from '../ui/format';
+import { cellMentions, clip } from '../ui/format';
 import { ITargetRecord } from '../model/target';
 import { ISectionHost, MAX_TEXT, PAGE, Section } from './section';
 
@@ -31,11 +34,13 @@ export class RecompilesSection extends Section {
             { class: 'nbc-compile-id' },
             clip(rc.compile_id, 100) || '?'
           ),
-          h('span', { class: 'nbc-reason' }, clip(rc.reason, MAX_TEXT))
+          // The record's words (a record older than `text`: torch's reason alone)
+          h(
+            'span',
+            { class: 'nbc-reason' },
+            ...this._linked(rc.text || rc.reason)
+          )
         );
-        if (rc.cell !== null) {
-          item.appendChild(this._cells(rc.changes, rc.changed_by, rc.cell));
-        }
         if (rc.guard && rc.guard !== rc.reason) {
           item.appendChild(
             h(
@@ -54,28 +59,21 @@ export class RecompilesSection extends Section {
     return list;
   }
 
-  /** Who changed what the guard reads and the call that paid: each cell a link to it. */
-  private _cells(changes: string[], by: number[], call: number): HTMLElement {
-    const link = (n: number) =>
-      button(
-        `cell [${n}]`,
-        () =>
-          void this.host.source?.reveal(
-            { filename: '', execution_count: n, cell_id: null },
-            null
-          ),
-        'nbc-link',
-        'Show this cell'
-      );
-    const who = changes.length
-      ? [clip(changes.join('; '), MAX_TEXT), ' (', ...by.map(link), ')']
-      : ['which cell changed it is not known'];
-    return h(
-      'div',
-      { class: 'nbc-cells' },
-      ...who,
-      '; the call in ',
-      link(call)
+  /** `text`, each cell it names a link to that cell. */
+  private _linked(text: string): (string | HTMLElement)[] {
+    return cellMentions(clip(text, MAX_TEXT)).map(part =>
+      typeof part === 'string'
+        ? part
+        : button(
+            `cell [${part}]`,
+            () =>
+              void this.host.source?.reveal(
+                { filename: '', execution_count: part, cell_id: null },
+                null
+              ),
+            'nbc-link',
+            'Show this cell'
+          )
     );
   }
 }

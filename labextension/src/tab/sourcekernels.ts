@@ -142,9 +142,10 @@ export class SourceKernelPanes {
           : 'text/x-python'
       );
       this.node.dataset.codeLines = String(this._map.text.split('\n').length);
-      this._info.textContent =
-        `${this._map.blocks.length} code pieces · select a source line or move in the code to see ` +
-        'where each came from';
+      this._info.textContent = this._record.no_kernel_lines
+        ? `${this._map.blocks.length} code pieces`
+        : `${this._map.blocks.length} code pieces · select a source line or move in the code to see ` +
+          'where each came from';
       this._hotKey = null;
       this._setHot(new Set(), new Set());
       return;
@@ -168,6 +169,17 @@ export class SourceKernelPanes {
 
   private _renderSource(): void {
     const rows = this._map.rows;
+    if (this._record.no_kernel_lines) {
+      // No line could ever light: the record says why, in place of the lines.
+      this._source.appendChild(
+        h(
+          'p',
+          { class: 'nbc-muted nbc-map-none' },
+          clip(this._record.no_kernel_lines, 1000)
+        )
+      );
+      return;
+    }
     if (!rows.length) {
       this._source.appendChild(
         h(
@@ -178,6 +190,12 @@ export class SourceKernelPanes {
       );
       return;
     }
+    // As wide as the longest line (the pane at least): each row's colour and chips span
+    // the whole width a line scrolls to.
+    const lines = h('div', {
+      class: 'nbc-map-lines',
+      attrs: { role: 'presentation' }
+    });
     for (const r of rows) {
       const chips = h('span', { class: 'nbc-map-chips' });
       for (const k of r.kernels.slice(0, 6)) {
@@ -219,8 +237,9 @@ export class SourceKernelPanes {
           next?.focus();
         }
       });
-      this._source.appendChild(row);
+      lines.appendChild(row);
     }
+    this._source.appendChild(lines);
     if (rows.length >= MAX_ROWS) {
       this._source.appendChild(
         h('p', { class: 'nbc-meta' }, `The first ${MAX_ROWS} lines.`)

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import {
+  cellMentions,
   countsText,
   editorMimeType,
   languageLabel,
@@ -87,4 +88,25 @@ test("torch's text names the cells the record names, as the kernel words them", 
     placeText('/x/torch/nn/modules/module.py', 9, names),
     'nn/modules/module.py:9'
   );
+});
+
+test("a recompile's words keep their text; each cell they name is cut out for a link", () => {
+  const text =
+    "tensor 'x' dtype mismatch — cell [7] set SCALE = 0.5; the call in cell [9] " +
+    'recompiled';
+  const parts = cellMentions(text);
+  assert.deepEqual(parts, [
+    "tensor 'x' dtype mismatch — ",
+    7,
+    ' set SCALE = 0.5; the call in ',
+    9,
+    ' recompiled'
+  ]);
+  // laid out again (each number as `cell [n]`), the words are the record's, unchanged
+  assert.equal(
+    parts.map(p => (typeof p === 'number' ? `cell [${p}]` : p)).join(''),
+    text
+  );
+  assert.deepEqual(cellMentions('no cell named'), ['no cell named']);
+  assert.deepEqual(cellMentions('cell [3]'), [3]);
 });

@@ -290,6 +290,21 @@ export function whereText(
   return `${placeText(filename, lineno, names)}${from}`;
 }
 
+/**
+ * `text` (the record's words) cut at each cell it names, `cell [7]`: its pieces of text
+ * and, between them, the cells' execution counts, for a view to lay out as links.
+ */
+export function cellMentions(text: string): (string | number)[] {
+  const parts: (string | number)[] = [];
+  let at = 0;
+  for (const m of text.matchAll(/cell \[(\d+)\]/g)) {
+    parts.push(text.slice(at, m.index), Number(m[1]));
+    at = m.index + m[0].length;
+  }
+  parts.push(text.slice(at));
+  return parts.filter(p => p !== '');
+}
+
 /** At most `max` characters of `text`, with a mark saying how many were left out. */
 export function clip(text: string, max: number): string {
   return text.length <= max

@@ -184,6 +184,13 @@ export class LineCode implements ICodeView, ICodePane {
     this._foundSet = new Set();
     this._cursor = 0;
     const frag = document.createDocumentFragment();
+    // As wide as the longest line (the box at least): a line's mark spans the whole
+    // width it scrolls to.
+    const rows = h('div', {
+      class: 'nbc-linecode-rows',
+      attrs: { role: 'presentation' }
+    });
+    frag.appendChild(rows);
     const shown = Math.min(lines.length, MAX_LINES);
     for (let i = 0; i < shown; i++) {
       const row = h(
@@ -193,7 +200,7 @@ export class LineCode implements ICodeView, ICodePane {
         h('span', { class: 'nbc-codeline-text' }, lines[i] || ' ')
       );
       this._rows.push(row);
-      frag.appendChild(row);
+      rows.appendChild(row);
     }
     if (lines.length > shown) {
       frag.appendChild(

@@ -12,9 +12,10 @@ from __future__ import annotations
 import ast
 import functools
 from collections.abc import Iterable
+from typing import Any
 
 from .. import sources
-from ..frames import ENTRY_PREFIX, Span
+from ..frames import ENTRY_PREFIX, Span, is_cell_file
 from ..records import CompileRecord, Kernel, LineAnnotation, TargetRecord
 from ..trace.compile_id import compile_number, frame_of
 from ..trace.fx_graph import parse_graph
@@ -34,6 +35,74 @@ DESCRIPTIONS = {
     "outside": "not part of the compiled code",
     "blank": "",
 }
+
+#: Code pieces the source pane ties to lines (the wrapper is plumbing, tied to none).
+MAPPED_KINDS = frozenset({"kernel", "extern"})
+#: Files named in ``no_kernel_lines``'s sentence, at most.
+MAX_FILES = 4
+
+
+def no_kernel_lines(record: TargetRecord, annotations: Iterable[LineAnnotation],
+                    layers: Iterable[str] = ()) -> str:
+    """Why none of the source lines a view offers for ``record`` maps to a kernel, in one
+    sentence; "" when one does, or when there is no kernel yet.
+
+    The lines offered are ``annotations`` and the cells' lines the kernels name (as the
+    source pane lays them out). ``layers``: the class names of torch's own layers a module
+    target is made of (``Linear``, ``ReLU``), named when torch's graphs record no line:
+    Dynamo leaves frames inside ``torch/nn/modules`` out of an op's stack trace, so ops
+    that only torch's layers run have no source line of their own.
+    """
+    annotations = list(annotations)
+    shown = [k for k in record.kernels if k.kind in MAPPED_KINDS]
+    if not shown or any(a.kernel_refs for a in annotations):
+        return ""
+    offered = {a.filename for a in annotations} | {record.cell.filename}
+    named = {sl.filename for k in shown for sl in k.lines if sl.filename}
+    if any(f in offered or is_cell_file(f) for f in named):
+        return ""
+    who = f"No source line of `{record.name}` maps to a kernel"
+    if named:
+        return f"{who}: its kernels came from lines of {_files(named)}, not shown here."
+    graphs = [g for c in record.compiles for g in c.graphs]
+    nodes = [n for g in graphs for n in parse_graph(g)]
+    if nodes and not any(n.filename for n in nodes):
+        why = (f"{who}: torch recorded no source line for any op of its "
+               f"graph{'s' if len(graphs) > 1 else ''}")
+        names = list(dict.fromkeys(layers))
+        if names:
+            return (why + f", since they all run inside torch's own layers "
+                    f"({', '.join(names[:8])}{', ...' if len(names) > 8 else ''}), whose "
+                    "lines torch leaves out of an op's stack trace.")
+        return why + "."
+    return (f"{who}: nbcompile could not tie its kernels to a line (Inductor's provenance "
+            "named none, and their ops matched no line of torch's graphs).")
+
+
+def torch_layers(module: Any) -> list[str]:
+    """The class names of torch's own layers ``module`` is made of (its leaf modules, each
+    from ``torch.nn``; in order, once each); [] when one is not torch's, or for an object
+    that is not a module."""
+    if not callable(getattr(module, "modules", None)):
+        return []
+    leaves = [type(m) for m in module.modules() if next(iter(m.children()), None) is None]
+    if not leaves or any(not t.__module__.startswith("torch.nn.") for t in leaves):
+        return []
+    return list(dict.fromkeys(t.__name__ for t in leaves))
+
+
+def _files(names: Iterable[str]) -> str:
+    """Files in short: an installed package's from its folder on
+    (``torch/nn/modules/linear.py``), others by their base name."""
+    short = []
+    for name in sorted(names):
+        path = name.replace("\\", "/")
+        at = path.rfind("/site-packages/")
+        short.append(path[at + len("/site-packages/"):] if at >= 0 else path.rsplit("/", 1)[-1])
+    short = list(dict.fromkeys(short))
+    more = len(short) - MAX_FILES
+    return ", ".join(short[:MAX_FILES]) + (f" and {more} more" if more > 0 else "")
+
 
 def latest_compiles(compiles: Iterable[CompileRecord]) -> list[CompileRecord]:
     """The newest compile of each Dynamo frame (``"0/1"`` supersedes ``"0/0"``)."""

@@ -15,6 +15,7 @@ from ...insight import annotate, compile_diff
 from ...insight.advice import advise
 from ...insight.diagnose_hint import failure_hint, required_params
 from ...insight.not_compiled import is_internal, why_not_compiled, without_internal_place
+from ...insight.recompile_words import recompile_text
 from ...records import CompileRecord, GraphBreak, Kernel, Recompile, TargetRecord
 from ..cells import stance
 from ..targets.target_state import DerivedViews, Target, forward_arg_names
@@ -84,6 +85,8 @@ def target_record(target: Target) -> TargetRecord:
         for c in published
         if c.recompile_reason
     ]
+    for rc in recompiles:
+        rc.text = recompile_text(rc)
     kernels: list[Kernel] = [k for c in target.compiles for k in c.kernels]
     advice = advise(target.name, target.compiles, module=target.compiled_module,
                     dynamic=target.options.dynamic, call=_call_text(target))
@@ -209,16 +212,26 @@ def _with_codegen_views(record: TargetRecord, target: Target) -> TargetRecord:
     cached = target.derived_views
     if cached is not None and cached.key == key:
         record.annotations, record.code_diffs = cached.annotations, cached.code_diffs
+        record.no_kernel_lines = cached.no_kernel_lines
         return record
     spans = target.spans
     try:
         record.annotations = annotate.annotate_record(record, spans)
         record.code_diffs = compile_diff.diff_compiles(target.compiles, target.previous_compiles)
+        record.no_kernel_lines = annotate.no_kernel_lines(record, record.annotations,
+                                                          _torch_layers(target))
     except Exception as e:  # a parsing bug must not hide the rest of the record
         record.notes.append(f"nbcompile could not annotate the source: {e!r}")
         return record
-    target.derived_views = DerivedViews(key, record.annotations, record.code_diffs)
+    target.derived_views = DerivedViews(key, record.annotations, record.code_diffs,
+                                        record.no_kernel_lines)
     return record
+
+
+def _torch_layers(target: Target) -> list[str]:
+    """The torch layers a module target is made of ([] for a function)."""
+    module = target.compiled_module or target.original
+    return annotate.torch_layers(module) if target.kind == "module" else []
 
 
 def _describe_compiled(target: Target) -> str:

@@ -61,12 +61,13 @@ def forward_arg_names(module: Any) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class DerivedViews:
-    """A target's annotated source and code diffs, and the key of the compiles they were
-    derived from."""
+    """A target's annotated source and code diffs (and why no line maps to a kernel), and
+    the key of the compiles they were derived from."""
 
     key: tuple[Any, ...]
     annotations: list[LineAnnotation]
     code_diffs: list[CodeDiff]
+    no_kernel_lines: str = ""
 
 
 @dataclass(kw_only=True)
