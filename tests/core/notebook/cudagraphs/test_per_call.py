@@ -335,25 +335,17 @@ def test_on_cpu_nothing_is_watched_per_call(ip):
     assert not any(i.text.startswith("CUDA graphs, call") for i in target.items)
 
 
-def test_a_new_size_without_a_compile_id_is_the_running_calls(ip):
-    """torch 2.11 prints a new size's line with no compile id (``Recording cudagraph tree
-    for symint key 48``, as an H200 logged it): heard during a call no longer watched (the
-    target was steady), it is that call's target's, with the cell the call ran in and the
-    call's own number (the steady calls before it ran unwatched, and are counted)."""
+def _steady_hearing_target(ip, name: str):
+    """A ``%%compile`` target ``name`` whose calls hand the channel, as torch's tree manager
+    would during the call, the lines put in the returned list; its state steady (not
+    watched). Returns the channel, the target and that list."""
     run_cell(ip, "import torch")
     ip.run_cell_magic("compile", "--backend eager",
-                      "def cgc_size(x):\n    hear()\n    return x + 1\n")
+                      f"def {name}(x):\n    hear()\n    return x + 1\n")
     session = get_session()
     channel = next(c for c in session.channels if isinstance(c, CudagraphCalls))
-    target = next(t for t in reversed(session.registry.targets) if t.name == "cgc_size")
+    target = next(t for t in reversed(session.registry.targets) if t.name == name)
     channel._states[target.id] = _State(watching=False)  # a steady target
-    # a compile no target knows: the session outlives tests and ``torch._dynamo.reset()``
-    # restarts frame ids, so a fixed id (once "99/1") can be an earlier test's compile
-    known = [NbCompileId.parse(c.compile_id.lstrip("!"))
-             for t in session.registry.targets for c in t.compiles]
-    frame = 1 + max((k.frame_id for k in known if k is not None), default=0)
-    lines = ["Recording cudagraph tree for symint key 48",
-             f"[{frame}/1] Running warmup function=partition_0"]
     pending: list[str] = []
 
     def hear() -> None:
@@ -361,6 +353,23 @@ def test_a_new_size_without_a_compile_id_is_the_running_calls(ip):
             channel._on_line(message)
         pending.clear()
     ip.user_ns["hear"] = torch._dynamo.disable(hear)
+    return channel, target, pending
+
+
+def test_a_new_size_without_a_compile_id_is_the_running_calls(ip):
+    """torch 2.11 prints a new size's line with no compile id (``Recording cudagraph tree
+    for symint key 48``, as an H200 logged it): heard during a call no longer watched (the
+    target was steady), it is that call's target's, with the cell the call ran in and the
+    call's own number (the steady calls before it ran unwatched, and are counted)."""
+    channel, target, pending = _steady_hearing_target(ip, "cgc_size")
+    session = get_session()
+    # a compile no target knows: the session outlives tests and ``torch._dynamo.reset()``
+    # restarts frame ids, so a fixed id (once "99/1") can be an earlier test's compile
+    known = [NbCompileId.parse(c.compile_id.lstrip("!"))
+             for t in session.registry.targets for c in t.compiles]
+    frame = 1 + max((k.frame_id for k in known if k is not None), default=0)
+    lines = ["Recording cudagraph tree for symint key 48",
+             f"[{frame}/1] Running warmup function=partition_0"]
     try:
         run_cell(ip, "for _ in range(3):\n    _ = cgc_size(torch.randn(3))")  # steady calls
         pending.extend(lines)
@@ -460,21 +469,8 @@ def test_torch_2_9s_sizes_are_the_targets_and_torchs_warning_says_past(ip):
     from tests.core.notebook.cudagraphs.test_formats import torch_size_warning
     from tests.fixtures.torch_text import TORCH_2_9_NEW_SIZE, TORCH_2_9_WARMUP
 
-    run_cell(ip, "import torch")
-    ip.run_cell_magic("compile", "--backend eager",
-                      "def cgc_s29(x):\n    hear()\n    return x + 1\n")
-    session = get_session()
-    channel = next(c for c in session.channels if isinstance(c, CudagraphCalls))
-    target = next(t for t in reversed(session.registry.targets) if t.name == "cgc_s29")
-    channel._states[target.id] = _State(watching=False)
+    channel, target, pending = _steady_hearing_target(ip, "cgc_s29")
     warning, counted = torch_size_warning()
-    pending: list[str] = []
-
-    def hear() -> None:
-        for message in pending:
-            channel._on_line(message)
-        pending.clear()
-    ip.user_ns["hear"] = torch._dynamo.disable(hear)
     said: list[str] = []
     try:
         for n, key in enumerate((8, 16, 24), 1):
