@@ -24,7 +24,7 @@ import nbformat
 import pytest
 
 from .conftest import lab_server
-from .test_frontends import kept_on_failure, nbcompile_errors
+from .test_frontends import kept_on_failure, nbcompile_errors, new_page
 from .test_sidebar import cells, open_sidebar_tab, run_cell, wait_idle_status
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(600)]
@@ -254,11 +254,7 @@ def test_code_search_compiles_and_names_in_every_front_end(browser, tmp_path, ar
     root.mkdir()
     make_notebook(root / NOTEBOOK)
     console: list[str] = []
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
-    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
-    page.set_default_timeout(30_000)
+    context, page = new_page(browser, console, viewport={"width": 1280, "height": 900})
     with kept_on_failure(context, page, console, artifacts, "code-search"):
         with lab_server(root, tmp_path / "state", secrets.token_hex(16)) as server:
             page.goto(server.lab_url(NOTEBOOK))

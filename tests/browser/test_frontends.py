@@ -62,8 +62,11 @@ def kept_on_failure(context, page, console: list[str], artifacts: Path, name: st
         context.close()
 
 
-def new_page(browser, console: list[str], **options):
-    context = browser.new_context(viewport={"width": 1400, "height": 900}, **options)
+def new_page(browser, console: list[str], viewport: dict[str, int] | None = None, **options):
+    """A page in a new context (1400x900 unless ``viewport``) whose console messages and
+    page errors go to ``console``, with a 30 s default timeout."""
+    context = browser.new_context(viewport=viewport or {"width": 1400, "height": 900},
+                                  **options)
     page = context.new_page()
     page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
     page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))

@@ -44,6 +44,7 @@ from tests.support.tour import (
 )
 
 from .conftest import lab_server
+from .test_frontends import new_page
 from .test_sidebar import cells, open_sidebar_tab, widen_sidebar
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(600)]
@@ -114,11 +115,7 @@ def test_tour_views_and_their_pictures(browser, tmp_path, artifacts, runs):
             stale.append(why)
 
     console: list[str] = []
-    context = browser.new_context(viewport={"width": 1500, "height": 1000})
-    page = context.new_page()
-    page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
-    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
-    page.set_default_timeout(30_000)
+    context, page = new_page(browser, console, viewport={"width": 1500, "height": 1000})
     state = tmp_path / "state"
     try:
         with lab_server(root, state, secrets.token_hex(16),
