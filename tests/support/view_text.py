@@ -90,9 +90,20 @@ def read(view) -> str:
 
 #: Lines that a measurement writes only when it finds something (a profile's eager lines
 #: adding up to less than its wall time; its line tracer costing more than half the call
-#: again, which depends on the machine's load): a line that starts so is left out.
+#: again, which depends on the machine's load; a compile phase whose exclusive time is a
+#: difference of torch's nested timers, shown only when it comes out above zero, as
+#: Inductor's lowering less its graph passes on a busy machine may not): a line that
+#: starts so is left out.
 _MEASURED_LINES = re.compile(r"eager: the target's lines add up to |"
-                             r"eager line times come from a line tracer and include its own")
+                             r"eager line times come from a line tracer and include its own|"
+                             r"(?:Inductor lowering|Inductor passes|gc) #s$")
+
+
+def _measured(line: str) -> bool:
+    """A line a measurement writes only when it finds something (``_MEASURED_LINES``),
+    read before or after ``normalise``."""
+    return bool(_MEASURED_LINES.match(line) or _MEASURED_LINES.match(
+        _SIZE.sub("#B", _TIME.sub("#s", _NUMBER.sub("#", line)))))
 
 
 def cells_text(cells, shot, last: int) -> str:
@@ -121,7 +132,7 @@ def normalise(text: str) -> str:
     lines = []
     for line in text.splitlines():
         line = re.sub(r"~(?:\s*~)+", "~", " ".join(line.split()))  # measured parts side by side
-        if not line or line == "~" or _MEASURED_LINES.match(line):
+        if not line or line == "~" or _measured(line):
             continue
         line = _NUMBER.sub("#", _KEEP.sub(keep, line))
         line = _SIZE.sub("#B", _TIME.sub("#s", line))
@@ -142,8 +153,8 @@ def _key(line: str) -> str:
 def differences(picture: str, today: str) -> str:
     """What the picture's text has that today's view has not, and the reverse ("" when
     they read alike): the lines compared as a multiset, each by its ``_key``."""
-    old = Counter(_key(line) for line in picture.splitlines() if line)
-    new = Counter(_key(line) for line in today.splitlines() if line)
+    old = Counter(_key(line) for line in picture.splitlines() if line and not _measured(line))
+    new = Counter(_key(line) for line in today.splitlines() if line and not _measured(line))
     shown = {_key(line): line for line in (*picture.splitlines(), *today.splitlines())}
     gone, came = sorted((old - new).elements()), sorted((new - old).elements())
     return "\n".join([*(f"  picture only: {shown[k]}" for k in gone),
