@@ -96,21 +96,69 @@ class _StuckRequestWatch:
             return f"(could not read the kernel's state: {err})"
 
 
+#: The longest one wait on a kernel channel lasts before it polls the socket again.
+POLL_SLICE_S = 5.0
+
+
+class _SlicedWaits:
+    """nbclient waits on a channel for a whole cell's timeout in one ``poll``. pyzmq's
+    asyncio poller can miss the socket's wake-up (its file descriptor is edge-triggered);
+    it then finds the message only when that poll times out: a cell that finished long
+    ago held the run for the full timeout (600 s, seen between a tutorial's cells). Each
+    wait here polls in slices of ``POLL_SLICE_S``, so a missed wake-up costs at most that;
+    a message that only a timed-out slice found is reported as a warning."""
+
+    def __init__(self, slice_s: float = POLL_SLICE_S) -> None:
+        self.client: NotebookClient | None = None
+        self.slice_s = slice_s
+
+    async def wrap(self, **_) -> None:
+        """``on_notebook_start``: the kernel client's channels now wait in slices."""
+        kc = self.client.kc if self.client is not None else None
+        if kc is not None:
+            for name in ("shell_channel", "iopub_channel"):
+                channel = getattr(kc, name)
+                channel.get_msg = self._sliced(name, channel.get_msg)
+
+    def _sliced(self, name: str, get_msg):
+        async def get(timeout: float | None = None):
+            end = None if timeout is None else time.monotonic() + timeout
+            while True:
+                left = None if end is None else max(0.0, end - time.monotonic())
+                step = self.slice_s if left is None else min(self.slice_s, left)
+                began = time.monotonic()
+                try:
+                    msg = await get_msg(timeout=step)
+                except queue.Empty:
+                    if left is not None and left <= self.slice_s:
+                        raise
+                    continue
+                if step > 0 and time.monotonic() - began >= step - 0.05:
+                    warnings.warn(f"a {msg.get('msg_type')!r} message on the {name} was found "
+                                  f"only when a {step:.0f} s poll timed out (a missed wake-up)",
+                                  stacklevel=1)
+                return msg
+        return get
+
+
 def execute_notebook(nb: nbformat.NotebookNode, cwd: Path | None = None, timeout: int = 900,
                      allow_errors: bool = False,
                      no_busy_s: float = NO_BUSY_S) -> nbformat.NotebookNode:
     """Execute a notebook in a real kernel (nbclient); returns it with outputs. A request
-    the kernel leaves unanswered is reported and nudged (``_StuckRequestWatch``). The
+    the kernel leaves unanswered is reported and nudged (``_StuckRequestWatch``); a reply
+    pyzmq did not wake nbclient for is found within seconds (``_SlicedWaits``). The
     kernel is stopped at once after the last cell: a graceful shutdown waits 2-3 s for
     torch's teardown, and nothing is read from the kernel after it."""
     watch = _StuckRequestWatch(no_busy_s)
+    waits = _SlicedWaits()
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
                             allow_errors=allow_errors, shutdown_kernel="immediate",
                             extra_arguments=watch.kernel_arguments(),
+                            on_notebook_start=waits.wrap,
                             on_cell_execute=watch.started, on_cell_executed=watch.finished,
                             on_notebook_complete=watch.closed,
                             resources={"metadata": {"path": str(cwd or ROOT)}})
-    watch.client = client
+    watch.client = waits.client = client
     client.execute()
     return nb
 
