@@ -30,7 +30,7 @@ def published_record(record: TargetRecord | dict[str, Any],
         data["status_text"] = status_text(record)
         if record.status == "compiling" and record.progress is not None:
             data["progress_text"] = (f"{step_text(record.progress)} \u00b7 "
-                                     f"{progress_text(record.progress)}")
+                                     f"{progress_text(record.progress, record.name)}")
         hits = {break_key(r.graph_break): r.hits for r in rank_breaks([record])}
         walks = break_walk_texts(record.compiles)
         for gb, published in zip(record.graph_breaks, data.get("graph_breaks", []),

@@ -15,6 +15,7 @@ from typing import Literal
 from ..core.frames import is_cell_file
 from ..core.insight.advice import frame_words
 from ..core.insight.break_ranking import rank_breaks
+from ..core.insight.not_compiled import code_name
 from ..core.insight.recompile_words import recompile_text
 from ..core.notebook.cache import describe_cache
 from ..core.notebook.cells.cell_names import name_cells
@@ -116,11 +117,13 @@ def eager_text(record: TargetRecord) -> str:
     return "; ".join(parts)
 
 
-def recompile_label(rc: Recompile, number: int) -> str:
+def recompile_label(rc: Recompile, number: int, code: str | None = None) -> str:
     """Which frame recompiled and which recompile of it: ``#2 of `f` (torch's compile
     id 0/2)``; a resumed part is named as such (``the part of `f` after its graph break
-    at line 4``)."""
-    frame = frame_words(rc.frame) if rc.frame else "its frame"
+    at line 4``). ``code``: the frame as the user wrote it (``code_name``), when it is
+    not torch's name (a module's wrapper frame is the module's)."""
+    code = rc.frame if code is None else code
+    frame = frame_words(code) if code else "its frame"
     return f"#{number} of {frame} (torch's compile id {rc.compile_id})"
 
 
@@ -148,11 +151,14 @@ def step_text(p: CompileProgress) -> str:
     return f"{step} for {p.phase_seconds.get(p.phase, 0.0):.0f}s"
 
 
-def progress_text(p: CompileProgress) -> str:
+def progress_text(p: CompileProgress, target: str = "") -> str:
     """Which frame compiles, and the time of the steps it went through so far:
-    ``frame 0/0 chain (line 2) · so far: tracing bytecode 0.5s, AOTAutograd 1.0s``."""
-    where = locate(p.filename, p.lineno, []) if p.lineno else None
-    frame = f"frame {p.compile_id}" + (f" {p.frame}" if p.frame else "") + (
+    ``frame 0/0 chain (line 2) · so far: tracing bytecode 0.5s, AOTAutograd 1.0s``. A
+    wrapper frame (a module's ``wrap_inline``) is named by ``target``, without its place
+    in torch."""
+    code = code_name(target, p.frame, p.filename) if target else p.frame
+    where = locate(p.filename, p.lineno, []) if p.lineno and code == p.frame else None
+    frame = f"frame {p.compile_id}" + (f" {code}" if code else "") + (
         f" ({where.where})" if where else "")
     done = [f"{name} {seconds:.1f}s" for name, seconds in p.phase_seconds.items()
             if name != p.phase and seconds >= MIN_STEP_S]
@@ -201,7 +207,7 @@ def cudagraph_call_items(r: TargetRecord) -> list[SummaryItem]:
 def _items(r: TargetRecord) -> tuple[SummaryItem, ...]:
     items = [SummaryItem("note", note) for note in r.notes]
     if r.status == "compiling" and r.progress is not None:
-        items.append(SummaryItem("progress", progress_text(r.progress)))
+        items.append(SummaryItem("progress", progress_text(r.progress, r.name)))
     if cache_note := describe_cache(c.cache for c in r.compiles):
         items.append(SummaryItem("cache", cache_note))
     if cudagraphs_note := cudagraph_total(r.compiles):
@@ -216,13 +222,15 @@ def _items(r: TargetRecord) -> tuple[SummaryItem, ...]:
     if r.status != "pending" and (eager := eager_text(r)):
         items.append(SummaryItem("note", eager))
     per_frame: dict[str, int] = {}
+    codes = {c.compile_id: code_name(r.name, c.frame, c.filename) for c in r.compiles}
     for rc in r.recompiles[:MAX_RECOMPILE_ITEMS]:
         frame = rc.compile_id.split("/", 1)[0]
         per_frame[frame] = per_frame.get(frame, 0) + 1
         # a record saved by an older nbcompile has no ``text``: worded the same way here
         items.append(SummaryItem("recompile", clip(rc.text or recompile_text(rc)),
                                  recompile_guard(rc),
-                                 compile_id=recompile_label(rc, per_frame[frame])))
+                                 compile_id=recompile_label(rc, per_frame[frame],
+                                                            codes.get(rc.compile_id))))
     if (more := len(r.recompiles) - MAX_RECOMPILE_ITEMS) > 0:
         items.append(SummaryItem("note", f"{more} more recompiles \u2014 in the kernel: "
                                  f"nbcompile.report({r.name}).recompiles"))

@@ -10,8 +10,10 @@ import re
 import torch
 
 import nbcompile
-from nbcompile.core.records import MIME_TYPE
+from nbcompile.core.records import MIME_TYPE, CompileProgress
+from nbcompile.display.bundle import render_text
 from nbcompile.display.report_html import report_bundle
+from nbcompile.display.summary_model import progress_text, summarize
 from tests.support.shell import run_cell
 
 
@@ -37,6 +39,28 @@ def test_a_modules_compile_is_named_by_the_module(ip):
     published = bundle[MIME_TYPE]["targets"][0]
     assert published["compiles"][0]["label"] == c.label
     assert {k["compile_label"] for k in published["kernels"]} == {f"compile {c.compile_id}"}
+
+
+def test_a_modules_recompile_and_progress_are_named_by_the_module(ip):
+    run_cell(ip, "import torch")
+    run_cell(ip, "%%compile --no-dynamic\nlabel_net = torch.nn.Sequential(torch.nn.Linear(3, 3), "
+                 "torch.nn.ReLU())\n")
+    run_cell(ip, "_ = label_net(torch.ones(2, 3))\n_ = label_net(torch.ones(5, 3))")
+    report = nbcompile.report(ip.user_ns["label_net"])
+    (rc,) = report.recompiles
+    metrics = {str(m.compile_id): m.co_name
+               for m in torch._dynamo.utils.get_compilation_metrics()}
+    assert metrics.get(rc.compile_id) == rc.frame == "inner"  # torch's name, kept
+    (item,) = [i for i in summarize([report]).targets[0].items if i.kind == "recompile"]
+    assert item.compile_id == f"#1 of `label_net` (torch's compile id {rc.compile_id})"
+    text = render_text(summarize([report]))
+    assert "inner" not in text, re.findall(r".{40}inner.{20}", text)
+    # a compile of the wrapper frame, in progress: named by the module, not placed in torch
+    (c,) = [c for c in report.compiles if c.compile_id == rc.compile_id]
+    running = CompileProgress(compile_id=c.compile_id, frame=c.frame, filename=c.filename,
+                              lineno=67, phase="AOTAutograd")
+    assert progress_text(running, "label_net") == f"frame {c.compile_id} label_net"
+    assert progress_text(running).startswith(f"frame {c.compile_id} inner (torch/")
 
 
 def test_two_kernels_of_one_name_name_their_compiles(ip):

@@ -31,6 +31,7 @@ from typing import Any
 from .. import torch_compat
 from ..records import Advice, CompileRecord
 from ..trace.compile_id import frame_of
+from .not_compiled import code_name
 
 _SIZE = re.compile(
     r"tensor '(?P<src>.+?)' size mismatch at index (?P<dim>\d+)\. "
@@ -79,11 +80,12 @@ def frame_words(frame: str) -> str:
     return f"`{frame}`"
 
 
-def _frames(compiles: Iterable[CompileRecord]) -> dict[str, _Frame]:
+def _frames(name: str, compiles: Iterable[CompileRecord]) -> dict[str, _Frame]:
+    """The target's compiles by frame, each frame named as the user wrote it."""
     frames: dict[str, _Frame] = {}
     for c in compiles:
         frame_id = frame_of(c.compile_id)
-        f = frames.setdefault(frame_id, _Frame(frame_words(c.frame)))
+        f = frames.setdefault(frame_id, _Frame(frame_words(code_name(name, c.frame, c.filename))))
         f.compiles.append(c)
         reason = c.recompile_reason or ""
         grew = [
@@ -173,7 +175,7 @@ def advise(name: str, compiles: list[CompileRecord], *, module: Any = None,
     limit = recompile_limit() if limit is None else limit
     out: list[Advice] = []
     hf = is_hf_model(module)
-    for f in _frames(compiles).values():
+    for f in _frames(name, compiles).values():
         if f.growing_recompiles:
             kv = any(_is_cache(src) for src, *_ in f.growth)
             # Transformers' generate() passes its cache as ``past_key_values``

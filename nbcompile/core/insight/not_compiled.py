@@ -44,6 +44,13 @@ def is_internal(filename: str | None) -> bool:
     return text.startswith(ENTRY_PREFIX) or text.endswith(_WRAP_INLINE_FILE)
 
 
+def code_name(target: str, frame: str, filename: str | None) -> str:
+    """The code a frame compile ran, as the user wrote it: a wrapper frame (torch's
+    ``wrap_inline``, ``inner``, or nbcompile's entry function) is the target's own call,
+    named by the target; any other frame by torch's name for it."""
+    return target if is_internal(filename) else frame
+
+
 def in_module_call(filename: str | None, lineno: int | None) -> bool:
     """Whether a place is a line of torch's ``Module._call_impl``: a break Dynamo places
     there (torch 2.15 delays an RNN's refusal to the hooks check of the module's call) is

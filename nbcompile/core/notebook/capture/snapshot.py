@@ -14,7 +14,7 @@ from ...frames import is_entry_file
 from ...insight import annotate, compile_diff
 from ...insight.advice import advise
 from ...insight.diagnose_hint import failure_hint, required_params
-from ...insight.not_compiled import is_internal, why_not_compiled, without_internal_place
+from ...insight.not_compiled import code_name, why_not_compiled, without_internal_place
 from ...insight.recompile_words import recompile_text
 from ...records import CompileRecord, GraphBreak, Kernel, Recompile, TargetRecord
 from ..cells import stance
@@ -139,7 +139,7 @@ def _label_compiles(target: Target) -> None:
     compile by. A wrapper frame (torch's ``wrap_inline``, ``inner``, or nbcompile's entry
     function) is the target's own call: named by the target, as the user wrote it."""
     for c in target.compiles:
-        code = target.name if is_internal(c.filename) else c.frame
+        code = code_name(target.name, c.frame, c.filename)
         c.label = f"compile {c.compile_id} ({code})" if code else f"compile {c.compile_id}"
         for k in c.kernels:
             k.compile_label = f"compile {k.compile_id}" if k.compile_id else ""
