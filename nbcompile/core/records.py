@@ -481,12 +481,15 @@ class CompileRecord(Record):
     # ``compile 0/1 (f)``; the frame torch compiles for a module target (its ``wrap_inline``
     # wrapper, ``inner``) named by the module (``compile 0/0 (model)``); "": not set.
     label: str = ""
+    # The code the compile ran, as the user wrote it: ``frame``, or for a module target's
+    # wrapper frame the module's name (``model``, where torch says ``inner``); "": not set.
+    code: str = ""
     _run: int = -1  # the cell run's sequence number (internal: where changes are looked from)
 
     OPTIONAL_KEYS = frozenset({"recompile_guard", "post_grad_graphs", "recompile_limit",
                                "phases", "guard_latency_s", "chromium_events", "cudagraphs",
                                "cell", "changed_by", "changes", "runs_as",
-                               "failed_versions", "label", "restart_s"})
+                               "failed_versions", "label", "restart_s", "code"})
 
     @property
     def cell_run(self) -> int:

@@ -6,8 +6,8 @@
 - each kernel row names its compile in the record's words (two `cpp_fused_mul_sin_0` of two
   compiles read apart), in the sidebar, the widget and the static report;
 - kernel names are readable whole in the sidebar (wrapped, never cut);
-- a module's static report names its compile by the module (`model`), not by torch's
-  `wrap_inline` frame (`inner`);
+- a module's static report and its sidebar Compiles table name its compile by the module
+  (`model`), not by torch's `wrap_inline` frame (`inner`);
 - in the source pane (the sidebar's tab, the widget's view), a long line scrolled sideways
   keeps its colour and kernel chips across the whole width; a module made of torch's
   layers, none of whose lines can light, shows the record's sentence saying so and why, in
@@ -157,6 +157,12 @@ def check_sidebar(page) -> None:
     graphs.locator(":scope > summary").click()
     label = graphs.locator(".nbc-codeview-info").inner_text()  # one graph: no picker
     assert re.match(r"compile \d+/0 \(model\) · ", label), label
+    # its Compiles table names the code by the module, torch's frame (inner) in the title
+    compiles = sidebar.locator('.nbc-section[data-section="compiles"]')
+    compiles.locator(":scope > summary").click()
+    frame = compiles.locator("td.nbc-frame").first
+    assert frame.inner_text() == "model", frame.inner_text()
+    assert frame.get_attribute("title") == "torch's frame: inner"
 
 
 def check_rows_span(pane) -> None:

@@ -228,7 +228,8 @@ export const FIELDS: { [N in keyof IWire]: IFields<IWire[N]> } = {
       'changes',
       'runs_as',
       'failed_versions',
-      'label'
+      'label',
+      'code'
     ],
     defaults: {
       recompile_guard: '',
@@ -244,7 +245,8 @@ export const FIELDS: { [N in keyof IWire]: IFields<IWire[N]> } = {
       changes: [],
       runs_as: null,
       failed_versions: [],
-      label: ''
+      label: '',
+      code: ''
     },
     maps: ['times', 'cache', 'phases']
   },

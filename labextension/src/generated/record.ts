@@ -398,6 +398,10 @@ export interface CompileRecord {
    * The compile as views head it, with the code named as the user wrote it: `compile 0/1 (f)`; the frame torch compiles for a module target (its `wrap_inline` wrapper, `inner`) named by the module (`compile 0/0 (model)`); "": not set.
    */
   label?: string;
+  /**
+   * The code the compile ran, as the user wrote it: `frame`, or for a module target's wrapper frame the module's name (`model`, where torch says `inner`); "": not set.
+   */
+  code?: string;
 }
 /**
  * One piece of generated code: a C++/Triton kernel, an extern call or the wrapper.

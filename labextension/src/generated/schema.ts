@@ -676,6 +676,11 @@ export const RECORD_SCHEMA: unknown = {
           "type": "string",
           "description": "The compile as views head it, with the code named as the user wrote it: `compile 0/1 (f)`; the frame torch compiles for a module target (its `wrap_inline` wrapper, `inner`) named by the module (`compile 0/0 (model)`); \"\": not set.",
           "default": ""
+        },
+        "code": {
+          "type": "string",
+          "description": "The code the compile ran, as the user wrote it: `frame`, or for a module target's wrapper frame the module's name (`model`, where torch says `inner`); \"\": not set.",
+          "default": ""
         }
       },
       "required": [

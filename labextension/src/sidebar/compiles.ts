@@ -211,7 +211,17 @@ export class CompilesSection extends Section {
               : undefined
           },
           h('td', null, clip(c.compile_id, 50)),
-          h('td', { class: 'nbc-frame' }, clip(c.frame, 200)),
+          h(
+            'td',
+            {
+              class: 'nbc-frame',
+              title:
+                c.code && c.code !== c.frame
+                  ? `torch's frame: ${clip(c.frame, 200)}`
+                  : undefined
+            },
+            clip(c.code || c.frame, 200)
+          ),
           h('td', null, clip(c.status + (c.error ? `: ${c.error}` : ''), 500)),
           h('td', { class: 'nbc-num' }, String(c.graph_op_count)),
           h(

@@ -139,7 +139,7 @@ def _label_compiles(target: Target) -> None:
     compile by. A wrapper frame (torch's ``wrap_inline``, ``inner``, or nbcompile's entry
     function) is the target's own call: named by the target, as the user wrote it."""
     for c in target.compiles:
-        code = code_name(target.name, c.frame, c.filename)
+        code = c.code = code_name(target.name, c.frame, c.filename)
         c.label = f"compile {c.compile_id} ({code})" if code else f"compile {c.compile_id}"
         for k in c.kernels:
             k.compile_label = f"compile {k.compile_id}" if k.compile_id else ""
