@@ -17,16 +17,21 @@ from nbcompile.display.summary_model import progress_text, summarize
 from tests.support.shell import run_cell
 
 
-def test_a_modules_compile_is_named_by_the_module(ip):
+def _module_called(ip, name: str, options: str, calls: str):
+    """A ``Sequential`` compiled as ``name`` and called; its report, and torch's own record
+    of each compile's code name (its compilation metrics)."""
     run_cell(ip, "import torch")
-    run_cell(ip, "%%compile\nlabel_model = torch.nn.Sequential(torch.nn.Linear(3, 3), "
+    run_cell(ip, f"%%compile {options}\n{name} = torch.nn.Sequential(torch.nn.Linear(3, 3), "
                  "torch.nn.ReLU())\n")
-    run_cell(ip, "_ = label_model(torch.ones(2, 3))")
-    report = nbcompile.report(ip.user_ns["label_model"])
-    (c,) = report.compiles
-    # torch's own record: the compile's code name in its compilation metrics
+    run_cell(ip, calls.format(name))
     metrics = {str(m.compile_id): m.co_name
                for m in torch._dynamo.utils.get_compilation_metrics()}
+    return nbcompile.report(ip.user_ns[name]), metrics
+
+
+def test_a_modules_compile_is_named_by_the_module(ip):
+    report, metrics = _module_called(ip, "label_model", "", "_ = {}(torch.ones(2, 3))")
+    (c,) = report.compiles
     assert metrics.get(c.compile_id) == c.frame == "inner"  # torch's name for it, kept
     assert c.label == f"compile {c.compile_id} (label_model)"
     assert {k.compile_label for k in report.kernels} == {f"compile {c.compile_id}"}
@@ -42,14 +47,9 @@ def test_a_modules_compile_is_named_by_the_module(ip):
 
 
 def test_a_modules_recompile_and_progress_are_named_by_the_module(ip):
-    run_cell(ip, "import torch")
-    run_cell(ip, "%%compile --no-dynamic\nlabel_net = torch.nn.Sequential(torch.nn.Linear(3, 3), "
-                 "torch.nn.ReLU())\n")
-    run_cell(ip, "_ = label_net(torch.ones(2, 3))\n_ = label_net(torch.ones(5, 3))")
-    report = nbcompile.report(ip.user_ns["label_net"])
+    report, metrics = _module_called(ip, "label_net", "--no-dynamic",
+                                     "_ = {0}(torch.ones(2, 3))\n_ = {0}(torch.ones(5, 3))")
     (rc,) = report.recompiles
-    metrics = {str(m.compile_id): m.co_name
-               for m in torch._dynamo.utils.get_compilation_metrics()}
     assert metrics.get(rc.compile_id) == rc.frame == "inner"  # torch's name, kept
     (item,) = [i for i in summarize([report]).targets[0].items if i.kind == "recompile"]
     assert item.compile_id == f"#1 of `label_net` (torch's compile id {rc.compile_id})"
