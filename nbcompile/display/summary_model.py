@@ -222,7 +222,7 @@ def _items(r: TargetRecord) -> tuple[SummaryItem, ...]:
     if r.status != "pending" and (eager := eager_text(r)):
         items.append(SummaryItem("note", eager))
     per_frame: dict[str, int] = {}
-    codes = {c.compile_id: code_name(r.name, c.frame, c.filename) for c in r.compiles}
+    codes = {c.compile_id: c.code for c in r.compiles if c.code}  # "": an older record
     for rc in r.recompiles[:MAX_RECOMPILE_ITEMS]:
         frame = rc.compile_id.split("/", 1)[0]
         per_frame[frame] = per_frame.get(frame, 0) + 1

@@ -93,17 +93,10 @@ def read(view) -> str:
 #: again, which depends on the machine's load; a compile phase whose exclusive time is a
 #: difference of torch's nested timers, shown only when it comes out above zero, as
 #: Inductor's lowering less its graph passes on a busy machine may not): a line that
-#: starts so is left out.
+#: starts so, once normalised, is left out.
 _MEASURED_LINES = re.compile(r"eager: the target's lines add up to |"
                              r"eager line times come from a line tracer and include its own|"
                              r"(?:Inductor lowering|Inductor passes|gc) #s$")
-
-
-def _measured(line: str) -> bool:
-    """A line a measurement writes only when it finds something (``_MEASURED_LINES``),
-    read before or after ``normalise``."""
-    return bool(_MEASURED_LINES.match(line) or _MEASURED_LINES.match(
-        _SIZE.sub("#B", _TIME.sub("#s", _NUMBER.sub("#", line)))))
 
 
 def cells_text(cells, shot, last: int) -> str:
@@ -132,14 +125,15 @@ def normalise(text: str) -> str:
     lines = []
     for line in text.splitlines():
         line = re.sub(r"~(?:\s*~)+", "~", " ".join(line.split()))  # measured parts side by side
-        if not line or line == "~" or _measured(line):
+        if not line or line == "~":
             continue
         line = _NUMBER.sub("#", _KEEP.sub(keep, line))
         line = _SIZE.sub("#B", _TIME.sub("#s", line))
         for pattern, mark in _WORDS:
             line = pattern.sub(mark, line)
         line = re.sub("[\ue000-\uf8ff]", lambda m: kept[ord(m.group(0)) - 0xE000], line)
-        lines.append(line)
+        if not _MEASURED_LINES.match(line):
+            lines.append(line)
     return "\n".join(lines) + "\n"
 
 
@@ -153,8 +147,10 @@ def _key(line: str) -> str:
 def differences(picture: str, today: str) -> str:
     """What the picture's text has that today's view has not, and the reverse ("" when
     they read alike): the lines compared as a multiset, each by its ``_key``."""
-    old = Counter(_key(line) for line in picture.splitlines() if line and not _measured(line))
-    new = Counter(_key(line) for line in today.splitlines() if line and not _measured(line))
+    old = Counter(_key(line) for line in picture.splitlines()
+                  if line and not _MEASURED_LINES.match(line))
+    new = Counter(_key(line) for line in today.splitlines()
+                  if line and not _MEASURED_LINES.match(line))
     shown = {_key(line): line for line in (*picture.splitlines(), *today.splitlines())}
     gone, came = sorted((old - new).elements()), sorted((new - old).elements())
     return "\n".join([*(f"  picture only: {shown[k]}" for k in gone),
