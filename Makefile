@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.nbcompile-installed
 
 .PHONY: lab test test-fast setup lint benchmarks chromium labextension compat docs screenshots \
-	gpu-wheels test-gpu
+	gpu-wheels test-gpu recorded-runs
 
 # The extension's node packages download while torch installs (two cores busy, not one);
 # the editable install after them builds the extension with those packages. torch comes
@@ -101,6 +101,12 @@ lint: setup labextension
 docs: setup
 	$(PY) -m tests.support.tutorials
 	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html
+
+# The TORCH_TRACE runs the trace tests read (torchrun jobs and scripts, a few minutes),
+# recorded again into tests/fixtures/traces/recorded-runs.tar.xz: after a change to their
+# programs or the torch pin (tests/project/test_recorded_runs.py says when).
+recorded-runs: setup
+	$(PY) tests/fixtures/traces/record_runs.py --archive
 
 # The documentation's screenshots, re-shot in JupyterLab (Chromium) from a real notebook
 # into docs/_static/screenshots/ (tests/browser/test_screenshots.py).
