@@ -25,6 +25,8 @@ def test_the_archived_runs_are_of_todays_programs_and_torch_pin():
         "the runs' programs changed since they were recorded: run `make recorded-runs`"
     assert stamped["torch"].split("+")[0] == _pinned_torch(), \
         "recorded by another torch than the pin: run `make recorded-runs`"
+    # the checkout it was recorded in, which the views' texts read as <root>
+    assert (record_runs.recorded_root() or "").startswith("/")
 
 
 def test_an_archive_of_another_stamp_is_not_unpacked(tmp_path, monkeypatch):

@@ -16,10 +16,12 @@ picture whose view now reads differently fails the suite until it is re-shot.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from pathlib import Path
 
+from tests.fixtures.traces import record_runs
 from tests.support import ROOT
 
 SHOTS = ROOT / "docs" / "_static" / "screenshots"
@@ -111,11 +113,20 @@ def cells_text(cells, shot, last: int) -> str:
     return "\n".join(parts)
 
 
+@functools.cache
+def _roots() -> tuple[str, ...]:
+    """This checkout, and the one the committed trace runs were recorded in (their logs
+    name the programs there), read as ``<root>``."""
+    recorded = record_runs.recorded_root()
+    return (str(ROOT),) + ((recorded,) if recorded and recorded != str(ROOT) else ())
+
+
 def normalise(text: str) -> str:
     """``text`` as it is kept and compared: one line per visible line, spaces collapsed,
     the run-to-run noise marked (digits ``#``, units, temporary paths, measured words)."""
     text = _ANSI.sub("", text).replace("\u00a0", " ")
-    text = text.replace(str(ROOT), "<root>")
+    for root in _roots():
+        text = text.replace(root, "<root>")
     kept: list[str] = []
 
     def keep(m: re.Match[str]) -> str:
